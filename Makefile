@@ -1,0 +1,89 @@
+# lraf - build, test and benchmark.
+#
+#   make run    install missing packages, build, run a bundled example
+#   make test   install missing packages, build, run every test
+#   make bench  overhead benchmark (tests/bench)
+#
+# Data flows vm/ -> rewriter/ -> runtime/ -> accounts/; every module's
+# sources are compiled into build/liblraf.{a,so}.  The lraf command is
+# runtime/lraf_cli*.c.
+
+CC      ?= cc
+LUA_PC  := lua5.4
+PKGS    := liblua5.4-dev lua5.4 lua-lpeg libcmocka-dev pkg-config
+BUILD   ?= build
+OPT     ?= -O2
+SAN     ?=
+
+LUA_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) 2>/dev/null)
+LUA_LIBS   := $(shell pkg-config --libs $(LUA_PC) 2>/dev/null)
+
+CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
+           -fPIC -Iinclude -Ivm -Irewriter -Iaccounts -Iruntime $(LUA_CFLAGS) $(SAN)
+LDFLAGS := $(SAN)
+LIBS    := $(LUA_LIBS) -lm -lpthread
+
+MODULES  := vm rewriter accounts runtime
+LIB_SRC  := $(filter-out runtime/lraf_cli%.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
+CLI_SRC  := $(wildcard runtime/lraf_cli*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+HEADERS  := $(wildcard include/*.h $(foreach m,$(MODULES),$(m)/*.h))
+
+TEST_SRC := $(wildcard tests/unit/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TEST_SUPPORT := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
+
+.PHONY: all deps run test check unit san-test bench clean examples
+
+all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf
+
+# Install the Debian packages lraf needs, or say how to.
+deps:
+	@missing=""; for p in $(PKGS); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "lraf: installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  else \
+	    echo "lraf: missing packages; run: sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
+
+$(BUILD)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/liblraf.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/liblraf.so: $(LIB_OBJ)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/lraf: $(CLI_OBJ) $(BUILD)/liblraf.a
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/liblraf.a $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(TEST_SUPPORT) $(BUILD)/liblraf.a $(HEADERS) tests/unit/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(TEST_SUPPORT) $(BUILD)/liblraf.a $(LIBS) -lcmocka
+
+run: all
+	$(BUILD)/lraf run --report - examples/hello.lua
+
+# Every unit test, then the same tests under ASan and UBSan.
+test: deps
+	$(MAKE) --no-print-directory unit
+	$(MAKE) --no-print-directory unit BUILD=build-san OPT=-O1 \
+	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+
+unit: $(BUILD)/liblraf.a $(BUILD)/lraf $(TEST_BIN)
+	@set -e; for t in $(TEST_BIN); do \
+	  echo "== $$t"; LRAF=$(BUILD)/lraf $$t; done
+
+bench: all
+	tests/bench/run.sh
+
+clean:
+	rm -rf build build-san

@@ -1,0 +1,22 @@
+/*
+** lraf_status.c - names of the public status codes.
+*/
+#include "lraf.h"
+
+const char *lraf_status_name(lraf_status code) {
+  switch (code) {
+    case LRAF_OK: return "ok";
+    case LRAF_EMEM: return "memory";
+    case LRAF_EFORMAT: return "format";
+    case LRAF_ELIMIT: return "limit";
+    case LRAF_EREWRITE: return "rewrite";
+    case LRAF_EVERIFY: return "verify";
+    case LRAF_ESYNTAX: return "syntax";
+    case LRAF_ERUN: return "runtime";
+    case LRAF_EQUOTA: return "quota";
+    case LRAF_EMEMLIMIT: return "memory-limit";
+    case LRAF_EIO: return "io";
+    case LRAF_EARG: return "argument";
+  }
+  return "unknown";
+}
