@@ -147,7 +147,8 @@ const vm_opinfo *vm_opinfo_of(int op);
 const char *vm_opname(int op);
 
 /* Properties that depend on operands. */
-int vm_needs_extraarg(vm_instr i);  /* LOADKX; NEWTABLE and SETLIST with k */
+int vm_needs_extraarg(vm_instr i);  /* LOADKX and NEWTABLE always (NEWTABLE
+                                       skips it even without k); SETLIST with k */
 int vm_uses_top(vm_instr i);        /* reads an open stack top: CALL/TAILCALL B=0,
                                        RETURN B=0, SETLIST B=0 */
 int vm_sets_top(vm_instr i);        /* leaves the top open: CALL C=0, VARARG C=0 */

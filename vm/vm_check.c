@@ -1,0 +1,475 @@
+/*
+** vm_check.c - structural checker for one Lua 5.4 function prototype:
+** operands in range, required instruction pairs intact, jump targets
+** inside the code, debug information consistent.  It accepts what the
+** Lua 5.4 compiler produces and rejects what could make the
+** interpreter read or write out of bounds.
+*/
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "vm.h"
+
+/* Metamethod events an MMBIN* may name: __add .. __shr (ltm.h order). */
+#define VM_TM_ADD 6
+#define VM_TM_SHR 17
+
+typedef struct ctx {
+  const vm_proto *f;
+  const char *path;
+  lraf_error *err;
+  int pc;
+  vm_instr i;
+} ctx;
+
+/* A failure at the current instruction. */
+static lraf_status bad(ctx *c, const char *fmt, ...) {
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return vm_fail(c->err, LRAF_EFORMAT, "%s in %s at pc %d in function %s",
+                 msg, vm_opname(vm_op(c->i)), c->pc, c->path);
+}
+
+/* A failure of the function as a whole. */
+static lraf_status badf(ctx *c, const char *fmt, ...) {
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return vm_fail(c->err, LRAF_EFORMAT, "%s in function %s", msg, c->path);
+}
+
+#define TRY(e) do { lraf_status st_ = (e); if (st_ != LRAF_OK) return st_; } while (0)
+
+/* ------------------------------------------------------------------ */
+/* Operands                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Registers first..last must exist. */
+static lraf_status regs(ctx *c, int first, int last) {
+  if (last >= c->f->maxstacksize)
+    return bad(c, "register %d out of range (maxstacksize %d)", last,
+               c->f->maxstacksize);
+  (void)first;
+  return LRAF_OK;
+}
+
+static lraf_status reg(ctx *c, int r) { return regs(c, r, r); }
+
+/* A stack level: a register or one past the last. */
+static lraf_status level(ctx *c, int r) {
+  if (r > c->f->maxstacksize)
+    return bad(c, "stack level %d out of range (maxstacksize %d)", r,
+               c->f->maxstacksize);
+  return LRAF_OK;
+}
+
+static lraf_status kidx(ctx *c, int k) {
+  if (k < 0 || k >= c->f->sizek)
+    return bad(c, "constant index %d out of range (%d constants)", k,
+               c->f->sizek);
+  return LRAF_OK;
+}
+
+static int is_string(const vm_const *k) {
+  return k->tag == VM_TSHRSTR || k->tag == VM_TLNGSTR;
+}
+
+/* A constant string key: Lua reads it with tsvalue(); short ones are
+   looked up with luaH_getshortstr. */
+static lraf_status kstr(ctx *c, int k, int shortonly) {
+  const vm_const *kv;
+  TRY(kidx(c, k));
+  kv = &c->f->k[k];
+  if (!is_string(kv))
+    return bad(c, "constant %d is not a string", k);
+  if (shortonly && kv->s.len > VM_MAXSHORTLEN)
+    return bad(c, "constant %d is not a short string", k);
+  return LRAF_OK;
+}
+
+static lraf_status knum(ctx *c, int k, int intonly) {
+  int tag;
+  TRY(kidx(c, k));
+  tag = c->f->k[k].tag;
+  if (tag != VM_TINT && (intonly || tag != VM_TFLT))
+    return bad(c, "constant %d is not %s", k, intonly ? "an integer" : "a number");
+  return LRAF_OK;
+}
+
+/* RK(C): a constant with k, else a register. */
+static lraf_status rkc(ctx *c) {
+  return vm_k(c->i) ? kidx(c, vm_c(c->i)) : reg(c, vm_c(c->i));
+}
+
+static lraf_status upval(ctx *c, int u) {
+  if (u >= c->f->sizeupvalues)
+    return bad(c, "upvalue index %d out of range (%d upvalues)", u,
+               c->f->sizeupvalues);
+  return LRAF_OK;
+}
+
+static lraf_status event(ctx *c, int tm) {
+  if (tm < VM_TM_ADD || tm > VM_TM_SHR)
+    return bad(c, "invalid metamethod event %d", tm);
+  return LRAF_OK;
+}
+
+static lraf_status target(ctx *c, int *t) {
+  vm_jump_target(c->i, c->pc, t);
+  if (*t < 0 || *t >= c->f->sizecode)
+    return bad(c, "jump target %d out of range (%d instructions)", *t,
+               c->f->sizecode);
+  return LRAF_OK;
+}
+
+static vm_instr at(ctx *c, int pc) {
+  return (pc >= 0 && pc < c->f->sizecode) ? c->f->code[pc] : 0x7fu;
+}
+
+/* ------------------------------------------------------------------ */
+/* One instruction's operands                                           */
+/* ------------------------------------------------------------------ */
+
+static lraf_status check_loops(ctx *c, int op, int a) {
+  int t;
+  TRY(target(c, &t));
+  if (op == VM_OP_TFORPREP) {
+    vm_instr ti = at(c, t);
+    if (vm_op(ti) != VM_OP_TFORCALL || vm_a(ti) != a)
+      return bad(c, "jump target %d is not the matching TFORCALL", t);
+  }
+  return regs(c, a, a + (op == VM_OP_TFORLOOP ? 4 : 3));
+}
+
+static lraf_status check_calls(ctx *c, int op, int a, int b, int cc) {
+  switch (op) {
+    case VM_OP_CALL:
+      TRY(reg(c, a));
+      if (b > 0) TRY(regs(c, a, a + b - 1));
+      return cc > 1 ? regs(c, a, a + cc - 2) : LRAF_OK;
+    case VM_OP_TAILCALL:
+      TRY(reg(c, a));
+      return b > 0 ? regs(c, a, a + b - 1) : LRAF_OK;
+    case VM_OP_RETURN:
+      return b > 1 ? regs(c, a, a + b - 2) : level(c, a);
+    case VM_OP_RETURN1:
+      return reg(c, a);
+    case VM_OP_TFORCALL:
+      TRY(regs(c, a, a + 6));
+      return regs(c, a, a + 3 + cc);
+    case VM_OP_VARARG:
+      TRY(reg(c, a));
+      return cc > 1 ? regs(c, a, a + cc - 2) : LRAF_OK;
+    default:
+      return LRAF_OK;
+  }
+}
+
+static lraf_status check_tables(ctx *c, int op, int a, int b, int cc) {
+  switch (op) {
+    case VM_OP_GETTABUP:
+      TRY(reg(c, a)); TRY(upval(c, b)); return kstr(c, cc, 1);
+    case VM_OP_GETTABLE:
+      TRY(reg(c, a)); TRY(reg(c, b)); return reg(c, cc);
+    case VM_OP_GETI:
+      TRY(reg(c, a)); return reg(c, b);
+    case VM_OP_GETFIELD:
+      TRY(reg(c, a)); TRY(reg(c, b)); return kstr(c, cc, 1);
+    case VM_OP_SETTABUP:
+      TRY(upval(c, a)); TRY(kstr(c, b, 1)); return rkc(c);
+    case VM_OP_SETTABLE:
+      TRY(reg(c, a)); TRY(reg(c, b)); return rkc(c);
+    case VM_OP_SETI:
+      TRY(reg(c, a)); return rkc(c);
+    case VM_OP_SETFIELD:
+      TRY(reg(c, a)); TRY(kstr(c, b, 1)); return rkc(c);
+    case VM_OP_NEWTABLE:
+      return reg(c, a);
+    case VM_OP_SELF:
+      TRY(regs(c, a, a + 1)); TRY(reg(c, b));
+      return vm_k(c->i) ? kstr(c, cc, 0) : reg(c, cc);
+    case VM_OP_SETLIST:
+      TRY(reg(c, a));
+      return b > 0 ? regs(c, a, a + b) : LRAF_OK;
+    default:
+      return LRAF_OK;
+  }
+}
+
+static lraf_status check_arith(ctx *c, int op, int a, int b, int cc) {
+  if (op >= VM_OP_ADDK && op <= VM_OP_BXORK) {
+    TRY(reg(c, a)); TRY(reg(c, b));
+    return knum(c, cc, op >= VM_OP_BANDK);
+  }
+  if (op >= VM_OP_ADD && op <= VM_OP_SHR) {
+    TRY(reg(c, a)); TRY(reg(c, b)); return reg(c, cc);
+  }
+  switch (op) {
+    case VM_OP_ADDI: case VM_OP_SHRI: case VM_OP_SHLI:
+      TRY(reg(c, a)); return reg(c, b);
+    case VM_OP_MMBIN:
+      TRY(reg(c, a)); TRY(reg(c, b)); return event(c, cc);
+    case VM_OP_MMBINI:
+      TRY(reg(c, a)); return event(c, cc);
+    case VM_OP_MMBINK:
+      TRY(reg(c, a)); TRY(kidx(c, b)); return event(c, cc);
+    case VM_OP_UNM: case VM_OP_BNOT: case VM_OP_NOT: case VM_OP_LEN:
+      TRY(reg(c, a)); return reg(c, b);
+    case VM_OP_CONCAT:
+      if (b < 1) return bad(c, "concatenation of %d values", b);
+      return regs(c, a, a + b - 1);
+    default:
+      return LRAF_OK;
+  }
+}
+
+static lraf_status check_tests(ctx *c, int op, int a, int b) {
+  switch (op) {
+    case VM_OP_EQ: case VM_OP_LT: case VM_OP_LE: case VM_OP_TESTSET:
+      TRY(reg(c, a)); return reg(c, b);
+    case VM_OP_EQK:
+      TRY(reg(c, a)); return kidx(c, b);
+    default:  /* EQI LTI LEI GTI GEI TEST */
+      return reg(c, a);
+  }
+}
+
+static lraf_status check_loads(ctx *c, int op, int a, int b) {
+  switch (op) {
+    case VM_OP_MOVE:
+      TRY(reg(c, a)); return reg(c, b);
+    case VM_OP_LOADK:
+      TRY(reg(c, a)); return kidx(c, vm_bx(c->i));
+    case VM_OP_LOADKX:
+      TRY(reg(c, a));
+      if (vm_op(at(c, c->pc + 1)) == VM_OP_EXTRAARG)
+        return kidx(c, vm_ax(at(c, c->pc + 1)));
+      return LRAF_OK;
+    case VM_OP_LFALSESKIP:
+      if (c->pc + 2 >= c->f->sizecode)
+        return bad(c, "skip past the end of the code");
+      return reg(c, a);
+    case VM_OP_LOADNIL:
+      return regs(c, a, a + b);
+    case VM_OP_GETUPVAL: case VM_OP_SETUPVAL:
+      TRY(reg(c, a)); return upval(c, b);
+    default:  /* LOADI LOADF LOADFALSE LOADTRUE */
+      return reg(c, a);
+  }
+}
+
+static lraf_status check_misc(ctx *c, int op, int a) {
+  int t;
+  switch (op) {
+    case VM_OP_CLOSE: return level(c, a);
+    case VM_OP_TBC: return reg(c, a);
+    case VM_OP_JMP: return target(c, &t);
+    case VM_OP_CLOSURE:
+      TRY(reg(c, a));
+      if (vm_bx(c->i) >= c->f->sizep)
+        return bad(c, "function index %d out of range (%d functions)",
+                   vm_bx(c->i), c->f->sizep);
+      return LRAF_OK;
+    case VM_OP_VARARGPREP:
+      if (c->pc != 0 || !c->f->is_vararg)
+        return bad(c, "misplaced VARARGPREP");
+      if (a != c->f->numparams)
+        return bad(c, "VARARGPREP for %d parameters, function has %d", a,
+                   c->f->numparams);
+      return LRAF_OK;
+    default:  /* RETURN0 EXTRAARG */
+      return LRAF_OK;
+  }
+}
+
+static lraf_status check_operands(ctx *c) {
+  int op = vm_op(c->i), a = vm_a(c->i), b = vm_b(c->i), cc = vm_c(c->i);
+  if (op <= VM_OP_LOADNIL || op == VM_OP_GETUPVAL || op == VM_OP_SETUPVAL)
+    return check_loads(c, op, a, b);
+  if (op <= VM_OP_SELF || op == VM_OP_SETLIST)
+    return check_tables(c, op, a, b, cc);
+  if (op <= VM_OP_CONCAT)
+    return check_arith(c, op, a, b, cc);
+  if (op >= VM_OP_EQ && op <= VM_OP_TESTSET)
+    return check_tests(c, op, a, b);
+  if (op >= VM_OP_FORLOOP && op <= VM_OP_TFORLOOP && op != VM_OP_TFORCALL)
+    return check_loops(c, op, a);
+  if ((op >= VM_OP_CALL && op <= VM_OP_RETURN1) || op == VM_OP_TFORCALL ||
+      op == VM_OP_VARARG)
+    return check_calls(c, op, a, b, cc);
+  return check_misc(c, op, a);
+}
+
+/* ------------------------------------------------------------------ */
+/* Required neighbours                                                  */
+/* ------------------------------------------------------------------ */
+
+static lraf_status check_next(ctx *c) {
+  int need = vm_required_next(c->i);
+  vm_instr ni;
+  if (need < 0) return LRAF_OK;
+  if (c->pc + 1 >= c->f->sizecode)
+    return bad(c, "missing %s after the last instruction", vm_opname(need));
+  ni = at(c, c->pc + 1);
+  if (vm_op(ni) != need)
+    return bad(c, "followed by %s instead of %s", vm_opname(vm_op(ni)),
+               vm_opname(need));
+  if (need == VM_OP_TFORLOOP && vm_a(ni) != vm_a(c->i))
+    return bad(c, "followed by a TFORLOOP on another register");
+  return LRAF_OK;
+}
+
+/* EXTRAARG, MMBIN* and TFORLOOP exist only as the second half of a pair
+   (MMBIN* reads the instruction before it for the result register). */
+static lraf_status check_prev(ctx *c) {
+  int op = vm_op(c->i);
+  if (op != VM_OP_EXTRAARG && op != VM_OP_TFORLOOP && op != VM_OP_MMBIN &&
+      op != VM_OP_MMBINI && op != VM_OP_MMBINK)
+    return LRAF_OK;
+  if (c->pc == 0 || vm_required_next(at(c, c->pc - 1)) != op)
+    return bad(c, "not preceded by an instruction that requires it");
+  return LRAF_OK;
+}
+
+static lraf_status check_instr(ctx *c) {
+  int op = vm_op(c->i);
+  if (vm_opinfo_of(op) == NULL)
+    return vm_fail(c->err, LRAF_EFORMAT, "invalid opcode %d at pc %d in function %s",
+                   op, c->pc, c->path);
+  TRY(check_operands(c));
+  TRY(check_next(c));
+  return check_prev(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* The function as a whole                                              */
+/* ------------------------------------------------------------------ */
+
+static lraf_status check_sizes(ctx *c) {
+  const vm_proto *f = c->f;
+  int maxstack = f->maxstacksize;
+  if (maxstack > VM_MAXREGS)
+    return badf(c, "maxstacksize %d exceeds %d", maxstack, VM_MAXREGS);
+  if (f->numparams > f->maxstacksize)
+    return badf(c, "%d parameters exceed maxstacksize %d", f->numparams,
+                f->maxstacksize);
+  if (f->sizecode <= 0 || f->code == NULL)
+    return badf(c, "no code");
+  if (f->sizek < 0 || (f->sizek > 0 && f->k == NULL) || f->sizep < 0 ||
+      (f->sizep > 0 && f->p == NULL))
+    return badf(c, "inconsistent constant or function table");
+  if (f->sizeupvalues < 0 || f->sizeupvalues > VM_MAXUPVALS ||
+      (f->sizeupvalues > 0 && f->upvalues == NULL))
+    return badf(c, "invalid upvalue count %d", f->sizeupvalues);
+  if (f->sizeupnames != 0 && (f->sizeupnames != f->sizeupvalues || f->upnames == NULL))
+    return badf(c, "%d upvalue names for %d upvalues", f->sizeupnames,
+                f->sizeupvalues);
+  return LRAF_OK;
+}
+
+static lraf_status check_constants(ctx *c) {
+  int n;
+  for (n = 0; n < c->f->sizek; n++) {
+    switch (c->f->k[n].tag) {
+      case VM_TNIL: case VM_TFALSE: case VM_TTRUE: case VM_TINT:
+      case VM_TFLT: case VM_TSHRSTR: case VM_TLNGSTR: break;
+      default:
+        return badf(c, "constant %d has invalid tag 0x%02x", n, c->f->k[n].tag);
+    }
+  }
+  return LRAF_OK;
+}
+
+/* VARARGPREP is the first instruction iff the function is vararg (its
+   other placements are rejected instruction by instruction). */
+static lraf_status check_shape(ctx *c) {
+  const vm_proto *f = c->f;
+  vm_instr last = f->code[f->sizecode - 1];
+  const vm_opinfo *oi = vm_opinfo_of(vm_op(last));
+  if (f->is_vararg && vm_op(f->code[0]) != VM_OP_VARARGPREP)
+    return badf(c, "vararg function does not start with VARARGPREP");
+  if (oi == NULL || !(oi->flags & VM_OPF_ENDS))
+    return badf(c, "last instruction %s at pc %d does not return",
+                vm_opname(vm_op(last)), f->sizecode - 1);
+  return LRAF_OK;
+}
+
+/* luaG_getfuncline starts from abslineinfo[pc / 128 - 1]: that entry
+   must exist and not lie after pc. */
+static lraf_status check_absbase(ctx *c) {
+  const vm_proto *f = c->f;
+  int pc;
+  if (f->sizeabslineinfo == 0) return LRAF_OK;
+  for (pc = f->abslineinfo[0].pc; pc < f->sizecode; pc++) {
+    int i = pc / VM_MAXIWTHABS - 1;
+    if (i >= 0 && (i >= f->sizeabslineinfo || f->abslineinfo[i].pc > pc))
+      return badf(c, "too few absolute line entries for pc %d", pc);
+  }
+  return LRAF_OK;
+}
+
+static lraf_status check_lines(ctx *c) {
+  const vm_proto *f = c->f;
+  int pc, j = 0;
+  if (f->sizelineinfo == 0) {
+    if (f->sizeabslineinfo != 0)
+      return badf(c, "absolute line info without line info");
+    return LRAF_OK;
+  }
+  if (f->sizelineinfo != f->sizecode || f->lineinfo == NULL ||
+      f->sizeabslineinfo < 0 || (f->sizeabslineinfo > 0 && f->abslineinfo == NULL))
+    return badf(c, "line info size %d for %d instructions", f->sizelineinfo,
+                f->sizecode);
+  for (j = 0; j < f->sizeabslineinfo; j++) {
+    int apc = f->abslineinfo[j].pc;
+    if (apc < 0 || apc >= f->sizecode ||
+        (j > 0 && apc <= f->abslineinfo[j - 1].pc))
+      return badf(c, "absolute line entry %d has invalid pc %d", j, apc);
+  }
+  for (pc = 0, j = 0; pc < f->sizecode; pc++) {
+    int isabs = j < f->sizeabslineinfo && f->abslineinfo[j].pc == pc;
+    if (isabs != (f->lineinfo[pc] == VM_ABSLINEINFO))
+      return badf(c, "line info at pc %d disagrees with absolute entries", pc);
+    j += isabs;
+  }
+  return check_absbase(c);
+}
+
+static lraf_status check_locvars(ctx *c) {
+  const vm_proto *f = c->f;
+  int n;
+  if (f->sizelocvars < 0 || (f->sizelocvars > 0 && f->locvars == NULL))
+    return badf(c, "invalid local variable table");
+  for (n = 0; n < f->sizelocvars; n++) {
+    const vm_locvar *v = &f->locvars[n];
+    if (v->startpc < 0 || v->endpc > f->sizecode || v->startpc > v->endpc)
+      return badf(c, "local variable %d has invalid range %d..%d", n,
+                  v->startpc, v->endpc);
+  }
+  return LRAF_OK;
+}
+
+lraf_status vm_check_proto(const vm_proto *f, const char *path,
+                           lraf_error *err) {
+  ctx c;
+  c.f = f;
+  c.path = path != NULL ? path : "?";
+  c.err = err;
+  c.pc = -1;
+  c.i = 0;
+  if (f == NULL) return vm_fail(err, LRAF_EFORMAT, "missing function %s", c.path);
+  TRY(check_sizes(&c));
+  TRY(check_constants(&c));
+  for (c.pc = 0; c.pc < f->sizecode; c.pc++) {
+    c.i = f->code[c.pc];
+    TRY(check_instr(&c));
+  }
+  TRY(check_shape(&c));
+  TRY(check_lines(&c));
+  return check_locvars(&c);
+}

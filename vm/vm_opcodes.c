@@ -1,0 +1,257 @@
+/*
+** vm_opcodes.c - the Lua 5.4 opcode property table, instruction
+** constructors and the properties that depend on operands (required
+** successors, open stack top, hook counting, jump targets).
+*/
+#include "vm.h"
+
+#define T VM_OPF_TEST
+#define J VM_OPF_JUMP
+#define M VM_OPF_MMBIN
+#define C VM_OPF_CALLS
+#define E VM_OPF_ERRORS
+#define R VM_OPF_ENDS
+#define U VM_OPF_UNCOUNTED
+#define S VM_OPF_SKIPNEXT
+
+#define ABC VM_FMT_ABC
+#define ABX VM_FMT_ABX
+#define ASBX VM_FMT_ASBX
+#define AX VM_FMT_AX
+#define SJ VM_FMT_SJ
+
+/*
+** CALLS: the op may call a function (a call, an iterator or a
+** metamethod: __index, __newindex, __eq, __lt, __le, __len, __unm,
+** __bnot, __concat, __close, arithmetic ones through MMBIN*).
+** GC steps (NEWTABLE, CONCAT, CLOSURE, CALL, VARARG) may also run
+** __gc finalizers, but Lua runs those with hooks off and turns their
+** errors into warnings, so that alone does not set CALLS.
+** ERRORS: the op may raise an error, including memory errors (table,
+** closure and upvalue creation, stack growth) and integer division or
+** modulo by zero (MOD, IDIV, MODK, IDIVK).  Arithmetic on wrong types
+** does not fail in the op itself: it falls through to its MMBIN*.
+*/
+static const vm_opinfo opinfo[VM_NUM_OPCODES] = {
+  {"MOVE", ABC, 0},
+  {"LOADI", ASBX, 0},
+  {"LOADF", ASBX, 0},
+  {"LOADK", ABX, 0},
+  {"LOADKX", ABX, 0},
+  {"LOADFALSE", ABC, 0},
+  {"LFALSESKIP", ABC, S},
+  {"LOADTRUE", ABC, 0},
+  {"LOADNIL", ABC, 0},
+  {"GETUPVAL", ABC, 0},
+  {"SETUPVAL", ABC, 0},
+  {"GETTABUP", ABC, C | E},
+  {"GETTABLE", ABC, C | E},
+  {"GETI", ABC, C | E},
+  {"GETFIELD", ABC, C | E},
+  {"SETTABUP", ABC, C | E},
+  {"SETTABLE", ABC, C | E},
+  {"SETI", ABC, C | E},
+  {"SETFIELD", ABC, C | E},
+  {"NEWTABLE", ABC, E},
+  {"SELF", ABC, C | E},
+  {"ADDI", ABC, M},
+  {"ADDK", ABC, M},
+  {"SUBK", ABC, M},
+  {"MULK", ABC, M},
+  {"MODK", ABC, M | E},
+  {"POWK", ABC, M},
+  {"DIVK", ABC, M},
+  {"IDIVK", ABC, M | E},
+  {"BANDK", ABC, M},
+  {"BORK", ABC, M},
+  {"BXORK", ABC, M},
+  {"SHRI", ABC, M},
+  {"SHLI", ABC, M},
+  {"ADD", ABC, M},
+  {"SUB", ABC, M},
+  {"MUL", ABC, M},
+  {"MOD", ABC, M | E},
+  {"POW", ABC, M},
+  {"DIV", ABC, M},
+  {"IDIV", ABC, M | E},
+  {"BAND", ABC, M},
+  {"BOR", ABC, M},
+  {"BXOR", ABC, M},
+  {"SHL", ABC, M},
+  {"SHR", ABC, M},
+  {"MMBIN", ABC, C | E},
+  {"MMBINI", ABC, C | E},
+  {"MMBINK", ABC, C | E},
+  {"UNM", ABC, C | E},
+  {"BNOT", ABC, C | E},
+  {"NOT", ABC, 0},
+  {"LEN", ABC, C | E},
+  {"CONCAT", ABC, C | E},
+  {"CLOSE", ABC, C | E},
+  {"TBC", ABC, E},  /* non-closable value */
+  {"JMP", SJ, J},
+  {"EQ", ABC, T | C | E},
+  {"LT", ABC, T | C | E},
+  {"LE", ABC, T | C | E},
+  {"EQK", ABC, T},  /* raw equality with a constant */
+  {"EQI", ABC, T},
+  {"LTI", ABC, T | C | E},
+  {"LEI", ABC, T | C | E},
+  {"GTI", ABC, T | C | E},
+  {"GEI", ABC, T | C | E},
+  {"TEST", ABC, T},
+  {"TESTSET", ABC, T},
+  {"CALL", ABC, C | E},
+  {"TAILCALL", ABC, C | E | R},
+  {"RETURN", ABC, C | E | R},  /* with k it closes upvalues: __close */
+  {"RETURN0", ABC, R},
+  {"RETURN1", ABC, R},
+  {"FORLOOP", ABX, J},
+  {"FORPREP", ABX, J | E},  /* 'for' initial value must be a number */
+  {"TFORPREP", ABX, J | E},  /* to-be-closed 4th value */
+  {"TFORCALL", ABC, C | E},
+  {"TFORLOOP", ABX, J | U},  /* run by TFORCALL itself */
+  {"SETLIST", ABC, E},  /* array growth */
+  {"CLOSURE", ABX, E},
+  {"VARARG", ABC, E},  /* stack growth */
+  {"VARARGPREP", ABC, E},  /* stack growth */
+  {"EXTRAARG", AX, U},
+};
+
+const vm_opinfo *vm_opinfo_of(int op) {
+  if (op < 0 || op >= VM_NUM_OPCODES) return NULL;
+  return &opinfo[op];
+}
+
+const char *vm_opname(int op) {
+  const vm_opinfo *oi = vm_opinfo_of(op);
+  return oi != NULL ? oi->name : "?";
+}
+
+static int has_flag(vm_instr i, unsigned flag) {
+  const vm_opinfo *oi = vm_opinfo_of(vm_op(i));
+  return oi != NULL && (oi->flags & flag) != 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+vm_instr vm_abck(int op, int a, int b, int c, int k) {
+  vm_instr i = 0;
+  i = vm_set_op(i, op);
+  i = vm_set_a(i, a);
+  i = vm_set_b(i, b);
+  i = vm_set_c(i, c);
+  return vm_set_k(i, k);
+}
+
+vm_instr vm_abx(int op, int a, int bx) {
+  return vm_set_bx(vm_set_a(vm_set_op(0, op), a), bx);
+}
+
+vm_instr vm_asbx(int op, int a, int sbx) {
+  return vm_set_sbx(vm_set_a(vm_set_op(0, op), a), sbx);
+}
+
+vm_instr vm_iax(int op, int ax) {
+  return vm_set_ax(vm_set_op(0, op), ax);
+}
+
+vm_instr vm_isj(int op, int sj) {
+  return vm_set_sj(vm_set_op(0, op), sj);
+}
+
+/* ------------------------------------------------------------------ */
+
+/* NEWTABLE always skips the next instruction (its EXTRAARG is 0 when k
+   is clear); SETLIST reads one only with k. */
+int vm_needs_extraarg(vm_instr i) {
+  switch (vm_op(i)) {
+    case VM_OP_LOADKX: case VM_OP_NEWTABLE: return 1;
+    case VM_OP_SETLIST: return vm_k(i);
+    default: return 0;
+  }
+}
+
+int vm_uses_top(vm_instr i) {
+  switch (vm_op(i)) {
+    case VM_OP_CALL: case VM_OP_TAILCALL:
+    case VM_OP_RETURN: case VM_OP_SETLIST:
+      return vm_b(i) == 0;
+    default: return 0;
+  }
+}
+
+int vm_sets_top(vm_instr i) {
+  switch (vm_op(i)) {
+    case VM_OP_CALL: case VM_OP_VARARG: return vm_c(i) == 0;
+    default: return 0;
+  }
+}
+
+static int mmbin_kind(int op) {
+  switch (op) {
+    case VM_OP_ADDI: case VM_OP_SHRI: case VM_OP_SHLI:
+      return VM_OP_MMBINI;
+    default:
+      if (op >= VM_OP_ADDK && op <= VM_OP_BXORK) return VM_OP_MMBINK;
+      return VM_OP_MMBIN;
+  }
+}
+
+int vm_required_next(vm_instr i) {
+  int op = vm_op(i);
+  if (has_flag(i, VM_OPF_TEST)) return VM_OP_JMP;
+  if (has_flag(i, VM_OPF_MMBIN)) return mmbin_kind(op);
+  if (vm_needs_extraarg(i)) return VM_OP_EXTRAARG;
+  if (op == VM_OP_TFORCALL) return VM_OP_TFORLOOP;
+  return -1;
+}
+
+int vm_hook_counts(vm_instr i) {
+  int op = vm_op(i);
+  if (vm_opinfo_of(op) == NULL) return 0;
+  return !has_flag(i, VM_OPF_UNCOUNTED) && op != VM_OP_VARARGPREP;
+}
+
+/* ------------------------------------------------------------------ */
+
+/*
+** The interpreter applies every offset to a pc already advanced past
+** the instruction: JMP pc+1+sJ; FORLOOP and TFORLOOP pc+1-Bx;
+** FORPREP pc+1+Bx+1 when the loop is skipped; TFORPREP pc+1+Bx.
+*/
+int vm_jump_target(vm_instr i, int pc, int *target) {
+  int t;
+  switch (vm_op(i)) {
+    case VM_OP_JMP: t = pc + 1 + vm_sj(i); break;
+    case VM_OP_FORLOOP: case VM_OP_TFORLOOP: t = pc + 1 - vm_bx(i); break;
+    case VM_OP_FORPREP: t = pc + 2 + vm_bx(i); break;
+    case VM_OP_TFORPREP: t = pc + 1 + vm_bx(i); break;
+    default: return 0;
+  }
+  if (target != NULL) *target = t;
+  return 1;
+}
+
+static int set_bx_checked(vm_instr *i, long bx) {
+  if (bx < 0 || bx > VM_MAXARG_BX) return 0;
+  *i = vm_set_bx(*i, (int)bx);
+  return 1;
+}
+
+int vm_set_jump_target(vm_instr *i, int pc, int target) {
+  long t = target, p = pc;
+  switch (vm_op(*i)) {
+    case VM_OP_JMP: {
+      long sj = t - p - 1;
+      if (sj < -VM_OFFSET_SJ || sj > VM_MAXARG_SJ - VM_OFFSET_SJ) return 0;
+      *i = vm_set_sj(*i, (int)sj);
+      return 1;
+    }
+    case VM_OP_FORLOOP: case VM_OP_TFORLOOP:
+      return set_bx_checked(i, p + 1 - t);
+    case VM_OP_FORPREP: return set_bx_checked(i, t - p - 2);
+    case VM_OP_TFORPREP: return set_bx_checked(i, t - p - 1);
+    default: return 0;
+  }
+}
