@@ -1,0 +1,112 @@
+/*
+** tutil_vm.c - test helpers for the vm/ chunk reader and writer:
+** compiling Lua source and dumping it to bytes, loading bytes back.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "tutil_vm.h"
+
+static int collect(lua_State *L, const void *p, size_t sz, void *ud) {
+  tutil_vm_buf *b = ud;
+  uint8_t *nd;
+  (void)L;
+  if (sz == 0)
+    return 0;
+  nd = realloc(b->data, b->size + sz);
+  if (nd == NULL)
+    return 1;
+  memcpy(nd + b->size, p, sz);
+  b->data = nd;
+  b->size += sz;
+  return 0;
+}
+
+static void set_msg(char *msg, size_t msgsize, const char *s) {
+  if (msg != NULL && msgsize > 0)
+    snprintf(msg, msgsize, "%s", s != NULL ? s : "?");
+}
+
+int tutil_vm_dump(const char *src, size_t len, const char *name, int strip,
+                  tutil_vm_buf *out, char *msg, size_t msgsize) {
+  lua_State *L = luaL_newstate();
+  int ok = 0;
+  out->data = NULL;
+  out->size = 0;
+  if (L == NULL) {
+    set_msg(msg, msgsize, "cannot create lua_State");
+    return 0;
+  }
+  if (luaL_loadbuffer(L, src, len, name) != LUA_OK)
+    set_msg(msg, msgsize, lua_tostring(L, -1));
+  else if (lua_dump(L, collect, out, strip) != 0)
+    set_msg(msg, msgsize, "lua_dump failed");
+  else
+    ok = 1;
+  lua_close(L);
+  if (!ok) {
+    free(out->data);
+    out->data = NULL;
+    out->size = 0;
+  }
+  return ok;
+}
+
+typedef struct reader_state {
+  const void *data;
+  size_t size;
+} reader_state;
+
+static const char *give_all(lua_State *L, void *ud, size_t *size) {
+  reader_state *rs = ud;
+  const void *d = rs->data;
+  (void)L;
+  *size = rs->size;
+  rs->size = 0;
+  return *size > 0 ? d : NULL;
+}
+
+int tutil_vm_load(const void *data, size_t size, char *msg, size_t msgsize) {
+  lua_State *L = luaL_newstate();
+  reader_state rs;
+  int ok;
+  if (L == NULL) {
+    set_msg(msg, msgsize, "cannot create lua_State");
+    return 0;
+  }
+  rs.data = data;
+  rs.size = size;
+  ok = lua_load(L, give_all, &rs, "=written", "b") == LUA_OK;
+  if (!ok)
+    set_msg(msg, msgsize, lua_tostring(L, -1));
+  lua_close(L);
+  return ok;
+}
+
+int tutil_vm_read_file(const char *path, tutil_vm_buf *out) {
+  FILE *fp = fopen(path, "rb");
+  uint8_t chunk[8192];
+  size_t n;
+  out->data = NULL;
+  out->size = 0;
+  if (fp == NULL)
+    return 0;
+  while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) {
+    uint8_t *nd = realloc(out->data, out->size + n);
+    if (nd == NULL) {
+      fclose(fp);
+      free(out->data);
+      out->data = NULL;
+      return 0;
+    }
+    memcpy(nd + out->size, chunk, n);
+    out->data = nd;
+    out->size += n;
+  }
+  fclose(fp);
+  return 1;
+}

@@ -1,0 +1,33 @@
+/*
+** tutil_vm.h - test helpers for the vm/ chunk reader and writer:
+** compiling Lua source and dumping it to bytes.
+*/
+#ifndef TUTIL_VM_H
+#define TUTIL_VM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lua.h>
+
+/* A malloc'ed byte buffer. */
+typedef struct tutil_vm_buf {
+  uint8_t *data;
+  size_t size;
+} tutil_vm_buf;
+
+/* Compile src (len bytes, chunk name name) in a fresh state and dump it
+   with lua_dump(strip).  Returns 1 and fills *out (free out->data) on
+   success; returns 0 and puts Lua's message in msg (if not NULL, msgsize
+   bytes) when the source does not compile. */
+int tutil_vm_dump(const char *src, size_t len, const char *name, int strip,
+                  tutil_vm_buf *out, char *msg, size_t msgsize);
+
+/* Load a binary chunk in a fresh state (mode "b").  Returns 1 when
+   lua_load accepts it; otherwise 0 with the message in msg. */
+int tutil_vm_load(const void *data, size_t size, char *msg, size_t msgsize);
+
+/* Read a whole file into *out.  Returns 1 on success. */
+int tutil_vm_read_file(const char *path, tutil_vm_buf *out);
+
+#endif

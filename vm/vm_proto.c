@@ -1,0 +1,95 @@
+/*
+** vm_proto.c - freeing prototypes and chunks, and mapping an
+** instruction to its source line from lineinfo/abslineinfo.
+*/
+#include <limits.h>
+#include <stdlib.h>
+
+#include "vm.h"
+
+static void free_string(vm_string *s) {
+  free(s->data);
+  s->data = NULL;
+}
+
+/* Also frees partly built prototypes (as the reader leaves them on
+   failure): arrays are zeroed, so unset entries are NULL. */
+void vm_proto_free(vm_proto *f) {
+  int i;
+  if (f == NULL)
+    return;
+  free_string(&f->source);
+  free(f->code);
+  if (f->k != NULL) {
+    for (i = 0; i < f->sizek; i++)
+      free_string(&f->k[i].s);
+    free(f->k);
+  }
+  free(f->upvalues);
+  if (f->p != NULL) {
+    for (i = 0; i < f->sizep; i++)
+      vm_proto_free(f->p[i]);
+    free(f->p);
+  }
+  free(f->lineinfo);
+  free(f->abslineinfo);
+  if (f->locvars != NULL) {
+    for (i = 0; i < f->sizelocvars; i++)
+      free_string(&f->locvars[i].name);
+    free(f->locvars);
+  }
+  if (f->upnames != NULL) {
+    for (i = 0; i < f->sizeupnames; i++)
+      free_string(&f->upnames[i]);
+    free(f->upnames);
+  }
+  free(f);
+}
+
+void vm_chunk_free(vm_chunk *chunk) {
+  if (chunk == NULL)
+    return;
+  vm_proto_free(chunk->main);
+  free(chunk);
+}
+
+/* The last abslineinfo entry at or before pc, or -1 when none. */
+static int base_entry(const vm_proto *f, int pc) {
+  int lo = 0, hi = f->sizeabslineinfo - 1, found = -1;
+  if (f->abslineinfo == NULL)
+    return -1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (f->abslineinfo[mid].pc <= pc) {
+      found = mid;
+      lo = mid + 1;
+    }
+    else
+      hi = mid - 1;
+  }
+  return found;
+}
+
+/* As Lua's luaG_getfuncline: start from the nearest absolute line at or
+   before pc (or from linedefined, before pc 0) and add the deltas.
+   The sum is kept wide so that absurd line numbers cannot overflow. */
+int vm_getline(const vm_proto *f, int pc) {
+  int e, basepc;
+  long long line;
+  if (f == NULL || f->lineinfo == NULL || pc < 0 || pc >= f->sizelineinfo)
+    return -1;
+  e = base_entry(f, pc);
+  if (e < 0) {
+    basepc = -1;
+    line = f->linedefined;
+  }
+  else {
+    basepc = f->abslineinfo[e].pc;
+    line = f->abslineinfo[e].line;
+    if (basepc < 0)
+      return -1;
+  }
+  while (basepc++ < pc)
+    line += f->lineinfo[basepc];
+  return (line < INT_MIN || line > INT_MAX) ? -1 : (int)line;
+}
