@@ -74,6 +74,12 @@ static lraf_status read_byte(reader *r, const char *what, uint8_t *v) {
   return LRAF_OK;
 }
 
+static lraf_status overflow(reader *r, const char *what, size_t at,
+                            uint64_t limit) {
+  return bad(r, "varint overflow in %s at offset %zu (more than %llu)", what,
+             at, (unsigned long long)limit);
+}
+
 /* A varint: 7 bits a byte, most significant group first, the high bit
    set on the last byte.  Values above limit are rejected. */
 static lraf_status read_varint(reader *r, uint64_t limit, const char *what,
@@ -81,18 +87,18 @@ static lraf_status read_varint(reader *r, uint64_t limit, const char *what,
   size_t start = r->pos;
   uint64_t x = 0;
   uint8_t c;
-  do {
+  for (;;) {
     TRY(read_byte(r, what, &c));
     if (r->pos - 1 == start && c == 0x00)
       return bad(r, "non-minimal varint for %s at offset %zu", what, start);
-    if (x > (limit >> 7))
-      return bad(r, "varint overflow in %s at offset %zu", what, start);
+    if (x > (limit >> 7))  /* the shift would pass the limit */
+      return overflow(r, what, start, limit);
     x = (x << 7) | (c & 0x7fu);
-  } while ((c & 0x80u) == 0);
+    if (c & 0x80u)
+      break;
+  }
   if (x > limit)
-    return bad(r, "varint overflow in %s at offset %zu: %llu is larger "
-                  "than %llu", what, start, (unsigned long long)x,
-                  (unsigned long long)limit);
+    return overflow(r, what, start, limit);
   *v = x;
   return LRAF_OK;
 }
@@ -291,7 +297,8 @@ static lraf_status read_upvalues(reader *r, vm_proto *f) {
   return LRAF_OK;
 }
 
-static lraf_status read_protos(reader *r, vm_proto *f, int depth) {
+static lraf_status read_protos(reader *r, vm_proto *f, int depth,
+                               const vm_string *source) {
   int i;
   TRY(read_count(r, MIN_PROTO, "nested functions", &f->sizep));
   TRY(alloc_array(r, &f->p, f->sizep, sizeof(vm_proto *)));
@@ -300,7 +307,7 @@ static lraf_status read_protos(reader *r, vm_proto *f, int depth) {
     if (f->p[i] == NULL)
       return vm_fail(r->err, LRAF_EMEM, "out of memory reading chunk at "
                      "offset %zu", r->pos);
-    TRY(read_function(r, f->p[i], depth + 1, &f->source));
+    TRY(read_function(r, f->p[i], depth + 1, source));
   }
   return LRAF_OK;
 }
@@ -358,45 +365,9 @@ static lraf_status read_upnames(reader *r, vm_proto *f) {
   return LRAF_OK;
 }
 
-/* The line info must be what Lua's luaG_getfuncline can walk safely:
-   one abslineinfo entry per ABSLINEINFO marker, in increasing pc order,
-   and dense enough for its pc/128 estimate of the base entry. */
-static lraf_status check_lines(reader *r, const vm_proto *f, size_t at) {
-  int i, pc, nmarks = 0;
-  if (f->sizelineinfo == 0) {
-    if (f->sizeabslineinfo != 0)
-      return bad(r, "abslineinfo without lineinfo in function at offset %zu",
-                 at);
-    return LRAF_OK;
-  }
-  for (i = 0; i < f->sizeabslineinfo; i++) {
-    pc = f->abslineinfo[i].pc;
-    if (pc >= f->sizecode || (i > 0 && pc <= f->abslineinfo[i - 1].pc))
-      return bad(r, "abslineinfo entry %d (pc %d) out of order or outside "
-                    "the code in function at offset %zu", i, pc, at);
-    if (f->lineinfo[pc] != VM_ABSLINEINFO)
-      return bad(r, "abslineinfo entry %d: lineinfo of pc %d is not the "
-                    "absolute marker in function at offset %zu", i, pc, at);
-  }
-  for (pc = 0; pc < f->sizelineinfo; pc++) {
-    nmarks += (f->lineinfo[pc] == VM_ABSLINEINFO);
-    if (f->sizeabslineinfo > 0 && pc >= f->abslineinfo[0].pc) {
-      int est = pc / VM_MAXIWTHABS - 1;
-      if (est >= 0 && (est >= f->sizeabslineinfo ||
-                       f->abslineinfo[est].pc > pc))
-        return bad(r, "abslineinfo too sparse for pc %d in function at "
-                      "offset %zu", pc, at);
-    }
-  }
-  if (nmarks != f->sizeabslineinfo)
-    return bad(r, "lineinfo has %d absolute markers but %d abslineinfo "
-                  "entries in function at offset %zu", nmarks,
-                  f->sizeabslineinfo, at);
-  return LRAF_OK;
-}
-
-/* Run the structural checks of vm_check_proto on f, naming the function
-   after its source and line, and add the offset where it starts. */
+/* Run the structural checks of vm_check_proto on f (operands, pairs,
+   jumps, line info), naming the function after its source and line,
+   and add the offset where it starts. */
 static lraf_status check_function(reader *r, const vm_proto *f,
                                   const vm_string *source, size_t at) {
   char path[128];
@@ -420,10 +391,12 @@ static lraf_status check_function(reader *r, const vm_proto *f,
   return st;
 }
 
+/* Read one function; psource is the source it inherits when its own
+   is NULL (as Lua does when loading). */
 static lraf_status read_function(reader *r, vm_proto *f, int depth,
                                  const vm_string *psource) {
   size_t at = r->pos;
-  uint8_t c;
+  const vm_string *source;
   if (depth > r->max_depth)
     return vm_fail(r->err, LRAF_ELIMIT, "function nesting deeper than %d at "
                    "offset %zu", r->max_depth, at);
@@ -435,21 +408,17 @@ static lraf_status read_function(reader *r, vm_proto *f, int depth,
   TRY(read_int(r, "lastlinedefined", &f->lastlinedefined));
   TRY(read_byte(r, "numparams", &f->numparams));
   TRY(read_byte(r, "is_vararg", &f->is_vararg));
-  TRY(read_byte(r, "maxstacksize", &c));
-  f->maxstacksize = c;
-  if (f->numparams > f->maxstacksize)
-    return bad(r, "%u parameters but maxstacksize %u in function at offset "
-                  "%zu", (unsigned)f->numparams, (unsigned)c, at);
+  TRY(read_byte(r, "maxstacksize", &f->maxstacksize));
+  source = f->source.present ? &f->source : psource;
   TRY(read_code(r, f));
   TRY(read_constants(r, f));
   TRY(read_upvalues(r, f));
-  TRY(read_protos(r, f, depth));
+  TRY(read_protos(r, f, depth, source));
   TRY(read_lineinfo(r, f));
   TRY(read_abslineinfo(r, f));
   TRY(read_locvars(r, f));
   TRY(read_upnames(r, f));
-  TRY(check_lines(r, f, at));
-  return check_function(r, f, f->source.present ? &f->source : psource, at);
+  return check_function(r, f, source, at);
 }
 
 static lraf_status read_chunk(reader *r, vm_chunk *c) {

@@ -171,11 +171,11 @@ static int check_file(const char *path) {
   tutil_vm_buf src;
   char name[1024];
   int r;
-  if (!tutil_vm_read_file(path, &src)) {
+  if (snprintf(name, sizeof name, "@%s", path) >= (int)sizeof name ||
+      !tutil_vm_read_file(path, &src)) {
     printf("note: skipping %s: cannot read it\n", path);
     return 0;
   }
-  snprintf(name, sizeof name, "@%s", path);
   r = check_source((const char *)src.data, src.size, name, path);
   free(src.data);
   return r;
@@ -198,8 +198,8 @@ static int check_tree(const char *dir) {
     struct stat st;
     if (e->d_name[0] == '.')
       continue;
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    if (stat(path, &st) != 0)
+    if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >=
+            (int)sizeof path || stat(path, &st) != 0)
       continue;
     if (S_ISDIR(st.st_mode))
       n += check_tree(path);

@@ -11,17 +11,30 @@
 
 #include "tutil_vm.h"
 
+/* A lua_Writer appending to a tutil_vm_buf whose capacity doubles. */
+typedef struct dump_state {
+  tutil_vm_buf *out;
+  size_t cap;
+} dump_state;
+
 static int collect(lua_State *L, const void *p, size_t sz, void *ud) {
-  tutil_vm_buf *b = ud;
-  uint8_t *nd;
+  dump_state *ds = ud;
+  tutil_vm_buf *b = ds->out;
   (void)L;
   if (sz == 0)
     return 0;
-  nd = realloc(b->data, b->size + sz);
-  if (nd == NULL)
-    return 1;
-  memcpy(nd + b->size, p, sz);
-  b->data = nd;
+  if (b->size + sz > ds->cap) {
+    size_t cap = ds->cap ? ds->cap : 1024;
+    uint8_t *nd;
+    while (cap < b->size + sz)
+      cap *= 2;
+    nd = realloc(b->data, cap);
+    if (nd == NULL)
+      return 1;
+    b->data = nd;
+    ds->cap = cap;
+  }
+  memcpy(b->data + b->size, p, sz);
   b->size += sz;
   return 0;
 }
@@ -34,7 +47,10 @@ static void set_msg(char *msg, size_t msgsize, const char *s) {
 int tutil_vm_dump(const char *src, size_t len, const char *name, int strip,
                   tutil_vm_buf *out, char *msg, size_t msgsize) {
   lua_State *L = luaL_newstate();
+  dump_state ds;
   int ok = 0;
+  ds.out = out;
+  ds.cap = 0;
   out->data = NULL;
   out->size = 0;
   if (L == NULL) {
@@ -43,7 +59,7 @@ int tutil_vm_dump(const char *src, size_t len, const char *name, int strip,
   }
   if (luaL_loadbuffer(L, src, len, name) != LUA_OK)
     set_msg(msg, msgsize, lua_tostring(L, -1));
-  else if (lua_dump(L, collect, out, strip) != 0)
+  else if (lua_dump(L, collect, &ds, strip) != 0)
     set_msg(msg, msgsize, "lua_dump failed");
   else
     ok = 1;
