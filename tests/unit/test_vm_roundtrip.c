@@ -439,6 +439,50 @@ static void test_getline(void **state) {
   assert_int_equal(vm_getline(&f, 0), -1);
 }
 
+/* The writer refuses models it cannot encode, with EARG and a reason. */
+static void test_write_invalid(void **state) {
+  vm_instr code[1] = {0};
+  vm_const k[1];
+  vm_proto f, *kids[1] = {NULL};
+  vm_chunk c = {0, &f};
+  lraf_error err;
+  void *out = (void *)&err;
+  size_t n = 7;
+  (void)state;
+  memset(&f, 0, sizeof f);
+  memset(k, 0, sizeof k);
+  assert_int_equal(vm_write(NULL, &out, &n, &err), LRAF_EARG);
+  f.sizecode = -1;
+  f.code = code;
+  assert_int_equal(vm_write(&c, &out, &n, &err), LRAF_EARG);
+  assert_non_null(strstr(err.message, "code has size -1"));
+  f.sizecode = 1;
+  f.sizek = 1;
+  f.k = k;
+  k[0].tag = 0x07;
+  assert_int_equal(vm_write(&c, &out, &n, &err), LRAF_EARG);
+  assert_non_null(strstr(err.message, "unknown constant tag 0x07"));
+  k[0].tag = VM_TSHRSTR;
+  assert_int_equal(vm_write(&c, &out, &n, &err), LRAF_EARG);
+  assert_non_null(strstr(err.message, "NULL string constant"));
+  f.sizek = 0;
+  f.sizep = 1;
+  f.p = kids;
+  assert_int_equal(vm_write(&c, &out, &n, &err), LRAF_EARG);
+  assert_non_null(strstr(err.message, "nested function 0 is missing"));
+  f.sizep = 0;
+  f.linedefined = -5;
+  assert_int_equal(vm_write(&c, &out, &n, &err), LRAF_EARG);
+  assert_non_null(strstr(err.message, "negative linedefined -5"));
+  /* outputs untouched on failure */
+  assert_ptr_equal(out, (void *)&err);
+  assert_int_equal(n, 7);
+  f.linedefined = 0;
+  assert_int_equal(vm_write(&c, &out, &n, &err), LRAF_OK);
+  assert_int_equal(n, 32 + 14 + 4);
+  free(out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_snippets),
@@ -449,6 +493,7 @@ int main(void) {
     cmocka_unit_test(test_files),
     cmocka_unit_test(test_coverage),
     cmocka_unit_test(test_getline),
+    cmocka_unit_test(test_write_invalid),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
