@@ -23,14 +23,11 @@ const vm_limits vm_default_limits = {64u * 1024u * 1024u, 200, 100000};
    limit says, it never goes deeper than this. */
 #define VM_HARD_MAX_DEPTH 1000
 
-#define VM_HEADER_SIZE 31  /* signature to LUAC_NUM */
-
 /* The smallest encodings, used to bound counts by the bytes left. */
 #define MIN_INSTR 4      /* one instruction */
 #define MIN_CONST 1      /* a tag */
 #define MIN_UPVAL 3      /* instack, idx, kind */
 #define MIN_PROTO 14     /* a function of empty strings and zero counts */
-#define MIN_LINE 1       /* a lineinfo byte */
 #define MIN_ABSLINE 2    /* two varints */
 #define MIN_LOCVAR 3     /* a string and two varints */
 #define MIN_UPNAME 1     /* a string */
@@ -355,7 +352,7 @@ static lraf_status read_locvars(reader *r, vm_proto *f) {
 static lraf_status read_upnames(reader *r, vm_proto *f) {
   size_t start = r->pos;
   int i;
-  TRY(read_int(r, "upvalue names size", &f->sizeupnames));
+  TRY(read_count(r, MIN_UPNAME, "upvalue names", &f->sizeupnames));
   if (f->sizeupnames != 0 && f->sizeupnames != f->sizeupvalues)
     return bad(r, "upvalue names size %d at offset %zu is neither 0 nor the "
                   "%d upvalues", f->sizeupnames, start, f->sizeupvalues);
