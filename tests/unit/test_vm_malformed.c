@@ -857,7 +857,7 @@ static void test_jump_target(void **state) {
   code[0] = vm_abx(VM_OP_VARARGPREP, 0, 0);
   code[1] = vm_isj(VM_OP_JMP, 50);
   code[2] = vm_abck(VM_OP_RETURN, 0, 1, 1, 0);
-  code_case(code, 3, 0, "jump target 52 out of range (3 instructions)");
+  code_case(code, 3, 0, "out of range (3 instructions) in JMP at pc 1");
 }
 
 /* The offset given is that of the failing nested function. */
