@@ -292,6 +292,14 @@ int vm_getline(const vm_proto *f, int pc);
 lraf_status vm_check_proto(const vm_proto *f, const char *path,
                            lraf_error *err);
 
+/* vm_check_proto with options: VM_CHECK_REWRITTEN also accepts an
+   arithmetic op followed by a JMP (to the rewriter's metamethod stub)
+   where Lua's compiler puts its MMBIN*, and a function that ends with
+   a JMP (the last stub jumps back). */
+#define VM_CHECK_REWRITTEN 0x1u
+lraf_status vm_check_code(const vm_proto *f, const char *path, unsigned flags,
+                          lraf_error *err);
+
 /* Print a listing of f and its nested functions: one line per
    instruction with its index (1-based), line, opcode name and operands,
    in the same order and with the same operand values as luac -l -l. */

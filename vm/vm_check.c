@@ -20,6 +20,7 @@ typedef struct ctx {
   lraf_error *err;
   int pc;
   vm_instr i;
+  unsigned flags;
 } ctx;
 
 /* A failure at the current instruction. */
@@ -316,6 +317,9 @@ static lraf_status check_next(ctx *c) {
   if (c->pc + 1 >= c->f->sizecode)
     return bad(c, "missing %s after the last instruction", vm_opname(need));
   ni = at(c, c->pc + 1);
+  if ((c->flags & VM_CHECK_REWRITTEN) && vm_op(ni) == VM_OP_JMP &&
+      vm_opinfo_of(vm_op(c->i))->flags & VM_OPF_MMBIN)
+    return LRAF_OK;  /* the rewriter's jump to a metamethod stub */
   if (vm_op(ni) != need)
     return bad(c, "followed by %s instead of %s", vm_opname(vm_op(ni)),
                vm_opname(need));
@@ -393,7 +397,8 @@ static lraf_status check_shape(ctx *c) {
   const vm_opinfo *oi = vm_opinfo_of(vm_op(last));
   if (f->is_vararg && vm_op(f->code[0]) != VM_OP_VARARGPREP)
     return badf(c, "vararg function does not start with VARARGPREP");
-  if (oi == NULL || !(oi->flags & VM_OPF_ENDS))
+  int stub_end = (c->flags & VM_CHECK_REWRITTEN) && vm_op(last) == VM_OP_JMP;
+  if (oi == NULL || (!(oi->flags & VM_OPF_ENDS) && !stub_end))
     return badf(c, "last instruction %s at pc %d does not return",
                 vm_opname(vm_op(last)), f->sizecode - 1);
   return LRAF_OK;
@@ -456,7 +461,13 @@ static lraf_status check_locvars(ctx *c) {
 
 lraf_status vm_check_proto(const vm_proto *f, const char *path,
                            lraf_error *err) {
+  return vm_check_code(f, path, 0, err);
+}
+
+lraf_status vm_check_code(const vm_proto *f, const char *path, unsigned flags,
+                          lraf_error *err) {
   ctx c;
+  c.flags = flags;
   c.f = f;
   c.path = path != NULL ? path : "?";
   c.err = err;

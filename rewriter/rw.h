@@ -1,0 +1,90 @@
+/*
+** rw.h - the bytecode rewriter: makes every function of a Lua 5.4 chunk
+** count the VM instructions it executes.
+**
+** Internal to lraf (prefix rw_).  Input and output are vm_chunk trees
+** (vm/vm.h); the runtime binds the two upvalues the rewriter adds.
+**
+** The contract with the runtime.  Every function gets two upvalues after
+** its own: the counter (an integer) and consume (a function).  Nested
+** functions capture them from their parent, so one pair of upvalue cells
+** serves a whole chunk.  Each accounting block adds its cost to the
+** counter when it starts; at function entry and at every loop header the
+** code runs "if counter >= 0 then consume() end".  The counter runs from
+** -granularity up to 0; consume flushes and resets it.
+*/
+#ifndef RW_H
+#define RW_H
+
+#include <stdint.h>
+
+#include "vm.h"
+
+typedef enum rw_mode {
+  RW_ORIGINAL,  /* what a count hook of 1 sees on the unmodified code */
+  RW_OVERHEAD,  /* the same, on the rewritten code: includes accounting */
+  RW_WEIGHTED   /* per-opcode weights */
+} rw_mode;
+
+typedef struct rw_options {
+  rw_mode mode;
+  int exact;                 /* also end blocks at calls and error points */
+  int fold;                  /* fold control-equivalent blocks (default 1) */
+  const uint32_t *weights;   /* RW_WEIGHTED: VM_NUM_OPCODES weights */
+} rw_options;
+
+/* What a rewrite did, summed over all functions. */
+typedef struct rw_stats {
+  long functions;
+  long blocks;        /* accounting blocks */
+  long increments;    /* blocks that got their own increment */
+  long folded;        /* blocks whose cost was folded into another's */
+  long checks;        /* zero checks inserted */
+  long stubs;         /* metamethod stubs (MMBIN side paths) */
+  long code_before;   /* instructions in */
+  long code_after;    /* instructions out */
+} rw_stats;
+
+/* Extra instructions a consume() call runs in RW_OVERHEAD mode, which
+   the runtime adds to the count each time it is called. */
+#define RW_CONSUME_OVERHEAD 2
+
+/* Metamethod event number for "add" (Lua's TM_ADD), used by MMBINI. */
+#define RW_TM_ADD 6
+
+/* Default options: original mode, not exact, folding on. */
+void rw_default_options(rw_options *opt);
+
+/* Rewrite every function of chunk in place.  On failure the chunk must
+   only be freed.  stats may be NULL. */
+lraf_status rw_rewrite(vm_chunk *chunk, const rw_options *opt,
+                       rw_stats *stats, lraf_error *err);
+
+/* The upvalue index of the counter / consume in a rewritten function
+   whose original upvalue count was n: n and n + 1. */
+#define RW_COUNTER_UPVAL(n) (n)
+#define RW_CONSUME_UPVAL(n) ((n) + 1)
+
+/* Check a rewritten chunk before it is loaded: structure of every
+   function (vm_check_proto), stack size, upvalue descriptors of the
+   counter and consume, and that the accounting code is well formed. */
+lraf_status rw_verify(const vm_chunk *chunk, lraf_error *err);
+
+/* The cost-model id of opt, e.g. "lua5.4/original" or
+   "lua5.4/weighted/5f1c03aa".  Writes at most size bytes. */
+void rw_model_id(const rw_options *opt, char *buf, size_t size);
+
+/* Parse a weights file's text: lines "OPNAME WEIGHT", '#' starts a
+   comment, unlisted opcodes weigh 1.  Fills weights[VM_NUM_OPCODES]. */
+lraf_status rw_parse_weights(const char *text, size_t len, uint32_t *weights,
+                             lraf_error *err);
+
+/* ---- internal to the rewriter ---- */
+
+/* The cost the metric assigns to the instruction at pc of f, as part of
+   its block (0 for instructions the count hook never sees). */
+uint32_t rw_instr_cost(const vm_proto *f, int pc, const rw_options *opt);
+/* The cost of one executed instruction of opcode op. */
+uint32_t rw_op_cost(int op, const rw_options *opt);
+
+#endif

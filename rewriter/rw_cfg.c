@@ -1,0 +1,468 @@
+/*
+** rw_cfg.c - accounting blocks of one function and where to charge them.
+**
+** A unit is an instruction together with the instructions nothing may be
+** inserted before: the JMP after a test, an EXTRAARG, the TFORLOOP after
+** TFORCALL, the MMBIN* after an arithmetic op, and everything up to the
+** instruction that consumes an open stack top.  Blocks are runs of units
+** that start at a leader: the entry, a jump target, the unit after a
+** jump or return, and (in exact mode) the unit after one that may call
+** or raise an error.  Calls do not end blocks otherwise, as in J-RAF2.
+**
+** Zero checks go at the entry of functions that can call and at every
+** target of a retreating DFS edge, so every cycle of the flow graph, and
+** every recursion, passes a check.
+**
+** Folding: block X is charged by its immediate dominator D when X also
+** post-dominates D and no cycle passes through one of them without the
+** other.  Then, on every run of the function that returns, X and D
+** alternate D X D X ..., so they run equally often and charging X at D
+** is exact.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "rw_cfg.h"
+
+/* Work budget of the folding cycle checks, in visited blocks per
+   function; past it, remaining blocks are simply not folded. */
+#define FOLD_BUDGET 20000000L
+
+typedef struct graph {  /* adjacency lists in one array */
+  int n;
+  int *start;  /* n + 1 entries */
+  int *adj;
+} graph;
+
+static void graph_free(graph *g) {
+  free(g->start);
+  free(g->adj);
+}
+
+/* ---------------------------------------------------------------- */
+/* Units and leaders                                                 */
+/* ---------------------------------------------------------------- */
+
+static int pairs_with_next(vm_instr i) {
+  return vm_required_next(i) >= 0;
+}
+
+/* Last pc of the unit that starts at pc. */
+static int unit_end(const vm_proto *f, int pc) {
+  int e = pc;
+  for (;;) {
+    if (pairs_with_next(f->code[e]) && e + 1 < f->sizecode)
+      e++;
+    if (!vm_sets_top(f->code[e]))
+      return e;
+    /* open top: extend through the instruction that consumes it */
+    do {
+      if (e + 1 >= f->sizecode)
+        return e;
+      e++;
+    } while (!vm_uses_top(f->code[e]));
+  }
+}
+
+static int ends_block(int op) {
+  switch (op) {
+    case VM_OP_JMP: case VM_OP_FORLOOP: case VM_OP_FORPREP:
+    case VM_OP_TFORPREP: case VM_OP_TFORLOOP: case VM_OP_RETURN:
+    case VM_OP_RETURN0: case VM_OP_RETURN1: case VM_OP_TAILCALL:
+    case VM_OP_LFALSESKIP:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+static int unit_may_call_or_fail(const vm_proto *f, int s, int e) {
+  for (; s <= e; s++) {
+    const vm_opinfo *oi = vm_opinfo_of(vm_op(f->code[s]));
+    if (oi->flags & (VM_OPF_CALLS | VM_OPF_ERRORS))
+      return 1;
+  }
+  return 0;
+}
+
+/* Mark unit starts (ustart) and leaders. */
+static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
+                                int first, char *ustart, char *leader,
+                                const char *path, lraf_error *err) {
+  int pc, t;
+  leader[first] = 1;
+  for (pc = first; pc < f->sizecode; ) {
+    int e = unit_end(f, pc);
+    int op = vm_op(f->code[e]);
+    ustart[pc] = 1;
+    if (vm_jump_target(f->code[e], e, &t)) {
+      if (t < first || t >= f->sizecode)
+        return vm_fail(err, LRAF_EREWRITE, "jump out of range at pc %d in %s",
+                       e + 1, path);
+      leader[t] = 1;
+    }
+    if ((ends_block(op) || (opt->exact && unit_may_call_or_fail(f, pc, e)))
+        && e + 1 < f->sizecode)
+      leader[e + 1] = 1;
+    if (op == VM_OP_LFALSESKIP && e + 2 < f->sizecode)
+      leader[e + 2] = 1;
+    pc = e + 1;
+  }
+  for (pc = first; pc < f->sizecode; pc++)
+    if (leader[pc] && !ustart[pc])
+      return vm_fail(err, LRAF_EREWRITE,
+                     "jump into the middle of an instruction pair at pc %d "
+                     "in %s", pc + 1, path);
+  return LRAF_OK;
+}
+
+/* ---------------------------------------------------------------- */
+/* Blocks and successors                                             */
+/* ---------------------------------------------------------------- */
+
+static lraf_status add_succ(rw_cfg *cfg, rw_block *b, int pc,
+                            const vm_proto *f, const char *path,
+                            lraf_error *err) {
+  if (pc < cfg->first || pc >= f->sizecode || cfg->block_at[pc] < 0)
+    return vm_fail(err, LRAF_EREWRITE,
+                   "control leaves the code after pc %d in %s", b->end + 1,
+                   path);
+  b->succ[b->nsucc++] = cfg->block_at[pc];
+  return LRAF_OK;
+}
+
+static lraf_status find_succs(rw_cfg *cfg, rw_block *b, const vm_proto *f,
+                              const char *path, lraf_error *err) {
+  int e = b->end, t, op = vm_op(f->code[e]);
+  lraf_status st = LRAF_OK;
+  int has_target = vm_jump_target(f->code[e], e, &t);
+  b->nsucc = 0;
+  switch (op) {
+    case VM_OP_RETURN: case VM_OP_RETURN0: case VM_OP_RETURN1:
+    case VM_OP_TAILCALL:
+      return LRAF_OK;
+    case VM_OP_JMP:
+      if (e > b->start && vm_required_next(f->code[e - 1]) == VM_OP_JMP)
+        st = add_succ(cfg, b, e + 1, f, path, err);
+      break;
+    case VM_OP_LFALSESKIP:
+      return add_succ(cfg, b, e + 2, f, path, err);
+    case VM_OP_TFORPREP:
+      break;
+    default:
+      if (!has_target)
+        return add_succ(cfg, b, e + 1, f, path, err);
+      st = add_succ(cfg, b, e + 1, f, path, err);  /* FORLOOP, FORPREP... */
+      break;
+  }
+  if (st == LRAF_OK && has_target)
+    st = add_succ(cfg, b, t, f, path, err);
+  return st;
+}
+
+static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
+                               const rw_options *opt, const char *leader,
+                               const char *path, lraf_error *err) {
+  int pc, n = 0, i;
+  for (pc = cfg->first; pc < f->sizecode; pc++)
+    n += leader[pc];
+  cfg->b = calloc((size_t)n, sizeof *cfg->b);
+  if (cfg->b == NULL)
+    return vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+  cfg->nblocks = n;
+  i = -1;
+  for (pc = cfg->first; pc < f->sizecode; pc++) {
+    if (leader[pc]) {
+      i++;
+      cfg->b[i].start = pc;
+      cfg->b[i].fold_into = -1;
+      cfg->block_at[pc] = i;
+    }
+    cfg->b[i].end = pc;
+    cfg->b[i].cost += rw_instr_cost(f, pc, opt);
+    cfg->block_of[pc] = i;
+  }
+  for (i = 0; i < n; i++) {
+    lraf_status st = find_succs(cfg, &cfg->b[i], f, path, err);
+    if (st != LRAF_OK)
+      return st;
+  }
+  for (pc = cfg->first; pc < f->sizecode; pc++) {
+    int t;
+    if (vm_op(f->code[pc]) == VM_OP_TFORPREP &&
+        vm_jump_target(f->code[pc], pc, &t))
+      cfg->b[cfg->block_at[t]].tforcall = 1;
+  }
+  return LRAF_OK;
+}
+
+/* ---------------------------------------------------------------- */
+/* Graphs: successors with a virtual exit node, and their transpose  */
+/* ---------------------------------------------------------------- */
+
+static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred) {
+  int n = cfg->nblocks + 1, exitn = cfg->nblocks, i, j, m = 0;
+  int *fill;
+  succ->n = pred->n = n;
+  succ->start = calloc((size_t)n + 1, sizeof(int));
+  pred->start = calloc((size_t)n + 1, sizeof(int));
+  for (i = 0; i < cfg->nblocks; i++)
+    m += cfg->b[i].nsucc > 0 ? cfg->b[i].nsucc : 1;
+  succ->adj = malloc(((size_t)m + 1) * sizeof(int));
+  pred->adj = malloc(((size_t)m + 1) * sizeof(int));
+  fill = calloc((size_t)n, sizeof(int));
+  if (!succ->start || !pred->start || !succ->adj || !pred->adj || !fill) {
+    free(fill);
+    return 0;
+  }
+  for (i = 0; i < cfg->nblocks; i++) {  /* count */
+    const rw_block *b = &cfg->b[i];
+    succ->start[i + 1] = b->nsucc > 0 ? b->nsucc : 1;
+    if (b->nsucc == 0) pred->start[exitn + 1]++;
+    for (j = 0; j < b->nsucc; j++) pred->start[b->succ[j] + 1]++;
+  }
+  for (i = 0; i < n; i++) {
+    succ->start[i + 1] += succ->start[i];
+    pred->start[i + 1] += pred->start[i];
+  }
+  for (i = 0; i < cfg->nblocks; i++) {  /* fill */
+    const rw_block *b = &cfg->b[i];
+    int k = succ->start[i];
+    if (b->nsucc == 0) {
+      succ->adj[k] = exitn;
+      pred->adj[pred->start[exitn] + fill[exitn]++] = i;
+    }
+    for (j = 0; j < b->nsucc; j++) {
+      int s = b->succ[j];
+      succ->adj[k + j] = s;
+      pred->adj[pred->start[s] + fill[s]++] = i;
+    }
+  }
+  free(fill);
+  return 1;
+}
+
+/* Depth-first search from root over g.  Fills post (postorder, returns
+   its length).  When header is not NULL, marks targets of retreating
+   edges there. */
+static int dfs(const graph *g, int root, int *post, char *header) {
+  int *stack = malloc((size_t)g->n * sizeof(int));
+  int *next = calloc((size_t)g->n, sizeof(int));
+  char *state = calloc((size_t)g->n, 1);  /* 0 new, 1 on stack, 2 done */
+  int sp = 0, np = 0;
+  if (!stack || !next || !state) {
+    np = -1;
+    goto done;
+  }
+  stack[sp++] = root;
+  state[root] = 1;
+  while (sp > 0) {
+    int v = stack[sp - 1];
+    if (g->start[v] + next[v] < g->start[v + 1]) {
+      int w = g->adj[g->start[v] + next[v]++];
+      if (state[w] == 0) {
+        state[w] = 1;
+        stack[sp++] = w;
+      } else if (state[w] == 1 && header != NULL) {
+        header[w] = 1;
+      }
+    } else {
+      state[v] = 2;
+      post[np++] = v;
+      sp--;
+    }
+  }
+done:
+  free(stack);
+  free(next);
+  free(state);
+  return np;
+}
+
+/* Immediate dominators over g from its postorder (Cooper, Harvey and
+   Kennedy's iteration).  preds are the edges into each node. */
+static void dominators(const graph *preds, const int *post, int np,
+                       int *idom) {
+  int *order = malloc((size_t)preds->n * sizeof(int));
+  int i, changed = 1, root = post[np - 1];
+  if (order == NULL) return;
+  for (i = 0; i < preds->n; i++) { idom[i] = -1; order[i] = -1; }
+  for (i = 0; i < np; i++) order[post[i]] = i;
+  idom[root] = root;
+  while (changed) {
+    changed = 0;
+    for (i = np - 2; i >= 0; i--) {  /* reverse postorder */
+      int v = post[i], nd = -1, k;
+      for (k = preds->start[v]; k < preds->start[v + 1]; k++) {
+        int p = preds->adj[k];
+        if (order[p] < 0 || idom[p] < 0) continue;
+        if (nd < 0) { nd = p; continue; }
+        while (nd != p) {  /* intersect */
+          while (order[nd] < order[p]) nd = idom[nd];
+          while (order[p] < order[nd]) p = idom[p];
+        }
+      }
+      if (nd >= 0 && idom[v] != nd) { idom[v] = nd; changed = 1; }
+    }
+  }
+  free(order);
+}
+
+/* Whether a cycle through x avoids node avoid: can x reach itself? */
+static int cycle_avoiding(const graph *g, int x, int avoid, int *stack,
+                          unsigned *mark, unsigned stamp, long *budget) {
+  int sp = 0, k;
+  for (k = g->start[x]; k < g->start[x + 1]; k++) {
+    int w = g->adj[k];
+    if (w != avoid && mark[w] != stamp) { mark[w] = stamp; stack[sp++] = w; }
+  }
+  while (sp > 0) {
+    int v = stack[--sp];
+    if (v == x) return 1;
+    if (--*budget < 0) return 1;  /* out of budget: assume the worst */
+    for (k = g->start[v]; k < g->start[v + 1]; k++) {
+      int w = g->adj[k];
+      if (w != avoid && mark[w] != stamp) { mark[w] = stamp; stack[sp++] = w; }
+    }
+  }
+  return 0;
+}
+
+static int postdominates(const int *ipdom, int x, int d) {
+  int v = d;
+  while (ipdom[v] >= 0 && ipdom[v] != v) {
+    v = ipdom[v];
+    if (v == x) return 1;
+  }
+  return 0;
+}
+
+static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
+                        const int *ipdom) {
+  int n = succ->n, x;
+  int *stack = malloc((size_t)n * sizeof(int));
+  unsigned *mark = calloc((size_t)n, sizeof(unsigned));
+  unsigned stamp = 0;
+  long budget = FOLD_BUDGET;
+  if (stack == NULL || mark == NULL) goto done;
+  for (x = 0; x < cfg->nblocks; x++) {
+    rw_block *bx = &cfg->b[x];
+    int d = idom[x];
+    if (!bx->reachable || bx->check || bx->tforcall || d < 0 || d == x)
+      continue;
+    if (cfg->b[d].tforcall || !postdominates(ipdom, x, d))
+      continue;
+    if (cycle_avoiding(succ, x, d, stack, mark, ++stamp, &budget) ||
+        cycle_avoiding(succ, d, x, stack, mark, ++stamp, &budget))
+      continue;
+    bx->fold_into = d;
+  }
+done:
+  free(stack);
+  free(mark);
+}
+
+/* ---------------------------------------------------------------- */
+/* Checks, folding and charges                                       */
+/* ---------------------------------------------------------------- */
+
+static int may_call(const vm_proto *f) {
+  int pc;
+  for (pc = 0; pc < f->sizecode; pc++)
+    if (vm_opinfo_of(vm_op(f->code[pc]))->flags & VM_OPF_CALLS)
+      return 1;
+  return 0;
+}
+
+static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
+                           const rw_options *opt, const char *path,
+                           lraf_error *err) {
+  graph succ = {0, NULL, NULL}, pred = {0, NULL, NULL};
+  int n = cfg->nblocks + 1, np, i, pc;
+  int *post = malloc((size_t)n * sizeof(int));
+  int *idom = malloc((size_t)n * sizeof(int));
+  int *ipdom = malloc((size_t)n * sizeof(int));
+  char *header = calloc((size_t)n, 1);
+  lraf_status st = LRAF_OK;
+  if (!post || !idom || !ipdom || !header || !build_graphs(cfg, &succ, &pred)
+      || (np = dfs(&succ, 0, post, header)) < 0) {
+    st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+    goto done;
+  }
+  for (i = 0; i < np; i++)
+    if (post[i] < cfg->nblocks) cfg->b[post[i]].reachable = 1;
+  for (i = 0; i < cfg->nblocks; i++)
+    cfg->b[i].check = header[i];
+  if (may_call(f))
+    cfg->b[0].check = 1;
+  /* a check before a TFORCALL is skipped by TFORPREP: check there too */
+  for (pc = cfg->first; pc < f->sizecode; pc++) {
+    int t;
+    if (vm_op(f->code[pc]) == VM_OP_TFORPREP &&
+        vm_jump_target(f->code[pc], pc, &t) && cfg->b[cfg->block_at[t]].check)
+      cfg->b[cfg->block_of[pc]].check = 1;
+  }
+  if (opt->fold && !opt->exact) {
+    dominators(&pred, post, np, idom);
+    np = dfs(&pred, cfg->nblocks, post, NULL);  /* reverse graph from exit */
+    if (np < 0) {
+      st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      goto done;
+    }
+    dominators(&succ, post, np, ipdom);
+    fold_blocks(cfg, &succ, idom, ipdom);
+  }
+  for (i = 0; i < cfg->nblocks; i++) {
+    int r = i;
+    while (cfg->b[r].fold_into >= 0) r = cfg->b[r].fold_into;
+    cfg->b[r].charge += cfg->b[i].cost;
+  }
+done:
+  graph_free(&succ);
+  graph_free(&pred);
+  free(post);
+  free(idom);
+  free(ipdom);
+  free(header);
+  return st;
+}
+
+lraf_status rw_cfg_build(const vm_proto *f, const rw_options *opt,
+                         const char *path, rw_cfg *cfg, lraf_error *err) {
+  size_t n = (size_t)f->sizecode;
+  char *ustart = calloc(n + 1, 1), *leader = calloc(n + 1, 1);
+  lraf_status st;
+  int pc;
+  memset(cfg, 0, sizeof *cfg);
+  cfg->block_at = malloc((n + 1) * sizeof(int));
+  cfg->block_of = malloc((n + 1) * sizeof(int));
+  if (!ustart || !leader || !cfg->block_at || !cfg->block_of) {
+    st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+    goto done;
+  }
+  for (pc = 0; pc <= f->sizecode; pc++)
+    cfg->block_at[pc] = cfg->block_of[pc] = -1;
+  cfg->first = (f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP);
+  if (cfg->first >= f->sizecode) {
+    st = vm_fail(err, LRAF_EREWRITE, "%s has no code", path);
+    goto done;
+  }
+  st = find_leaders(f, opt, cfg->first, ustart, leader, path, err);
+  if (st == LRAF_OK)
+    st = make_blocks(cfg, f, opt, leader, path, err);
+  if (st == LRAF_OK)
+    st = analyse(cfg, f, opt, path, err);
+done:
+  free(ustart);
+  free(leader);
+  if (st != LRAF_OK)
+    rw_cfg_free(cfg);
+  return st;
+}
+
+void rw_cfg_free(rw_cfg *cfg) {
+  free(cfg->b);
+  free(cfg->block_at);
+  free(cfg->block_of);
+  memset(cfg, 0, sizeof *cfg);
+}

@@ -1,0 +1,38 @@
+/*
+** rw_cfg.h - control-flow analysis of one function for the rewriter:
+** accounting blocks, their costs, loop headers (zero checks) and the
+** folding of a block's cost into a control-equivalent dominator.
+*/
+#ifndef RW_CFG_H
+#define RW_CFG_H
+
+#include "rw.h"
+
+typedef struct rw_block {
+  int start, end;       /* original pcs, inclusive */
+  int nsucc;
+  int succ[2];          /* successor blocks */
+  uint32_t cost;        /* own cost under the metric */
+  uint32_t charge;      /* what this block's increment adds (own + folded) */
+  int fold_into;        /* -1, or the block whose increment pays for this one */
+  unsigned char reachable;
+  unsigned char check;  /* gets a zero check: function entry or loop header */
+  unsigned char tforcall; /* starts with a TFORCALL that TFORPREP enters
+                             directly, skipping the block's accounting code */
+} rw_block;
+
+typedef struct rw_cfg {
+  int nblocks;
+  rw_block *b;
+  int *block_at;        /* pc -> block starting at pc, or -1 */
+  int *block_of;        /* pc -> block containing pc, or -1 (VARARGPREP) */
+  int first;            /* first pc of the entry block */
+} rw_cfg;
+
+/* Build the blocks of f, decide checks and folding.  path names f in
+   error messages. */
+lraf_status rw_cfg_build(const vm_proto *f, const rw_options *opt,
+                         const char *path, rw_cfg *cfg, lraf_error *err);
+void rw_cfg_free(rw_cfg *cfg);
+
+#endif

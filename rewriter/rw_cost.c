@@ -1,0 +1,153 @@
+/*
+** rw_cost.c - the cost metric: what one instruction costs under each mode,
+** the weights file, and the cost-model id.
+**
+** In the original mode an instruction costs 1 when Lua's count hook sees
+** it.  The hook never sees VARARGPREP, EXTRAARG, TFORLOOP, the JMP that a
+** test executes itself, or the TFORCALL that TFORPREP enters directly; an
+** MMBIN* after an arithmetic op is seen only when the op falls back to a
+** metamethod, so the rewriter charges it on that side path instead.
+*/
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rw.h"
+
+void rw_default_options(rw_options *opt) {
+  opt->mode = RW_ORIGINAL;
+  opt->exact = 0;
+  opt->fold = 1;
+  opt->weights = NULL;
+}
+
+uint32_t rw_op_cost(int op, const rw_options *opt) {
+  if (opt->mode == RW_WEIGHTED && opt->weights != NULL)
+    return opt->weights[op];
+  return 1;
+}
+
+static int follows_op_with(const vm_proto *f, int pc, unsigned flag) {
+  const vm_opinfo *prev;
+  if (pc == 0)
+    return 0;
+  prev = vm_opinfo_of(vm_op(f->code[pc - 1]));
+  return prev != NULL && (prev->flags & flag) != 0;
+}
+
+uint32_t rw_instr_cost(const vm_proto *f, int pc, const rw_options *opt) {
+  int op = vm_op(f->code[pc]);
+  switch (op) {
+    case VM_OP_VARARGPREP:
+    case VM_OP_EXTRAARG:
+    case VM_OP_TFORLOOP:
+      return 0;
+    case VM_OP_JMP:
+      if (follows_op_with(f, pc, VM_OPF_TEST))
+        return 0;
+      break;
+    case VM_OP_MMBIN:
+    case VM_OP_MMBINI:
+    case VM_OP_MMBINK:
+      if (follows_op_with(f, pc, VM_OPF_MMBIN))
+        return 0;  /* charged on the metamethod side path */
+      break;
+    default:
+      break;
+  }
+  return rw_op_cost(op, opt);
+}
+
+static uint32_t fnv1a(const uint32_t *w, int n) {
+  uint32_t h = 2166136261u;
+  int i, b;
+  for (i = 0; i < n; i++)
+    for (b = 0; b < 4; b++) {
+      h ^= (w[i] >> (8 * b)) & 0xffu;
+      h *= 16777619u;
+    }
+  return h;
+}
+
+void rw_model_id(const rw_options *opt, char *buf, size_t size) {
+  switch (opt->mode) {
+    case RW_ORIGINAL:
+      snprintf(buf, size, "lua5.4/original");
+      break;
+    case RW_OVERHEAD:
+      snprintf(buf, size, "lua5.4/overhead%s%s", opt->exact ? "/exact" : "",
+               opt->fold ? "" : "/nofold");
+      break;
+    case RW_WEIGHTED:
+      snprintf(buf, size, "lua5.4/weighted/%08x",
+               opt->weights ? fnv1a(opt->weights, VM_NUM_OPCODES) : 0u);
+      break;
+  }
+}
+
+static int opcode_by_name(const char *name, size_t len) {
+  int op;
+  for (op = 0; op < VM_NUM_OPCODES; op++) {
+    const char *n = vm_opname(op);
+    if (strlen(n) == len && strncmp(n, name, len) == 0)
+      return op;
+  }
+  return -1;
+}
+
+/* Parse one non-empty, comment-free line "OPNAME WEIGHT". */
+static lraf_status parse_weight_line(const char *s, const char *e, int line,
+                                     uint32_t *weights, lraf_error *err) {
+  const char *name = s, *num;
+  unsigned long v = 0;
+  int op;
+  while (s < e && (isalnum((unsigned char)*s) || *s == '_')) s++;
+  op = opcode_by_name(name, (size_t)(s - name));
+  if (op < 0)
+    return vm_fail(err, LRAF_EARG, "weights line %d: unknown opcode '%.*s'",
+                   line, (int)(s - name), name);
+  while (s < e && isspace((unsigned char)*s)) s++;
+  num = s;
+  while (s < e && isdigit((unsigned char)*s)) {
+    v = v * 10 + (unsigned long)(*s - '0');
+    if (v > 1000000ul)
+      return vm_fail(err, LRAF_EARG, "weights line %d: weight above 1000000",
+                     line);
+    s++;
+  }
+  if (s == num)
+    return vm_fail(err, LRAF_EARG,
+                   "weights line %d: expected a whole number after %s", line,
+                   vm_opname(op));
+  while (s < e && isspace((unsigned char)*s)) s++;
+  if (s != e)
+    return vm_fail(err, LRAF_EARG, "weights line %d: unexpected text '%.*s'",
+                   line, (int)(e - s), s);
+  weights[op] = (uint32_t)v;
+  return LRAF_OK;
+}
+
+lraf_status rw_parse_weights(const char *text, size_t len, uint32_t *weights,
+                             lraf_error *err) {
+  const char *p = text, *end = text + len;
+  int op, line = 0;
+  for (op = 0; op < VM_NUM_OPCODES; op++)
+    weights[op] = 1;
+  while (p < end) {
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    const char *s = p, *e = eol ? eol : end;
+    const char *hash = memchr(s, '#', (size_t)(e - s));
+    line++;
+    if (hash != NULL) e = hash;
+    while (s < e && isspace((unsigned char)*s)) s++;
+    while (e > s && isspace((unsigned char)e[-1])) e--;
+    if (s < e) {
+      lraf_status st = parse_weight_line(s, e, line, weights, err);
+      if (st != LRAF_OK)
+        return st;
+    }
+    p = eol ? eol + 1 : end;
+  }
+  return LRAF_OK;
+}

@@ -1,0 +1,435 @@
+/*
+** rw_emit.c - writing the rewritten code of one function.
+**
+** Each accounting block that pays for itself (or for blocks folded into
+** it) starts with
+**     GETUPVAL r counter; ADDI r r n; MMBINI; SETUPVAL r counter
+** and a block with a zero check continues with
+**     LTI r 0 k; JMP +2; GETUPVAL r consume; CALL r 1 1
+** where r is one register above everything the function uses.
+**
+** An arithmetic op's MMBIN* runs only when the op falls back to a
+** metamethod, and the count hook counts it only then.  The rewriter
+** replaces it with a JMP to a stub at the end of the function, which the
+** op skips on its fast path just as it skipped the MMBIN.  The stub
+** charges the MMBIN, repeats the op (which fails again, without side
+** effects) and its MMBIN, and jumps back.
+**
+** LFALSESKIP becomes LOADFALSE + JMP, since accounting code may now
+** stand between it and the instruction it would skip to.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "rw_emit.h"
+
+enum { J_NONE, J_GROUP, J_INSTR, J_STUB };
+
+typedef struct out {
+  vm_instr *code;
+  int *line;
+  unsigned char *jkind;
+  int *jref;
+  int n, cap;
+  int oom;
+} out;
+
+typedef struct ctx {
+  vm_proto *f;
+  const rw_cfg *cfg;
+  const rw_options *opt;
+  int r, counter, consume;
+  const char *path;
+  out o;
+  int *group;        /* pc -> first emitted index of pc's group */
+  int *pos;          /* pc -> emitted index of the instruction itself */
+  uint32_t *base;    /* per block, overhead mode: cost of its own code */
+  int nstubs;
+  int *stub_pc, *stub_start, *stub_end;
+  rw_stats *stats;
+} ctx;
+
+static void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
+  out *o = &c->o;
+  if (o->oom) return;
+  if (o->n == o->cap) {
+    int cap = o->cap ? o->cap * 2 : 64;
+    vm_instr *code = realloc(o->code, (size_t)cap * sizeof *code);
+    int *lines = code ? realloc(o->line, (size_t)cap * sizeof *lines) : NULL;
+    unsigned char *jk = lines ? realloc(o->jkind, (size_t)cap) : NULL;
+    int *jr = jk ? realloc(o->jref, (size_t)cap * sizeof *jr) : NULL;
+    if (code) o->code = code;
+    if (lines) o->line = lines;
+    if (jk) o->jkind = jk;
+    if (jr == NULL || cap > (1 << 26)) { o->oom = 1; return; }
+    o->jref = jr;
+    o->cap = cap;
+  }
+  o->code[o->n] = i;
+  o->line[o->n] = line;
+  o->jkind[o->n] = (unsigned char)jkind;
+  o->jref[o->n] = jref;
+  o->n++;
+}
+
+/* ---------------------------------------------------------------- */
+/* Increments and checks                                             */
+/* ---------------------------------------------------------------- */
+
+/* Index of integer constant v usable by ADDK (below 256), adding it if
+   there is room; -1 when there is none.  Only looks when add is 0. */
+static int int_constant(ctx *c, uint32_t v, int add) {
+  vm_proto *f = c->f;
+  int i, lim = f->sizek < 256 ? f->sizek : 256;
+  vm_const *k;
+  for (i = 0; i < lim; i++)
+    if (f->k[i].tag == VM_TINT && f->k[i].i == (int64_t)v)
+      return i;
+  if (f->sizek >= 256)
+    return -1;
+  if (!add)
+    return f->sizek;
+  k = realloc(f->k, ((size_t)f->sizek + 1) * sizeof *k);
+  if (k == NULL) { c->o.oom = 1; return -1; }
+  memset(&k[f->sizek], 0, sizeof *k);
+  k[f->sizek].tag = VM_TINT;
+  k[f->sizek].i = (int64_t)v;
+  f->k = k;
+  return f->sizek++;
+}
+
+static uint32_t adds_needed(ctx *c, uint32_t n) {
+  if (n == 0) return 0;
+  if (n <= VM_OFFSET_SC + 1 || int_constant(c, n, 0) >= 0) return 1;
+  return (n + VM_OFFSET_SC) / (VM_OFFSET_SC + 1);
+}
+
+/* Instructions of accounting code the count hook sees (overhead mode). */
+static uint32_t accounting_cost(ctx *c, uint32_t n, int check) {
+  uint32_t k = 0;
+  if (n > 0 || check) k++;              /* GETUPVAL */
+  if (n > 0) k += adds_needed(c, n) + 1;  /* ADDI..., SETUPVAL */
+  if (check) k++;                       /* LTI (its JMP is not fetched) */
+  return k;
+}
+
+/* The charge of a block whose own code costs base: in overhead mode it
+   includes the accounting code, whose size depends on the charge. */
+static uint32_t settle_charge(ctx *c, uint32_t base, int check) {
+  uint32_t n, prev;
+  if (c->opt->mode != RW_OVERHEAD || (base == 0 && !check))
+    return base;
+  n = base;
+  do {
+    prev = n;
+    n = base + accounting_cost(c, prev, check);
+  } while (n != prev);
+  return n;
+}
+
+static void emit_accounting(ctx *c, uint32_t n, int check, int line) {
+  int r = c->r;
+  if (n == 0 && !check) return;
+  put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+  if (n > 0) {
+    int k = n > VM_OFFSET_SC + 1 ? int_constant(c, n, 1) : -1;
+    if (k >= 0) {
+      put(c, vm_abck(VM_OP_ADDK, r, r, k, 0), line, J_NONE, 0);
+      put(c, vm_abck(VM_OP_MMBINK, r, k, RW_TM_ADD, 0), line, J_NONE, 0);
+    } else {
+      while (n > 0) {
+        int step = n > VM_OFFSET_SC + 1 ? VM_OFFSET_SC + 1 : (int)n;
+        put(c, vm_abck(VM_OP_ADDI, r, r, step + VM_OFFSET_SC, 0), line,
+            J_NONE, 0);
+        put(c, vm_abck(VM_OP_MMBINI, r, step + VM_OFFSET_SC, RW_TM_ADD, 0),
+            line, J_NONE, 0);
+        n -= (uint32_t)step;
+      }
+    }
+    put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+    c->stats->increments++;
+  }
+  if (check) {
+    put(c, vm_abck(VM_OP_LTI, r, VM_OFFSET_SC, 0, 1), line, J_NONE, 0);
+    put(c, vm_isj(VM_OP_JMP, 2), line, J_NONE, 0);
+    put(c, vm_abck(VM_OP_GETUPVAL, r, c->consume, 0, 0), line, J_NONE, 0);
+    put(c, vm_abck(VM_OP_CALL, r, 1, 1, 0), line, J_NONE, 0);
+    c->stats->checks++;
+  }
+}
+
+/* ---------------------------------------------------------------- */
+/* Charges                                                           */
+/* ---------------------------------------------------------------- */
+
+static int is_mmbin_pair(const vm_proto *f, int pc) {
+  int next = vm_required_next(f->code[pc]);
+  return (next == VM_OP_MMBIN || next == VM_OP_MMBINI ||
+          next == VM_OP_MMBINK) && pc + 2 < f->sizecode &&
+         vm_op(f->code[pc + 1]) == next;
+}
+
+/* Overhead mode: what each block's own instructions cost once
+   rewritten (LFALSESKIP becomes two instructions). */
+static void overhead_bases(ctx *c) {
+  const rw_cfg *cfg = c->cfg;
+  int i, pc;
+  for (i = 0; i < cfg->nblocks; i++) {
+    uint32_t n = 0;
+    for (pc = cfg->b[i].start; pc <= cfg->b[i].end; pc++) {
+      n += rw_instr_cost(c->f, pc, c->opt);
+      if (vm_op(c->f->code[pc]) == VM_OP_LFALSESKIP) n++;
+    }
+    c->base[i] = n;
+  }
+  for (i = 0; i < cfg->nblocks; i++) {  /* sum folded blocks into roots */
+    int r = i;
+    while (cfg->b[r].fold_into >= 0) r = cfg->b[r].fold_into;
+    if (r != i) {
+      c->base[r] += c->base[i];
+      c->base[i] = 0;
+    }
+  }
+}
+
+static uint32_t block_charge(ctx *c, int bi) {
+  const rw_block *b = &c->cfg->b[bi];
+  if (c->opt->mode == RW_OVERHEAD)
+    return settle_charge(c, c->base[bi], b->check);
+  return b->charge;
+}
+
+static uint32_t stub_charge(ctx *c, int pc, int ncopies) {
+  if (c->opt->mode != RW_OVERHEAD)
+    return rw_op_cost(vm_op(c->f->code[pc + 1]), c->opt);
+  /* JMP to the stub, LFALSESKIP per copy, op, MMBIN, JMP back */
+  return settle_charge(c, (uint32_t)(4 + ncopies), 0);
+}
+
+/* ---------------------------------------------------------------- */
+/* Code                                                              */
+/* ---------------------------------------------------------------- */
+
+static int line_of(const vm_proto *f, int pc) {
+  return vm_getline(f, pc);
+}
+
+static void emit_main(ctx *c) {
+  vm_proto *f = c->f;
+  int pc, t;
+  for (pc = 0; pc < f->sizecode; pc++) {
+    vm_instr i = f->code[pc];
+    int op = vm_op(i), bi = c->cfg->block_at[pc], line = line_of(f, pc);
+    c->group[pc] = c->o.n;
+    if (bi >= 0 && c->cfg->b[bi].fold_into < 0)
+      emit_accounting(c, block_charge(c, bi), c->cfg->b[bi].check, line);
+    c->pos[pc] = c->o.n;
+    if (op == VM_OP_LFALSESKIP) {
+      put(c, vm_abck(VM_OP_LOADFALSE, vm_a(i), 0, 0, 0), line, J_NONE, 0);
+      put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
+    } else if (is_mmbin_pair(f, pc)) {
+      put(c, i, line, J_NONE, 0);
+      c->stub_pc[c->nstubs] = pc;
+      pc++;
+      c->group[pc] = c->pos[pc] = c->o.n;
+      put(c, vm_isj(VM_OP_JMP, 0), line_of(f, pc), J_STUB, c->nstubs++);
+    } else if (vm_jump_target(i, pc, &t)) {
+      put(c, i, line, op == VM_OP_TFORPREP ? J_INSTR : J_GROUP, t);
+    } else {
+      put(c, i, line, J_NONE, 0);
+    }
+  }
+}
+
+static void emit_stubs(ctx *c) {
+  vm_proto *f = c->f;
+  int s, k;
+  for (s = 0; s < c->nstubs; s++) {
+    int pc = c->stub_pc[s], setters[2];
+    int nset = rw_name_setters(f, pc, setters);
+    int line = line_of(f, pc + 1);
+    c->stub_start[s] = c->o.n;
+    emit_accounting(c, stub_charge(c, pc, nset), 0, line);
+    for (k = 0; k < nset; k++) {  /* never run: names for error messages */
+      put(c, vm_abck(VM_OP_LFALSESKIP, c->r, 0, 0, 0), line, J_NONE, 0);
+      put(c, f->code[setters[k]], line, J_NONE, 0);
+    }
+    put(c, f->code[pc], line_of(f, pc), J_NONE, 0);
+    put(c, f->code[pc + 1], line, J_NONE, 0);
+    put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
+    c->stub_end[s] = c->o.n;
+    c->stats->stubs++;
+  }
+}
+
+static lraf_status resolve_jumps(ctx *c) {
+  out *o = &c->o;
+  int n;
+  for (n = 0; n < o->n; n++) {
+    int t;
+    switch (o->jkind[n]) {
+      case J_GROUP: t = c->group[o->jref[n]]; break;
+      case J_INSTR: t = c->pos[o->jref[n]]; break;
+      case J_STUB: t = c->stub_start[o->jref[n]]; break;
+      default: continue;
+    }
+    if (!vm_set_jump_target(&o->code[n], n, t))
+      return vm_fail(NULL, LRAF_ELIMIT, "");
+  }
+  return LRAF_OK;
+}
+
+/* ---------------------------------------------------------------- */
+/* Debug information                                                 */
+/* ---------------------------------------------------------------- */
+
+/* Encode o->line as Lua does: deltas, with an absolute entry when a
+   delta is too large or after VM_MAXIWTHABS instructions without one. */
+static int encode_lines(ctx *c) {
+  vm_proto *f = c->f;
+  int n = c->o.n, pc, prev = f->linedefined, since = 0, nabs = 0;
+  int8_t *li = malloc((size_t)n);
+  vm_absline *abs = malloc((size_t)n * sizeof *abs);
+  if (li == NULL || abs == NULL) {
+    free(li);
+    free(abs);
+    return 0;
+  }
+  for (pc = 0; pc < n; pc++) {
+    int line = c->o.line[pc], d = line - prev;
+    if (d <= -VM_LIMLINEDIFF || d >= VM_LIMLINEDIFF ||
+        since++ >= VM_MAXIWTHABS) {
+      abs[nabs].pc = pc;
+      abs[nabs++].line = line;
+      d = VM_ABSLINEINFO;
+      since = 1;
+    }
+    li[pc] = (int8_t)d;
+    prev = line;
+  }
+  free(f->lineinfo);
+  free(f->abslineinfo);
+  f->lineinfo = li;
+  f->sizelineinfo = n;
+  f->abslineinfo = abs;
+  f->sizeabslineinfo = nabs;
+  if (nabs == 0) {
+    free(abs);
+    f->abslineinfo = NULL;
+  }
+  return 1;
+}
+
+static int map_pc(ctx *c, int pc, int main_end) {
+  return pc < c->f->sizecode ? c->group[pc] : main_end;
+}
+
+static int copy_string(vm_string *dst, const vm_string *src) {
+  *dst = *src;
+  if (!src->present) return 1;
+  dst->data = malloc(src->len + 1);
+  if (dst->data == NULL) return 0;
+  memcpy(dst->data, src->data, src->len + 1);
+  return 1;
+}
+
+/* Remap local-variable ranges and give each stub the locals that were
+   active at its MMBIN, so errors there name them as before. */
+static int remap_locals(ctx *c, int main_end) {
+  vm_proto *f = c->f;
+  int i, s, n = f->sizelocvars, extra = 0;
+  vm_locvar *lv;
+  if (n == 0) return 1;
+  for (s = 0; s < c->nstubs; s++)
+    for (i = 0; i < n; i++)
+      if (f->locvars[i].startpc <= c->stub_pc[s] + 1 &&
+          c->stub_pc[s] + 1 < f->locvars[i].endpc)
+        extra++;
+  lv = realloc(f->locvars, ((size_t)n + (size_t)extra) * sizeof *lv);
+  if (lv == NULL) return 0;
+  f->locvars = lv;
+  for (s = 0; s < c->nstubs; s++) {
+    int mm = c->stub_pc[s] + 1;
+    for (i = 0; i < n; i++)
+      if (lv[i].startpc <= mm && mm < lv[i].endpc) {
+        vm_locvar *v = &lv[f->sizelocvars];
+        if (!copy_string(&v->name, &lv[i].name)) return 0;
+        v->startpc = c->stub_start[s];
+        v->endpc = c->stub_end[s];
+        f->sizelocvars++;
+      }
+  }
+  for (i = 0; i < n; i++) {
+    lv[i].startpc = map_pc(c, lv[i].startpc, main_end);
+    lv[i].endpc = map_pc(c, lv[i].endpc, main_end);
+  }
+  return 1;
+}
+
+/* ---------------------------------------------------------------- */
+
+static lraf_status finish(ctx *c, int main_end) {
+  vm_proto *f = c->f;
+  if (c->o.oom)
+    return vm_fail(NULL, LRAF_EMEM, "");
+  if (resolve_jumps(c) != LRAF_OK)
+    return LRAF_ELIMIT;
+  if (f->sizelineinfo > 0 && !encode_lines(c))
+    return LRAF_EMEM;
+  if (!remap_locals(c, main_end))
+    return LRAF_EMEM;
+  c->stats->code_before += f->sizecode;
+  c->stats->code_after += c->o.n;
+  free(f->code);
+  f->code = c->o.code;
+  f->sizecode = c->o.n;
+  c->o.code = NULL;
+  f->maxstacksize = (uint8_t)(c->r + 1);
+  return LRAF_OK;
+}
+
+lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
+                    int counter, int consume, const char *path,
+                    rw_stats *stats, lraf_error *err) {
+  ctx c;
+  size_t n = (size_t)f->sizecode + 1;
+  lraf_status st = LRAF_OK;
+  int main_end;
+  memset(&c, 0, sizeof c);
+  c.f = f; c.cfg = cfg; c.opt = opt; c.path = path; c.stats = stats;
+  c.r = f->maxstacksize; c.counter = counter; c.consume = consume;
+  c.group = malloc(n * sizeof(int));
+  c.pos = malloc(n * sizeof(int));
+  c.stub_pc = malloc(n * sizeof(int));
+  c.stub_start = malloc(n * sizeof(int));
+  c.stub_end = malloc(n * sizeof(int));
+  c.base = calloc((size_t)cfg->nblocks + 1, sizeof(uint32_t));
+  if (!c.group || !c.pos || !c.stub_pc || !c.stub_start || !c.stub_end ||
+      !c.base) {
+    st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+    goto done;
+  }
+  if (opt->mode == RW_OVERHEAD)
+    overhead_bases(&c);
+  emit_main(&c);
+  main_end = c.o.n;
+  emit_stubs(&c);
+  st = finish(&c, main_end);
+  if (st == LRAF_ELIMIT)
+    vm_fail(err, st, "a jump in %s is too long after rewriting "
+            "(more than %d instructions)", path, VM_MAXARG_BX);
+  else if (st != LRAF_OK)
+    vm_fail(err, st, "out of memory rewriting %s", path);
+done:
+  free(c.o.code);
+  free(c.o.line);
+  free(c.o.jkind);
+  free(c.o.jref);
+  free(c.group);
+  free(c.pos);
+  free(c.stub_pc);
+  free(c.stub_start);
+  free(c.stub_end);
+  free(c.base);
+  return st;
+}

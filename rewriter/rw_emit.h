@@ -1,0 +1,22 @@
+/*
+** rw_emit.h - producing the rewritten code of one function from its
+** blocks: accounting code, metamethod stubs, relocated jumps, line info
+** and local-variable ranges.
+*/
+#ifndef RW_EMIT_H
+#define RW_EMIT_H
+
+#include "rw_cfg.h"
+
+/* Rewrite the code of f (not its children) in place.  counter and
+   consume are the upvalue indices the driver added. */
+lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
+                    int counter, int consume, const char *path,
+                    rw_stats *stats, lraf_error *err);
+
+/* For the arithmetic op at oppc (followed by its MMBIN*), store in
+   setters the pcs of the instructions that name its operands in error
+   messages; returns how many (0..2). */
+int rw_name_setters(const vm_proto *f, int oppc, int *setters);
+
+#endif

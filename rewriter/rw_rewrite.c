@@ -1,0 +1,114 @@
+/*
+** rw_rewrite.c - the rewriter's driver: walks the function tree, checks
+** the limits, adds the counter and consume upvalues and rewrites each
+** function's code.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rw_emit.h"
+
+#define COUNTER_NAME "(lraf counter)"
+#define CONSUME_NAME "(lraf consume)"
+
+/* A readable name for f in messages: "main chunk of @x.lua" or
+   "function at @x.lua:12". */
+static void name_function(char *buf, size_t size, const vm_proto *f,
+                          const char *source, int is_main) {
+  const char *src = source ? source : "?";
+  if (is_main)
+    snprintf(buf, size, "main chunk of %.200s", src);
+  else
+    snprintf(buf, size, "function at %.200s:%d", src, f->linedefined);
+}
+
+static int set_name(vm_string *s, const char *text) {
+  size_t len = strlen(text);
+  s->data = malloc(len + 1);
+  if (s->data == NULL) return 0;
+  memcpy(s->data, text, len + 1);
+  s->len = len;
+  s->present = 1;
+  return 1;
+}
+
+/* Append the counter and consume upvalues.  A nested function captures
+   its parent's; main's are set by the runtime after loading. */
+static lraf_status add_upvalues(vm_proto *f, int is_main, int parent_counter,
+                                const char *path, lraf_error *err) {
+  int n = f->sizeupvalues;
+  vm_upvaldesc *uv = realloc(f->upvalues, ((size_t)n + 2) * sizeof *uv);
+  if (uv == NULL)
+    return vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+  f->upvalues = uv;
+  uv[n].instack = uv[n + 1].instack = (uint8_t)is_main;
+  uv[n].idx = (uint8_t)(is_main ? 0 : parent_counter);
+  uv[n + 1].idx = (uint8_t)(is_main ? 0 : parent_counter + 1);
+  uv[n].kind = uv[n + 1].kind = 0;
+  f->sizeupvalues = n + 2;
+  if (f->sizeupnames > 0) {
+    vm_string *names = realloc(f->upnames, ((size_t)n + 2) * sizeof *names);
+    if (names == NULL)
+      return vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+    f->upnames = names;
+    memset(&names[n], 0, 2 * sizeof *names);
+    f->sizeupnames = n + 2;
+    if (!set_name(&names[n], COUNTER_NAME) ||
+        !set_name(&names[n + 1], CONSUME_NAME))
+      return vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+  }
+  return LRAF_OK;
+}
+
+static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
+                                    int is_main, int parent_counter,
+                                    const char *source, rw_stats *stats,
+                                    lraf_error *err) {
+  char path[256];
+  rw_cfg cfg;
+  lraf_status st;
+  int counter = f->sizeupvalues, i;
+  if (f->source.present)
+    source = f->source.data;
+  name_function(path, sizeof path, f, source, is_main);
+  if (f->maxstacksize >= VM_MAXREGS - 1)
+    return vm_fail(err, LRAF_EREWRITE,
+                   "%s uses %d registers; lraf needs one more and allows at "
+                   "most %d", path, f->maxstacksize, VM_MAXREGS - 2);
+  if (f->sizeupvalues >= VM_MAXUPVALS - 1)
+    return vm_fail(err, LRAF_EREWRITE,
+                   "%s has %d upvalues; lraf adds two and allows at most %d",
+                   path, f->sizeupvalues, VM_MAXUPVALS - 2);
+  st = rw_cfg_build(f, opt, path, &cfg, err);
+  if (st != LRAF_OK)
+    return st;
+  stats->functions++;
+  stats->blocks += cfg.nblocks;
+  for (i = 0; i < cfg.nblocks; i++)
+    stats->folded += cfg.b[i].fold_into >= 0;
+  st = rw_emit(f, &cfg, opt, counter, counter + 1, path, stats, err);
+  rw_cfg_free(&cfg);
+  if (st == LRAF_OK)
+    st = add_upvalues(f, is_main, parent_counter, path, err);
+  for (i = 0; st == LRAF_OK && i < f->sizep; i++)
+    st = rewrite_function(f->p[i], opt, 0, counter, source, stats, err);
+  return st;
+}
+
+lraf_status rw_rewrite(vm_chunk *chunk, const rw_options *opt,
+                       rw_stats *stats, lraf_error *err) {
+  rw_stats local;
+  lraf_status st;
+  if (stats == NULL)
+    stats = &local;
+  memset(stats, 0, sizeof *stats);
+  if (chunk == NULL || chunk->main == NULL || opt == NULL)
+    return vm_fail(err, LRAF_EARG, "rw_rewrite: no chunk or options");
+  if (opt->mode == RW_WEIGHTED && opt->weights == NULL)
+    return vm_fail(err, LRAF_EARG, "weighted mode needs a weights table");
+  st = rewrite_function(chunk->main, opt, 1, 0, NULL, stats, err);
+  if (st == LRAF_OK)
+    chunk->nupvalues = (uint8_t)chunk->main->sizeupvalues;
+  return st;
+}

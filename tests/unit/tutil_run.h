@@ -1,0 +1,38 @@
+/*
+** tutil_run.h - test helpers that run Lua source two ways: unmodified
+** under a count hook of 1 (the oracle), and rewritten by lraf with a
+** minimal binding of the counter, capturing what the program prints.
+*/
+#ifndef TUTIL_RUN_H
+#define TUTIL_RUN_H
+
+#include <stddef.h>
+
+#include "rw.h"
+
+typedef struct tutil_run {
+  long long count;   /* instructions counted */
+  long long consumes;  /* consume() calls (rewritten runs) */
+  char *output;      /* what print and io.write wrote (malloc'ed) */
+  size_t outlen;
+  int ok;            /* 1 when the chunk ran without an error */
+  char error[512];   /* the error message otherwise */
+  rw_stats stats;    /* rewritten runs: what the rewriter did */
+} tutil_run;
+
+/* Run src unmodified with a count hook of 1. */
+void tutil_run_hook(const char *src, size_t len, const char *name,
+                    tutil_run *r);
+/* Run src rewritten with opt and granularity; load() inside the program
+   goes through the rewriter too.  With hook set, a count hook of 1 also
+   runs, and r->count is what the hook saw instead (overhead mode's
+   oracle). */
+void tutil_run_rewritten(const char *src, size_t len, const char *name,
+                         const rw_options *opt, long long granularity,
+                         int hook, tutil_run *r);
+void tutil_run_free(tutil_run *r);
+
+/* Read a file into a NUL-terminated malloc'ed buffer; NULL on failure. */
+char *tutil_run_slurp(const char *path, size_t *len);
+
+#endif
