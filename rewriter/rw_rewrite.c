@@ -16,11 +16,19 @@
    "function at @x.lua:12". */
 static void name_function(char *buf, size_t size, const vm_proto *f,
                           const char *source, int is_main) {
-  const char *src = source ? source : "?";
-  if (is_main)
-    snprintf(buf, size, "main chunk of %.200s", src);
+  char src[120];
+  if (source == NULL)
+    snprintf(src, sizeof src, "?");
+  else if (source[0] == '=' || source[0] == '@')
+    snprintf(src, sizeof src, "%s", source + 1);
   else
-    snprintf(buf, size, "function at %.200s:%d", src, f->linedefined);
+    snprintf(src, sizeof src, "[string \"%.*s\"]",
+             (int)strcspn(source, "\n") < 60 ? (int)strcspn(source, "\n") : 60,
+             source);
+  if (is_main)
+    snprintf(buf, size, "main chunk of %s", src);
+  else
+    snprintf(buf, size, "function at %s:%d", src, f->linedefined);
 }
 
 static int set_name(vm_string *s, const char *text) {

@@ -22,6 +22,7 @@ typedef struct run_state {
 } run_state;
 
 static long long hook_count;
+long long tutil_run_consume_limit = 0;
 static const char *const MAIN_KEY = "tutil.main";
 static const char *const STATE_KEY = "tutil.state";
 
@@ -152,6 +153,8 @@ static int consume(lua_State *L) {
   if (s->opt->mode == RW_OVERHEAD) s->flushed += RW_CONSUME_OVERHEAD;
   s->r->consumes++;
   counter_set(L, s, -s->granularity);
+  if (tutil_run_consume_limit > 0 && s->r->consumes >= tutil_run_consume_limit)
+    return luaL_error(L, "tutil: consume limit reached");
   return 0;
 }
 

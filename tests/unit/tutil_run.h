@@ -32,6 +32,10 @@ void tutil_run_rewritten(const char *src, size_t len, const char *name,
                          int hook, tutil_run *r);
 void tutil_run_free(tutil_run *r);
 
+/* When positive, consume() raises an error after this many calls, so
+   tests can stop runaway programs. */
+extern long long tutil_run_consume_limit;
+
 /* Read a file into a NUL-terminated malloc'ed buffer; NULL on failure. */
 char *tutil_run_slurp(const char *path, size_t *len);
 
