@@ -107,8 +107,8 @@ static void finish(lua_State *L, tutil_run *r, int status) {
   }
 }
 
-void tutil_run_hook(const char *src, size_t len, const char *name,
-                    tutil_run *r) {
+void tutil_run_every(const char *src, size_t len, const char *name,
+                     int period, tutil_run *r) {
   run_state s;
   lua_State *L;
   int st;
@@ -119,13 +119,18 @@ void tutil_run_hook(const char *src, size_t len, const char *name,
   st = luaL_loadbuffer(L, src, len, name);
   if (st == LUA_OK) {
     hook_count = 0;
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    if (period > 0) lua_sethook(L, count_hook, LUA_MASKCOUNT, period);
     st = lua_pcall(L, 0, 0, 0);
     lua_sethook(L, NULL, 0, 0);
     r->count = hook_count;
   }
   finish(L, r, st);
   lua_close(L);
+}
+
+void tutil_run_hook(const char *src, size_t len, const char *name,
+                    tutil_run *r) {
+  tutil_run_every(src, len, name, 1, r);
 }
 
 /* ---------------------------------------------------------------- */

@@ -23,6 +23,10 @@ typedef struct tutil_run {
 /* Run src unmodified with a count hook of 1. */
 void tutil_run_hook(const char *src, size_t len, const char *name,
                     tutil_run *r);
+/* Run src unmodified with a count hook every period instructions (none
+   when period is 0); r->count is the number of hook calls. */
+void tutil_run_every(const char *src, size_t len, const char *name,
+                     int period, tutil_run *r);
 /* Run src rewritten with opt and granularity; load() inside the program
    goes through the rewriter too.  With hook set, a count hook of 1 also
    runs, and r->count is what the hook saw instead (overhead mode's

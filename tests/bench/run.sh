@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# make bench: build the overhead benchmark and run it on the benchmark
+# programs of the corpus.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+mkdir -p "$BUILD/bench"
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
+  -Iinclude -Ivm -Irewriter -Itests/unit $(pkg-config --cflags lua5.4) \
+  tests/bench/bench.c tests/unit/tutil_run.c "$BUILD/liblraf.a" \
+  $(pkg-config --libs lua5.4) -lm -o "$BUILD/bench/bench"
+progs=""
+for p in richards deltablue json nbody bounce list mandelbrot permute queens \
+         sieve storage towers raytrace; do
+  progs="$progs tests/corpus/$p.lua"
+done
+"$BUILD/bench/bench" ${REPS:+-n$REPS} $progs
