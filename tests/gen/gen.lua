@@ -1019,7 +1019,7 @@ local function main()
   push_scope()
   local ctx = { depth = 0, mult = 1, loop = false, fn = false, coro = false, vararg = false,
                 top = true, acc = { n = 0, max = BUDGET }, base = 1 }
-  local target = RR(0, 140)
+  local target = RR(0, 100)
   local start = #lines
   local count = 0
   repeat
