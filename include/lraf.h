@@ -39,4 +39,330 @@ typedef struct lraf_error {
 /* A short constant name for a status code, e.g. "format" for LRAF_EFORMAT. */
 const char *lraf_status_name(lraf_status code);
 
+struct lua_State;
+
+/* ================================================================== */
+/* Accounts and CPU managers (accounts/)                               */
+/* ================================================================== */
+
+/* Every Lua thread of an lraf state - the main thread and each
+   coroutine - has its own account (J-RAF2's ThreadCPUAccount).  An
+   account counts the instructions its thread executes and reports them
+   to its manager (J-RAF2's CPUManager), synchronously, in the thread
+   that executed them: whenever the shared counter reaches 0 (a
+   "consume"), and whenever the state switches between coroutines.  A
+   coroutine's account starts with the manager of the thread that created
+   it.  Managers are reference counted and may be shared by any number of
+   accounts, lua_States and OS threads. */
+typedef struct lraf_account lraf_account;
+typedef struct lraf_manager lraf_manager;
+
+/* What a manager decides about a consuming thread. */
+typedef enum lraf_verdict {
+  LRAF_CONTINUE = 0, /* go on */
+  LRAF_STOP,         /* quota exhausted: the runtime raises the quota error */
+  LRAF_PAUSE         /* yield the running coroutine to its host scheduler */
+} lraf_verdict;
+
+/* A manager written in C: function pointers plus user data.
+   consume(ud, account, n, can_pause) is told that account's thread ran
+     n more instructions.  It is called in the OS thread that ran them,
+     possibly concurrently from several OS threads (it must be
+     thread-safe), and never with a lock of lraf held.  It must not call
+     Lua.  What it may do:
+       - return LRAF_CONTINUE;
+       - block the calling OS thread, e.g. sleep (rate control);
+       - return LRAF_STOP: the runtime raises the quota error in the
+         thread (and keeps raising it; see the limit manager);
+       - return LRAF_PAUSE, only when can_pause is 1: the running
+         coroutine was resumed by lraf_resume and can yield, and the
+         runtime yields it; lraf_resume then reports LRAF_CO_PAUSED.
+         When can_pause is 0, LRAF_PAUSE is treated as LRAF_CONTINUE, so
+         a manager that wants to slow a thread down should sleep instead.
+     n may be 0.  NULL: the manager only sums (see lraf_manager_total).
+   granularity(ud, account, dflt) returns how many instructions account's
+     thread may run before its next consume; dflt is the state's option.
+     Same threading rules as consume.  0 makes the next zero check
+     consume.  NULL: dflt.
+   release(ud) is called once, when the last reference goes.  May be
+     NULL. */
+typedef struct lraf_manager_ops {
+  lraf_verdict (*consume)(void *ud, lraf_account *account, int64_t n,
+                          int can_pause);
+  int64_t (*granularity)(void *ud, lraf_account *account, int64_t dflt);
+  void (*release)(void *ud);
+} lraf_manager_ops;
+
+/* A new manager (one reference) over ops (copied) and ud; NULL when out
+   of memory, in which case release(ud) is not called. */
+lraf_manager *lraf_manager_new(const lraf_manager_ops *ops, void *ud);
+/* Add / drop a reference.  Both are thread-safe; NULL is ignored. */
+lraf_manager *lraf_manager_retain(lraf_manager *m);
+void lraf_manager_release(lraf_manager *m);
+/* Everything ever charged to m (by any account, state or OS thread).
+   Thread-safe; exact once the charging states have been flushed (every
+   lraf entry point flushes when it returns to the host). */
+int64_t lraf_manager_total(const lraf_manager *m);
+void *lraf_manager_userdata(const lraf_manager *m);
+/* Charge m directly, as an account would: adds n to its total and runs
+   its consume.  For managers that forward to another (see hierarchical). */
+lraf_verdict lraf_manager_consume(lraf_manager *m, lraf_account *account,
+                                  int64_t n, int can_pause);
+/* m's granularity for account (dflt when m has no granularity function). */
+int64_t lraf_manager_granularity(lraf_manager *m, lraf_account *account,
+                                 int64_t dflt);
+
+/* ---- Stock managers ---- */
+
+/* total: sums what it is charged (J-RAF2's SimpleCPUManager); read it
+   with lraf_manager_total. */
+lraf_manager *lraf_total_new(void);
+
+/* limit: an absolute quota of quota instructions for everything charged
+   to it.  Once more than quota has been charged, every consume returns
+   LRAF_STOP and its granularity is 0, so exhaustion is sticky: the next
+   zero check of every thread charged to it raises the quota error again.
+   The error is a unique userdata that Lua code cannot swallow: pcall,
+   xpcall, coroutine.resume/wrap/close, load with a reader function and
+   the runtime's own protected calls all pass it on, error values with
+   metamethods are not consulted, and __close/__gc handlers that run
+   while it propagates hit it again at their first zero check.
+
+   Overshoot.  A thread notices exhaustion at its next zero check.  Zero
+   checks sit at the entry of every function that can call and at every
+   loop header, and blocks are charged when they start, so a thread runs
+   at most one check-free stretch past the quota: the longest loop-free
+   path through one function (in charged instructions; never more than
+   that function's total instruction cost), for loops, recursion,
+   tail-call loops, metamethods and callbacks that can call.  Two cases
+   add to it: each Lua frame that returns before the next check adds its
+   own loop-free remainder (a deep recursion that unwinds), and a C
+   function that calls a callback which has no zero check (a leaf
+   function without loops or calls, e.g. a string.gsub replacement or a
+   table.sort comparator) adds one callback path per call it makes.
+   Threads in other states or OS threads that share the manager may each
+   also run up to the granularity they were last given (at most what
+   was left of the quota then). */
+lraf_manager *lraf_limit_new(int64_t quota);
+/* The quota left (negative once exceeded); INT64_MAX for a manager
+   that is not a limit or hierarchical manager. */
+int64_t lraf_limit_remaining(const lraf_manager *m);
+/* Change the quota (e.g. grant more); thread-safe. */
+void lraf_limit_set(lraf_manager *m, int64_t quota);
+
+/* hierarchical: a child budget drawn from a parent, such as a request
+   inside a tenant.  Everything charged to the child is charged to the
+   parent too (its consume runs, and may sleep, stop or pause); the child
+   stops when more than budget was charged to it (budget < 0: no budget
+   of its own) or when the parent stops.  Its granularity is the smaller
+   of the parent's and what is left of the budget.  The child holds a
+   reference to parent.  lraf_limit_remaining and lraf_limit_set work on
+   it. */
+lraf_manager *lraf_hier_new(lraf_manager *parent, int64_t budget);
+
+/* A clock for the rate manager: now() in seconds (monotonic) and
+   sleep(seconds).  Tests inject a fake one. */
+typedef struct lraf_clock {
+  double (*now)(void *ud);
+  void (*sleep)(void *ud, double seconds);
+  void *ud;
+} lraf_clock;
+
+/* rate: at most rate instructions per second across every thread
+   charged to it.  Over any interval of T seconds it lets at most
+   rate * (T + window) instructions through plus one granularity per
+   thread (idle time earns at most window seconds of credit).  A thread
+   that gets ahead sleeps until it is back on schedule, or, when it runs
+   in a coroutine resumed by lraf_resume, is paused (lraf_resume reports
+   LRAF_CO_PAUSED; resume it after lraf_account_wake_time).  The
+   granularity is at most rate * window / 8.  clock NULL: the monotonic
+   clock and nanosleep.  NULL when rate or window is not positive. */
+lraf_manager *lraf_rate_new(double rate, double window,
+                            const lraf_clock *clock);
+
+/* ---- Accounts ---- */
+
+/* 0 for the main thread, then 1, 2, ... in the order a state creates
+   coroutines. */
+int64_t lraf_account_id(const lraf_account *a);
+/* The account's manager (a borrowed reference). */
+lraf_manager *lraf_account_manager(const lraf_account *a);
+/* Instructions already reported to managers (without the live counter;
+   see lraf_consumed). */
+int64_t lraf_account_flushed(const lraf_account *a);
+/* When the account's coroutine was paused by a rate manager: the clock
+   time at which it is back on schedule. */
+double lraf_account_wake_time(const lraf_account *a);
+/* Keep an account beyond the life of its thread / drop that reference. */
+lraf_account *lraf_account_retain(lraf_account *a);
+void lraf_account_release(lraf_account *a);
+
+/* ================================================================== */
+/* States (runtime/)                                                    */
+/* ================================================================== */
+
+/* An lraf state: a lua_State in which every function runs rewritten. */
+typedef struct lraf_state lraf_state;
+
+typedef enum lraf_mode {
+  LRAF_MODE_ORIGINAL = 0, /* count what a count hook of 1 sees (default) */
+  LRAF_MODE_OVERHEAD,     /* count the rewritten code, accounting included */
+  LRAF_MODE_WEIGHTED      /* per-opcode weights */
+} lraf_mode;
+
+typedef enum lraf_env {
+  LRAF_ENV_FULL = 0, /* the whole standard library (trusted code) */
+  LRAF_ENV_SANDBOX   /* untrusted code: no debug, no io, os.clock/time/date
+                        only, no package.loadlib, C modules only from the
+                        package.cpath the state started with */
+} lraf_env;
+
+#define LRAF_NUM_OPCODES 83
+#define LRAF_DEFAULT_GRANULARITY 10000
+
+typedef struct lraf_options {
+  lraf_mode mode;
+  int exact;               /* end accounting blocks at calls and error
+                              points too: exact even when errors are caught
+                              or coroutines abandoned (slower) */
+  int64_t granularity;     /* default consume interval; 0: the default */
+  const uint32_t *weights; /* LRAF_MODE_WEIGHTED: LRAF_NUM_OPCODES weights,
+                              in Lua's opcode order (copied) */
+  lraf_env env;
+  lraf_manager *manager;   /* the main thread's manager (the state takes
+                              its own reference); NULL: a new total */
+  int keep_accounts;       /* keep the accounts of up to this many dead
+                              coroutines for lraf_foreach_account (the
+                              rest are summed, see lraf_retired) */
+  int traceback;           /* error messages get a stack traceback */
+} lraf_options;
+
+/* Defaults: original mode, not exact, default granularity, full
+   environment, a fresh total manager. */
+void lraf_default_options(lraf_options *opt);
+/* Parse a weights file ("OPNAME WEIGHT" lines, '#' comments, unlisted
+   opcodes weigh 1) into weights[LRAF_NUM_OPCODES]. */
+lraf_status lraf_parse_weights(const char *text, size_t len,
+                               uint32_t *weights, lraf_error *err);
+
+/* Create / close a state.  lraf_close runs pending finalizers (counted
+   like any code) and frees everything. */
+lraf_status lraf_new(const lraf_options *opt, lraf_state **out,
+                     lraf_error *err);
+void lraf_close(lraf_state *S);
+/* The main thread, for the ordinary Lua C API (pushing arguments,
+   reading results, registering host functions).  Do not load code into
+   it with lua_load: use the lraf_load_* functions. */
+struct lua_State *lraf_lua(lraf_state *S);
+/* The lraf state of a thread of it (for host C functions). */
+lraf_state *lraf_from_lua(struct lua_State *L);
+/* The cost-model id, e.g. "lua5.4/original". */
+const char *lraf_model(const lraf_state *S);
+
+/* Load Lua source text (name as for luaL_loadbuffer), a source file
+   (NULL: stdin), or a chunk rewritten offline by lraf_rewrite /
+   `lraf rewrite`.  On success the function is pushed on the main
+   thread's stack.  Binary Lua chunks are refused (LRAF_EFORMAT): they
+   could carry unaccounted code.  Inside the state, load (string and
+   reader forms), loadfile, dofile and require (package.path) compile
+   source through the same rewriter and refuse binary chunks too. */
+lraf_status lraf_load_string(lraf_state *S, const char *src, size_t len,
+                             const char *name, lraf_error *err);
+lraf_status lraf_load_file(lraf_state *S, const char *path,
+                           lraf_error *err);
+/* Only chunks that start with LRAF_OFFLINE_MAGIC and were rewritten for
+   this state's cost model are accepted; they are read with vm_read's
+   limits and verified again.  The marker says who made the chunk, it
+   does not authenticate it: load offline chunks only from a source you
+   trust as much as the rewriter. */
+lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
+                                size_t size, lraf_error *err);
+
+/* The first bytes of an offline-rewritten chunk. */
+#define LRAF_OFFLINE_MAGIC "\x1bLRAF\x01"
+#define LRAF_OFFLINE_MAGIC_LEN 6
+
+/* Rewrite Lua source, or a binary chunk from a trusted compiler (luac),
+   offline for states created with opt's mode, exact and weights.  *out
+   (free it with free) gets LRAF_OFFLINE_MAGIC, the cost-model id and
+   the rewritten chunk; plain lua_load refuses it. */
+lraf_status lraf_rewrite(const lraf_options *opt, const char *src,
+                         size_t len, const char *name, void **out,
+                         size_t *outsize, lraf_error *err);
+
+/* Call the function below nargs arguments on the main thread's stack,
+   like lua_pcall: on success nresults results (LUA_MULTRET: all) are
+   left on the stack; on failure nothing is, and err says why:
+   LRAF_EQUOTA when a manager stopped the code, LRAF_ERUN for a Lua error
+   (its message, converted with __tostring in protected mode; with a
+   traceback when the traceback option is set), LRAF_EMEM.  When the
+   outermost lraf call returns, the live counter is flushed to the
+   managers and the pending quota error is cleared (a limit that is still
+   exhausted raises it again at the next zero check). */
+lraf_status lraf_call(lraf_state *S, int nargs, int nresults,
+                      lraf_error *err);
+/* The whole message of the last failed call (err->message may be
+   truncated); "" when there is none. */
+const char *lraf_last_error(const lraf_state *S);
+/* Load and call with no arguments and no results. */
+lraf_status lraf_run_string(lraf_state *S, const char *src,
+                            const char *name, lraf_error *err);
+lraf_status lraf_run_file(lraf_state *S, const char *path,
+                          lraf_error *err);
+
+/* What became of a coroutine resumed from C. */
+typedef enum lraf_costatus {
+  LRAF_CO_DONE = 0, /* returned (its results are on its stack) */
+  LRAF_CO_YIELDED,  /* yielded (the yielded values are on its stack) */
+  LRAF_CO_PAUSED    /* paused by its manager (no values); resume it later */
+} lraf_costatus;
+
+/* Resume co, a thread of S (e.g. from lua_newthread; keep it referenced)
+   with nargs arguments on its stack, like lua_resume, attributing its
+   instructions to its own account.  *nresults (may be NULL) gets the
+   number of values co returned or yielded.  A coroutine resumed here is
+   "host scheduled": a rate manager may pause it instead of sleeping.  On
+   an error co is dead and its error object stays on its stack. */
+lraf_status lraf_resume(lraf_state *S, struct lua_State *co, int nargs,
+                        int *nresults, lraf_costatus *costatus,
+                        lraf_error *err);
+
+/* Accounts of S's threads (borrowed; valid while the thread lives, or
+   with keep_accounts until lraf_close; use lraf_account_retain to keep
+   one longer).  lraf_thread_account creates the account of a thread
+   that has none yet (NULL when out of memory or not S's thread). */
+lraf_account *lraf_main_account(lraf_state *S);
+lraf_account *lraf_current_account(lraf_state *S);
+lraf_account *lraf_thread_account(lraf_state *S, struct lua_State *thread);
+
+/* An account's exact consumption: what it flushed plus, when its thread
+   is the one counting now, the live counter.  Call it from the OS thread
+   that runs S, or while S is idle. */
+int64_t lraf_consumed(lraf_state *S, const lraf_account *a);
+/* Flush the live counter to the current account's manager now (J-RAF2's
+   cpu.consume()).  LRAF_EQUOTA when the manager says stop. */
+lraf_status lraf_flush(lraf_state *S, lraf_error *err);
+/* Re-bind an account to another manager (retained); what it consumed so
+   far goes to the old one.  Same threading rule as lraf_consumed. */
+lraf_status lraf_set_manager(lraf_state *S, lraf_account *a,
+                             lraf_manager *m, lraf_error *err);
+/* Call fn for the main account, every live coroutine's account and the
+   kept dead ones (keep_accounts), with its exact consumption. */
+void lraf_foreach_account(lraf_state *S,
+                          void (*fn)(lraf_account *a, int64_t consumed,
+                                     int alive, void *ud),
+                          void *ud);
+/* Instructions of coroutines whose accounts were dropped (without
+   keep_accounts), and how many such coroutines there were. */
+int64_t lraf_retired(const lraf_state *S, int64_t *count);
+
+/* Inside a state, require "lraf" gives scripts that benchmark
+   themselves (J-RAF2 Fig. 4):
+     lraf.count()          the running thread's exact count so far
+     lraf.measure(f, ...)  runs f(...) under a fresh child of the thread's
+                           manager (so coroutines f creates are included)
+                           and returns the instructions it took, then f's
+                           results; errors in f propagate
+     lraf.model()          the cost-model id */
+
 #endif

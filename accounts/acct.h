@@ -1,0 +1,54 @@
+/*
+** acct.h - internal interface of accounts/: the manager object, the
+** per-thread account, and the charge path the runtime calls.
+**
+** Internal to lraf (prefix acct_).  The public side is in lraf.h.
+** Nothing here knows about lua_State: the runtime owns the counter and
+** decides when to charge.
+*/
+#ifndef ACCT_H
+#define ACCT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "lraf.h"
+
+/* Kinds of stock managers, so that their own functions can check what
+   they are given. */
+enum { ACCT_CUSTOM, ACCT_TOTAL, ACCT_BUDGET, ACCT_RATE };
+
+struct lraf_manager {
+  lraf_manager_ops ops;
+  void *ud;
+  int kind;
+  atomic_llong total;  /* everything charged */
+  atomic_int refs;
+};
+
+struct lraf_account {
+  atomic_int refs;
+  int64_t id;
+  lraf_manager *manager;  /* owned reference */
+  atomic_llong flushed;   /* written by the owning state's thread only */
+  _Atomic double wake;
+};
+
+/* A manager of a stock kind (see lraf_manager_new). */
+lraf_manager *acct_manager_new(const lraf_manager_ops *ops, void *ud,
+                               int kind);
+
+/* A new account (one reference) bound to m (retained; must not be
+   NULL); NULL when out of memory. */
+lraf_account *acct_new(int64_t id, lraf_manager *m);
+/* Record that a's thread ran n instructions and report them to its
+   manager; returns the manager's verdict. */
+lraf_verdict acct_charge(lraf_account *a, int64_t n, int can_pause);
+/* How far a's thread may run before its next consume. */
+int64_t acct_granularity(lraf_account *a, int64_t dflt);
+/* Re-bind a to m (retained). */
+void acct_set_manager(lraf_account *a, lraf_manager *m);
+/* Used by a pausing manager. */
+void acct_set_wake(lraf_account *a, double t);
+
+#endif

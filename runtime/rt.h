@@ -1,0 +1,158 @@
+/*
+** rt.h - internal interface of runtime/: the lraf state, per-thread
+** records, the shared counter, loading through the rewriter, and the
+** wrappers that keep the quota error and coroutine attribution right.
+**
+** Internal to lraf (prefix rt_).  Uses vm/, rewriter/ and accounts/
+** through their headers only.
+*/
+#ifndef RT_H
+#define RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lua.h>
+
+#include "acct.h"
+#include "lraf.h"
+#include "rw.h"
+
+/* The record of one Lua thread: a full userdata kept alive by its thread
+   (a weak-keyed registry table), whose address is stored in the
+   thread's extra space.  The main thread's record lives in the state. */
+typedef struct rt_thread {
+  lua_State *L;
+  lraf_state *S;
+  lraf_account *acct;  /* owned; NULL once the thread was finalized */
+  int host;            /* being resumed by lraf_resume */
+  size_t slot;         /* index in S->live (coroutines) */
+} rt_thread;
+
+/* A living coroutine's record and its account (kept apart so that the
+   account can be released after lua_close has freed the record). */
+struct rt_live {
+  rt_thread *t;
+  lraf_account *a;
+};
+
+struct lraf_state {
+  lua_State *L;          /* the main thread */
+  rw_options opt;
+  uint32_t weights[LRAF_NUM_OPCODES];
+  char model[80];
+  int64_t granularity;
+  lraf_env env;
+  int keep_accounts;     /* how many dead coroutines' accounts to keep */
+  int traceback;
+  int anchor_ref;        /* registry reference of the anchor closure */
+  int counter_up;        /* 1-based upvalue index of its counter */
+  int64_t base;          /* counter value at the last reset */
+  rt_thread main;
+  rt_thread *cur;        /* whose instructions the counter counts */
+  lua_State *running;    /* the thread running now */
+  int64_t next_id;
+  int quota;             /* a quota error is propagating */
+  int depth;             /* nesting of lraf entry points */
+  int paused;            /* consume paused the running coroutine */
+  struct rt_live *live;  /* living coroutines */
+  size_t nlive, caplive;
+  lraf_account **dead;   /* keep_accounts: accounts of dead coroutines */
+  size_t ndead, capdead;
+  int closing;           /* inside lua_close */
+  char *last_error;      /* full message of the last failed call */
+  int64_t retired_sum, retired_count;
+  char *cpath;           /* sandbox: package.cpath when created */
+};
+
+/* ---- rt_thread.c: thread records ---- */
+void rt_threads_init(lua_State *L, lraf_state *S);
+/* The record of L, creating it (inheriting the current thread's
+   manager) when L has none yet; raises a Lua error when out of memory. */
+rt_thread *rt_thread_of(lua_State *L);
+/* The same for another thread co, from the running thread L. */
+rt_thread *rt_thread_other(lua_State *L, lua_State *co);
+/* Create co's record from the running thread L with manager m. */
+rt_thread *rt_thread_new(lua_State *L, lua_State *co, lraf_manager *m);
+/* Free what the records hold after lua_close. */
+void rt_threads_free(lraf_state *S);
+
+/* ---- rt_counter.c: the shared counter ---- */
+/* The current counter value minus the value of the last reset. */
+int64_t rt_live(lraf_state *S, lua_State *L);
+/* Charge the live count (plus extra) to the current account and reset
+   the counter to the next granularity (0 when stopping). */
+lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,
+                      int can_pause);
+/* Flush for the current thread and make `to` the current one.  Returns
+   the flush's verdict; sets S->quota on LRAF_STOP. */
+lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to);
+/* The consume function the rewritten code calls. */
+int rt_consume(lua_State *L);
+/* Reset the counter to the current account's granularity (nothing
+   live: call right after a flush). */
+void rt_regranulate(lraf_state *S, lua_State *L);
+
+/* ---- rt_protect.c: the quota error and protected calls ---- */
+void rt_protect_init(lua_State *L);
+int rt_raise_quota(lua_State *L);
+int rt_is_quota(lua_State *L, int idx);
+/* Install pcall and xpcall in the table at the top. */
+void rt_protect_open(lua_State *L);
+
+/* ---- rt_load.c: compiling through the rewriter ---- */
+/* Lua load status plus the lraf status that explains it. */
+typedef struct rt_loadres {
+  int status;        /* LUA_OK or a Lua error status */
+  lraf_status code;
+} rt_loadres;
+/* Load source text / a file / a reader (as lua_load) with Lua's mode
+   argument; binary chunks are refused.  Pushes the rewritten function
+   joined to the state's counter, or an error message. */
+rt_loadres rt_load_buffer(lua_State *L, const char *s, size_t len,
+                          const char *name, const char *mode);
+rt_loadres rt_load_file(lua_State *L, const char *path, const char *mode);
+rt_loadres rt_load_reader(lua_State *L, lua_Reader reader, void *ud,
+                          const char *name, const char *mode);
+/* Load a rewritten binary chunk from memory (no mode checks) and join
+   it to the counter. */
+rt_loadres rt_load_rewritten(lua_State *L, const vm_chunk *chunk,
+                             const char *name);
+/* Rewrite+verify the compiled function at the top of L for S and
+   serialize it. */
+lraf_status rt_rewrite_top(lua_State *L, const rw_options *opt,
+                           vm_chunk **out, lraf_error *err);
+
+/* ---- rt_loadlib.c: load, loadfile, dofile, require's Lua searcher ---- */
+void rt_loadlib_open(lua_State *L, lraf_state *S);
+
+/* ---- rt_coro.c: coroutine wrappers ---- */
+void rt_coro_open(lua_State *L);
+
+/* ---- rt_env.c: environments ---- */
+void rt_env_open(lua_State *L, lraf_state *S);
+
+/* ---- rt_module.c: require "lraf" ---- */
+int rt_open_module(lua_State *L);
+
+/* ---- rt_call.c: entering the state from the host ---- */
+/* Leave an lraf entry point: at the outermost one, flush the counter
+   and clear the pending quota error. */
+void rt_leave(lraf_state *S);
+/* Convert the error object at the top of L into err (popping it). */
+lraf_status rt_error(lraf_state *S, lua_State *L, int status,
+                     lraf_error *err);
+/* Run f(L) with ud as its light userdata argument in protected mode on
+   the main thread; Lua errors become err. */
+lraf_status rt_protected(lraf_state *S, lua_CFunction f, void *ud,
+                         int nresults, lraf_error *err);
+
+lraf_state *rt_state(lua_State *L);
+
+/* ---- rt_state.c ---- */
+/* Rewriter options and model id for o (weights copied to weights). */
+lraf_status rt_rw_options(const lraf_options *o, rw_options *opt,
+                          uint32_t *weights, char *model, size_t msize,
+                          lraf_error *err);
+
+#endif

@@ -1,0 +1,171 @@
+/*
+** rt_coro.c - coroutine.create/wrap/resume/close with attribution.
+**
+** Around every switch into or out of a coroutine the counter is charged
+** to the thread that ran it (rt_switch), so each coroutine's account
+** gets exactly its own instructions, including the __close handlers
+** that closing it runs.  create and wrap give the new coroutine an
+** account bound to its creator's manager.  A quota error raised in a
+** coroutine, or at a switch, is raised again in the resumer: resume
+** and wrap cannot return it as a value.
+*/
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "rt.h"
+
+static lua_State *getco(lua_State *L) {
+  lua_State *co = lua_tothread(L, 1);
+  luaL_argexpected(L, co, 1, "thread");
+  return co;
+}
+
+/* Switch from L's thread into co's, to run fn; then back. */
+static void enter(lua_State *L, rt_thread *to) {
+  lraf_state *S = to->S;
+  rt_thread *from = S->cur;
+  rt_switch(S, L, to);
+  if (S->quota) {
+    rt_switch(S, L, from);
+    rt_raise_quota(L);
+  }
+}
+
+static void leave(lua_State *L, rt_thread *back) {
+  lraf_state *S = back->S;
+  rt_switch(S, L, back);
+  if (S->quota) rt_raise_quota(L);
+}
+
+/* Resume co with narg arguments from L; the number of results, or -1
+   with the error on L's top. */
+static int resume(lua_State *L, lua_State *co, int narg) {
+  rt_thread *self, *to;
+  int status, nres;
+  if (!lua_checkstack(co, narg)) {
+    lua_pushliteral(L, "too many arguments to resume");
+    return -1;
+  }
+  self = rt_thread_of(L);
+  to = rt_thread_other(L, co);
+  enter(L, to);
+  lua_xmove(L, co, narg);
+  status = lua_resume(co, L, narg, &nres);
+  rt_switch(self->S, L, self);
+  if (self->S->quota) {
+    if (status == LUA_OK || status == LUA_YIELD) lua_pop(co, nres);
+    rt_raise_quota(L);
+  }
+  if (status == LUA_OK || status == LUA_YIELD) {
+    if (!lua_checkstack(L, nres + 1)) {
+      lua_pop(co, nres);
+      lua_pushliteral(L, "too many results to resume");
+      return -1;
+    }
+    lua_xmove(co, L, nres);
+    return nres;
+  }
+  lua_xmove(co, L, 1);
+  return -1;
+}
+
+/* lua_resetthread(co), its __close handlers charged to co. */
+static int reset(lua_State *L, lua_State *co) {
+  rt_thread *self = rt_thread_of(L);
+  int status;
+  enter(L, rt_thread_other(L, co));
+  status = lua_resetthread(co);
+  leave(L, self);
+  return status;
+}
+
+static int co_resume(lua_State *L) {
+  lua_State *co = getco(L);
+  int r = resume(L, co, lua_gettop(L) - 1);
+  if (r < 0) {
+    lua_pushboolean(L, 0);
+    lua_insert(L, -2);
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  lua_insert(L, -(r + 1));
+  return r + 1;
+}
+
+static int co_wrapped(lua_State *L) {
+  lua_State *co = lua_tothread(L, lua_upvalueindex(1));
+  int r = resume(L, co, lua_gettop(L));
+  if (r < 0) {
+    int stat = lua_status(co);
+    if (stat != LUA_OK && stat != LUA_YIELD) {
+      stat = reset(L, co);
+      lua_xmove(co, L, 1);
+    }
+    if (stat != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
+      luaL_where(L, 1);
+      lua_insert(L, -2);
+      lua_concat(L, 2);
+    }
+    return lua_error(L);
+  }
+  return r;
+}
+
+static int co_create(lua_State *L) {
+  lua_State *co;
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  co = lua_newthread(L);
+  lua_pushvalue(L, 1);
+  lua_xmove(L, co, 1);
+  rt_thread_new(L, co, rt_thread_of(L)->acct->manager);
+  return 1;
+}
+
+static int co_wrap(lua_State *L) {
+  co_create(L);
+  lua_pushcclosure(L, co_wrapped, 1);
+  return 1;
+}
+
+/* Status of co seen from L, as coroutine.status names it. */
+static const char *status_name(lua_State *L, lua_State *co) {
+  lua_Debug ar;
+  if (L == co) return "running";
+  switch (lua_status(co)) {
+    case LUA_YIELD: return "suspended";
+    case LUA_OK:
+      if (lua_getstack(co, 0, &ar)) return "normal";
+      return lua_gettop(co) == 0 ? "dead" : "suspended";
+    default: return "dead";
+  }
+}
+
+static int co_close(lua_State *L) {
+  lua_State *co = getco(L);
+  const char *st = status_name(L, co);
+  int status;
+  if (st[0] != 'd' && st[0] != 's')
+    return luaL_error(L, "cannot close a %s coroutine", st);
+  status = reset(L, co);
+  if (status == LUA_OK) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pushboolean(L, 0);
+  lua_xmove(co, L, 1);
+  return 2;
+}
+
+void rt_coro_open(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, LUA_COLIBNAME);
+  lua_pushcfunction(L, co_create);
+  lua_setfield(L, -2, "create");
+  lua_pushcfunction(L, co_wrap);
+  lua_setfield(L, -2, "wrap");
+  lua_pushcfunction(L, co_resume);
+  lua_setfield(L, -2, "resume");
+  lua_pushcfunction(L, co_close);
+  lua_setfield(L, -2, "close");
+  lua_pop(L, 2);
+}

@@ -1,0 +1,90 @@
+/*
+** rt_counter.c - the shared counter cell and the consume function.
+**
+** All rewritten functions of a state share one counter cell, reached
+** through the anchor closure's upvalue.  The counter counts for the
+** current thread's account (S->cur); it is charged to that account and
+** reset to the account manager's next granularity at every consume and
+** every coroutine switch, so each instruction is charged to the thread
+** that ran it and managers hear about it synchronously.
+*/
+#include <lauxlib.h>
+
+#include "rt.h"
+
+static int64_t counter(lraf_state *S, lua_State *L) {
+  lua_Integer v;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
+  lua_getupvalue(L, -1, S->counter_up);
+  v = lua_tointeger(L, -1);
+  lua_pop(L, 2);
+  return (int64_t)v;
+}
+
+static void reset(lraf_state *S, lua_State *L, int64_t g) {
+  S->base = -g;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
+  lua_pushinteger(L, (lua_Integer)-g);
+  lua_setupvalue(L, -2, S->counter_up);
+  lua_pop(L, 1);
+}
+
+int64_t rt_live(lraf_state *S, lua_State *L) {
+  return counter(S, L) - S->base;
+}
+
+static int64_t next_granularity(lraf_state *S, rt_thread *t) {
+  if (S->quota || t->acct == NULL) return 0;
+  return acct_granularity(t->acct, S->granularity);
+}
+
+void rt_regranulate(lraf_state *S, lua_State *L) {
+  reset(S, L, next_granularity(S, S->cur));
+}
+
+/* Charge the live count plus extra to the current account. */
+static lraf_verdict charge(lraf_state *S, lua_State *L, int64_t extra,
+                           int can_pause) {
+  rt_thread *t = S->cur;
+  int64_t n = rt_live(S, L) + extra;
+  lraf_verdict v;
+  if (t->acct == NULL) t = &S->main;
+  v = acct_charge(t->acct, n, can_pause);
+  if (v == LRAF_STOP) S->quota = 1;
+  return v;
+}
+
+lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,
+                      int can_pause) {
+  lraf_verdict v = charge(S, L, extra, can_pause);
+  rt_regranulate(S, L);
+  return v;
+}
+
+lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to) {
+  lraf_verdict v = LRAF_CONTINUE;
+  if (to != S->cur) {
+    v = charge(S, L, 0, 0);
+    S->cur = to;
+    rt_regranulate(S, L);
+  }
+  S->running = to->L;
+  return v;
+}
+
+int rt_consume(lua_State *L) {
+  rt_thread *t = rt_thread_of(L);
+  lraf_state *S = t->S;
+  int64_t extra = S->opt.mode == RW_OVERHEAD ? RW_CONSUME_OVERHEAD : 0;
+  int can_pause;
+  lraf_verdict v;
+  if (S->cur != t) rt_switch(S, L, t);  /* resumed behind lraf's back */
+  can_pause = t->host && lua_isyieldable(L);
+  v = rt_flush(S, L, extra, can_pause);
+  if (S->quota) return rt_raise_quota(L);
+  if (v == LRAF_PAUSE && can_pause) {
+    S->paused = 1;
+    return lua_yield(L, 0);
+  }
+  return 0;
+}

@@ -1,0 +1,88 @@
+/*
+** rt_env.c - the two environments.  full: the whole standard library.
+** sandbox: base (its load, loadfile and dofile are lraf's), package
+** without loadlib and with C modules only from the package.cpath the
+** state started with, coroutine, table, string, math, utf8, and os with
+** only clock, time and date; no io, no debug.  Both get lraf's load
+** functions, protected calls, coroutine wrappers and require "lraf".
+** string.dump stays: lraf refuses every binary chunk, so its output
+** cannot be loaded back.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "rt.h"
+
+static const luaL_Reg sandbox_libs[] = {
+  {LUA_GNAME, luaopen_base},
+  {LUA_LOADLIBNAME, luaopen_package},
+  {LUA_COLIBNAME, luaopen_coroutine},
+  {LUA_TABLIBNAME, luaopen_table},
+  {LUA_STRLIBNAME, luaopen_string},
+  {LUA_MATHLIBNAME, luaopen_math},
+  {LUA_UTF8LIBNAME, luaopen_utf8},
+  {LUA_OSLIBNAME, luaopen_os},
+  {NULL, NULL}
+};
+
+static const char *const sandbox_os[] = {"clock", "time", "date", NULL};
+
+static void open_sandbox(lua_State *L, lraf_state *S) {
+  const luaL_Reg *lib;
+  const char *cpath;
+  int i;
+  for (lib = sandbox_libs; lib->func != NULL; lib++) {
+    luaL_requiref(L, lib->name, lib->func, 1);
+    lua_pop(L, 1);
+  }
+  /* os: a new table with the harmless functions only */
+  lua_getglobal(L, LUA_OSLIBNAME);
+  lua_newtable(L);
+  for (i = 0; sandbox_os[i] != NULL; i++) {
+    lua_getfield(L, -2, sandbox_os[i]);
+    lua_setfield(L, -2, sandbox_os[i]);
+  }
+  lua_pushvalue(L, -1);
+  lua_setglobal(L, LUA_OSLIBNAME);
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_insert(L, -2);
+  lua_setfield(L, -2, LUA_OSLIBNAME);
+  lua_pop(L, 2);
+  /* remember package.cpath for the sandbox's C searcher */
+  lua_getglobal(L, LUA_LOADLIBNAME);
+  lua_getfield(L, -1, "cpath");
+  cpath = lua_tostring(L, -1);
+  if (cpath != NULL) {
+    S->cpath = malloc(strlen(cpath) + 1);
+    if (S->cpath == NULL) luaL_error(L, "not enough memory");
+    strcpy(S->cpath, cpath);
+  }
+  lua_pop(L, 2);
+}
+
+static void drop_loadlib(lua_State *L) {
+  lua_getglobal(L, LUA_LOADLIBNAME);
+  lua_pushnil(L);
+  lua_setfield(L, -2, "loadlib");
+  lua_pop(L, 1);
+}
+
+void rt_env_open(lua_State *L, lraf_state *S) {
+  if (S->env == LRAF_ENV_SANDBOX)
+    open_sandbox(L, S);
+  else
+    luaL_openlibs(L);
+  lua_pushglobaltable(L);
+  rt_protect_open(L);
+  lua_pop(L, 1);
+  rt_coro_open(L);
+  rt_loadlib_open(L, S);
+  if (S->env == LRAF_ENV_SANDBOX) drop_loadlib(L);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+  lua_pushcfunction(L, rt_open_module);
+  lua_setfield(L, -2, "lraf");
+  lua_pop(L, 1);
+}

@@ -1,0 +1,123 @@
+/*
+** rt_host_load.c - the host's load functions: source text, files, and
+** chunks rewritten offline (lraf_rewrite, `lraf rewrite`), which carry
+** LRAF_OFFLINE_MAGIC and their cost-model id and are verified again
+** before they are loaded.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "rt.h"
+
+typedef struct load_args {
+  const char *src;
+  size_t len;
+  const char *name;
+  const vm_chunk *chunk;
+  lraf_status code;
+} load_args;
+
+static int load_string(lua_State *L) {
+  load_args *a = lua_touserdata(L, 1);
+  rt_loadres r = rt_load_buffer(L, a->src, a->len, a->name, "bt");
+  a->code = r.code;
+  return r.status == LUA_OK ? 1 : lua_error(L);
+}
+
+static int load_file(lua_State *L) {
+  load_args *a = lua_touserdata(L, 1);
+  rt_loadres r = rt_load_file(L, a->name, "bt");
+  a->code = r.code;
+  return r.status == LUA_OK ? 1 : lua_error(L);
+}
+
+static int load_chunk(lua_State *L) {
+  load_args *a = lua_touserdata(L, 1);
+  rt_loadres r = rt_load_rewritten(L, a->chunk, "=(lraf offline)");
+  a->code = r.code;
+  return r.status == LUA_OK ? 1 : lua_error(L);
+}
+
+static lraf_status run(lraf_state *S, lua_CFunction f, load_args *a,
+                       lraf_error *err) {
+  lraf_status st;
+  a->code = LRAF_OK;
+  st = rt_protected(S, f, a, 1, err);
+  if (st != LRAF_OK && a->code != LRAF_OK && err != NULL)
+    err->code = st = a->code;
+  rt_leave(S);
+  return st;
+}
+
+lraf_status lraf_load_string(lraf_state *S, const char *src, size_t len,
+                             const char *name, lraf_error *err) {
+  load_args a;
+  if (S == NULL || src == NULL)
+    return vm_fail(err, LRAF_EARG, "lraf_load_string: no source");
+  a.src = src;
+  a.len = len;
+  a.name = name ? name : "=(lraf)";
+  return run(S, load_string, &a, err);
+}
+
+lraf_status lraf_load_file(lraf_state *S, const char *path,
+                           lraf_error *err) {
+  load_args a;
+  if (S == NULL) return vm_fail(err, LRAF_EARG, "lraf_load_file: no state");
+  a.name = path;
+  return run(S, load_file, &a, err);
+}
+
+/* The header of an offline chunk: magic, model id length, model id. */
+static lraf_status parse_header(const void *data, size_t size,
+                                const char **model, size_t *mlen,
+                                size_t *skip, lraf_error *err) {
+  const unsigned char *p = data;
+  if (size < LRAF_OFFLINE_MAGIC_LEN + 1 ||
+      memcmp(p, LRAF_OFFLINE_MAGIC, LRAF_OFFLINE_MAGIC_LEN) != 0) {
+    if (size >= 4 && memcmp(p, "\x1bLua", 4) == 0)
+      return vm_fail(err, LRAF_EFORMAT,
+                     "a plain Lua binary chunk is not an lraf-rewritten "
+                     "chunk; lraf loads binary chunks only from "
+                     "`lraf rewrite`");
+    return vm_fail(err, LRAF_EFORMAT,
+                   "not an lraf-rewritten chunk (no lraf marker)");
+  }
+  *mlen = p[LRAF_OFFLINE_MAGIC_LEN];
+  *skip = LRAF_OFFLINE_MAGIC_LEN + 1 + *mlen;
+  if (size < *skip)
+    return vm_fail(err, LRAF_EFORMAT, "truncated lraf-rewritten chunk");
+  *model = (const char *)p + LRAF_OFFLINE_MAGIC_LEN + 1;
+  return LRAF_OK;
+}
+
+lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
+                                size_t size, lraf_error *err) {
+  const char *model = NULL;
+  size_t mlen = 0, skip = 0;
+  vm_chunk *chunk = NULL;
+  load_args a;
+  lraf_status st;
+  if (S == NULL || data == NULL)
+    return vm_fail(err, LRAF_EARG, "lraf_load_rewritten: no chunk");
+  st = parse_header(data, size, &model, &mlen, &skip, err);
+  if (st != LRAF_OK) return st;
+  if (mlen != strlen(S->model) || memcmp(model, S->model, mlen) != 0)
+    return vm_fail(err, LRAF_EFORMAT,
+                   "chunk was rewritten for cost model %.*s, the state "
+                   "counts %s", (int)mlen, model, S->model);
+  st = vm_read((const char *)data + skip, size - skip, NULL, &chunk, err);
+  if (st == LRAF_OK) st = rw_verify(chunk, err);
+  if (st == LRAF_OK && chunk->main->sizeupvalues < 2)
+    st = vm_fail(err, LRAF_EVERIFY, "chunk has no counter upvalues");
+  if (st != LRAF_OK) {
+    vm_chunk_free(chunk);
+    return st;
+  }
+  a.chunk = chunk;
+  st = run(S, load_chunk, &a, err);
+  vm_chunk_free(chunk);
+  return st;
+}

@@ -1,0 +1,173 @@
+/*
+** rt_load.c - every way code enters a state: Lua compiles the source
+** (text only), lraf dumps it, rewrites and verifies it, writes it back
+** and loads the result, whose counter and consume upvalues are then
+** joined to the state's anchor closure.  Binary chunks are refused with
+** a message of their own; Lua's mode argument keeps its meaning.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "rt.h"
+
+#define BINARY_REFUSED \
+  "attempt to load a binary chunk (lraf runs only Lua source, which it " \
+  "rewrites: binary chunks could carry unaccounted code)"
+#define LUA_BINARY_ERROR "attempt to load a binary chunk (mode is 't')"
+
+typedef struct buf {
+  char *p;
+  size_t n, cap;
+} buf;
+
+static int writer(lua_State *L, const void *p, size_t sz, void *ud) {
+  buf *b = ud;
+  (void)L;
+  if (b->n + sz > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    char *q;
+    while (cap < b->n + sz) cap *= 2;
+    q = realloc(b->p, cap);
+    if (q == NULL) return 1;
+    b->p = q;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, p, sz);
+  b->n += sz;
+  return 0;
+}
+
+lraf_status rt_rewrite_top(lua_State *L, const rw_options *opt,
+                           vm_chunk **out, lraf_error *err) {
+  buf b = {NULL, 0, 0};
+  vm_chunk *chunk = NULL;
+  lraf_status st;
+  int bad = lua_dump(L, writer, &b, 0);
+  lua_pop(L, 1);
+  if (bad) {
+    free(b.p);
+    return vm_fail(err, LRAF_EMEM, "out of memory dumping a chunk");
+  }
+  st = vm_read(b.p, b.n, NULL, &chunk, err);
+  free(b.p);
+  if (st == LRAF_OK) st = rw_rewrite(chunk, opt, NULL, err);
+  if (st == LRAF_OK) st = rw_verify(chunk, err);
+  if (st != LRAF_OK) {
+    vm_chunk_free(chunk);
+    return st;
+  }
+  *out = chunk;
+  return LRAF_OK;
+}
+
+typedef struct bytes {
+  const char *p;
+  size_t n;
+} bytes;
+
+static const char *bytes_reader(lua_State *L, void *ud, size_t *size) {
+  bytes *b = ud;
+  (void)L;
+  *size = b->n;
+  b->n = 0;
+  return *size ? b->p : NULL;
+}
+
+rt_loadres rt_load_rewritten(lua_State *L, const vm_chunk *chunk,
+                             const char *name) {
+  lraf_state *S = rt_state(L);
+  rt_loadres r = {LUA_OK, LRAF_OK};
+  lraf_error err;
+  void *data = NULL;
+  size_t size = 0;
+  bytes b;
+  int n = chunk->main->sizeupvalues - 2;
+  r.code = vm_write(chunk, &data, &size, &err);
+  if (r.code != LRAF_OK) {
+    lua_pushfstring(L, "lraf: %s", err.message);
+    r.status = LUA_ERRSYNTAX;
+    return r;
+  }
+  b.p = data;
+  b.n = size;
+  r.status = lua_load(L, bytes_reader, &b, name, "b");
+  free(data);
+  if (r.status != LUA_OK) {
+    r.code = r.status == LUA_ERRMEM ? LRAF_EMEM : LRAF_EFORMAT;
+    return r;
+  }
+  if (S->anchor_ref == LUA_NOREF || S->anchor_ref == LUA_REFNIL) {
+    /* this is the anchor: it gets the cells everything else shares */
+    S->counter_up = n + 1;
+    lua_pushinteger(L, 0);
+    lua_setupvalue(L, -2, n + 1);
+    lua_pushcfunction(L, rt_consume);
+    lua_setupvalue(L, -2, n + 2);
+  } else {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
+    lua_upvaluejoin(L, -2, n + 1, -1, S->counter_up);
+    lua_upvaluejoin(L, -2, n + 2, -1, S->counter_up + 1);
+    lua_pop(L, 1);
+  }
+  return r;
+}
+
+/* The compiled function at the top becomes the rewritten one.  Lua
+   compiled with mode "t"; mode is what the caller asked for. */
+static rt_loadres finish(lua_State *L, int status, const char *mode) {
+  rt_loadres r = {status, LRAF_OK};
+  lraf_state *S = rt_state(L);
+  vm_chunk *chunk = NULL;
+  lraf_error err;
+  const char *msg = status == LUA_ERRSYNTAX ? lua_tostring(L, -1) : NULL;
+  if (msg != NULL && strcmp(msg, LUA_BINARY_ERROR) == 0) {
+    lua_pop(L, 1);
+    if (strchr(mode, 'b') != NULL)
+      lua_pushliteral(L, BINARY_REFUSED);
+    else
+      lua_pushfstring(L, "attempt to load a binary chunk (mode is '%s')",
+                      mode);
+    r.code = LRAF_EFORMAT;
+    return r;
+  }
+  if (strchr(mode, 't') == NULL &&
+      (status == LUA_OK || status == LUA_ERRSYNTAX)) {
+    lua_pop(L, 1);
+    lua_pushfstring(L, "attempt to load a text chunk (mode is '%s')", mode);
+    r.status = LUA_ERRSYNTAX;
+    r.code = LRAF_EARG;
+    return r;
+  }
+  switch (status) {
+    case LUA_OK: break;
+    case LUA_ERRMEM: r.code = LRAF_EMEM; return r;
+    case LUA_ERRFILE: r.code = LRAF_EIO; return r;
+    case LUA_ERRSYNTAX: r.code = LRAF_ESYNTAX; return r;
+    default: r.code = LRAF_ERUN; return r;
+  }
+  r.code = rt_rewrite_top(L, &S->opt, &chunk, &err);
+  if (r.code != LRAF_OK) {
+    lua_pushfstring(L, "lraf: %s", err.message);
+    r.status = LUA_ERRSYNTAX;
+    return r;
+  }
+  r = rt_load_rewritten(L, chunk, "=(lraf)");
+  vm_chunk_free(chunk);
+  return r;
+}
+
+rt_loadres rt_load_buffer(lua_State *L, const char *s, size_t len,
+                          const char *name, const char *mode) {
+  return finish(L, luaL_loadbufferx(L, s, len, name, "t"), mode);
+}
+
+rt_loadres rt_load_file(lua_State *L, const char *path, const char *mode) {
+  return finish(L, luaL_loadfilex(L, path, "t"), mode);
+}
+
+rt_loadres rt_load_reader(lua_State *L, lua_Reader reader, void *ud,
+                          const char *name, const char *mode) {
+  return finish(L, lua_load(L, reader, ud, name, "t"), mode);
+}

@@ -1,0 +1,191 @@
+/*
+** rt_loadlib.c - load, loadfile, dofile and require's searchers for
+** Lua files, all compiling through the rewriter (rt_load.c).  In the
+** sandbox the C searcher looks only in the package.cpath the state was
+** created with.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "rt.h"
+
+/* Results of load/loadfile: the function (with env as its first
+   upvalue when given) or fail plus the message.  A quota error that a
+   reader function raised is raised again. */
+static int load_result(lua_State *L, rt_loadres r, int envidx) {
+  if (rt_state(L)->quota) return rt_raise_quota(L);
+  if (r.status == LUA_OK) {
+    if (envidx != 0) {
+      lua_pushvalue(L, envidx);
+      if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
+    }
+    return 1;
+  }
+  luaL_pushfail(L);
+  lua_insert(L, -2);
+  return 2;
+}
+
+/* Slot above load's four arguments that keeps the reader's last piece
+   alive while it is parsed. */
+#define PIECE_SLOT 5
+
+static const char *call_reader(lua_State *L, void *ud, size_t *size) {
+  (void)ud;
+  luaL_checkstack(L, 2, "too many nested functions");
+  lua_pushvalue(L, 1);
+  lua_call(L, 0, 1);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    *size = 0;
+    return NULL;
+  }
+  if (!lua_isstring(L, -1))
+    luaL_error(L, "reader function must return a string");
+  lua_replace(L, PIECE_SLOT);
+  return lua_tolstring(L, PIECE_SLOT, size);
+}
+
+static int rt_lua_load(lua_State *L) {
+  size_t len;
+  const char *s = lua_tolstring(L, 1, &len);
+  const char *mode = luaL_optstring(L, 3, "bt");
+  int env = !lua_isnone(L, 4) ? 4 : 0;
+  rt_loadres r;
+  if (s != NULL) {
+    const char *name = luaL_optstring(L, 2, s);
+    r = rt_load_buffer(L, s, len, name, mode);
+  } else {
+    const char *name = luaL_optstring(L, 2, "=(load)");
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, PIECE_SLOT);
+    r = rt_load_reader(L, call_reader, NULL, name, mode);
+  }
+  return load_result(L, r, env);
+}
+
+static int rt_lua_loadfile(lua_State *L) {
+  const char *fname = luaL_optstring(L, 1, NULL);
+  const char *mode = luaL_optstring(L, 2, "bt");
+  int env = !lua_isnone(L, 3) ? 3 : 0;
+  return load_result(L, rt_load_file(L, fname, mode), env);
+}
+
+static int dofile_done(lua_State *L, int status, lua_KContext ctx) {
+  (void)status;
+  (void)ctx;
+  return lua_gettop(L) - 1;
+}
+
+static int rt_lua_dofile(lua_State *L) {
+  const char *fname = luaL_optstring(L, 1, NULL);
+  lua_settop(L, 1);
+  if (rt_load_file(L, fname, "bt").status != LUA_OK) return lua_error(L);
+  lua_callk(L, 0, LUA_MULTRET, 0, dofile_done);
+  return dofile_done(L, 0, 0);
+}
+
+/* package.searchpath(name, path) with upvalue 2; pushes the file name,
+   or the "no file" message and returns 0. */
+static int search(lua_State *L, const char *name, const char *path) {
+  lua_pushvalue(L, lua_upvalueindex(2));
+  lua_pushstring(L, name);
+  lua_pushstring(L, path);
+  lua_call(L, 2, 2);
+  if (lua_isnil(L, -2)) {
+    lua_remove(L, -2);
+    return 0;
+  }
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* require's searcher for Lua files on package.path (upvalue 1: the
+   package table, 2: package.searchpath). */
+static int searcher_lua(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  const char *path, *filename;
+  lua_getfield(L, lua_upvalueindex(1), "path");
+  path = lua_tostring(L, -1);
+  if (path == NULL) return luaL_error(L, "'package.path' must be a string");
+  if (!search(L, name, path)) return 1;
+  filename = lua_tostring(L, -1);
+  if (rt_load_file(L, filename, "bt").status != LUA_OK)
+    return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s",
+                      name, filename, lua_tostring(L, -1));
+  lua_pushstring(L, filename);
+  return 2;
+}
+
+/* The sandbox's searcher for C modules: package.cpath as it was when
+   the state was created (upvalue 3: package.loadlib). */
+static int searcher_c(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  lraf_state *S = rt_state(L);
+  const char *filename, *mark;
+  luaL_Buffer b;
+  int i;
+  if (S->cpath == NULL || !search(L, name, S->cpath)) {
+    if (S->cpath == NULL) lua_pushliteral(L, "no C modules in this state");
+    return 1;
+  }
+  filename = lua_tostring(L, -1);
+  mark = strchr(name, '-');
+  for (i = 0; i < (mark ? 2 : 1); i++) {
+    const char *part = i == 0 ? name : mark + 1;
+    size_t n = i == 0 && mark ? (size_t)(mark - name) : strlen(part);
+    size_t k;
+    lua_pushvalue(L, lua_upvalueindex(3));
+    lua_pushstring(L, filename);
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, "luaopen_");
+    for (k = 0; k < n; k++) luaL_addchar(&b, part[k] == '.' ? '_' : part[k]);
+    luaL_pushresult(&b);
+    lua_call(L, 2, 3);
+    if (lua_isfunction(L, -3)) {
+      lua_pop(L, 2);
+      lua_pushstring(L, filename);
+      return 2;
+    }
+    if (i == 0 && mark && strcmp(lua_tostring(L, -1), "init") == 0) {
+      lua_pop(L, 3);
+      continue;
+    }
+    break;
+  }
+  return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s",
+                    name, filename, lua_tostring(L, -2));
+}
+
+void rt_loadlib_open(lua_State *L, lraf_state *S) {
+  lua_pushglobaltable(L);
+  lua_pushcfunction(L, rt_lua_load);
+  lua_setfield(L, -2, "load");
+  lua_pushcfunction(L, rt_lua_loadfile);
+  lua_setfield(L, -2, "loadfile");
+  lua_pushcfunction(L, rt_lua_dofile);
+  lua_setfield(L, -2, "dofile");
+  lua_pop(L, 1);
+  /* package.searchers[2] (Lua files); in the sandbox also [3] (C) */
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_getfield(L, -1, LUA_LOADLIBNAME);
+  lua_getfield(L, -1, "searchers");
+  lua_pushvalue(L, -2);
+  lua_getfield(L, -3, "searchpath");
+  lua_getfield(L, -4, "loadlib");
+  lua_pushcclosure(L, searcher_lua, 3);
+  lua_rawseti(L, -2, 2);
+  if (S->env == LRAF_ENV_SANDBOX) {
+    lua_pushvalue(L, -2);
+    lua_getfield(L, -3, "searchpath");
+    lua_getfield(L, -4, "loadlib");
+    lua_pushcclosure(L, searcher_c, 3);
+    lua_rawseti(L, -2, 3);
+    lua_pushnil(L);
+    lua_rawseti(L, -2, 4);
+  }
+  lua_pop(L, 3);
+}

@@ -1,0 +1,101 @@
+/*
+** rt_offline.c - offline rewriting (J-RAF2's offline mode): source or a
+** trusted binary chunk in, LRAF_OFFLINE_MAGIC + model id + rewritten
+** chunk out.  The marker keeps plain lua_load (and lraf's own load
+** functions for binary chunks) from taking it; lraf_load_rewritten does.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "rt.h"
+
+typedef struct out {
+  char *p;
+  size_t n, cap;
+} out;
+
+static int writer(lua_State *L, const void *p, size_t sz, void *ud) {
+  out *b = ud;
+  (void)L;
+  if (b->n + sz > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    char *q;
+    while (cap < b->n + sz) cap *= 2;
+    q = realloc(b->p, cap);
+    if (q == NULL) return 1;
+    b->p = q;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, p, sz);
+  b->n += sz;
+  return 0;
+}
+
+/* Source text compiled and dumped with debug information. */
+static lraf_status compile(const char *src, size_t len, const char *name,
+                           out *b, lraf_error *err) {
+  lua_State *L = luaL_newstate();
+  lraf_status st = LRAF_OK;
+  if (L == NULL) return vm_fail(err, LRAF_EMEM, "cannot create a Lua state");
+  if (luaL_loadbufferx(L, src, len, name, "t") != LUA_OK) {
+    const char *msg = lua_tostring(L, -1);
+    st = vm_fail(err, LRAF_ESYNTAX, "%s", msg ? msg : "syntax error");
+  } else if (lua_dump(L, writer, b, 0) != 0) {
+    st = vm_fail(err, LRAF_EMEM, "out of memory dumping %s", name);
+  }
+  lua_close(L);
+  return st;
+}
+
+lraf_status lraf_rewrite(const lraf_options *o, const char *src, size_t len,
+                         const char *name, void **result, size_t *outsize,
+                         lraf_error *err) {
+  lraf_options dflt;
+  rw_options opt;
+  uint32_t weights[LRAF_NUM_OPCODES];
+  char model[80];
+  out b = {NULL, 0, 0};
+  vm_chunk *chunk = NULL;
+  void *data = NULL;
+  size_t size = 0, mlen;
+  lraf_status st;
+  unsigned char *p;
+  if (src == NULL || result == NULL || outsize == NULL)
+    return vm_fail(err, LRAF_EARG, "lraf_rewrite: missing argument");
+  if (o == NULL) {
+    lraf_default_options(&dflt);
+    o = &dflt;
+  }
+  st = rt_rw_options(o, &opt, weights, model, sizeof model, err);
+  if (st != LRAF_OK) return st;
+  if (len >= 4 && memcmp(src, "\x1bLua", 4) == 0)
+    st = vm_read(src, len, NULL, &chunk, err);
+  else if (len >= 1 && src[0] == '\x1b')
+    st = vm_fail(err, LRAF_EFORMAT, "%s is not Lua source nor a Lua 5.4 "
+                 "binary chunk", name ? name : "input");
+  else if ((st = compile(src, len, name ? name : "=(lraf)", &b, err)) ==
+           LRAF_OK)
+    st = vm_read(b.p, b.n, NULL, &chunk, err);
+  free(b.p);
+  if (st == LRAF_OK) st = rw_rewrite(chunk, &opt, NULL, err);
+  if (st == LRAF_OK) st = rw_verify(chunk, err);
+  if (st == LRAF_OK) st = vm_write(chunk, &data, &size, err);
+  vm_chunk_free(chunk);
+  if (st != LRAF_OK) return st;
+  mlen = strlen(model);
+  p = malloc(LRAF_OFFLINE_MAGIC_LEN + 1 + mlen + size);
+  if (p == NULL) {
+    free(data);
+    return vm_fail(err, LRAF_EMEM, "out of memory");
+  }
+  memcpy(p, LRAF_OFFLINE_MAGIC, LRAF_OFFLINE_MAGIC_LEN);
+  p[LRAF_OFFLINE_MAGIC_LEN] = (unsigned char)mlen;
+  memcpy(p + LRAF_OFFLINE_MAGIC_LEN + 1, model, mlen);
+  memcpy(p + LRAF_OFFLINE_MAGIC_LEN + 1 + mlen, data, size);
+  free(data);
+  *result = p;
+  *outsize = LRAF_OFFLINE_MAGIC_LEN + 1 + mlen + size;
+  return LRAF_OK;
+}

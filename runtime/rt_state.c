@@ -1,0 +1,150 @@
+/*
+** rt_state.c - creating and closing lraf states: options, the Lua
+** state and its environment, the main thread's account, and the anchor
+** closure whose counter and consume upvalues every loaded chunk joins.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "rt.h"
+
+_Static_assert(LRAF_NUM_OPCODES == VM_NUM_OPCODES,
+               "lraf.h and vm.h disagree on the number of opcodes");
+
+void lraf_default_options(lraf_options *opt) {
+  memset(opt, 0, sizeof *opt);
+  opt->mode = LRAF_MODE_ORIGINAL;
+  opt->granularity = LRAF_DEFAULT_GRANULARITY;
+  opt->env = LRAF_ENV_FULL;
+}
+
+lraf_status lraf_parse_weights(const char *text, size_t len,
+                               uint32_t *weights, lraf_error *err) {
+  return rw_parse_weights(text, len, weights, err);
+}
+
+/* Compile an empty chunk into the anchor and open the environment. */
+static int init(lua_State *L) {
+  lraf_state *S = lua_touserdata(L, 1);
+  rt_loadres r;
+  rt_threads_init(L, S);
+  rt_protect_init(L);
+  r = rt_load_buffer(L, "", 0, "=(lraf anchor)", "t");
+  if (r.status != LUA_OK) return lua_error(L);
+  S->anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  rt_regranulate(S, L);
+  rt_env_open(L, S);
+  return 0;
+}
+
+lraf_status rt_rw_options(const lraf_options *o, rw_options *opt,
+                          uint32_t *weights, char *model, size_t msize,
+                          lraf_error *err) {
+  rw_default_options(opt);
+  switch (o->mode) {
+    case LRAF_MODE_ORIGINAL: opt->mode = RW_ORIGINAL; break;
+    case LRAF_MODE_OVERHEAD: opt->mode = RW_OVERHEAD; break;
+    case LRAF_MODE_WEIGHTED:
+      if (o->weights == NULL)
+        return vm_fail(err, LRAF_EARG, "weighted mode needs weights");
+      memcpy(weights, o->weights, LRAF_NUM_OPCODES * sizeof *weights);
+      opt->mode = RW_WEIGHTED;
+      opt->weights = weights;
+      break;
+    default:
+      return vm_fail(err, LRAF_EARG, "unknown accounting mode %d",
+                     (int)o->mode);
+  }
+  opt->exact = o->exact != 0;
+  rw_model_id(opt, model, msize);
+  return LRAF_OK;
+}
+
+static lraf_status options(lraf_state *S, const lraf_options *o,
+                           lraf_error *err) {
+  lraf_status st = rt_rw_options(o, &S->opt, S->weights, S->model,
+                                 sizeof S->model, err);
+  if (st != LRAF_OK) return st;
+  if (o->env != LRAF_ENV_FULL && o->env != LRAF_ENV_SANDBOX)
+    return vm_fail(err, LRAF_EARG, "unknown environment %d", (int)o->env);
+  if (o->granularity < 0)
+    return vm_fail(err, LRAF_EARG, "negative granularity");
+  S->granularity = o->granularity > 0 ? o->granularity
+                                      : LRAF_DEFAULT_GRANULARITY;
+  S->env = o->env;
+  S->keep_accounts = o->keep_accounts > 0 ? o->keep_accounts : 0;
+  S->traceback = o->traceback != 0;
+  return LRAF_OK;
+}
+
+lraf_status lraf_new(const lraf_options *o, lraf_state **out,
+                     lraf_error *err) {
+  lraf_options dflt;
+  lraf_state *S;
+  lraf_manager *m;
+  lraf_status st;
+  if (out == NULL) return vm_fail(err, LRAF_EARG, "lraf_new: no output");
+  *out = NULL;
+  if (o == NULL) {
+    lraf_default_options(&dflt);
+    o = &dflt;
+  }
+  S = calloc(1, sizeof *S);
+  if (S == NULL) return vm_fail(err, LRAF_EMEM, "out of memory");
+  st = options(S, o, err);
+  if (st != LRAF_OK) {
+    free(S);
+    return st;
+  }
+  m = o->manager ? lraf_manager_retain(o->manager) : lraf_total_new();
+  S->main.acct = m ? acct_new(0, m) : NULL;
+  lraf_manager_release(m);
+  S->L = S->main.acct ? luaL_newstate() : NULL;
+  if (S->L == NULL) {
+    lraf_account_release(S->main.acct);
+    free(S);
+    return vm_fail(err, LRAF_EMEM, "cannot create a Lua state");
+  }
+  S->next_id = 1;
+  S->main.L = S->L;
+  S->main.S = S;
+  S->cur = &S->main;
+  S->running = S->L;
+  S->anchor_ref = LUA_NOREF;
+  *(rt_thread **)lua_getextraspace(S->L) = &S->main;
+  st = rt_protected(S, init, S, 0, err);
+  if (st != LRAF_OK) {
+    lraf_close(S);
+    return st;
+  }
+  *out = S;
+  return LRAF_OK;
+}
+
+void lraf_close(lraf_state *S) {
+  if (S == NULL) return;
+  if (S->L != NULL) {
+    S->closing = 1;
+    S->cur = &S->main;
+    S->running = S->L;
+    lua_close(S->L);
+  }
+  rt_threads_free(S);
+  free(S->cpath);
+  free(S->last_error);
+  free(S);
+}
+
+struct lua_State *lraf_lua(lraf_state *S) {
+  return S ? S->L : NULL;
+}
+
+lraf_state *lraf_from_lua(struct lua_State *L) {
+  return L ? rt_state(L) : NULL;
+}
+
+const char *lraf_model(const lraf_state *S) {
+  return S ? S->model : "";
+}
