@@ -69,10 +69,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(TEST_SUPPORT) $(BUILD)/liblraf.a $(HEADERS) t
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(TEST_SUPPORT) $(BUILD)/liblraf.a $(LIBS) -lcmocka
 
-# Until the runtime lands (`lraf run`), the main job lists the bundled
-# example's bytecode; tests/bench and the tests show counted runs.
+# Run the bundled example counted, with a summary on stderr.
 run: all
-	$(BUILD)/lraf disasm examples/hello.lua
+	$(BUILD)/lraf run --report - examples/hello.lua
 
 # Every unit test, then the same tests under ASan and UBSan.
 test: deps

@@ -22,6 +22,11 @@ typedef struct cli_command {
 static const cli_command commands[] = {
   {"disasm", cli_disasm, "FILE.lua|FILE.luac",
    "list the bytecode of FILE like luac -l -l"},
+  {"run", cli_run,
+   "[--limit N] [--rate N] [--granularity N] [--exact] [--sandbox]\n"
+   "      [--mode original|overhead|weighted] [--weights FILE]\n"
+   "      [--report FILE|-] SCRIPT [ARGS...]",
+   "run SCRIPT like lua5.4, counting every instruction"},
 };
 
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
