@@ -1,0 +1,49 @@
+/*
+** tutil_rt.h - test helpers for the runtime: lraf states whose print
+** and io.write are captured, per-account counts, and a per-thread
+** count-hook oracle that runs the same source unmodified.
+*/
+#ifndef TUTIL_RT_H
+#define TUTIL_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lraf.h"
+
+/* Instructions per thread: [0] is the main thread, then coroutines in
+   the order they were created. */
+typedef struct tutil_threads {
+  long long *count;
+  int n;
+  int ok;             /* the chunk ran without an error */
+  char error[512];
+  char *output;       /* what print and io.write wrote */
+  size_t outlen;
+} tutil_threads;
+
+/* A new state (opt may be NULL for the defaults) whose print and
+   io.write append to a buffer; fails the test when it cannot. */
+lraf_state *tutil_rt_new(const lraf_options *opt);
+/* What the state printed so far (NUL-terminated, owned by the state). */
+const char *tutil_rt_output(lraf_state *S, size_t *len);
+/* Close a state made by tutil_rt_new. */
+void tutil_rt_close(lraf_state *S);
+
+/* Everything the state counted: all accounts plus retired ones. */
+int64_t tutil_rt_total(lraf_state *S);
+/* Counts per account id (needs keep_accounts for dead coroutines). */
+void tutil_rt_counts(lraf_state *S, tutil_threads *t);
+
+/* Run src unmodified with a count hook of 1 on every thread, counting
+   per thread; coroutine.create and coroutine.wrap record the creation
+   order. */
+void tutil_rt_oracle(const char *src, size_t len, const char *name,
+                     tutil_threads *t);
+void tutil_threads_free(tutil_threads *t);
+
+/* Run src in S (loaded with lraf_load_string, called with lraf_call);
+   returns the status, with the message in err. */
+lraf_status tutil_rt_run(lraf_state *S, const char *src, lraf_error *err);
+
+#endif
