@@ -42,6 +42,7 @@ static lraf_verdict rate_consume(void *ud, lraf_account *a, int64_t n,
                                  int can_pause) {
   rate *r = ud;
   double now, until;
+  if (n <= 0) return LRAF_CONTINUE;  /* nothing new: already scheduled */
   pthread_mutex_lock(&r->mu);
   now = r->clock.now(r->clock.ud);
   if (!r->started) {

@@ -85,8 +85,10 @@ int64_t rt_live(lraf_state *S, lua_State *L);
 lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,
                       int can_pause);
 /* Flush for the current thread and make `to` the current one.  Returns
-   the flush's verdict; sets S->quota on LRAF_STOP. */
-lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to);
+   the flush's verdict; sets S->quota on LRAF_STOP.  can_pause: the
+   thread left is host scheduled (a pause only sets its wake time). */
+lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to,
+                       int can_pause);
 /* The consume function the rewritten code calls. */
 int rt_consume(lua_State *L);
 /* Reset the counter to the current account's granularity (nothing

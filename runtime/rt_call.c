@@ -17,7 +17,7 @@
 void rt_leave(lraf_state *S) {
   if (S->depth > 0) return;
   S->running = S->L;
-  if (S->cur != &S->main) rt_switch(S, S->L, &S->main);
+  if (S->cur != &S->main) rt_switch(S, S->L, &S->main, 0);
   rt_flush(S, S->L, 0, 0);
   S->quota = 0;
   S->paused = 0;
@@ -157,14 +157,14 @@ lraf_status lraf_resume(lraf_state *S, lua_State *co, int nargs,
       return vm_fail(err, LRAF_EMEM, "lraf_resume: out of memory");
   }
   from = S->cur;
-  rt_switch(S, L, t);
+  rt_switch(S, L, t, 0);
   t->host = 1;
   S->paused = 0;
   S->depth++;
   st = lua_resume(co, S->depth > 1 ? L : NULL, nargs, &n);
   S->depth--;
   t->host = 0;
-  rt_switch(S, L, from);
+  rt_switch(S, L, from, 1);
   if (st == LUA_YIELD) {
     if (costatus != NULL)
       *costatus = S->paused ? LRAF_CO_PAUSED : LRAF_CO_YIELDED;

@@ -24,16 +24,16 @@ static lua_State *getco(lua_State *L) {
 static void enter(lua_State *L, rt_thread *to) {
   lraf_state *S = to->S;
   rt_thread *from = S->cur;
-  rt_switch(S, L, to);
+  rt_switch(S, L, to, 0);
   if (S->quota) {
-    rt_switch(S, L, from);
+    rt_switch(S, L, from, 0);
     rt_raise_quota(L);
   }
 }
 
 static void leave(lua_State *L, rt_thread *back) {
   lraf_state *S = back->S;
-  rt_switch(S, L, back);
+  rt_switch(S, L, back, 0);
   if (S->quota) rt_raise_quota(L);
 }
 
@@ -51,7 +51,7 @@ static int resume(lua_State *L, lua_State *co, int narg) {
   enter(L, to);
   lua_xmove(L, co, narg);
   status = lua_resume(co, L, narg, &nres);
-  rt_switch(self->S, L, self);
+  rt_switch(self->S, L, self, 0);
   if (self->S->quota) {
     if (status == LUA_OK || status == LUA_YIELD) lua_pop(co, nres);
     rt_raise_quota(L);

@@ -61,10 +61,11 @@ lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,
   return v;
 }
 
-lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to) {
+lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to,
+                       int can_pause) {
   lraf_verdict v = LRAF_CONTINUE;
   if (to != S->cur) {
-    v = charge(S, L, 0, 0);
+    v = charge(S, L, 0, can_pause);
     S->cur = to;
     rt_regranulate(S, L);
   }
@@ -78,7 +79,7 @@ int rt_consume(lua_State *L) {
   int64_t extra = S->opt.mode == RW_OVERHEAD ? RW_CONSUME_OVERHEAD : 0;
   int can_pause;
   lraf_verdict v;
-  if (S->cur != t) rt_switch(S, L, t);  /* resumed behind lraf's back */
+  if (S->cur != t) rt_switch(S, L, t, 0);  /* resumed behind lraf's back */
   can_pause = t->host && lua_isyieldable(L);
   v = rt_flush(S, L, extra, can_pause);
   if (S->quota) return rt_raise_quota(L);

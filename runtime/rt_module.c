@@ -12,7 +12,7 @@
 static int m_count(lua_State *L) {
   rt_thread *t = rt_thread_of(L);
   lraf_state *S = t->S;
-  if (S->cur != t) rt_switch(S, L, t);
+  if (S->cur != t) rt_switch(S, L, t, 0);
   lua_pushinteger(L, (lua_Integer)(lraf_account_flushed(t->acct) +
                                    rt_live(S, L)));
   return 1;
@@ -30,7 +30,7 @@ static int m_measure(lua_State *L) {
   int status, nres;
   int64_t used;
   luaL_checktype(L, 1, LUA_TFUNCTION);
-  if (S->cur != t) rt_switch(S, L, t);
+  if (S->cur != t) rt_switch(S, L, t, 0);
   old = lraf_manager_retain(t->acct->manager);
   child = lraf_hier_new(old, -1);
   if (child == NULL) {
