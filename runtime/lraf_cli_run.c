@@ -288,12 +288,14 @@ static void set_globals(run_ctx *c, int argc, char **argv, int script) {
     lua_rawseti(L, -2, i - script);
   }
   lua_setglobal(L, "arg");
-  if (c->opt.env == LRAF_ENV_FULL && lua_getglobal(L, "os") == LUA_TTABLE) {
-    lua_getfield(L, -1, "exit");
-    lua_pushcclosure(L, run_exit, 1);
-    lua_setfield(L, -2, "exit");
+  if (c->opt.env == LRAF_ENV_FULL) {
+    if (lua_getglobal(L, "os") == LUA_TTABLE) {
+      lua_getfield(L, -1, "exit");
+      lua_pushcclosure(L, run_exit, 1);
+      lua_setfield(L, -2, "exit");
+    }
+    lua_pop(L, 1);
   }
-  lua_pop(L, 1);
   lua_gc(L, LUA_GCGEN, 0, 0);
 }
 
