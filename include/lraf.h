@@ -50,9 +50,10 @@ struct lua_State;
    account counts the instructions its thread executes and reports them
    to its manager (J-RAF2's CPUManager), synchronously, in the thread
    that executed them: whenever the shared counter reaches 0 (a
-   "consume"), and whenever the state switches between coroutines.  A
-   coroutine's account starts with the manager of the thread that created
-   it.  Managers are reference counted and may be shared by any number of
+   "consume"), and whenever the state switches between coroutines (the
+   counter then restarts at the entering thread's granularity, or keeps
+   running when both threads answer to the same manager).  A coroutine's
+   account starts with the manager of the thread that created it.  Managers are reference counted and may be shared by any number of
    accounts, lua_States and OS threads. */
 typedef struct lraf_account lraf_account;
 typedef struct lraf_manager lraf_manager;
@@ -126,7 +127,9 @@ lraf_manager *lraf_total_new(void);
    xpcall, coroutine.resume/wrap/close, load with a reader function and
    the runtime's own protected calls all pass it on, error values with
    metamethods are not consulted, and __close/__gc handlers that run
-   while it propagates hit it again at their first zero check.
+   while it propagates hit it again at their first zero check.  (Lua
+   turns an error in a __gc handler into a warning; the code that
+   triggered the collection then stops at its next zero check.)
 
    Overshoot.  A thread notices exhaustion at its next zero check.  Zero
    checks sit at the entry of every function that can call and at every
@@ -226,7 +229,10 @@ typedef struct lraf_options {
   int exact;               /* end accounting blocks at calls and error
                               points too: exact even when errors are caught
                               or coroutines abandoned (slower) */
-  int64_t granularity;     /* default consume interval; 0: the default */
+  int64_t granularity;     /* default consume interval; 0: the default.
+                              (consume is a C call, so a program that
+                              recurses until "stack overflow" may stop at
+                              a depth that depends on it) */
   const uint32_t *weights; /* LRAF_MODE_WEIGHTED: LRAF_NUM_OPCODES weights,
                               in Lua's opcode order (copied) */
   lraf_env env;
@@ -291,8 +297,9 @@ lraf_status lraf_rewrite(const lraf_options *opt, const char *src,
                          size_t len, const char *name, void **out,
                          size_t *outsize, lraf_error *err);
 
-/* Call the function below nargs arguments on the main thread's stack,
-   like lua_pcall: on success nresults results (LUA_MULTRET: all) are
+/* Call the function below nargs arguments on the main thread's stack
+   (from the host, or from a host function the main thread runs), like
+   lua_pcall: on success nresults results (LUA_MULTRET: all) are
    left on the stack; on failure nothing is, and err says why:
    LRAF_EQUOTA when a manager stopped the code, LRAF_ERUN for a Lua error
    (its message, converted with __tostring in protected mode; with a

@@ -26,7 +26,16 @@ lraf_account *lraf_thread_account(lraf_state *S, struct lua_State *co) {
   if (S == NULL || co == NULL || rt_state(co) != S) return NULL;
   t = *(rt_thread **)lua_getextraspace(co);
   if (t->L == co && t->acct != NULL) return t->acct;
-  if (rt_protected(S, adopt, co, 0, NULL) != LRAF_OK) return NULL;
+  {
+    lua_State *L = S->running;  /* the thread that may call Lua now */
+    if (!lua_checkstack(L, 2)) return NULL;
+    lua_pushcfunction(L, adopt);
+    lua_pushlightuserdata(L, co);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+      lua_pop(L, 1);
+      return NULL;
+    }
+  }
   t = *(rt_thread **)lua_getextraspace(co);
   return t->L == co ? t->acct : NULL;
 }

@@ -107,6 +107,8 @@ lraf_status lraf_call(lraf_state *S, int nargs, int nresults,
   L = S->L;
   if (!lua_checkstack(L, 4))
     return vm_fail(err, LRAF_EMEM, "lraf_call: stack overflow");
+  if (S->depth == 0 && S->cur != &S->main)  /* a coroutine was resumed */
+    rt_switch(S, L, &S->main, 0);             /* behind lraf's back */
   base = lua_gettop(L) - nargs;
   lua_pushcfunction(L, handler);
   lua_insert(L, base);

@@ -42,11 +42,9 @@ void rt_regranulate(lraf_state *S, lua_State *L) {
   reset(S, L, next_granularity(S, S->cur));
 }
 
-/* Charge the live count plus extra to the current account. */
-static lraf_verdict charge(lraf_state *S, lua_State *L, int64_t extra,
-                           int can_pause) {
+/* Charge n to the current account. */
+static lraf_verdict charge_n(lraf_state *S, int64_t n, int can_pause) {
   rt_thread *t = S->cur;
-  int64_t n = rt_live(S, L) + extra;
   lraf_verdict v;
   if (t->acct == NULL) t = &S->main;
   v = acct_charge(t->acct, n, can_pause);
@@ -56,18 +54,28 @@ static lraf_verdict charge(lraf_state *S, lua_State *L, int64_t extra,
 
 lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,
                       int can_pause) {
-  lraf_verdict v = charge(S, L, extra, can_pause);
+  lraf_verdict v = charge_n(S, rt_live(S, L) + extra, can_pause);
   rt_regranulate(S, L);
   return v;
 }
 
+/* At a switch the leaving thread's count goes to its manager.  When
+   both threads answer to the same manager the counter keeps running
+   (that manager granted what is left of it); otherwise it restarts at
+   the entering thread's granularity. */
 lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to,
                        int can_pause) {
   lraf_verdict v = LRAF_CONTINUE;
-  if (to != S->cur) {
-    v = charge(S, L, 0, can_pause);
+  rt_thread *from = S->cur;
+  if (to != from) {
+    int64_t c = counter(S, L), n = c - S->base;
+    if (n != 0) v = charge_n(S, n, can_pause);
     S->cur = to;
-    rt_regranulate(S, L);
+    if (!S->quota && from->acct != NULL && to->acct != NULL &&
+        from->acct->manager == to->acct->manager)
+      S->base = c;
+    else
+      rt_regranulate(S, L);
   }
   S->running = to->L;
   return v;
