@@ -27,6 +27,10 @@ static const cli_command commands[] = {
    "      [--mode original|overhead|weighted] [--weights FILE]\n"
    "      [--report FILE|-] SCRIPT [ARGS...]",
    "run SCRIPT like lua5.4, counting every instruction"},
+  {"rewrite", cli_rewrite,
+   "[--exact] [--mode original|overhead|weighted] [--weights FILE]\n"
+   "      IN.lua|IN.luac -o OUT",
+   "rewrite IN offline; OUT loads only through lraf"},
 };
 
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

@@ -22,6 +22,7 @@ typedef int (*cli_fn)(int argc, char **argv);
 /* Subcommands. */
 int cli_disasm(int argc, char **argv);
 int cli_run(int argc, char **argv);
+int cli_rewrite(int argc, char **argv);
 
 /* Print "lraf: <message>" on stderr and return CLI_EUSAGE. */
 int cli_error(const char *fmt, ...);

@@ -316,6 +316,26 @@ static lraf_status run_init(run_ctx *c, lraf_error *err) {
   return st == LRAF_OK ? lraf_call(c->S, 0, 0, err) : st;
 }
 
+/* Source, or a chunk made by `lraf rewrite`. */
+static lraf_status load_script(run_ctx *c, const char *path,
+                               lraf_error *err) {
+  char *data;
+  size_t size;
+  lraf_status st;
+  FILE *f = path ? fopen(path, "rb") : NULL;
+  char magic[LRAF_OFFLINE_MAGIC_LEN];
+  int offline = f != NULL &&
+                fread(magic, 1, sizeof magic, f) == sizeof magic &&
+                memcmp(magic, LRAF_OFFLINE_MAGIC, sizeof magic) == 0;
+  if (f != NULL) fclose(f);
+  if (!offline) return lraf_load_file(c->S, path, err);
+  st = cli_read_file(path, &data, &size, err);
+  if (st != LRAF_OK) return st;
+  st = lraf_load_rewritten(c->S, data, size, err);
+  free(data);
+  return st;
+}
+
 static int finish(run_ctx *c, lraf_status st, const lraf_error *err,
                   int loading) {
   int code;
@@ -372,7 +392,7 @@ int cli_run(int argc, char **argv) {
     const char *path = c.script;
     if (strcmp(path, "-") == 0 && strcmp(argv[script - 1], "--") != 0)
       path = NULL;
-    st = lraf_load_file(c.S, path, &err);
+    st = load_script(&c, path, &err);
     if (st != LRAF_OK) {
       rc = finish(&c, st, &err, 1);
     } else {

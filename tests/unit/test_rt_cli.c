@@ -1,8 +1,8 @@
 /*
 ** test_rt_cli.c - `lraf run`: behaves like lua5.4 SCRIPT ARGS (arg
 ** table, ..., output), exit statuses 0/1/2/3, one line on a quota, the
-** JSON report and the summary, os.exit, --sandbox.  Runs the command
-** named by $LRAF (the Makefile sets it).
+** JSON report and the summary, os.exit, --sandbox; `lraf rewrite`.
+** Runs the command named by $LRAF (the Makefile sets it).
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -206,6 +206,27 @@ static void test_sandbox_and_modes(void **state) {
   free(out);
 }
 
+/* `lraf rewrite` makes chunks only lraf runs, for one cost model. */
+static void test_rewrite(void **state) {
+  char *out;
+  (void)state;
+  write_script("table.lua", "#!/usr/bin/env lua\nlocal t = {}\n"
+               "for i = 1, 10 do t[i] = i end\nprint(#t, ...)\n");
+  assert_int_equal(run("rewrite table.lua -o table.luac"), 0);
+  assert_int_equal(run("run table.luac x"), 0);
+  out = slurp(out_path);
+  assert_string_equal(out, "10\tx\n");
+  free(out);
+  assert_int_equal(run("run --mode overhead table.luac"), 2);
+  out = slurp(err_path);
+  assert_non_null(strstr(out, "cost model"));
+  free(out);
+  assert_int_equal(run("rewrite --mode overhead table.lua -o t2.luac"), 0);
+  assert_int_equal(run("run --mode overhead t2.luac"), 0);
+  assert_int_equal(run("rewrite missing.lua -o x.luac"), 2);
+  assert_int_equal(run("rewrite table.lua"), 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_like_lua),
@@ -213,6 +234,7 @@ int main(void) {
     cmocka_unit_test(test_binary_is_bad_input),
     cmocka_unit_test(test_report),
     cmocka_unit_test(test_sandbox_and_modes),
+    cmocka_unit_test(test_rewrite),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
