@@ -366,14 +366,6 @@ done:
 /* Checks, folding and charges                                       */
 /* ---------------------------------------------------------------- */
 
-static int may_call(const vm_proto *f) {
-  int pc;
-  for (pc = 0; pc < f->sizecode; pc++)
-    if (vm_opinfo_of(vm_op(f->code[pc]))->flags & VM_OPF_CALLS)
-      return 1;
-  return 0;
-}
-
 static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
                            const rw_options *opt, const char *path,
                            lraf_error *err) {
@@ -393,8 +385,9 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
     if (post[i] < cfg->nblocks) cfg->b[post[i]].reachable = 1;
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[i].check = header[i];
-  if (may_call(f))
-    cfg->b[0].check = 1;
+  /* every entry is checked: even a leaf can be called in a loop from C
+     (gsub, sort), where no Lua loop header would see the counter */
+  cfg->b[0].check = 1;
   /* a check before a TFORCALL is skipped by TFORPREP: check there too */
   for (pc = cfg->first; pc < f->sizecode; pc++) {
     int t;
