@@ -157,4 +157,11 @@ lraf_status rt_rw_options(const lraf_options *o, rw_options *opt,
                           uint32_t *weights, char *model, size_t msize,
                           lraf_error *err);
 
+/* A growing byte buffer for lua_dump, and the writer that fills it. */
+typedef struct rt_dumpbuf {
+  char *p;
+  size_t n, cap;
+} rt_dumpbuf;
+int rt_dump_writer(lua_State *L, const void *p, size_t sz, void *ud);
+
 #endif

@@ -17,13 +17,8 @@
   "rewrites: binary chunks could carry unaccounted code)"
 #define LUA_BINARY_ERROR "attempt to load a binary chunk (mode is 't')"
 
-typedef struct buf {
-  char *p;
-  size_t n, cap;
-} buf;
-
-static int writer(lua_State *L, const void *p, size_t sz, void *ud) {
-  buf *b = ud;
+int rt_dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
+  rt_dumpbuf *b = ud;
   (void)L;
   if (b->n + sz > b->cap) {
     size_t cap = b->cap ? b->cap : 4096;
@@ -41,10 +36,10 @@ static int writer(lua_State *L, const void *p, size_t sz, void *ud) {
 
 lraf_status rt_rewrite_top(lua_State *L, const rw_options *opt,
                            vm_chunk **out, lraf_error *err) {
-  buf b = {NULL, 0, 0};
+  rt_dumpbuf b = {NULL, 0, 0};
   vm_chunk *chunk = NULL;
   lraf_status st;
-  int bad = lua_dump(L, writer, &b, 0);
+  int bad = lua_dump(L, rt_dump_writer, &b, 0);
   lua_pop(L, 1);
   if (bad) {
     free(b.p);

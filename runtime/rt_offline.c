@@ -11,38 +11,17 @@
 
 #include "rt.h"
 
-typedef struct out {
-  char *p;
-  size_t n, cap;
-} out;
-
-static int writer(lua_State *L, const void *p, size_t sz, void *ud) {
-  out *b = ud;
-  (void)L;
-  if (b->n + sz > b->cap) {
-    size_t cap = b->cap ? b->cap : 4096;
-    char *q;
-    while (cap < b->n + sz) cap *= 2;
-    q = realloc(b->p, cap);
-    if (q == NULL) return 1;
-    b->p = q;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, p, sz);
-  b->n += sz;
-  return 0;
-}
 
 /* Source text compiled and dumped with debug information. */
 static lraf_status compile(const char *src, size_t len, const char *name,
-                           out *b, lraf_error *err) {
+                           rt_dumpbuf *b, lraf_error *err) {
   lua_State *L = luaL_newstate();
   lraf_status st = LRAF_OK;
   if (L == NULL) return vm_fail(err, LRAF_EMEM, "cannot create a Lua state");
   if (luaL_loadbufferx(L, src, len, name, "t") != LUA_OK) {
     const char *msg = lua_tostring(L, -1);
     st = vm_fail(err, LRAF_ESYNTAX, "%s", msg ? msg : "syntax error");
-  } else if (lua_dump(L, writer, b, 0) != 0) {
+  } else if (lua_dump(L, rt_dump_writer, b, 0) != 0) {
     st = vm_fail(err, LRAF_EMEM, "out of memory dumping %s", name);
   }
   lua_close(L);
@@ -56,7 +35,7 @@ lraf_status lraf_rewrite(const lraf_options *o, const char *src, size_t len,
   rw_options opt;
   uint32_t weights[LRAF_NUM_OPCODES];
   char model[80];
-  out b = {NULL, 0, 0};
+  rt_dumpbuf b = {NULL, 0, 0};
   vm_chunk *chunk = NULL;
   void *data = NULL;
   size_t size = 0, mlen;
