@@ -41,6 +41,7 @@ typedef struct rw_stats {
   long folded;        /* blocks whose cost was folded into another's */
   long checks;        /* zero checks inserted */
   long stubs;         /* metamethod stubs (MMBIN side paths) */
+  long widened;       /* loops whose jumps needed trampolines */
   long code_before;   /* instructions in */
   long code_after;    /* instructions out */
 } rw_stats;

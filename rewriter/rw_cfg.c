@@ -328,13 +328,46 @@ static int cycle_avoiding(const graph *g, int x, int avoid, int *stack,
   return 0;
 }
 
-static int postdominates(const int *ipdom, int x, int d) {
-  int v = d;
-  while (ipdom[v] >= 0 && ipdom[v] != v) {
-    v = ipdom[v];
-    if (v == x) return 1;
+/* Number the tree given by parent links (root: parent[v] == v) so that
+   x is a proper ancestor of d iff tin[x] < tin[d] && tout[d] <= tout[x].
+   Nodes outside the tree get tin -1.  Returns 0 when out of memory. */
+static int number_tree(const int *parent, int n, int *tin, int *tout) {
+  int *first = malloc((size_t)n * sizeof(int));
+  int *next = malloc((size_t)n * sizeof(int));
+  int *stack = malloc((size_t)n * sizeof(int));
+  int v, clock = 0, sp = 0;
+  if (!first || !next || !stack) {
+    free(first); free(next); free(stack);
+    return 0;
   }
-  return 0;
+  for (v = 0; v < n; v++) { first[v] = -1; tin[v] = tout[v] = -1; }
+  for (v = n - 1; v >= 0; v--)  /* children lists */
+    if (parent[v] >= 0 && parent[v] != v) {
+      next[v] = first[parent[v]];
+      first[parent[v]] = v;
+    }
+  for (v = 0; v < n; v++) {
+    if (parent[v] != v) continue;  /* roots only */
+    stack[sp++] = v;
+    tin[v] = clock++;
+    while (sp > 0) {
+      int u = stack[sp - 1], c = first[u];
+      if (c >= 0) {  /* descend into the next child */
+        first[u] = next[c];
+        tin[c] = clock++;
+        stack[sp++] = c;
+      } else {
+        tout[u] = clock;
+        sp--;
+      }
+    }
+  }
+  free(first); free(next); free(stack);
+  return 1;
+}
+
+static int postdominates(const int *tin, const int *tout, int x, int d) {
+  return tin[x] >= 0 && tin[d] >= 0 && tin[x] < tin[d] && tout[d] <= tout[x];
 }
 
 static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
@@ -342,24 +375,38 @@ static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
   int n = succ->n, x;
   int *stack = malloc((size_t)n * sizeof(int));
   unsigned *mark = calloc((size_t)n, sizeof(unsigned));
+  int *tin = malloc((size_t)n * sizeof(int));
+  int *tout = malloc((size_t)n * sizeof(int));
   unsigned stamp = 0;
   long budget = FOLD_BUDGET;
-  if (stack == NULL || mark == NULL) goto done;
+  if (!stack || !mark || !tin || !tout || !number_tree(ipdom, n, tin, tout))
+    goto done;  /* no folding: every block pays for itself */
   for (x = 0; x < cfg->nblocks; x++) {
     rw_block *bx = &cfg->b[x];
     int d = idom[x];
     if (!bx->reachable || bx->check || bx->tforcall || d < 0 || d == x)
       continue;
-    if (cfg->b[d].tforcall || !postdominates(ipdom, x, d))
+    if (cfg->b[d].tforcall || !postdominates(tin, tout, x, d))
       continue;
     if (cycle_avoiding(succ, x, d, stack, mark, ++stamp, &budget) ||
         cycle_avoiding(succ, d, x, stack, mark, ++stamp, &budget))
       continue;
     bx->fold_into = d;
   }
+  for (x = 0; x < cfg->nblocks; x++) {  /* point straight at the payer */
+    int r = x, v = x;
+    while (cfg->b[r].fold_into >= 0) r = cfg->b[r].fold_into;
+    while (cfg->b[v].fold_into >= 0 && cfg->b[v].fold_into != r) {
+      int up = cfg->b[v].fold_into;
+      cfg->b[v].fold_into = r;
+      v = up;
+    }
+  }
 done:
   free(stack);
   free(mark);
+  free(tin);
+  free(tout);
 }
 
 /* ---------------------------------------------------------------- */

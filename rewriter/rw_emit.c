@@ -17,19 +17,28 @@
 **
 ** LFALSESKIP becomes LOADFALSE + JMP, since accounting code may now
 ** stand between it and the instruction it would skip to.
+**
+** Loop instructions reach only 2^17-1 instructions.  When a loop body
+** outgrows that, the loop is "widened": its instructions jump to
+** trampoline JMPs next to them (layouts at wide_forprep and below), and
+** each block running a trampoline is charged for it in overhead mode.
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rw_emit.h"
 
-enum { J_NONE, J_GROUP, J_INSTR, J_STUB };
+/* How an emitted instruction's jump target is found: none; the group of
+   an original pc; an original pc's instruction itself; a stub; an
+   offset from the instruction's own index. */
+enum { J_NONE, J_GROUP, J_INSTR, J_STUB, J_REL };
 
 typedef struct out {
   vm_instr *code;
   int *line;
   unsigned char *jkind;
   int *jref;
+  int *src;          /* original pc being emitted, -1 in stubs */
   int n, cap;
   int oom;
 } out;
@@ -46,6 +55,11 @@ typedef struct ctx {
   uint32_t *base;    /* per block, overhead mode: cost of its own code */
   int nstubs;
   int *stub_pc, *stub_start, *stub_end;
+  unsigned char *wide;  /* pc -> loop instruction widened */
+  int *setters;         /* pc -> rw_name_setters of an op with MMBIN */
+  unsigned char *nsetters;
+  int cur_pc;           /* original pc being emitted */
+  int b2;               /* index of the last wide TFORCALL's back JMP */
   rw_stats *stats;
 } ctx;
 
@@ -58,13 +72,16 @@ static void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
     int *lines = code ? realloc(o->line, (size_t)cap * sizeof *lines) : NULL;
     unsigned char *jk = lines ? realloc(o->jkind, (size_t)cap) : NULL;
     int *jr = jk ? realloc(o->jref, (size_t)cap * sizeof *jr) : NULL;
+    int *src = jr ? realloc(o->src, (size_t)cap * sizeof *src) : NULL;
     if (code) o->code = code;
     if (lines) o->line = lines;
     if (jk) o->jkind = jk;
-    if (jr == NULL || cap > (1 << 26)) { o->oom = 1; return; }
-    o->jref = jr;
+    if (jr) o->jref = jr;
+    if (src == NULL || cap > (1 << 26)) { o->oom = 1; return; }
+    o->src = src;
     o->cap = cap;
   }
+  o->src[o->n] = c->cur_pc;
   o->code[o->n] = i;
   o->line[o->n] = line;
   o->jkind[o->n] = (unsigned char)jkind;
@@ -169,6 +186,16 @@ static int is_mmbin_pair(const vm_proto *f, int pc) {
          vm_op(f->code[pc + 1]) == next;
 }
 
+/* Trampoline JMPs that every run of a widened pc executes. */
+static uint32_t trampolines(ctx *c, int pc) {
+  if (!c->wide[pc]) return 0;
+  switch (vm_op(c->f->code[pc])) {
+    case VM_OP_FORPREP: case VM_OP_TFORPREP: return 1;
+    case VM_OP_FORLOOP: case VM_OP_TFORCALL: return 2;
+    default: return 0;
+  }
+}
+
 /* Overhead mode: what each block's own instructions cost once
    rewritten (LFALSESKIP becomes two instructions). */
 static void overhead_bases(ctx *c) {
@@ -177,7 +204,7 @@ static void overhead_bases(ctx *c) {
   for (i = 0; i < cfg->nblocks; i++) {
     uint32_t n = 0;
     for (pc = cfg->b[i].start; pc <= cfg->b[i].end; pc++) {
-      n += rw_instr_cost(c->f, pc, c->opt);
+      n += rw_instr_cost(c->f, pc, c->opt) + trampolines(c, pc);
       if (vm_op(c->f->code[pc]) == VM_OP_LFALSESKIP) n++;
     }
     c->base[i] = n;
@@ -214,17 +241,78 @@ static int line_of(const vm_proto *f, int pc) {
   return vm_getline(f, pc);
 }
 
+/* Widened loops, with T a trampoline JMP:
+     FORPREP   ->  FORPREP A 0; T body; T exit
+     FORLOOP   ->  JMP +1; B: T body; FORLOOP A ->B; T next
+     TFORPREP  ->  TFORPREP A ->C; B: T body; C: TFORCALL; TFORLOOP ->B;
+                   T exit
+     TFORCALL  ->  JMP +1; B: T body; accounting; TFORCALL; TFORLOOP ->B;
+                   T exit
+   TFORPREP enters a copy of the TFORCALL pair placed next to it, so the
+   original pair is reached only from the body.  Every run of a FORPREP or
+   TFORPREP takes one trampoline, of a FORLOOP or TFORCALL two. */
+static void emit_wide_head(ctx *c, int pc, int line) {
+  int body;
+  if (vm_op(c->f->code[pc]) != VM_OP_TFORCALL ||
+      !vm_jump_target(c->f->code[pc + 1], pc + 1, &body))
+    return;
+  put(c, vm_isj(VM_OP_JMP, 0), line, J_REL, 2);
+  c->b2 = c->o.n;
+  put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, body);
+}
+
+/* Returns 0 when pc's instruction needs no wide form. */
+static int emit_wide(ctx *c, int pc, int line) {
+  vm_proto *f = c->f;
+  vm_instr i = f->code[pc], jmp = vm_isj(VM_OP_JMP, 0);
+  int t;
+  if (!vm_jump_target(i, pc, &t)) return 0;
+  switch (vm_op(i)) {
+    case VM_OP_FORPREP:
+      c->stats->widened++;
+      put(c, i, line, J_REL, 2);
+      put(c, jmp, line, J_GROUP, pc + 1);
+      put(c, jmp, line, J_GROUP, t);
+      return 1;
+    case VM_OP_FORLOOP:
+      put(c, jmp, line, J_REL, 2);
+      put(c, jmp, line, J_GROUP, t);
+      put(c, i, line, J_REL, -1);
+      put(c, jmp, line, J_GROUP, pc + 1);
+      return 1;
+    case VM_OP_TFORPREP:
+      c->stats->widened++;
+      put(c, i, line, J_REL, 2);
+      put(c, jmp, line, J_GROUP, pc + 1);
+      put(c, f->code[t], line_of(f, t), J_NONE, 0);
+      put(c, f->code[t + 1], line_of(f, t + 1), J_REL, -2);
+      put(c, jmp, line, J_GROUP, t + 2);
+      return 1;
+    case VM_OP_TFORLOOP:
+      put(c, i, line, J_REL, c->b2 - c->o.n);
+      put(c, jmp, line, J_GROUP, pc + 1);
+      return 1;
+    default:
+      return 0;
+  }
+}
+
 static void emit_main(ctx *c) {
   vm_proto *f = c->f;
   int pc, t;
   for (pc = 0; pc < f->sizecode; pc++) {
     vm_instr i = f->code[pc];
     int op = vm_op(i), bi = c->cfg->block_at[pc], line = line_of(f, pc);
+    c->cur_pc = pc;
     c->group[pc] = c->o.n;
+    if (c->wide[pc])
+      emit_wide_head(c, pc, line);
     if (bi >= 0 && c->cfg->b[bi].fold_into < 0)
       emit_accounting(c, block_charge(c, bi), c->cfg->b[bi].check, line);
     c->pos[pc] = c->o.n;
-    if (op == VM_OP_LFALSESKIP) {
+    if (c->wide[pc] && emit_wide(c, pc, line)) {
+      continue;
+    } else if (op == VM_OP_LFALSESKIP) {
       put(c, vm_abck(VM_OP_LOADFALSE, vm_a(i), 0, 0, 0), line, J_NONE, 0);
       put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
     } else if (is_mmbin_pair(f, pc)) {
@@ -244,9 +332,10 @@ static void emit_main(ctx *c) {
 static void emit_stubs(ctx *c) {
   vm_proto *f = c->f;
   int s, k;
+  c->cur_pc = -1;
   for (s = 0; s < c->nstubs; s++) {
-    int pc = c->stub_pc[s], setters[2];
-    int nset = rw_name_setters(f, pc, setters);
+    int pc = c->stub_pc[s], nset = c->nsetters[pc];
+    const int *setters = &c->setters[2 * pc];
     int line = line_of(f, pc + 1);
     c->stub_start[s] = c->o.n;
     emit_accounting(c, stub_charge(c, pc, nset), 0, line);
@@ -262,21 +351,54 @@ static void emit_stubs(ctx *c) {
   }
 }
 
-static lraf_status resolve_jumps(ctx *c) {
+/* Mark the loop whose instruction at pc cannot reach its target as
+   wide: both of its loop instructions, and the TFORCALL of a generic
+   loop.  Returns 0 if pc is no loop instruction. */
+static int widen(ctx *c, int pc) {
+  vm_instr i;
+  int t;
+  if (pc < 0) return 0;
+  if (c->wide[pc]) return 1;  /* its partner was marked in this pass */
+  i = c->f->code[pc];
+  if (!vm_jump_target(i, pc, &t) || t < 1) return 0;
+  switch (vm_op(i)) {
+    case VM_OP_FORPREP: case VM_OP_FORLOOP:
+      c->wide[pc] = c->wide[t - 1] = 1;
+      return 1;
+    case VM_OP_TFORPREP:
+      c->wide[pc] = c->wide[t] = c->wide[t + 1] = 1;
+      return 1;
+    case VM_OP_TFORLOOP:
+      c->wide[pc] = c->wide[pc - 1] = c->wide[t - 1] = 1;
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+/* Set every jump offset.  Returns 0 when all fit, 1 when some loops
+   were widened and the code must be emitted again, -1 when a jump that
+   cannot be widened does not fit. */
+static int resolve_jumps(ctx *c) {
   out *o = &c->o;
-  int n;
+  int n, again = 0;
   for (n = 0; n < o->n; n++) {
     int t;
     switch (o->jkind[n]) {
       case J_GROUP: t = c->group[o->jref[n]]; break;
       case J_INSTR: t = c->pos[o->jref[n]]; break;
       case J_STUB: t = c->stub_start[o->jref[n]]; break;
+      case J_REL: t = n + o->jref[n]; break;
       default: continue;
     }
-    if (!vm_set_jump_target(&o->code[n], n, t))
-      return vm_fail(NULL, LRAF_ELIMIT, "");
+    if (vm_set_jump_target(&o->code[n], n, t))
+      continue;
+    if (o->jkind[n] == J_REL || vm_op(o->code[n]) == VM_OP_JMP ||
+        !widen(c, o->src[n]))
+      return -1;
+    again = 1;
   }
-  return LRAF_OK;
+  return again;
 }
 
 /* ---------------------------------------------------------------- */
@@ -370,10 +492,6 @@ static int remap_locals(ctx *c, int main_end) {
 
 static lraf_status finish(ctx *c, int main_end) {
   vm_proto *f = c->f;
-  if (c->o.oom)
-    return vm_fail(NULL, LRAF_EMEM, "");
-  if (resolve_jumps(c) != LRAF_OK)
-    return LRAF_ELIMIT;
   if (f->sizelineinfo > 0 && !encode_lines(c))
     return LRAF_EMEM;
   if (!remap_locals(c, main_end))
@@ -394,7 +512,8 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   ctx c;
   size_t n = (size_t)f->sizecode + 1;
   lraf_status st = LRAF_OK;
-  int main_end;
+  rw_stats saved;
+  int main_end, fit;
   memset(&c, 0, sizeof c);
   c.f = f; c.cfg = cfg; c.opt = opt; c.path = path; c.stats = stats;
   c.r = f->maxstacksize; c.counter = counter; c.consume = consume;
@@ -404,27 +523,49 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.stub_start = malloc(n * sizeof(int));
   c.stub_end = malloc(n * sizeof(int));
   c.base = calloc((size_t)cfg->nblocks + 1, sizeof(uint32_t));
+  c.wide = calloc(n, 1);
+  c.setters = malloc(2 * n * sizeof(int));
+  c.nsetters = malloc(n);
   if (!c.group || !c.pos || !c.stub_pc || !c.stub_start || !c.stub_end ||
-      !c.base) {
+      !c.base || !c.wide || !c.setters || !c.nsetters ||
+      !rw_name_setters(f, c.setters, c.nsetters)) {
     st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     goto done;
   }
-  if (opt->mode == RW_OVERHEAD)
-    overhead_bases(&c);
-  emit_main(&c);
-  main_end = c.o.n;
-  emit_stubs(&c);
+  saved = *stats;
+  do {  /* emit, widening loops until every jump fits */
+    c.o.n = 0;
+    c.nstubs = 0;
+    *stats = saved;
+    if (opt->mode == RW_OVERHEAD)
+      overhead_bases(&c);
+    emit_main(&c);
+    main_end = c.o.n;
+    emit_stubs(&c);
+    if (c.o.oom) {
+      st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      goto done;
+    }
+    fit = resolve_jumps(&c);
+  } while (fit > 0);
+  if (fit < 0) {
+    st = vm_fail(err, LRAF_ELIMIT, "a jump in %s is too long after "
+                 "rewriting (more than %d instructions)", path,
+                 VM_OFFSET_SJ);
+    goto done;
+  }
   st = finish(&c, main_end);
-  if (st == LRAF_ELIMIT)
-    vm_fail(err, st, "a jump in %s is too long after rewriting "
-            "(more than %d instructions)", path, VM_MAXARG_BX);
-  else if (st != LRAF_OK)
+  if (st != LRAF_OK)
     vm_fail(err, st, "out of memory rewriting %s", path);
 done:
   free(c.o.code);
   free(c.o.line);
   free(c.o.jkind);
   free(c.o.jref);
+  free(c.o.src);
+  free(c.wide);
+  free(c.setters);
+  free(c.nsetters);
   free(c.group);
   free(c.pos);
   free(c.stub_pc);

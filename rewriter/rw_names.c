@@ -10,6 +10,10 @@
 ** carries a never-executed copy of that instruction.  This file finds it,
 ** following the same rules as the scan in Lua's debug library.
 */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "rw_emit.h"
 
 /* Whether op writes register A (Lua's "A mode" of the opcode). */
@@ -29,33 +33,6 @@ static int sets_register_a(int op) {
   }
 }
 
-static int changes(vm_instr i, int reg) {
-  int op = vm_op(i), a = vm_a(i);
-  switch (op) {
-    case VM_OP_LOADNIL: return a <= reg && reg <= a + vm_b(i);
-    case VM_OP_TFORCALL: return reg >= a + 2;
-    case VM_OP_CALL: case VM_OP_TAILCALL: return reg >= a;
-    default: return sets_register_a(op) && reg == a;
-  }
-}
-
-/* The pc of the instruction Lua's scan would credit with setting reg
-   before lastpc (the arithmetic op itself), or -1. */
-static int find_setter(const vm_proto *f, int lastpc, int reg) {
-  int pc, setter = -1, jmptarget = 0;
-  for (pc = 0; pc < lastpc; pc++) {
-    vm_instr i = f->code[pc];
-    if (vm_op(i) == VM_OP_JMP) {
-      int dest = pc + 1 + vm_sj(i);
-      if (dest <= lastpc && dest > jmptarget)
-        jmptarget = dest;
-    } else if (changes(i, reg)) {
-      setter = pc < jmptarget ? -1 : pc;
-    }
-  }
-  return setter;
-}
-
 /* Only instructions Lua derives a name from are worth copying; a copy
    must not need a partner instruction after it. */
 static int names_register(int op) {
@@ -69,16 +46,101 @@ static int names_register(int op) {
   }
 }
 
-int rw_name_setters(const vm_proto *f, int oppc, int *setters) {
-  vm_instr mm = f->code[oppc + 1];
-  int regs[2], nregs = 0, n = 0, r;
-  regs[nregs++] = vm_a(mm);
-  if (vm_op(mm) == VM_OP_MMBIN && vm_b(mm) != vm_a(mm))
-    regs[nregs++] = vm_b(mm);
-  for (r = 0; r < nregs; r++) {
-    int s = find_setter(f, oppc, regs[r]);
-    if (s >= 0 && names_register(vm_op(f->code[s])))
-      setters[n++] = s;
+/* Last writer of each register so far: a segment tree over the 256
+   registers whose nodes hold the pc of the latest write covering them
+   (pcs only grow, so a write is a max). */
+typedef struct writers { int t[2 * 256]; } writers;
+
+static void written(writers *w, int lo, int hi, int pc) {
+  if (hi > 255) hi = 255;
+  for (lo += 256, hi += 257; lo < hi; lo >>= 1, hi >>= 1) {
+    if (lo & 1) w->t[lo++] = pc;
+    if (hi & 1) w->t[--hi] = pc;
   }
-  return n;
+}
+
+static int last_writer(const writers *w, int reg) {
+  int i, best = -1;
+  for (i = reg + 256; i >= 1; i >>= 1)
+    if (w->t[i] > best) best = w->t[i];
+  return best;
+}
+
+static void record_writes(writers *w, vm_instr i, int pc) {
+  int op = vm_op(i), a = vm_a(i);
+  switch (op) {
+    case VM_OP_LOADNIL: written(w, a, a + vm_b(i), pc); break;
+    case VM_OP_TFORCALL: written(w, a + 2, 255, pc); break;
+    case VM_OP_CALL: case VM_OP_TAILCALL: written(w, a, 255, pc); break;
+    default: if (sets_register_a(op)) written(w, a, a, pc); break;
+  }
+}
+
+/* jumped[pc]: the nearest destination beyond pc of a JMP before pc, or
+   INT_MAX.  Lua's scan gives up on a writer that such a JMP skips. */
+static int *jumps_over(const vm_proto *f) {
+  int n = f->sizecode, pc, nheap = 0;
+  int *jumped = malloc(((size_t)n + 1) * sizeof *jumped);
+  int *heap = malloc(((size_t)n + 1) * sizeof *heap);  /* min-heap */
+  if (jumped == NULL || heap == NULL) {
+    free(jumped);
+    free(heap);
+    return NULL;
+  }
+  for (pc = 0; pc < n; pc++) {
+    if (pc > 0 && vm_op(f->code[pc - 1]) == VM_OP_JMP) {  /* push */
+      int k = nheap++, d = pc + vm_sj(f->code[pc - 1]);
+      while (k > 0 && heap[(k - 1) / 2] > d) {
+        heap[k] = heap[(k - 1) / 2];
+        k = (k - 1) / 2;
+      }
+      heap[k] = d;
+    }
+    while (nheap > 0 && heap[0] <= pc) {  /* pop what is behind pc */
+      int k = 0, last = heap[--nheap];
+      for (;;) {
+        int ch = 2 * k + 1;
+        if (ch >= nheap) break;
+        if (ch + 1 < nheap && heap[ch + 1] < heap[ch]) ch++;
+        if (heap[ch] >= last) break;
+        heap[k] = heap[ch];
+        k = ch;
+      }
+      heap[k] = last;
+    }
+    jumped[pc] = nheap > 0 ? heap[0] : INT_MAX;
+  }
+  free(heap);
+  return jumped;
+}
+
+static int is_mmbin(int op) {
+  return op == VM_OP_MMBIN || op == VM_OP_MMBINI || op == VM_OP_MMBINK;
+}
+
+int rw_name_setters(const vm_proto *f, int *setters, unsigned char *nsetters) {
+  writers w;
+  int pc, *jumped = jumps_over(f);
+  if (jumped == NULL) return 0;
+  memset(w.t, 0xff, sizeof w.t);  /* all -1 */
+  for (pc = 0; pc < f->sizecode; pc++) {
+    vm_instr i = f->code[pc];
+    nsetters[pc] = 0;
+    if (pc + 1 < f->sizecode && is_mmbin(vm_op(f->code[pc + 1])) &&
+        vm_required_next(i) == vm_op(f->code[pc + 1])) {
+      vm_instr mm = f->code[pc + 1];
+      int regs[2], nregs = 0, r;
+      regs[nregs++] = vm_a(mm);
+      if (vm_op(mm) == VM_OP_MMBIN && vm_b(mm) != vm_a(mm))
+        regs[nregs++] = vm_b(mm);
+      for (r = 0; r < nregs; r++) {
+        int s = last_writer(&w, regs[r]);
+        if (s >= 0 && jumped[s] > pc && names_register(vm_op(f->code[s])))
+          setters[2 * pc + nsetters[pc]++] = s;
+      }
+    }
+    record_writes(&w, i, pc);
+  }
+  free(jumped);
+  return 1;
 }

@@ -199,6 +199,7 @@ static void add_stats(rw_stats *to, const rw_stats *s) {
   to->folded += s->folded;
   to->checks += s->checks;
   to->stubs += s->stubs;
+  to->widened += s->widened;
   to->code_before += s->code_before;
   to->code_after += s->code_after;
 }
