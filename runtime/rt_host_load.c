@@ -109,18 +109,8 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
     return vm_fail(err, LRAF_EFORMAT,
                    "chunk was rewritten for cost model %.*s, the state "
                    "counts %s", (int)mlen, model, S->model);
-  st = vm_read((const char *)data + skip, size - skip, NULL, &chunk, err);
-  if (st != LRAF_OK && err != NULL) {
-    /* vm_read checks chunks as Lua's compiler makes them, so it refuses
-       the rewriter's metamethod stubs (an arithmetic op followed by a
-       JMP): until it can check rewritten code, such chunks are refused
-       here rather than loaded unverified */
-    char msg[sizeof err->message];
-    snprintf(msg, sizeof msg, "%s", err->message);
-    snprintf(err->message, sizeof err->message,
-             "cannot read back the offline chunk for verification: %.400s",
-             msg);
-  }
+  st = vm_read_rewritten((const char *)data + skip, size - skip, NULL,
+                         &chunk, err);
   if (st == LRAF_OK) st = rw_verify(chunk, err);
   if (st == LRAF_OK && chunk->main->sizeupvalues < 2)
     st = vm_fail(err, LRAF_EVERIFY, "chunk has no counter upvalues");

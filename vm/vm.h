@@ -270,6 +270,12 @@ extern const vm_limits vm_default_limits;
 lraf_status vm_read(const void *data, size_t size, const vm_limits *limits,
                     vm_chunk **out, lraf_error *err);
 
+/* vm_read for chunks the rewriter wrote (offline rewriting): functions
+   are checked with VM_CHECK_REWRITTEN. */
+lraf_status vm_read_rewritten(const void *data, size_t size,
+                              const vm_limits *limits, vm_chunk **out,
+                              lraf_error *err);
+
 /* Serialize a chunk into a new malloc'ed buffer in the lua_dump format.
    Reading then writing gives back the input bytes exactly. */
 lraf_status vm_write(const vm_chunk *chunk, void **data, size_t *size,

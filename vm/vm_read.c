@@ -39,6 +39,7 @@ typedef struct reader {
   int max_depth;
   int max_functions;
   int nfunctions;
+  unsigned check_flags;  /* vm_check_code flags for every function */
   lraf_error *err;
 } reader;
 
@@ -379,7 +380,7 @@ static lraf_status check_function(reader *r, const vm_proto *f,
   snprintf(path, sizeof path, "<%.100s:%d>", name, f->linedefined);
   e.code = LRAF_OK;
   e.message[0] = '\0';
-  st = vm_check_proto(f, path, &e);
+  st = vm_check_code(f, path, r->check_flags, &e);
   if (st != LRAF_OK && r->err != NULL) {
     r->err->code = st;
     snprintf(r->err->message, sizeof r->err->message,
@@ -437,8 +438,9 @@ static lraf_status read_chunk(reader *r, vm_chunk *c) {
   return LRAF_OK;
 }
 
-lraf_status vm_read(const void *data, size_t size, const vm_limits *limits,
-                    vm_chunk **out, lraf_error *err) {
+static lraf_status read_checked(const void *data, size_t size,
+                                const vm_limits *limits, unsigned flags,
+                                vm_chunk **out, lraf_error *err) {
   reader r;
   vm_chunk *c;
   lraf_status st;
@@ -457,6 +459,7 @@ lraf_status vm_read(const void *data, size_t size, const vm_limits *limits,
                                                       : VM_HARD_MAX_DEPTH;
   r.max_functions = limits->max_functions;
   r.nfunctions = 0;
+  r.check_flags = flags;
   r.err = err;
   c = calloc(1, sizeof *c);
   if (c == NULL)
@@ -468,4 +471,15 @@ lraf_status vm_read(const void *data, size_t size, const vm_limits *limits,
   }
   *out = c;
   return LRAF_OK;
+}
+
+lraf_status vm_read(const void *data, size_t size, const vm_limits *limits,
+                    vm_chunk **out, lraf_error *err) {
+  return read_checked(data, size, limits, 0, out, err);
+}
+
+lraf_status vm_read_rewritten(const void *data, size_t size,
+                              const vm_limits *limits, vm_chunk **out,
+                              lraf_error *err) {
+  return read_checked(data, size, limits, VM_CHECK_REWRITTEN, out, err);
 }
