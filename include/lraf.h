@@ -132,21 +132,16 @@ lraf_manager *lraf_total_new(void);
    triggered the collection then stops at its next zero check.)
 
    Overshoot.  A thread notices exhaustion at its next zero check.  Zero
-   checks sit at the entry of every function that can call and at every
-   loop header, and blocks are charged when they start, so past the quota
-   a thread runs at most one check-free stretch: the longest loop-free
-   path through one function, counting the bodies of the functions
-   without loops or calls (which have no zero check) that it calls.  This
-   holds for loops, recursion, tail calls, metamethods, and callbacks that
-   can call (tests/unit/test_rt_quota.c computes the bound from the
-   bytecode).  Two cases add to it: a C function that calls a check-free
-   callback (string.gsub with a leaf replacement function, table.sort
-   with a leaf comparator) adds one callback body per call it makes before
-   it returns; and Lua frames that return before the next check add their
-   unchecked remainders (in the default mode a block is charged before
-   the calls in it, so this shows mostly in exact mode).  States or OS
-   threads sharing the manager may each also run the granularity they
-   were last given, which is at most what was left of the quota then. */
+   checks sit at the entry of every function and at every loop header
+   (in exact mode also in every block that returns), and blocks are
+   charged when they start, so past the quota a thread runs at most one
+   check-free stretch: the longest loop-free path through one function.
+   This holds for loops, recursion, tail calls, metamethods, callbacks
+   from C functions (string.gsub, table.sort) and frames returning one
+   after another (tests/unit/test_rt_quota.c computes the bound from the
+   bytecode and checks it).  States or OS threads sharing the manager may
+   each also run the granularity they were last given, which is at most
+   what was left of the quota then. */
 lraf_manager *lraf_limit_new(int64_t quota);
 /* The quota left (negative once exceeded); INT64_MAX for a manager
    that is not a limit or hierarchical manager. */

@@ -435,6 +435,16 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   /* every entry is checked: even a leaf can be called in a loop from C
      (gsub, sort), where no Lua loop header would see the counter */
   cfg->b[0].check = 1;
+  /* exact mode charges the code after a call when the call returns, so
+     frames that return one after another would run their remainders
+     unchecked: a block that returns checks */
+  if (opt->exact)
+    for (pc = cfg->first; pc < f->sizecode; pc++) {
+      int op = vm_op(f->code[pc]);
+      if ((op == VM_OP_RETURN || op == VM_OP_RETURN0 ||
+           op == VM_OP_RETURN1) && cfg->block_of[pc] >= 0)
+        cfg->b[cfg->block_of[pc]].check = 1;
+    }
   /* a check before a TFORCALL is skipped by TFORPREP: check there too */
   for (pc = cfg->first; pc < f->sizecode; pc++) {
     int t;
