@@ -10,7 +10,7 @@
 
 CC      ?= cc
 LUA_PC  := lua5.4
-PKGS    := liblua5.4-dev lua5.4 lua-lpeg libcmocka-dev pkg-config
+PKGS    := liblua5.4-dev lua5.4 lua-lpeg libcmocka-dev pkg-config valgrind
 BUILD   ?= build
 OPT     ?= -O2
 SAN     ?=
@@ -34,7 +34,7 @@ TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
 
-.PHONY: all deps run test check unit san-test bench clean examples
+.PHONY: all deps run test check unit san-test bench clean examples memcheck
 
 all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf
 
@@ -73,11 +73,25 @@ $(BUILD)/tests/%: tests/unit/%.c $(TEST_SUPPORT) $(BUILD)/liblraf.a $(HEADERS) t
 run: all
 	$(BUILD)/lraf run --report - examples/hello.lua
 
-# Every unit test, then the same tests under ASan and UBSan.
+# Every unit test, then the same tests under ASan and UBSan, then the
+# runtime's tests and the lraf command under valgrind.
 test: deps
 	$(MAKE) --no-print-directory unit
 	LRAF_QUICK=1 $(MAKE) --no-print-directory unit BUILD=build-san OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+	$(MAKE) --no-print-directory memcheck
+
+MEMCHECK_TESTS := test_rt_api test_rt_load test_rt_sandbox test_rt_quota \
+                  test_rt_cli test_acct_managers test_acct_threads \
+                  test_vm_malformed test_rw_checks
+VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+            --error-exitcode=9
+
+memcheck: $(BUILD)/lraf $(MEMCHECK_TESTS:%=$(BUILD)/tests/%)
+	@set -e; for t in $(MEMCHECK_TESTS); do \
+	  echo "== valgrind $$t"; \
+	  LRAF_QUICK=1 LRAF=$(BUILD)/lraf $(VALGRIND) $(BUILD)/tests/$$t >/dev/null; done
+	$(VALGRIND) $(BUILD)/lraf run --report - examples/hello.lua >/dev/null
 
 unit: $(BUILD)/liblraf.a $(BUILD)/lraf $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do \
