@@ -347,6 +347,36 @@ static void test_exit_statuses_like_lua(void **state) {
   assert_int_equal(run("run --report"), 2);
 }
 
+/* require finds Lua modules on package.path (./?.lua from the working
+   directory) and C modules on package.cpath (Debian's lua-lpeg) as
+   lua5.4 does; the sandbox keeps the C modules of the cpath it started
+   with. */
+static void test_require_like_lua(void **state) {
+  char cmd[512], lua_out[160], lua_err[160];
+  (void)state;
+  if (system("command -v lua5.4 > /dev/null") != 0) skip();
+  if (system("lua5.4 -e 'require \"lpeg\"' 2> /dev/null") != 0) skip();
+  write_script("mymod.lua", "local M = {}\nfunction M.twice(x) return 2 * x end\n"
+               "return M\n");
+  write_script("req.lua",
+               "local m = require 'mymod'\nlocal lpeg = require 'lpeg'\n"
+               "local digits = lpeg.C(lpeg.R'09'^1) / tonumber\n"
+               "print(m.twice(digits:match('21abc')), package.loaded.mymod == m)\n"
+               "print(pcall(require, 'no_such_module_here'))\n");
+  snprintf(lua_out, sizeof lua_out, "%s/lua-out.txt", dir);
+  snprintf(lua_err, sizeof lua_err, "%s/lua-err.txt", dir);
+  snprintf(cmd, sizeof cmd, "cd %s && lua5.4 req.lua", dir);
+  assert_int_equal(sh(cmd, lua_out, lua_err), 0);
+  assert_int_equal(run("run req.lua"), 0);
+  assert_true(same_file(out_path, lua_out));
+  assert_int_equal(run("run --sandbox req.lua"), 0);
+  {
+    char *out = slurp(out_path);
+    assert_memory_equal(out, "42\ttrue\nfalse\t", 14);
+    free(out);
+  }
+}
+
 static int quick(void) {
   return getenv("LRAF_QUICK") != NULL;
 }
@@ -505,6 +535,7 @@ int main(void) {
     cmocka_unit_test(test_rewrite),
     cmocka_unit_test(test_arg_like_lua),
     cmocka_unit_test(test_exit_statuses_like_lua),
+    cmocka_unit_test(test_require_like_lua),
     cmocka_unit_test(test_corpus_like_lua),
     cmocka_unit_test(test_bench),
     cmocka_unit_test(test_help),
