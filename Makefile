@@ -2,6 +2,7 @@
 #
 #   make run    install missing packages, build, list a bundled example
 #   make test   install missing packages, build, run every test
+#   make examples  build examples/*.c into $(BUILD)/examples (tests run them)
 #   make bench  overhead benchmark (tests/bench)
 #
 # Data flows vm/ -> rewriter/ -> runtime/ -> accounts/; every module's
@@ -34,9 +35,12 @@ TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
 
+# examples/*.c: each one program over the public header only.
+EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+
 .PHONY: all deps run test check unit san-test bench clean examples memcheck
 
-all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf
+all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf examples
 
 # Install the Debian packages lraf needs, or say how to.
 deps:
@@ -69,6 +73,13 @@ $(BUILD)/tests/%: tests/unit/%.c $(TEST_SUPPORT) $(BUILD)/liblraf.a $(HEADERS) t
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(TEST_SUPPORT) $(BUILD)/liblraf.a $(LIBS) -lcmocka
 
+examples: $(EX_BIN)
+
+$(BUILD)/examples/%: examples/%.c $(BUILD)/liblraf.a include/lraf.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
+	  -Iinclude $(LUA_CFLAGS) $(SAN) -o $@ $< $(BUILD)/liblraf.a $(LIBS)
+
 # Run the bundled example counted, with a summary on stderr.
 run: all
 	$(BUILD)/lraf run --report - examples/hello.lua
@@ -93,7 +104,7 @@ memcheck: $(BUILD)/lraf $(MEMCHECK_TESTS:%=$(BUILD)/tests/%)
 	  LRAF_QUICK=1 LRAF=$(BUILD)/lraf $(VALGRIND) $(BUILD)/tests/$$t >/dev/null; done
 	$(VALGRIND) $(BUILD)/lraf run --report - examples/hello.lua >/dev/null
 
-unit: $(BUILD)/liblraf.a $(BUILD)/lraf $(TEST_BIN)
+unit: $(BUILD)/liblraf.a $(BUILD)/lraf $(EX_BIN) $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do \
 	  echo "== $$t"; LRAF=$(BUILD)/lraf $$t; done
 

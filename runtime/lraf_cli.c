@@ -20,6 +20,12 @@ typedef struct cli_command {
 } cli_command;
 
 static const cli_command commands[] = {
+  {"bench", cli_bench,
+   "[-n N] [--exact] [--mode original|overhead|weighted] [--weights FILE]\n"
+   "      SCRIPT [SCRIPT2]",
+   "run SCRIPT N times (default 10) in fresh states: its instruction\n"
+   "      count (the same on every run) and wall time min/median/max;\n"
+   "      with SCRIPT2, compare the two by instruction count"},
   {"disasm", cli_disasm, "FILE.lua|FILE.luac",
    "list the bytecode of FILE like luac -l -l"},
   {"run", cli_run,

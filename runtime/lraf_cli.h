@@ -20,6 +20,7 @@
 typedef int (*cli_fn)(int argc, char **argv);
 
 /* Subcommands. */
+int cli_bench(int argc, char **argv);
 int cli_disasm(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_rewrite(int argc, char **argv);

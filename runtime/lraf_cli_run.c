@@ -282,8 +282,11 @@ static lraf_manager *make_manager(run_ctx *c) {
 static void set_globals(run_ctx *c, int argc, char **argv, int script) {
   lua_State *L = lraf_lua(c->S);
   int i;
-  lua_createtable(L, argc - script - 1, script + 1);
-  for (i = 0; i < argc; i++) {
+  /* Like lua.c: the script at 0, its arguments at 1.., and the command
+     line before it at negative indices, down to the program's name
+     (argv[-1]: the dispatcher passes main's argv + 1). */
+  lua_createtable(L, argc - script - 1, script + 2);
+  for (i = -1; i < argc; i++) {
     lua_pushstring(L, argv[i]);
     lua_rawseti(L, -2, i - script);
   }

@@ -1,7 +1,9 @@
 /*
 ** test_rt_cli.c - `lraf run`: behaves like lua5.4 SCRIPT ARGS (arg
 ** table, ..., output), exit statuses 0/1/2/3, one line on a quota, the
-** JSON report and the summary, os.exit, --sandbox; `lraf rewrite`.
+** JSON report and the summary, os.exit, --sandbox; `lraf rewrite`;
+** `lraf run` against lua5.4 itself on the corpus (stdout byte for byte
+** and exit status) and on the arg table; `lraf bench`.
 ** Runs the command named by $LRAF (the Makefile sets it).
 */
 #include <stdarg.h>
@@ -10,6 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +47,17 @@ static int run(const char *args) {
            lraf()[0] == '/' ? "" : "\"$OLDPWD\"/", lraf(), args, out_path,
            err_path);
   st = system(cmd);
+  assert_true(WIFEXITED(st));
+  return WEXITSTATUS(st);
+}
+
+/* Run a shell command from the repository root with stdout/stderr in
+   the given files; returns the exit status. */
+static int sh(const char *cmd, const char *out, const char *err) {
+  char full[2048];
+  int st;
+  snprintf(full, sizeof full, "%s > %s 2> %s", cmd, out, err);
+  st = system(full);
   assert_true(WIFEXITED(st));
   return WEXITSTATUS(st);
 }
@@ -227,6 +241,290 @@ static void test_rewrite(void **state) {
   assert_int_equal(run("rewrite table.lua"), 2);
 }
 
+/* Both files hold the same bytes. */
+static int same_file(const char *a, const char *b) {
+  size_t la, lb;
+  char *x = tutil_run_slurp(a, &la), *y = tutil_run_slurp(b, &lb);
+  int same;
+  assert_non_null(x);
+  assert_non_null(y);
+  same = la == lb && memcmp(x, y, la) == 0;
+  free(x);
+  free(y);
+  return same;
+}
+
+/* The arg table and ... as lua5.4 gives them: the script at 0, its
+   arguments (empty and spaced ones too) at 1.., the command line before
+   the script at negative indices; stdin as "-". */
+static void test_arg_like_lua(void **state) {
+  char cmd[1024], lua_out[160], lua_err[160];
+  const char *show =
+    "local n = 0\nwhile arg[n - 1] ~= nil do n = n - 1 end\n"
+    "print(arg[0], #arg, select('#', ...), n < 0)\n"
+    "for i = 1, #arg do io.write('[', arg[i], ']') end\n"
+    "print(...)\nprint(#arg == 0 or arg[#arg] == select(select('#', ...), ...))\n";
+  (void)state;
+  if (system("command -v lua5.4 > /dev/null") != 0) skip();
+  write_script("show.lua", show);
+  snprintf(lua_out, sizeof lua_out, "%s/lua-out.txt", dir);
+  snprintf(lua_err, sizeof lua_err, "%s/lua-err.txt", dir);
+  snprintf(cmd, sizeof cmd, "cd %s && lua5.4 show.lua a 'b c' '' -x --y",
+           dir);
+  assert_int_equal(sh(cmd, lua_out, lua_err), 0);
+  assert_int_equal(run("run show.lua a 'b c' '' -x --y"), 0);
+  assert_true(same_file(out_path, lua_out));
+  assert_int_equal(run("run --exact --limit 1000000 show.lua a 'b c' '' -x --y"),
+                   0);
+  assert_true(same_file(out_path, lua_out));
+  /* no arguments */
+  snprintf(cmd, sizeof cmd, "cd %s && lua5.4 show.lua", dir);
+  assert_int_equal(sh(cmd, lua_out, lua_err), 0);
+  assert_int_equal(run("run show.lua"), 0);
+  assert_true(same_file(out_path, lua_out));
+  /* the script from stdin */
+  snprintf(cmd, sizeof cmd, "cd %s && lua5.4 - p q < show.lua", dir);
+  assert_int_equal(sh(cmd, lua_out, lua_err), 0);
+  assert_int_equal(run("run - p q < show.lua"), 0);
+  assert_true(same_file(out_path, lua_out));
+  /* negative indices: lraf's own command line, down to its name */
+  write_script("neg.lua", "local n = 0\nwhile arg[n - 1] ~= nil do n = n - 1 "
+               "end\nprint(n, arg[n + 1], arg[-1])\n");
+  assert_int_equal(run("run --exact neg.lua z"), 0);
+  {
+    char *out = slurp(out_path);
+    assert_non_null(strstr(out, "-3\trun\t--exact\n"));
+    free(out);
+  }
+}
+
+/* More exit statuses, each as lua5.4 gives it where lua5.4 has one:
+   error objects that are not strings, os.exit(true/false), a runtime
+   error after output (the output is kept), --report on each. */
+static void test_exit_statuses_like_lua(void **state) {
+  static const struct {
+    const char *name, *src;
+  } cases[] = {
+    {"ok.lua", "print('fine')\n"},
+    {"tbl.lua", "print('before')\nerror({})\n"},
+    {"nilerr.lua", "error()\n"},
+    {"exit_true.lua", "io.write('x')\nos.exit(true)\n"},
+    {"exit_false.lua", "os.exit(false)\n"},
+    {"exit_n.lua", "os.exit(42)\n"},
+    {"arith.lua", "local t = {}\nprint(1)\nreturn t.x + 1\n"},
+  };
+  char cmd[512], lua_out[160], lua_err[160], args[256];
+  size_t i;
+  (void)state;
+  if (system("command -v lua5.4 > /dev/null") != 0) skip();
+  snprintf(lua_out, sizeof lua_out, "%s/lua-out.txt", dir);
+  snprintf(lua_err, sizeof lua_err, "%s/lua-err.txt", dir);
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int want;
+    write_script(cases[i].name, cases[i].src);
+    snprintf(cmd, sizeof cmd, "cd %s && lua5.4 %s", dir, cases[i].name);
+    want = sh(cmd, lua_out, lua_err);
+    snprintf(args, sizeof args, "run --report %s %s", json_path,
+             cases[i].name);
+    assert_int_equal(run(args), want);
+    assert_true(same_file(out_path, lua_out));
+  }
+  /* the status names in the report */
+  assert_int_equal(run("run --limit 10 --report - spin.lua"), 3);
+  {
+    char *err = slurp(err_path);
+    assert_non_null(strstr(err, "status quota"));
+    free(err);
+  }
+  /* bad input: a directory, a weights file that does not parse, an
+     empty script name, a bad granularity */
+  assert_int_equal(run("run ."), 2);
+  write_script("bad-weights.txt", "NOSUCHOP 3\n");
+  assert_int_equal(run("run --weights bad-weights.txt ok.lua"), 2);
+  assert_int_equal(run("run --granularity 0 ok.lua"), 2);
+  assert_int_equal(run("run --rate -5 ok.lua"), 2);
+  assert_int_equal(run("run --mode fast ok.lua"), 2);
+  assert_int_equal(run("run --report"), 2);
+}
+
+/* require finds Lua modules on package.path (./?.lua from the working
+   directory) and C modules on package.cpath (Debian's lua-lpeg) as
+   lua5.4 does; the sandbox keeps the C modules of the cpath it started
+   with. */
+static void test_require_like_lua(void **state) {
+  char cmd[512], lua_out[160], lua_err[160];
+  (void)state;
+  if (system("command -v lua5.4 > /dev/null") != 0) skip();
+  if (system("lua5.4 -e 'require \"lpeg\"' 2> /dev/null") != 0) skip();
+  write_script("mymod.lua", "local M = {}\nfunction M.twice(x) return 2 * x end\n"
+               "return M\n");
+  write_script("req.lua",
+               "local m = require 'mymod'\nlocal lpeg = require 'lpeg'\n"
+               "local digits = lpeg.C(lpeg.R'09'^1) / tonumber\n"
+               "print(m.twice(digits:match('21abc')), package.loaded.mymod == m)\n"
+               "print(pcall(require, 'no_such_module_here'))\n");
+  snprintf(lua_out, sizeof lua_out, "%s/lua-out.txt", dir);
+  snprintf(lua_err, sizeof lua_err, "%s/lua-err.txt", dir);
+  snprintf(cmd, sizeof cmd, "cd %s && lua5.4 req.lua", dir);
+  assert_int_equal(sh(cmd, lua_out, lua_err), 0);
+  assert_int_equal(run("run req.lua"), 0);
+  assert_true(same_file(out_path, lua_out));
+  assert_int_equal(run("run --sandbox req.lua"), 0);
+  {
+    char *out = slurp(out_path);
+    assert_memory_equal(out, "42\ttrue\nfalse\t", 14);
+    free(out);
+  }
+}
+
+static int quick(void) {
+  return getenv("LRAF_QUICK") != NULL;
+}
+
+/* Every corpus program (the benchmark programs among them) prints the
+   same bytes on stdout under lraf run as under lua5.4, and exits the
+   same way.  loadkx.lua loads a binary chunk, which lraf refuses. */
+static void test_corpus_like_lua(void **state) {
+  static const char *const quick_set[] = {"towers.lua", "varargs.lua",
+                                          "errors.lua", "strings.lua", NULL};
+  char cmd[1024], o1[160], e1[160], o2[160], e2[160];
+  DIR *d;
+  struct dirent *e;
+  int compared = 0;
+  (void)state;
+  if (system("command -v lua5.4 > /dev/null") != 0) skip();
+  snprintf(o1, sizeof o1, "%s/c-lua-out.txt", dir);
+  snprintf(e1, sizeof e1, "%s/c-lua-err.txt", dir);
+  snprintf(o2, sizeof o2, "%s/c-lraf-out.txt", dir);
+  snprintf(e2, sizeof e2, "%s/c-lraf-err.txt", dir);
+  d = opendir("tests/corpus");
+  assert_non_null(d);
+  while ((e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    int want, got;
+    if (len < 5 || strcmp(e->d_name + len - 4, ".lua") != 0) continue;
+    if (quick()) {
+      const char *const *q = quick_set;
+      while (*q != NULL && strcmp(*q, e->d_name) != 0) q++;
+      if (*q == NULL) continue;
+    }
+    snprintf(cmd, sizeof cmd, "lua5.4 tests/corpus/%s", e->d_name);
+    want = sh(cmd, o1, e1);
+    snprintf(cmd, sizeof cmd, "%s run tests/corpus/%s", lraf(), e->d_name);
+    got = sh(cmd, o2, e2);
+    if (strcmp(e->d_name, "loadkx.lua") == 0) {
+      char *err = slurp(e2);
+      assert_int_equal(got, 1);
+      assert_non_null(strstr(err, "binary chunk"));
+      free(err);
+      continue;
+    }
+    if (got != want || !same_file(o1, o2))
+      fail_msg("lraf run tests/corpus/%s: exit %d (lua5.4: %d), stdout %s",
+               e->d_name, got, want, same_file(o1, o2) ? "same" : "differs");
+    compared++;
+  }
+  closedir(d);
+  assert_true(compared >= (quick() ? 4 : 20));
+}
+
+/* A number after "label" in text. */
+static long long number_after(const char *text, const char *label) {
+  const char *p = strstr(text, label);
+  assert_non_null(p);
+  return strtoll(p + strlen(label), NULL, 10);
+}
+
+/* lraf bench: the count equals the count-hook oracle and is the same
+   in every run; output of the script is not shown; a count that varies
+   is reported loudly; two scripts are compared; errors and usage. */
+static void test_bench(void **state) {
+  const char *sum = "local s = 0\nfor i = 1, 3000 do s = s + i % 7 end\n"
+                    "print('sum', s)\n";
+  const char *sum2 = "local s = 0\nfor i = 1, 6000 do s = s + i % 7 end\n"
+                     "print('sum', s)\n";
+  const char *vary = "local s = 0\nfor i = 1, math.random(10, 100000) do "
+                     "s = s + i end\n";
+  tutil_run hook, hook2;
+  char *out, *err, want[128];
+  (void)state;
+  write_script("sum.lua", sum);
+  write_script("sum2.lua", sum2);
+  write_script("vary.lua", vary);
+  tutil_run_hook(sum, strlen(sum), "=sum", &hook);
+  tutil_run_hook(sum2, strlen(sum2), "=sum2", &hook2);
+  assert_true(hook.ok && hook2.ok);
+  assert_int_equal(run("bench -n 3 sum.lua"), 0);
+  out = slurp(out_path);
+  assert_null(strstr(out, "sum\t"));  /* the script's print is muted */
+  assert_non_null(strstr(out, "3 runs each, model lua5.4/original"));
+  snprintf(want, sizeof want, "instructions  %lld (the same in all 3 runs)",
+           hook.count);
+  assert_non_null(strstr(out, want));
+  assert_non_null(strstr(out, "wall seconds  min "));
+  assert_non_null(strstr(out, " median "));
+  assert_non_null(strstr(out, " max "));
+  free(out);
+  /* two scripts: the ratio of the counts */
+  assert_int_equal(run("bench -n 2 sum2.lua sum.lua"), 0);
+  out = slurp(out_path);
+  assert_int_equal(number_after(out, "sum2.lua\n  instructions  "),
+                   hook2.count);
+  snprintf(want, sizeof want, "sum2.lua / sum.lua = %.4f",
+           (double)hook2.count / (double)hook.count);
+  assert_non_null(strstr(out, want));
+  free(out);
+  /* --mode overhead counts more than the original */
+  assert_int_equal(run("bench -n 1 --mode overhead sum.lua"), 0);
+  out = slurp(out_path);
+  assert_non_null(strstr(out, "model lua5.4/overhead"));
+  assert_true(number_after(out, "instructions  ") > hook.count);
+  free(out);
+  /* a count that depends on math.random: loud on stdout and stderr
+     (10 runs make equal counts by chance very unlikely) */
+  assert_int_equal(run("bench -n 10 vary.lua"), 0);
+  out = slurp(out_path);
+  err = slurp(err_path);
+  assert_non_null(strstr(out, "THE COUNT DIFFERS BETWEEN RUNS"));
+  assert_non_null(strstr(err, "WARNING"));
+  free(out);
+  free(err);
+  /* errors and usage */
+  assert_int_equal(run("bench fail.lua"), 1);
+  err = slurp(err_path);
+  assert_non_null(strstr(err, "failed here"));
+  free(err);
+  assert_int_equal(run("bench syntax.lua"), 1);
+  assert_int_equal(run("bench missing.lua"), 2);
+  assert_int_equal(run("bench"), 2);
+  assert_int_equal(run("bench -n 0 sum.lua"), 2);
+  assert_int_equal(run("bench -n x sum.lua"), 2);
+  assert_int_equal(run("bench sum.lua sum.lua sum.lua"), 2);
+  assert_int_equal(run("bench --frobnicate sum.lua"), 2);
+  assert_int_equal(run("bench --mode weighted sum.lua"), 2);
+  tutil_run_free(&hook);
+  tutil_run_free(&hook2);
+}
+
+/* --help lists every command; --version; unknown commands. */
+static void test_help(void **state) {
+  char *out;
+  (void)state;
+  assert_int_equal(run("--help"), 0);
+  out = slurp(out_path);
+  assert_non_null(strstr(out, "  run "));
+  assert_non_null(strstr(out, "  bench "));
+  assert_non_null(strstr(out, "  rewrite "));
+  assert_non_null(strstr(out, "  disasm "));
+  free(out);
+  assert_int_equal(run("--version"), 0);
+  out = slurp(out_path);
+  assert_non_null(strstr(out, "lraf 0."));
+  free(out);
+  assert_int_equal(run("frobnicate"), 2);
+  assert_int_equal(run(""), 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_like_lua),
@@ -235,6 +533,12 @@ int main(void) {
     cmocka_unit_test(test_report),
     cmocka_unit_test(test_sandbox_and_modes),
     cmocka_unit_test(test_rewrite),
+    cmocka_unit_test(test_arg_like_lua),
+    cmocka_unit_test(test_exit_statuses_like_lua),
+    cmocka_unit_test(test_require_like_lua),
+    cmocka_unit_test(test_corpus_like_lua),
+    cmocka_unit_test(test_bench),
+    cmocka_unit_test(test_help),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
