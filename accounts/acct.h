@@ -32,6 +32,8 @@ struct lraf_account {
   lraf_manager *manager;  /* owned reference */
   atomic_llong flushed;   /* written by the owning state's thread only */
   _Atomic double wake;
+  atomic_llong mem_alloc;  /* bytes allocated while its thread ran */
+  atomic_llong mem_peak;   /* highest state in-use figure it reached */
 };
 
 /* A manager of a stock kind (see lraf_manager_new). */
@@ -48,6 +50,8 @@ lraf_verdict acct_charge(lraf_account *a, int64_t n, int can_pause);
 int64_t acct_granularity(lraf_account *a, int64_t dflt);
 /* Re-bind a to m (retained). */
 void acct_set_manager(lraf_account *a, lraf_manager *m);
+/* Record an allocation of n bytes that took its state to in_use. */
+void acct_note_alloc(lraf_account *a, int64_t n, int64_t in_use);
 /* Used by a pausing manager. */
 void acct_set_wake(lraf_account *a, double t);
 

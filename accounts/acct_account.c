@@ -15,6 +15,8 @@ lraf_account *acct_new(int64_t id, lraf_manager *m) {
   a->manager = lraf_manager_retain(m);
   atomic_init(&a->flushed, 0);
   atomic_init(&a->wake, 0.0);
+  atomic_init(&a->mem_alloc, 0);
+  atomic_init(&a->mem_peak, 0);
   return a;
 }
 
@@ -42,6 +44,24 @@ void acct_set_manager(lraf_account *a, lraf_manager *m) {
   lraf_manager *old = a->manager;
   a->manager = lraf_manager_retain(m);
   lraf_manager_release(old);
+}
+
+/* Written only by the OS thread that runs the account's state. */
+void acct_note_alloc(lraf_account *a, int64_t n, int64_t in_use) {
+  atomic_store_explicit(&a->mem_alloc,
+                        atomic_load_explicit(&a->mem_alloc,
+                                             memory_order_relaxed) + n,
+                        memory_order_relaxed);
+  if (in_use > atomic_load_explicit(&a->mem_peak, memory_order_relaxed))
+    atomic_store_explicit(&a->mem_peak, in_use, memory_order_relaxed);
+}
+
+void lraf_account_memory(const lraf_account *a, int64_t *allocated,
+                         int64_t *peak) {
+  lraf_account *m = (lraf_account *)a;
+  if (allocated != NULL)
+    *allocated = m ? (int64_t)atomic_load(&m->mem_alloc) : 0;
+  if (peak != NULL) *peak = m ? (int64_t)atomic_load(&m->mem_peak) : 0;
 }
 
 void acct_set_wake(lraf_account *a, double t) {

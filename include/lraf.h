@@ -237,7 +237,19 @@ typedef struct lraf_options {
                               coroutines for lraf_foreach_account (the
                               rest are summed, see lraf_retired) */
   int traceback;           /* error messages get a stack traceback */
+  int native;              /* charge the native work of C built-ins and
+                              C modules to the calling thread (see
+                              "Native work" below); 0: off, counts equal
+                              the count hook's */
+  int64_t native_call;     /* with native: units charged per call of a C
+                              function that a C module loaded by require
+                              exports and that has no registered cost
+                              (default LRAF_NATIVE_CALL_DEFAULT) */
+  size_t memory_limit;     /* bytes the state may hold; 0: no limit (see
+                              "Memory" below) */
 } lraf_options;
+
+#define LRAF_NATIVE_CALL_DEFAULT 20
 
 /* Defaults: original mode, not exact, default granularity, full
    environment, a fresh total manager. */
@@ -358,6 +370,60 @@ void lraf_foreach_account(lraf_state *S,
 /* Instructions of coroutines whose accounts were dropped (without
    keep_accounts), and how many such coroutines there were. */
 int64_t lraf_retired(const lraf_state *S, int64_t *count);
+
+/* ---- Native work ---- */
+
+/* With the native option, the C functions of the standard library that
+   do work proportional to their input (string.rep, string.format,
+   table.concat, the pattern functions, table.sort, table.unpack/insert/
+   remove/move, utf8.*, tonumber, string.pack/unpack, ...) and lpeg.match
+   are replaced in the state by wrappers that charge the calling
+   thread's account, in instruction-equivalent units, before they run
+   (the cost is computed from the arguments) and, for patterns, while
+   they run.  A charge goes through the same path as the counter: when it
+   fits in what the manager granted it is only added to the counter;
+   otherwise it is flushed to the manager first, so a limit manager
+   raises the quota error before the work is done (string.rep("x", 2^40)
+   stops without allocating).  One unit is calibrated to take about as
+   long as one average VM instruction (tests/bench/native.c); the ratios
+   are part of the cost-model id (lraf_model gets a "/native-<hash>"
+   suffix).  README.md lists what is charged and what is not. */
+
+/* A host's cost for one of its own C functions: called with the
+   function's arguments on L's stack (do not change the stack, do not
+   raise errors), returns the units to charge before the function runs. */
+typedef int64_t (*lraf_native_cost)(struct lua_State *L, void *ud);
+
+/* Replace the function at idx of L (a thread of S) by one that charges
+   per_call units plus cost(L, ud) (cost may be NULL) to the calling
+   thread, then calls it with the same arguments and returns its
+   results.  Works with or without the native option.  ud must outlive
+   the function.  LRAF_EARG when the value is not a function. */
+lraf_status lraf_native_wrap(lraf_state *S, struct lua_State *L, int idx,
+                             int64_t per_call, lraf_native_cost cost,
+                             void *ud, lraf_error *err);
+/* Charge n units to the running thread, from a C function running in S
+   (e.g. in a loop of a long host function).  When the manager stops the
+   thread it raises the quota error (a Lua error: call it only where a
+   Lua error may be raised and no resources would leak). */
+void lraf_charge(struct lua_State *L, int64_t n);
+
+/* ---- Memory ---- */
+
+/* Every state allocates through its own allocator, which counts the
+   bytes the state holds (in use and the peak) and, per account, the
+   bytes allocated while its thread was running and the highest in-use
+   figure of the state reached by one of its allocations.  With a
+   memory_limit, an allocation that would take the state over the limit
+   fails after Lua's emergency collection; the script then stops with
+   LRAF_EMEMLIMIT.  Like the quota error, this stop cannot be swallowed:
+   pcall, xpcall, coroutine.resume/wrap/close and load pass it on and
+   every zero check raises it again until the outermost lraf call returns
+   (the state stays usable: frees always succeed, and the host may
+   collect garbage and run more code). */
+void lraf_memory(const lraf_state *S, size_t *in_use, size_t *peak);
+void lraf_account_memory(const lraf_account *a, int64_t *allocated,
+                         int64_t *peak);
 
 /* Inside a state, require "lraf" gives scripts that benchmark
    themselves (J-RAF2 Fig. 4):

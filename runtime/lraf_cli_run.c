@@ -4,7 +4,10 @@
 ** on errors), with every instruction accounted; optionally a quota, a
 ** rate, and a report (JSON to a file, or a summary on stderr with -).
 **
-** Exit status: 0 ok, 1 script error, 2 usage or bad input, 3 quota.
+** Exit status: 0 ok, 1 script error, 2 usage or bad input, 3 quota,
+** 4 memory limit.  Native work is charged (lraf.h, "Native work") with
+** --native, and by default with --limit, --memory-limit or --sandbox
+** (--no-native turns it off).
 */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,12 +22,15 @@
 #include "lraf_cli.h"
 
 #define CLI_EQUOTA 3
+#define CLI_EMEMORY 4
 #define MAX_THREADS_LISTED 1000
 
 typedef struct run_ctx {
   lraf_options opt;
   uint32_t weights[LRAF_NUM_OPCODES];
   int64_t limit;       /* < 0: none */
+  int64_t memory;      /* memory limit in bytes, < 0: none */
+  int native;          /* < 0: not said */
   double rate;         /* 0: none */
   const char *report;  /* NULL, "-" or a file */
   const char *script;
@@ -39,7 +45,8 @@ static run_ctx *active;  /* for os.exit */
 static const char usage_text[] =
   "usage: lraf run [--limit N] [--rate N] [--granularity N] [--exact]\n"
   "                [--sandbox] [--mode original|overhead|weighted]\n"
-  "                [--weights FILE] [--report FILE|-] SCRIPT [ARGS...]";
+  "                [--weights FILE] [--memory-limit BYTES] [--native|--no-native]\n"
+  "                [--report FILE|-] SCRIPT [ARGS...]";
 
 static double seconds(clockid_t id) {
   struct timespec ts;
@@ -130,6 +137,16 @@ static void write_json(run_ctx *c, FILE *f, const char *status, int code,
   else fputs("  \"limit\": null,\n", f);
   if (c->rate > 0) fprintf(f, "  \"rate\": %.17g,\n", c->rate);
   else fputs("  \"rate\": null,\n", f);
+  {
+    size_t in_use, peak;
+    lraf_memory(c->S, &in_use, &peak);
+    fprintf(f, "  \"native\": %s,\n", c->opt.native ? "true" : "false");
+    if (c->memory >= 0)
+      fprintf(f, "  \"memory_limit\": %" PRId64 ",\n", c->memory);
+    else
+      fputs("  \"memory_limit\": null,\n", f);
+    fprintf(f, "  \"memory_peak\": %zu,\n", peak);
+  }
   fprintf(f, "  \"wall_seconds\": %.6f,\n  \"cpu_seconds\": %.6f,\n", wall,
           cpu);
   fprintf(f, "  \"instructions_per_cpu_second\": %.0f,\n",
@@ -213,11 +230,18 @@ static int parse_args(run_ctx *c, int argc, char **argv, int *script) {
       c->opt.exact = 1;
     } else if (strcmp(a, "--sandbox") == 0) {
       c->opt.env = LRAF_ENV_SANDBOX;
+    } else if (strcmp(a, "--native") == 0) {
+      c->native = 1;
+    } else if (strcmp(a, "--no-native") == 0) {
+      c->native = 0;
     } else if (i + 1 >= argc) {
       return cli_error("%s needs a value\n%s", a, usage_text);
     } else if (strcmp(a, "--limit") == 0) {
       if (!parse_int(argv[++i], &c->limit))
         return cli_error("--limit needs a non-negative integer");
+    } else if (strcmp(a, "--memory-limit") == 0) {
+      if (!parse_int(argv[++i], &c->memory) || c->memory == 0)
+        return cli_error("--memory-limit needs a positive integer");
     } else if (strcmp(a, "--granularity") == 0) {
       if (!parse_int(argv[++i], &v) || v == 0)
         return cli_error("--granularity needs a positive integer");
@@ -243,6 +267,11 @@ static int parse_args(run_ctx *c, int argc, char **argv, int *script) {
     }
   }
   if (i >= argc) return cli_error("no script\n%s", usage_text);
+  if (c->native < 0)
+    c->native = c->limit >= 0 || c->memory >= 0 ||
+                c->opt.env == LRAF_ENV_SANDBOX;
+  c->opt.native = c->native;
+  if (c->memory > 0) c->opt.memory_limit = (size_t)c->memory;
   *script = i;
   if (weights != NULL) {
     lraf_error err;
@@ -354,6 +383,11 @@ static int finish(run_ctx *c, lraf_status st, const lraf_error *err,
               ")\n", c->limit);
     else
       fprintf(stderr, "lraf: instruction quota exceeded\n");
+  } else if (st == LRAF_EMEMLIMIT) {
+    status = "memory";
+    code = CLI_EMEMORY;
+    fprintf(stderr, "lraf: memory limit exceeded (limit %" PRId64
+            " bytes)\n", c->memory);
   } else {
     const char *msg = lraf_last_error(c->S);
     status = "error";
@@ -374,6 +408,8 @@ int cli_run(int argc, char **argv) {
   memset(&c, 0, sizeof c);
   lraf_default_options(&c.opt);
   c.limit = -1;
+  c.memory = -1;
+  c.native = -1;
   if ((rc = parse_args(&c, argc, argv, &script)) != CLI_OK) return rc;
   c.script = argv[script];
   c.opt.keep_accounts = MAX_THREADS_LISTED;

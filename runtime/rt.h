@@ -40,7 +40,14 @@ struct lraf_state {
   lua_State *L;          /* the main thread */
   rw_options opt;
   uint32_t weights[LRAF_NUM_OPCODES];
-  char model[80];
+  char model[96];         /* the cost-model id (lraf_model) */
+  char rwmodel[80];       /* the rewriter's part, for offline chunks */
+  int native;             /* charge native work */
+  int64_t native_call;    /* default per-call charge of C modules */
+  size_t mem_limit;       /* 0: none */
+  size_t mem_used, mem_peak;
+  int mem_refused;        /* the allocator refused a block */
+  int memerr;             /* the stop propagating is the memory limit */
   int64_t granularity;
   lraf_env env;
   int keep_accounts;     /* how many dead coroutines' accounts to keep */
@@ -89,6 +96,9 @@ lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,
    thread left is host scheduled (a pause only sets its wake time). */
 lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to,
                        int can_pause);
+/* Charge n units of native work to L's thread (may raise the quota
+   error; see rt_native.c). */
+void rt_charge(lua_State *L, int64_t n);
 /* The consume function the rewritten code calls. */
 int rt_consume(lua_State *L);
 /* Reset the counter to the current account's granularity (nothing
@@ -99,6 +109,10 @@ void rt_regranulate(lraf_state *S, lua_State *L);
 void rt_protect_init(lua_State *L);
 int rt_raise_quota(lua_State *L);
 int rt_is_quota(lua_State *L, int idx);
+/* After a protected call or resume in L ended with status: a memory
+   error caused by the memory limit becomes the sticky stop.  Returns 1
+   when a stop (quota or memory) is propagating. */
+int rt_stopping(lua_State *L, int status);
 /* Install pcall and xpcall in the table at the top. */
 void rt_protect_open(lua_State *L);
 
@@ -133,6 +147,14 @@ void rt_coro_open(lua_State *L);
 
 /* ---- rt_env.c: environments ---- */
 void rt_env_open(lua_State *L, lraf_state *S);
+
+/* ---- rt_native.c: charged wrappers ---- */
+/* With S->native: wrap the modelled built-ins and the C searchers. */
+void rt_native_open(lua_State *L, lraf_state *S);
+int rt_is_wrapper(lua_State *L, int idx);
+
+/* ---- rt_alloc.c: the state's allocator ---- */
+void *rt_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 
 /* ---- rt_module.c: require "lraf" ---- */
 int rt_open_module(lua_State *L);

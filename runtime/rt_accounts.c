@@ -51,7 +51,7 @@ int64_t lraf_consumed(lraf_state *S, const lraf_account *a) {
 /* The pending quota error is the host's once an entry point returns. */
 static lraf_status stopped(lraf_state *S, lraf_verdict v, lraf_error *err) {
   int q = S->quota || v == LRAF_STOP;
-  if (S->depth == 0) S->quota = 0;
+  if (S->depth == 0) S->quota = S->memerr = 0;
   if (q) return vm_fail(err, LRAF_EQUOTA, "instruction quota exceeded");
   return LRAF_OK;
 }

@@ -20,6 +20,8 @@ void rt_leave(lraf_state *S) {
   if (S->cur != &S->main) rt_switch(S, S->L, &S->main, 0);
   rt_flush(S, S->L, 0, 0);
   S->quota = 0;
+  S->memerr = 0;
+  S->mem_refused = 0;
   S->paused = 0;
 }
 
@@ -42,6 +44,11 @@ lraf_status rt_error(lraf_state *S, lua_State *L, int status,
   const char *msg;
   lraf_status code;
   if (err == NULL) err = &local;
+  if (S->memerr || (status == LUA_ERRMEM && S->mem_refused)) {
+    lua_pop(L, 1);
+    keep_message(S, "memory limit exceeded");
+    return vm_fail(err, LRAF_EMEMLIMIT, "memory limit exceeded");
+  }
   if (S->quota || rt_is_quota(L, -1)) {
     lua_pop(L, 1);
     keep_message(S, "instruction quota exceeded");

@@ -52,7 +52,7 @@ static int resume(lua_State *L, lua_State *co, int narg) {
   lua_xmove(L, co, narg);
   status = lua_resume(co, L, narg, &nres);
   rt_switch(self->S, L, self, 0);
-  if (self->S->quota) {
+  if (rt_stopping(L, status)) {
     if (status == LUA_OK || status == LUA_YIELD) lua_pop(co, nres);
     rt_raise_quota(L);
   }
@@ -75,6 +75,7 @@ static int reset(lua_State *L, lua_State *co) {
   int status;
   enter(L, rt_thread_other(L, co));
   status = lua_resetthread(co);
+  rt_stopping(L, status);
   leave(L, self);
   return status;
 }

@@ -29,6 +29,13 @@ static void reset(lraf_state *S, lua_State *L, int64_t g) {
   lua_pop(L, 1);
 }
 
+static void set(lraf_state *S, lua_State *L, int64_t v) {
+  lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
+  lua_pushinteger(L, (lua_Integer)v);
+  lua_setupvalue(L, -2, S->counter_up);
+  lua_pop(L, 1);
+}
+
 int64_t rt_live(lraf_state *S, lua_State *L) {
   return counter(S, L) - S->base;
 }
@@ -96,4 +103,26 @@ int rt_consume(lua_State *L) {
     return lua_yield(L, 0);
   }
   return 0;
+}
+
+/* A native charge: added to the counter when it fits in what the manager
+   granted (the counter stays below 0), flushed to the manager first
+   otherwise, so that a limit stops the thread before the work. */
+void rt_charge(lua_State *L, int64_t n) {
+  rt_thread *t;
+  lraf_state *S;
+  if (n <= 0) return;
+  if (!lua_checkstack(L, 3)) luaL_error(L, "stack overflow");
+  t = rt_thread_of(L);
+  S = t->S;
+  if (S->cur != t) rt_switch(S, L, t, 0);
+  if (!S->quota) {
+    int64_t c = counter(S, L);
+    if (c < 0 && n < -c) {
+      set(S, L, c + n);
+      return;
+    }
+  }
+  rt_flush(S, L, n, 0);
+  if (S->quota) rt_raise_quota(L);
 }

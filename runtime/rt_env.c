@@ -85,4 +85,5 @@ void rt_env_open(lua_State *L, lraf_state *S) {
   lua_pushcfunction(L, rt_open_module);
   lua_setfield(L, -2, "lraf");
   lua_pop(L, 1);
+  rt_native_open(L, S);
 }

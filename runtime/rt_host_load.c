@@ -105,10 +105,10 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
     return vm_fail(err, LRAF_EARG, "lraf_load_rewritten: no chunk");
   st = parse_header(data, size, &model, &mlen, &skip, err);
   if (st != LRAF_OK) return st;
-  if (mlen != strlen(S->model) || memcmp(model, S->model, mlen) != 0)
+  if (mlen != strlen(S->rwmodel) || memcmp(model, S->rwmodel, mlen) != 0)
     return vm_fail(err, LRAF_EFORMAT,
                    "chunk was rewritten for cost model %.*s, the state "
-                   "counts %s", (int)mlen, model, S->model);
+                   "counts %s", (int)mlen, model, S->rwmodel);
   st = vm_read_rewritten((const char *)data + skip, size - skip, NULL,
                          &chunk, err);
   if (st == LRAF_OK) st = rw_verify(chunk, err);

@@ -16,7 +16,7 @@
    upvalue when given) or fail plus the message.  A quota error that a
    reader function raised is raised again. */
 static int load_result(lua_State *L, rt_loadres r, int envidx) {
-  if (rt_state(L)->quota) return rt_raise_quota(L);
+  if (rt_stopping(L, r.status)) return rt_raise_quota(L);
   if (r.status == LUA_OK) {
     if (envidx != 0) {
       lua_pushvalue(L, envidx);

@@ -46,6 +46,7 @@ static int m_measure(lua_State *L) {
   acct_set_manager(t->acct, child);
   rt_regranulate(S, L);
   status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+  rt_stopping(L, status);
   rt_flush(S, L, 0, 0);
   if (t->acct->manager == child) {
     acct_set_manager(t->acct, old);

@@ -7,36 +7,55 @@
 ** C, so no Lua code runs when it is converted.  While it propagates
 ** (S->quota), pcall and xpcall raise it again instead of returning it;
 ** the coroutine and load wrappers do the same.
+**
+** Exceeding the memory limit stops the script the same way, with a
+** second such userdata ("memory limit exceeded"): the first LUA_ERRMEM
+** that a protected call or resume sees while the allocator has refused
+** a block sets S->memerr and S->quota (rt_stopping).
 */
 #include <lauxlib.h>
 
 #include "rt.h"
 
 static const char quota_key = 'Q';
+static const char memory_key = 'M';
 
 #define QUOTA_MESSAGE "instruction quota exceeded"
+#define MEMORY_MESSAGE "memory limit exceeded"
 
 static int quota_tostring(lua_State *L) {
   lua_pushliteral(L, QUOTA_MESSAGE);
   return 1;
 }
 
-void rt_protect_init(lua_State *L) {
+static int memory_tostring(lua_State *L) {
+  lua_pushliteral(L, MEMORY_MESSAGE);
+  return 1;
+}
+
+static void make_stop(lua_State *L, const char *key, lua_CFunction str,
+                      const char *name) {
   lua_newuserdatauv(L, 0, 0);
   lua_createtable(L, 0, 3);
-  lua_pushcfunction(L, quota_tostring);
+  lua_pushcfunction(L, str);
   lua_setfield(L, -2, "__tostring");
-  lua_pushliteral(L, "lraf.quota");
+  lua_pushstring(L, name);
   lua_setfield(L, -2, "__name");
   lua_pushboolean(L, 0);
   lua_setfield(L, -2, "__metatable");
   lua_setmetatable(L, -2);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &quota_key);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, key);
+}
+
+void rt_protect_init(lua_State *L) {
+  make_stop(L, &quota_key, quota_tostring, "lraf.quota");
+  make_stop(L, &memory_key, memory_tostring, "lraf.memory");
 }
 
 int rt_raise_quota(lua_State *L) {
-  rt_state(L)->quota = 1;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &quota_key);
+  lraf_state *S = rt_state(L);
+  S->quota = 1;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, S->memerr ? &memory_key : &quota_key);
   return lua_error(L);
 }
 
@@ -46,14 +65,27 @@ int rt_is_quota(lua_State *L, int idx) {
   lua_rawgetp(L, LUA_REGISTRYINDEX, &quota_key);
   same = lua_rawequal(L, idx, -1);
   lua_pop(L, 1);
+  if (same) return 1;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &memory_key);
+  same = lua_rawequal(L, idx, -1);
+  lua_pop(L, 1);
   return same;
+}
+
+int rt_stopping(lua_State *L, int status) {
+  lraf_state *S = rt_state(L);
+  if (status == LUA_ERRMEM && S->mem_refused) {
+    S->memerr = 1;
+    S->quota = 1;
+  }
+  return S->quota;
 }
 
 /* Results of pcall/xpcall: everything above the first `extra` slots, or
    false plus the error. */
 static int finish(lua_State *L, int status, lua_KContext extra) {
   if (status != LUA_OK && status != LUA_YIELD) {
-    if (rt_state(L)->quota) return rt_raise_quota(L);
+    if (rt_stopping(L, status)) return rt_raise_quota(L);
     lua_pushboolean(L, 0);
     lua_pushvalue(L, -2);
     return 2;

@@ -3,12 +3,14 @@
 ** state and its environment, the main thread's account, and the anchor
 ** closure whose counter and consume upvalues every loaded chunk joins.
 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <lauxlib.h>
 
 #include "rt.h"
+#include "rt_natcost.h"
 
 _Static_assert(LRAF_NUM_OPCODES == VM_NUM_OPCODES,
                "lraf.h and vm.h disagree on the number of opcodes");
@@ -18,12 +20,15 @@ void lraf_default_options(lraf_options *opt) {
   opt->mode = LRAF_MODE_ORIGINAL;
   opt->granularity = LRAF_DEFAULT_GRANULARITY;
   opt->env = LRAF_ENV_FULL;
+  opt->native_call = LRAF_NATIVE_CALL_DEFAULT;
 }
 
 lraf_status lraf_parse_weights(const char *text, size_t len,
                                uint32_t *weights, lraf_error *err) {
   return rw_parse_weights(text, len, weights, err);
 }
+
+static void warn_off(void *ud, const char *msg, int tocont);
 
 /* Compile an empty chunk into the anchor and open the environment. */
 static int init(lua_State *L) {
@@ -37,6 +42,42 @@ static int init(lua_State *L) {
   rt_regranulate(S, L);
   rt_env_open(L, S);
   return 0;
+}
+
+/* An error outside any protected call: Lua aborts after this returns.
+   lraf runs everything protected, so this is a bug. */
+static int panic(lua_State *L) {
+  (void)L;
+  return 0;
+}
+
+/* Warnings (warn()) are off until "@on", as in the stand-alone lua. */
+static void warn_cont(void *ud, const char *msg, int tocont);
+
+static void warn_on(void *ud, const char *msg, int tocont) {
+  lraf_state *S = ud;
+  if (!tocont && msg[0] == '@') {
+    if (strcmp(msg, "@off") == 0) lua_setwarnf(S->L, warn_off, S);
+    return;
+  }
+  fprintf(stderr, "Lua warning: %s", msg);
+  warn_cont(ud, "", tocont);
+}
+
+static void warn_cont(void *ud, const char *msg, int tocont) {
+  lraf_state *S = ud;
+  fputs(msg, stderr);
+  if (tocont) {
+    lua_setwarnf(S->L, warn_cont, S);
+  } else {
+    fputs("\n", stderr);
+    lua_setwarnf(S->L, warn_on, S);
+  }
+}
+
+static void warn_off(void *ud, const char *msg, int tocont) {
+  lraf_state *S = ud;
+  if (!tocont && strcmp(msg, "@on") == 0) lua_setwarnf(S->L, warn_on, S);
 }
 
 lraf_status rt_rw_options(const lraf_options *o, rw_options *opt,
@@ -64,9 +105,17 @@ lraf_status rt_rw_options(const lraf_options *o, rw_options *opt,
 
 static lraf_status options(lraf_state *S, const lraf_options *o,
                            lraf_error *err) {
-  lraf_status st = rt_rw_options(o, &S->opt, S->weights, S->model,
-                                 sizeof S->model, err);
+  lraf_status st = rt_rw_options(o, &S->opt, S->weights, S->rwmodel,
+                                 sizeof S->rwmodel, err);
   if (st != LRAF_OK) return st;
+  S->native = o->native != 0;
+  S->native_call = o->native_call > 0 ? o->native_call : 0;
+  S->mem_limit = o->memory_limit;
+  if (S->native)
+    snprintf(S->model, sizeof S->model, "%s/native-%08x", S->rwmodel,
+             (unsigned)rt_native_hash());
+  else
+    snprintf(S->model, sizeof S->model, "%s", S->rwmodel);
   if (o->env != LRAF_ENV_FULL && o->env != LRAF_ENV_SANDBOX)
     return vm_fail(err, LRAF_EARG, "unknown environment %d", (int)o->env);
   if (o->granularity < 0)
@@ -101,12 +150,15 @@ lraf_status lraf_new(const lraf_options *o, lraf_state **out,
   m = o->manager ? lraf_manager_retain(o->manager) : lraf_total_new();
   S->main.acct = m ? acct_new(0, m) : NULL;
   lraf_manager_release(m);
-  S->L = S->main.acct ? luaL_newstate() : NULL;
+  S->cur = &S->main;
+  S->L = S->main.acct ? lua_newstate(rt_alloc, S) : NULL;
   if (S->L == NULL) {
     lraf_account_release(S->main.acct);
     free(S);
     return vm_fail(err, LRAF_EMEM, "cannot create a Lua state");
   }
+  lua_atpanic(S->L, panic);
+  lua_setwarnf(S->L, warn_off, S);
   S->next_id = 1;
   S->main.L = S->L;
   S->main.S = S;

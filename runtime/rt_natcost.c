@@ -1,0 +1,431 @@
+/*
+** rt_natcost.c - the native cost model: the size of each charged
+** built-in's work, read from its arguments, and the calibrated units
+** per call and per 1024 units of size (tests/bench/native.c measures
+** them; README.md, "Native work", lists the figures).
+**
+** Sizes are upper bounds of the work the stock function will do, read
+** without running metamethods or raising errors.  Pattern functions run
+** the step-counting matcher (rt_match.c) first and charge its steps as
+** it goes, so a catastrophic pattern is stopped by the quota while the
+** dry run is still searching; the stock function then runs only if the
+** dry run finished.
+*/
+#include <math.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "rt.h"
+#include "rt_match.h"
+#include "rt_natcost.h"
+
+/* ---- reading arguments without side effects ---- */
+
+static int64_t slen(lua_State *L, int i) {
+  int t = lua_type(L, i);
+  if (t == LUA_TSTRING) return (int64_t)lua_rawlen(L, i);
+  if (t == LUA_TNUMBER) return 24;
+  return 0;
+}
+
+static int64_t optint(lua_State *L, int i, int64_t dflt) {
+  int ok;
+  lua_Integer v;
+  if (lua_isnoneornil(L, i)) return dflt;
+  v = lua_tointegerx(L, i, &ok);
+  return ok ? (int64_t)v : dflt;
+}
+
+static int64_t tlen(lua_State *L, int i) {
+  return lua_type(L, i) == LUA_TTABLE ? (int64_t)lua_rawlen(L, i) : 0;
+}
+
+static int64_t clamp(double x) {
+  if (!(x > 0)) return 0;
+  if (x >= (double)RT_CHARGE_MAX) return RT_CHARGE_MAX;
+  return (int64_t)x;
+}
+
+/* Lua's relative string position: 1-based start in [1, len + 1]. */
+static int64_t start_pos(int64_t pos, int64_t len) {
+  if (pos > 0) return pos;
+  if (pos == 0 || pos < -len) return 1;
+  return len + pos + 1;
+}
+
+/* 1-based end position in [0, len]. */
+static int64_t end_pos(int64_t pos, int64_t len) {
+  if (pos > len) return len;
+  if (pos >= 0) return pos;
+  if (pos < -len) return 0;
+  return len + pos + 1;
+}
+
+/* ---- strings ---- */
+
+static int64_t sz_rep(lua_State *L, const rt_native_model *m) {
+  int64_t n = optint(L, 2, 0);
+  (void)m;
+  if (n <= 0) return 0;
+  return clamp((double)n * (double)slen(L, 1) +
+               (double)(n - 1) * (double)slen(L, 3));
+}
+
+static int64_t sz_format(lua_State *L, const rt_native_model *m) {
+  int i, top = lua_gettop(L);
+  int64_t n = slen(L, 1);
+  (void)m;
+  for (i = 2; i <= top; i++)
+    n += lua_type(L, i) == LUA_TSTRING ? slen(L, i) : 24;
+  return n;
+}
+
+static int64_t sz_len1(lua_State *L, const rt_native_model *m) {
+  (void)m;
+  return slen(L, 1);
+}
+
+static int64_t sz_sub(lua_State *L, const rt_native_model *m) {
+  int64_t l = slen(L, 1);
+  int64_t i = start_pos(optint(L, 2, 1), l);
+  int64_t j = end_pos(optint(L, 3, -1), l);
+  (void)m;
+  return j >= i ? j - i + 1 : 0;
+}
+
+static int64_t sz_byte(lua_State *L, const rt_native_model *m) {
+  int64_t l = slen(L, 1);
+  int64_t i = start_pos(optint(L, 2, 1), l);
+  int64_t j = end_pos(optint(L, 3, i), l);
+  (void)m;
+  return j >= i ? j - i + 1 : 0;
+}
+
+static int64_t sz_nargs(lua_State *L, const rt_native_model *m) {
+  (void)m;
+  return lua_gettop(L);
+}
+
+/* Sum of the numbers written in a pack format: the most bytes its
+   fixed-size items may take. */
+static double format_sizes(const char *f, size_t n) {
+  double sum = 0, cur = 0;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    if (f[i] >= '0' && f[i] <= '9') {
+      cur = cur * 10 + (f[i] - '0');
+    } else {
+      sum += cur + 8;
+      cur = 0;
+    }
+  }
+  return sum + cur;
+}
+
+static int64_t sz_pack(lua_State *L, const rt_native_model *m) {
+  int i, top = lua_gettop(L);
+  double n = 0;
+  (void)m;
+  if (lua_type(L, 1) == LUA_TSTRING) {
+    size_t lf;
+    const char *f = lua_tolstring(L, 1, &lf);
+    n = format_sizes(f, lf);
+  }
+  for (i = 2; i <= top; i++) n += (double)slen(L, i);
+  return clamp(n);
+}
+
+static int64_t sz_unpack(lua_State *L, const rt_native_model *m) {
+  (void)m;
+  return slen(L, 2) + 8 * slen(L, 1);
+}
+
+/* ---- patterns ---- */
+
+typedef struct dry {
+  lua_State *L;
+  const rt_native_model *m;
+} dry;
+
+static void dry_charge(void *ud, int64_t steps) {
+  dry *d = ud;
+  rt_charge(d->L, rt_native_units(d->m, steps) - d->m->per_call);
+}
+
+/* Steps a search may take at most, by the pattern's structure: every
+   start, times every way the variable-length items can expand. */
+static double structural_bound(const char *p, size_t lp, int64_t n) {
+  double b = (double)(n + 1) * (double)(lp + 1);
+  size_t i;
+  for (i = 0; i < lp; i++) {
+    char c = p[i];
+    if (c == '%' && i + 1 < lp) {
+      char d = p[++i];
+      if (d == 'b' || (d >= '0' && d <= '9')) b *= (double)(n + 1);
+    } else if (c == '*' || c == '+' || c == '-' || c == '?') {
+      b *= (double)(n + 1);
+    }
+    if (b > 1e18) return 1e18;
+  }
+  return b;
+}
+
+/* Searches this small are charged their structural bound, no dry run. */
+#define SMALL_BOUND 4096.0
+
+enum { P_FIND, P_MATCH, P_GMATCH, P_GSUB };
+
+static int64_t pattern_size(lua_State *L, const rt_native_model *m,
+                            int kind) {
+  size_t ls, lp, init;
+  const char *s, *p;
+  int64_t pos, steps, nmatch = 0;
+  double bound;
+  rt_matcher mt;
+  dry d;
+  if (lua_type(L, 1) != LUA_TSTRING || lua_type(L, 2) != LUA_TSTRING)
+    return slen(L, 1) + slen(L, 2);
+  s = lua_tolstring(L, 1, &ls);
+  p = lua_tolstring(L, 2, &lp);
+  pos = kind == P_GSUB ? 1 : optint(L, 3, 1);
+  init = (size_t)start_pos(pos, (int64_t)ls) - 1;
+  if (init > ls) {
+    if (kind != P_GMATCH) return 0;
+    init = ls;
+  }
+  if (kind == P_FIND && (lua_toboolean(L, 4) || rt_match_plain(p, lp)))
+    return (int64_t)(ls - init) * (1 + (int64_t)lp / 16) + (int64_t)lp;
+  bound = structural_bound(p, lp, (int64_t)(ls - init));
+  if (kind == P_GSUB) bound *= 2;
+  if (bound <= SMALL_BOUND) return (int64_t)bound;
+  d.L = L;
+  d.m = m;
+  rt_match_init(&mt, s, ls, dry_charge, &d);
+  if (kind == P_FIND || kind == P_MATCH) {
+    size_t a, b;
+    if (rt_match_find(&mt, p, lp, init, &a, &b) < 0) return clamp(bound);
+  } else {
+    int64_t max = -1;
+    if (kind == P_GSUB && !lua_isnoneornil(L, 4))
+      max = optint(L, 4, -1) < 0 ? 0 : optint(L, 4, -1);
+    nmatch = rt_match_count(&mt, p, lp, init, max, kind == P_GMATCH);
+    if (nmatch < 0) return clamp(bound);
+  }
+  steps = mt.steps;
+  if (kind == P_GSUB) {
+    /* the output: the subject, each replacement, and each %n copying
+       at most the whole subject */
+    double out = (double)ls;
+    if (lua_type(L, 3) == LUA_TSTRING) {
+      size_t lr, i, pct = 0;
+      const char *r = lua_tolstring(L, 3, &lr);
+      for (i = 0; i < lr; i++)
+        if (r[i] == '%') pct++;
+      out += (double)nmatch * (double)lr + (double)pct * (double)ls;
+    }
+    steps = clamp((double)steps + out);
+  }
+  return steps;
+}
+
+static int64_t sz_find(lua_State *L, const rt_native_model *m) {
+  return pattern_size(L, m, P_FIND);
+}
+static int64_t sz_match(lua_State *L, const rt_native_model *m) {
+  return pattern_size(L, m, P_MATCH);
+}
+static int64_t sz_gmatch(lua_State *L, const rt_native_model *m) {
+  return pattern_size(L, m, P_GMATCH);
+}
+static int64_t sz_gsub(lua_State *L, const rt_native_model *m) {
+  return pattern_size(L, m, P_GSUB);
+}
+
+/* ---- tables ---- */
+
+/* table.concat: the bytes of the raw elements i..j up to the first one
+   that is not a string or number (where the stock function stops). */
+static int64_t sz_concat(lua_State *L, const rt_native_model *m) {
+  int64_t i, j, n = 0, lsep = slen(L, 2), k;
+  (void)m;
+  if (lua_type(L, 1) != LUA_TTABLE || !lua_checkstack(L, 1)) return 0;
+  i = optint(L, 3, 1);
+  j = optint(L, 4, tlen(L, 1));
+  for (k = i; k <= j && k >= i; k++) {
+    int t = lua_rawgeti(L, 1, (lua_Integer)k);
+    if (t == LUA_TSTRING) n += (int64_t)lua_rawlen(L, -1) + lsep + 1;
+    else if (t == LUA_TNUMBER) n += 24 + lsep;
+    lua_pop(L, 1);
+    if (t != LUA_TSTRING && t != LUA_TNUMBER) break;
+  }
+  return n;
+}
+
+static int64_t sz_sort(lua_State *L, const rt_native_model *m) {
+  int64_t n = tlen(L, 1);
+  (void)m;
+  return n < 2 ? n : clamp((double)n * log2((double)n));
+}
+
+static int64_t span(int64_t i, int64_t j) {
+  if (j < i) return 0;
+  return clamp((double)j - (double)i + 1);
+}
+
+static int64_t sz_unpack_t(lua_State *L, const rt_native_model *m) {
+  (void)m;
+  return span(optint(L, 2, 1), optint(L, 3, tlen(L, 1)));
+}
+
+static int64_t sz_insert(lua_State *L, const rt_native_model *m) {
+  (void)m;
+  if (lua_gettop(L) != 3) return 0;
+  return span(optint(L, 2, 1), tlen(L, 1));
+}
+
+static int64_t sz_remove(lua_State *L, const rt_native_model *m) {
+  int64_t n = tlen(L, 1);
+  (void)m;
+  return span(optint(L, 2, n), n);
+}
+
+static int64_t sz_move(lua_State *L, const rt_native_model *m) {
+  (void)m;
+  return span(optint(L, 2, 1), optint(L, 3, 0));
+}
+
+/* ---- utf8 ---- */
+
+static int64_t sz_utf8_range(lua_State *L, const rt_native_model *m,
+                             int64_t dflt_i, int j_from_i) {
+  int64_t l = slen(L, 1);
+  int64_t i = start_pos(optint(L, 2, dflt_i), l);
+  int64_t j = end_pos(optint(L, 3, j_from_i ? i : -1), l);
+  (void)m;
+  return j >= i ? j - i + 1 : 0;
+}
+
+static int64_t sz_codepoint(lua_State *L, const rt_native_model *m) {
+  return sz_utf8_range(L, m, 1, 1);
+}
+
+static int64_t sz_ulen(lua_State *L, const rt_native_model *m) {
+  return sz_utf8_range(L, m, 1, 0);
+}
+
+static int64_t sz_offset(lua_State *L, const rt_native_model *m) {
+  int64_t l = slen(L, 1), n = optint(L, 2, 0);
+  (void)m;
+  if (n < 0) n = -n;
+  return n < l / 4 ? 4 * n + 4 : l;
+}
+
+/* ---- base ---- */
+
+static int64_t sz_tonumber(lua_State *L, const rt_native_model *m) {
+  (void)m;
+  return lua_type(L, 1) == LUA_TSTRING ? slen(L, 1) : 0;
+}
+
+static int64_t sz_load(lua_State *L, const rt_native_model *m) {
+  (void)m;
+  return lua_type(L, 1) == LUA_TSTRING ? slen(L, 1) : 0;
+}
+
+/* A full collection traverses the heap: its size in KiB. */
+static int64_t sz_collect(lua_State *L, const rt_native_model *m) {
+  const char *opt = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1)
+                                                  : NULL;
+  (void)m;
+  if (!lua_isnoneornil(L, 1) && (opt == NULL || strcmp(opt, "collect") != 0))
+    return 0;
+  return lua_gc(L, LUA_GCCOUNT, 0);
+}
+
+/* ---- lpeg ---- */
+
+/* The subject from init on, times a factor that grows with the size of
+   the pattern (its userdata block, or the length of a string pattern). */
+static int64_t sz_lpeg_match(lua_State *L, const rt_native_model *m) {
+  int64_t l = slen(L, 2), init = start_pos(optint(L, 3, 1), l);
+  double factor = 1;
+  (void)m;
+  if (lua_type(L, 1) == LUA_TUSERDATA)
+    factor += (double)lua_rawlen(L, 1) / 64.0;
+  else if (lua_type(L, 1) == LUA_TSTRING)
+    factor += (double)slen(L, 1) / 8.0;
+  if (init > l + 1) return 0;
+  return clamp((double)(l - init + 2) * factor);
+}
+
+/* ---- the table ---- */
+
+/* Calibrated with tests/bench/native.c (see README.md). */
+const rt_native_model rt_native_models[] = {
+  {"string", "rep", sz_rep, 2, 40},
+  {"string", "format", sz_format, 4, 300},
+  {"string", "find", sz_find, 2, 200},
+  {"string", "match", sz_match, 2, 200},
+  {"string", "gmatch", sz_gmatch, 3, 200},
+  {"string", "gsub", sz_gsub, 4, 200},
+  {"string", "sub", sz_sub, 1, 40},
+  {"string", "upper", sz_len1, 1, 300},
+  {"string", "lower", sz_len1, 1, 300},
+  {"string", "reverse", sz_len1, 1, 200},
+  {"string", "byte", sz_byte, 1, 600},
+  {"string", "char", sz_nargs, 1, 600},
+  {"string", "pack", sz_pack, 2, 300},
+  {"string", "unpack", sz_unpack, 2, 300},
+  {"table", "concat", sz_concat, 2, 120},
+  {"table", "sort", sz_sort, 2, 2000},
+  {"table", "unpack", sz_unpack_t, 1, 600},
+  {"table", "insert", sz_insert, 1, 300},
+  {"table", "remove", sz_remove, 1, 300},
+  {"table", "move", sz_move, 1, 1500},
+  {"utf8", "char", sz_nargs, 1, 1500},
+  {"utf8", "codepoint", sz_codepoint, 1, 1000},
+  {"utf8", "len", sz_ulen, 1, 600},
+  {"utf8", "offset", sz_offset, 1, 300},
+  {"_G", "tonumber", sz_tonumber, 1, 300},
+  {"_G", "load", sz_load, 20, 4000},
+  {"_G", "collectgarbage", sz_collect, 1, 2000},
+  {"lpeg", "match", sz_lpeg_match, 4, 200},
+  {NULL, NULL, NULL, 0, 0}
+};
+
+const rt_native_model *rt_native_find(const char *lib, const char *name) {
+  const rt_native_model *m;
+  for (m = rt_native_models; m->lib != NULL; m++)
+    if (strcmp(m->lib, lib) == 0 && strcmp(m->name, name) == 0) return m;
+  return NULL;
+}
+
+int64_t rt_native_units(const rt_native_model *m, int64_t size) {
+  double u;
+  if (size <= 0) return m->per_call;
+  u = (double)m->per_call + (double)size * (double)m->per_k / 1024.0;
+  return clamp(ceil(u));
+}
+
+static uint32_t mix(uint32_t h, const char *s) {
+  for (; *s; s++) {
+    h ^= (unsigned char)*s;
+    h *= 16777619u;
+  }
+  return h;
+}
+
+uint32_t rt_native_hash(void) {
+  const rt_native_model *m;
+  uint32_t h = 2166136261u;
+  char buf[64];
+  for (m = rt_native_models; m->lib != NULL; m++) {
+    snprintf(buf, sizeof buf, "%s.%s:%lld:%lld;", m->lib, m->name,
+             (long long)m->per_call, (long long)m->per_k);
+    h = mix(h, buf);
+  }
+  snprintf(buf, sizeof buf, "bound:%g;chunk:%d", SMALL_BOUND,
+           RT_MATCH_CHUNK);
+  return mix(h, buf);
+}
