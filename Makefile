@@ -3,7 +3,8 @@
 #   make run    install missing packages, build, list a bundled example
 #   make test   install missing packages, build, run every test
 #   make examples  build examples/*.c into $(BUILD)/examples (tests run them)
-#   make bench  overhead benchmark (tests/bench)
+#   make bench  overhead benchmarks (tests/bench; bench-native: native
+#               cost calibration and the overhead of native charging)
 #
 # Data flows vm/ -> rewriter/ -> runtime/ -> accounts/; every module's
 # sources are compiled into build/liblraf.{a,so}.  The lraf command is
@@ -38,7 +39,7 @@ TEST_SUPPORT := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
 # examples/*.c: each one program over the public header only.
 EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all deps run test check unit san-test bench clean examples memcheck
+.PHONY: all deps run test check unit san-test bench bench-native clean examples memcheck
 
 all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf examples
 
@@ -110,6 +111,11 @@ unit: $(BUILD)/liblraf.a $(BUILD)/lraf $(EX_BIN) $(TEST_BIN)
 
 bench: all
 	tests/bench/run.sh
+	tests/bench/native.sh
+
+# Calibration of the native cost model and the overhead of charging.
+bench-native: all
+	tests/bench/native.sh
 
 clean:
 	rm -rf build build-san

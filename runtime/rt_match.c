@@ -9,7 +9,8 @@
 ** search must be able to come back (captures, expansions, ?) and loops
 ** otherwise, with the same nesting limit as Lua, so a pattern that is
 ** too complex for Lua is too complex here at the same place.  Every
-** pattern item tried and every subject byte scanned is one step.
+** pattern item tried and every subject byte scanned is one step, and
+** setting up a start position two.
 */
 #include <ctype.h>
 #include <string.h>
@@ -343,7 +344,9 @@ int rt_match_find(rt_matcher *m, const char *p, size_t lp, size_t init,
     lp--;
   }
   do {
-    const char *e = rt_match_at(m, s, p, lp);
+    const char *e;
+    step(m, 2);  /* setting up a start */
+    e = rt_match_at(m, s, p, lp);
     if (m->bad) return -1;
     if (e != NULL) {
       *start = (size_t)(s - m->s0);
@@ -364,7 +367,9 @@ int64_t rt_match_count(rt_matcher *m, const char *p, size_t lp,
     lp--;
   }
   while (max_n < 0 || n < max_n) {
-    const char *e = rt_match_at(m, s, p, lp);
+    const char *e;
+    step(m, 2);  /* setting up a start */
+    e = rt_match_at(m, s, p, lp);
     if (m->bad) return -1;
     if (e != NULL && e != last) {
       n++;

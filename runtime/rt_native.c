@@ -126,13 +126,14 @@ static int module_loader(lua_State *L) {
 
 /* A searcher for C modules, wrapped so that the loaders it finds are. */
 static int module_searcher(lua_State *L) {
-  int n = lua_gettop(L);
+  int n = lua_gettop(L), i;
+  luaL_checkstack(L, n + 3, "too many arguments");
   lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
+  for (i = 1; i <= n; i++) lua_pushvalue(L, i);
   lua_call(L, n, 2);
   if (lua_iscfunction(L, -2)) {
     lua_pushvalue(L, -2);
-    lua_pushvalue(L, 2);  /* the module name */
+    lua_pushvalue(L, 1);  /* the module name */
     lua_pushcclosure(L, module_loader, 2);
     lua_replace(L, -3);
   }

@@ -1,0 +1,325 @@
+/*
+** native.c - calibration of the native cost model and the overhead of
+** native charging, measured side by side in one run.
+**
+** 1. The time of one average VM instruction on this machine: the
+**    benchmark programs run unmodified on stock Lua, divided by the
+**    instructions lraf counts for them.
+** 2. For each charged built-in: a loop of calls at a large size, run in
+**    an lraf state with native charging and in one without.  The units
+**    charged per call are the difference of the two counts; the native
+**    time per call is the charged run's time minus its instructions'
+**    time.  "time/unit" is that time over (units x instruction time):
+**    1.00 means one unit takes as long as one instruction, and
+**    "per_k fit" is the per_k that would make it so.
+** 3. The benchmark programs in lraf states with and without native
+**    charging, interleaved, best of N: the overhead charging adds.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "lraf.h"
+#include "rt_natcost.h"
+#include "tutil_run.h"
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int quiet(lua_State *L) {
+  (void)L;
+  return 0;
+}
+
+static lraf_state *new_state(int native) {
+  lraf_options opt;
+  lraf_state *S;
+  lraf_error err;
+  lraf_default_options(&opt);
+  opt.native = native;
+  opt.granularity = 100000;
+  if (lraf_new(&opt, &S, &err) != LRAF_OK) {
+    fprintf(stderr, "native: %s\n", err.message);
+    exit(1);
+  }
+  lua_pushcfunction(lraf_lua(S), quiet);
+  lua_setglobal(lraf_lua(S), "print");
+  return S;
+}
+
+/* Run src in a fresh state; returns its total count, *secs the time. */
+static int64_t run_lraf(const char *src, size_t len, const char *name,
+                        int native, double *secs) {
+  lraf_state *S = new_state(native);
+  lraf_error err;
+  double t = now();
+  int64_t n;
+  if (lraf_load_string(S, src, len, name, &err) != LRAF_OK ||
+      lraf_call(S, 0, 0, &err) != LRAF_OK) {
+    fprintf(stderr, "native: %s: %s\n", name, err.message);
+    exit(1);
+  }
+  *secs = now() - t;
+  n = lraf_consumed(S, lraf_main_account(S));
+  lraf_close(S);
+  return n;
+}
+
+static const char *const programs[] = {
+  "richards", "deltablue", "json", "nbody", "bounce", "list", "mandelbrot",
+  "permute", "queens", "sieve", "storage", "towers", "raytrace", NULL
+};
+
+typedef struct prog {
+  char *src;
+  size_t len;
+  char name[32];
+} prog;
+
+static int load_programs(prog *p) {
+  int n = 0;
+  for (; programs[n] != NULL; n++) {
+    char path[128];
+    snprintf(path, sizeof path, "tests/corpus/%s.lua", programs[n]);
+    p[n].src = tutil_run_slurp(path, &p[n].len);
+    if (p[n].src == NULL) {
+      fprintf(stderr, "native: cannot read %s\n", path);
+      exit(2);
+    }
+    snprintf(p[n].name, sizeof p[n].name, "%s", programs[n]);
+  }
+  return n;
+}
+
+/* Seconds per VM instruction, from the benchmark programs. */
+static double instruction_time(prog *p, int n, int reps) {
+  double tsum = 0, csum = 0;
+  int i, r;
+  for (i = 0; i < n; i++) {
+    double best = 1e30, secs;
+    int64_t count = run_lraf(p[i].src, p[i].len, p[i].name, 0, &secs);
+    for (r = 0; r < reps; r++) {
+      tutil_run res;
+      double t = now();
+      tutil_run_every(p[i].src, p[i].len, p[i].name, 0, &res);
+      t = now() - t;
+      tutil_run_free(&res);
+      if (t < best) best = t;
+    }
+    tsum += best;
+    csum += (double)count;
+  }
+  return tsum / csum;
+}
+
+typedef struct ncase {
+  const char *model;  /* lib.name whose ratio this calibrates */
+  const char *setup;  /* Lua, with N the size */
+  const char *call;   /* the timed statement */
+  long long n;        /* size */
+  int k;              /* calls */
+} ncase;
+
+static const ncase cases[] = {
+  {"string.rep", "", "local r = string.rep('abcd', N // 4)", 1000000, 40},
+  {"string.format", "local s = string.rep('x', N // 2)",
+   "local r = string.format('%s%s', s, s)", 1000000, 40},
+  {"string.find", "local s = string.rep('a', N)",
+   "local r = string.find(s, '%d')", 1000000, 10},
+  {"string.find", "local s = string.rep('a', N)",
+   "local r = string.find(s, '.-b')", 2000, 10},
+  {"string.match", "local s = string.rep('a', N)",
+   "local r = string.match(s, '(%d+)')", 1000000, 10},
+  {"string.gmatch", "local s = string.rep('ab ', N // 3)",
+   "for w in string.gmatch(s, '%a+') do end", 300000, 4},
+  {"string.gsub", "local s = string.rep('a', N)",
+   "local r = string.gsub(s, 'a', 'bb')", 300000, 4},
+  {"string.sub", "local s = string.rep('a', N + 10)",
+   "local r = string.sub(s, 2, N + 1)", 1000000, 40},
+  {"string.upper", "local s = string.rep('a', N)",
+   "local r = string.upper(s)", 1000000, 20},
+  {"string.lower", "local s = string.rep('A', N)",
+   "local r = string.lower(s)", 1000000, 20},
+  {"string.reverse", "local s = string.rep('ab', N // 2)",
+   "local r = string.reverse(s)", 1000000, 20},
+  {"string.byte", "local s = string.rep('a', N)",
+   "local r = string.byte(s, 1, N)", 100000, 20},
+  {"string.pack", "local s = string.rep('a', N)",
+   "local r = string.pack('s4', s)", 1000000, 40},
+  {"string.unpack", "local s = string.pack('s4', string.rep('a', N))",
+   "local r = string.unpack('s4', s)", 1000000, 40},
+  {"table.concat", "local t = {} for i = 1, N // 8 do t[i] = 'abcdefg' end",
+   "local r = table.concat(t)", 1000000, 10},
+  {"table.sort",
+   "local ts = {} for j = 1, 4 do local t = {} for i = 1, N do "
+   "t[i] = (i * 7919) % 100003 end ts[j] = t end local j = 0",
+   "j = j + 1 table.sort(ts[j])", 100000, 4},
+  {"table.unpack", "local t = {} for i = 1, N do t[i] = i end",
+   "local r = table.unpack(t, 1, N)", 100000, 20},
+  {"table.insert", "local t = {} for i = 1, N do t[i] = i end",
+   "table.insert(t, 1, 0) table.remove(t, 1)", 100000, 20},
+  {"table.move", "local a, b = {}, {} for i = 1, N do a[i] = i end",
+   "table.move(a, 1, N, 1, b)", 100000, 20},
+  {"utf8.char", "local t = {} for i = 1, N do t[i] = 0x41 + i % 26 end",
+   "local r = utf8.char(table.unpack(t, 1, N))", 100000, 10},
+  {"utf8.codepoint", "local s = string.rep('a', N)",
+   "local r = utf8.codepoint(s, 1, N)", 100000, 20},
+  {"utf8.len", "local s = string.rep('a\\u{3b1}', N // 3)",
+   "local r = utf8.len(s)", 1000000, 20},
+  {"utf8.offset", "local s = string.rep('a', N)",
+   "local r = utf8.offset(s, N // 4)", 1000000, 20},
+  {"_G.tonumber", "local s = string.rep(' ', N) .. '1'",
+   "local r = tonumber(s)", 1000000, 20},
+  {"_G.load", "local s = string.rep('a = 1 + 2\\n', N // 10)",
+   "local r = assert(load(s))", 100000, 4},
+  {"_G.collectgarbage",
+   "keep = {} for i = 1, N // 64 do keep[i] = {} end",
+   "collectgarbage()", 1000000, 4},
+  {"lpeg.match", "local lpeg = require 'lpeg' local p = lpeg.P'a'^0 "
+   "local s = string.rep('a', N)", "local r = lpeg.match(p, s)", 1000000, 10},
+  {NULL, NULL, NULL, 0, 0}
+};
+
+static void case_source(const ncase *c, char *buf, size_t size) {
+  snprintf(buf, size,
+           "local N = %lld\n%s\nlocal lraf = require 'lraf'\n"
+           "collectgarbage() collectgarbage('stop')\n"
+           "local c0 = lraf.count()\n"
+           "for _ = 1, %d do %s end\n"
+           "RESULT = lraf.count() - c0 collectgarbage('restart')\n",
+           c->n, c->setup, c->k, c->call);
+}
+
+/* One timed run of case c: its count and seconds of the timed loop
+   (the setup is timed separately and subtracted). */
+static void run_case(const ncase *c, int native, double *units,
+                     double *secs) {
+  char src[2048];
+  lraf_state *S = new_state(native);
+  lua_State *L = lraf_lua(S);
+  lraf_error err;
+  double t;
+  case_source(c, src, sizeof src);
+  if (lraf_load_string(S, src, strlen(src), c->model, &err) != LRAF_OK) {
+    fprintf(stderr, "native: %s: %s\n", c->model, err.message);
+    exit(1);
+  }
+  t = now();
+  if (lraf_call(S, 0, 0, &err) != LRAF_OK) {
+    fprintf(stderr, "native: %s: %s\n", c->model, err.message);
+    exit(1);
+  }
+  t = now() - t;
+  lua_getglobal(L, "RESULT");
+  *units = (double)lua_tointeger(L, -1) / c->k;
+  lua_pop(L, 1);
+  *secs = t;
+  lraf_close(S);
+}
+
+/* The same source with the loop emptied: the setup's time. */
+static double setup_time(const ncase *c, int native) {
+  ncase e = *c;
+  double u, t;
+  e.call = "";
+  run_case(&e, native, &u, &t);
+  return t;
+}
+
+static const rt_native_model *model_of(const char *id) {
+  char lib[32];
+  const char *dot = strchr(id, '.');
+  snprintf(lib, sizeof lib, "%.*s", (int)(dot - id), id);
+  return rt_native_find(lib, dot + 1);
+}
+
+static void calibrate(double ns, int reps) {
+  const ncase *c;
+  double logsum = 0;
+  int n = 0;
+  printf("\n%-18s %9s %12s %12s %10s %8s %8s\n", "built-in", "size",
+         "units/call", "us/call", "time/unit", "per_k", "fit");
+  for (c = cases; c->model != NULL; c++) {
+    double best_on = 1e30, best_off = 1e30, best_s = 1e30, uon = 0, uoff = 0;
+    double native_s, ratio;
+    const rt_native_model *m = model_of(c->model);
+    int r;
+    for (r = 0; r < reps; r++) {
+      double u, t, s;
+      run_case(c, 1, &u, &t);
+      uon = u;
+      if (t < best_on) best_on = t;
+      run_case(c, 0, &u, &t);
+      uoff = u;
+      if (t < best_off) best_off = t;
+      s = setup_time(c, 1);
+      if (s < best_s) best_s = s;
+    }
+    /* time of the calls with charging, minus their instructions */
+    native_s = (best_on - best_s) / c->k - uoff * ns;
+    ratio = native_s / ((uon - uoff) * ns);
+    printf("%-18s %9lld %12.0f %12.1f %9.2fx %8lld %8.0f\n", c->model, c->n,
+           uon - uoff, native_s * 1e6, ratio, m ? (long long)m->per_k : 0LL,
+           m ? (double)m->per_k * ratio : 0.0);
+    if (ratio > 0) {
+      logsum += log(ratio);
+      n++;
+    }
+  }
+  printf("geomean time/unit: %.2fx (1.00x: one unit = one instruction)\n",
+         n ? exp(logsum / n) : 0.0);
+}
+
+static void overhead(prog *p, int n, int reps) {
+  double logsum = 0;
+  int i, r;
+  printf("\n%-12s %10s %10s %8s %14s\n", "program", "lraf s", "+native s",
+         "ratio", "native units");
+  for (i = 0; i < n; i++) {
+    double best[2] = {1e30, 1e30};
+    int64_t count[2] = {0, 0};
+    for (r = 0; r < reps; r++) {
+      int v;
+      for (v = 0; v < 2; v++) {
+        double t;
+        count[v] = run_lraf(p[i].src, p[i].len, p[i].name, v, &t);
+        if (t < best[v]) best[v] = t;
+      }
+    }
+    printf("%-12s %10.3f %10.3f %7.3fx %14lld\n", p[i].name, best[0],
+           best[1], best[1] / best[0], (long long)(count[1] - count[0]));
+    logsum += log(best[1] / best[0]);
+  }
+  printf("geomean overhead of native charging: %+.2f%% (best of %d, "
+         "interleaved)\n", (exp(logsum / n) - 1) * 100, reps);
+}
+
+int main(int argc, char **argv) {
+  prog p[16];
+  int n, reps = 5;
+  int do_cal = 1, do_over = 1;
+  double ns;
+  int i;
+  for (i = 1; i < argc; i++) {
+    if (strncmp(argv[i], "-n", 2) == 0) reps = atoi(argv[i] + 2);
+    else if (strcmp(argv[i], "--calibrate") == 0) do_over = 0;
+    else if (strcmp(argv[i], "--overhead") == 0) do_cal = 0;
+  }
+  if (reps < 1) reps = 1;
+  n = load_programs(p);
+  ns = instruction_time(p, n, reps);
+  printf("average VM instruction (stock Lua, %d programs): %.2f ns\n", n,
+         ns * 1e9);
+  if (do_cal) calibrate(ns, reps < 3 ? reps : 3);
+  if (do_over) overhead(p, n, reps);
+  for (i = 0; i < n; i++) free(p[i].src);
+  return 0;
+}
