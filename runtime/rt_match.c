@@ -335,6 +335,15 @@ const char *rt_match_at(rt_matcher *m, const char *s, const char *p,
   return match(m, s, p);
 }
 
+/* Lua raises "unfinished capture" when it returns the captures of a
+   match that left one open. */
+static int unfinished(const rt_matcher *m) {
+  int l;
+  for (l = 0; l < m->level; l++)
+    if (m->cap[l].len == CAP_OPEN) return 1;
+  return 0;
+}
+
 int rt_match_find(rt_matcher *m, const char *p, size_t lp, size_t init,
                   size_t *start, size_t *end) {
   const char *s = m->s0 + init;
@@ -349,6 +358,7 @@ int rt_match_find(rt_matcher *m, const char *p, size_t lp, size_t init,
     e = rt_match_at(m, s, p, lp);
     if (m->bad) return -1;
     if (e != NULL) {
+      if (unfinished(m)) return -1;
       *start = (size_t)(s - m->s0);
       *end = (size_t)(e - m->s0);
       return 1;
@@ -372,6 +382,7 @@ int64_t rt_match_count(rt_matcher *m, const char *p, size_t lp,
     e = rt_match_at(m, s, p, lp);
     if (m->bad) return -1;
     if (e != NULL && e != last) {
+      if (gmatch && unfinished(m)) return -1;
       n++;
       s = last = e;
     } else if (s < m->se) {

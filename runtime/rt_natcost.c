@@ -190,10 +190,7 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
   p = lua_tolstring(L, 2, &lp);
   pos = kind == P_GSUB ? 1 : optint(L, 3, 1);
   init = (size_t)start_pos(pos, (int64_t)ls) - 1;
-  if (init > ls) {
-    if (kind != P_GMATCH) return 0;
-    init = ls;
-  }
+  if (init > ls) return 0;
   if (kind == P_FIND && (lua_toboolean(L, 4) || rt_match_plain(p, lp)))
     return (int64_t)(ls - init) * (1 + (int64_t)lp / 16) + (int64_t)lp;
   bound = structural_bound(p, lp, (int64_t)(ls - init));
