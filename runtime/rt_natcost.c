@@ -153,19 +153,32 @@ static void dry_charge(void *ud, int64_t steps) {
   rt_charge(d->L, rt_native_units(d->m, steps) - d->m->per_call);
 }
 
-/* Steps a search may take at most, by the pattern's structure: every
-   start, times every way the variable-length items can expand. */
-static double structural_bound(const char *p, size_t lp, int64_t n) {
-  double b = (double)(n + 1) * (double)(lp + 1);
+/* How many items of p can match a variable length (quantified
+   classes, %b and back-references): 0 makes a search linear. */
+static int variable_items(const char *p, size_t lp) {
+  int k = 0;
   size_t i;
   for (i = 0; i < lp; i++) {
     char c = p[i];
     if (c == '%' && i + 1 < lp) {
       char d = p[++i];
-      if (d == 'b' || (d >= '0' && d <= '9')) b *= (double)(n + 1);
+      if (d == 'b' || (d >= '0' && d <= '9')) k++;
     } else if (c == '*' || c == '+' || c == '-' || c == '?') {
-      b *= (double)(n + 1);
+      k++;
     }
+  }
+  return k;
+}
+
+/* Steps a search may take at most, by the pattern's structure: every
+   start (one when anchored), times every way the k variable-length
+   items can expand. */
+static double structural_bound(const char *p, size_t lp, int64_t n,
+                               int anchored) {
+  double b = (anchored ? 1.0 : (double)(n + 1)) * (double)(lp + 1);
+  int k = variable_items(p, lp);
+  while (k-- > 0) {
+    b *= (double)(n + 1);
     if (b > 1e18) return 1e18;
   }
   return b;
@@ -173,6 +186,8 @@ static double structural_bound(const char *p, size_t lp, int64_t n) {
 
 /* Searches this small are charged their structural bound, no dry run. */
 #define SMALL_BOUND 256.0
+/* Steps per start of a linear search (as the matcher counts them). */
+#define LINEAR_STEPS 1.5
 
 enum { P_FIND, P_MATCH, P_GMATCH, P_GSUB };
 
@@ -181,6 +196,7 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
   size_t ls, lp, init;
   const char *s, *p;
   int64_t pos, steps, nmatch = 0;
+  int anchored;
   double bound;
   rt_matcher mt;
   dry d;
@@ -191,11 +207,24 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
   pos = kind == P_GSUB ? 1 : optint(L, 3, 1);
   init = (size_t)start_pos(pos, (int64_t)ls) - 1;
   if (init > ls) return 0;
-  if (kind == P_FIND && (lua_toboolean(L, 4) || rt_match_plain(p, lp)))
-    return (int64_t)(ls - init) * (1 + (int64_t)lp / 16) + (int64_t)lp;
-  bound = structural_bound(p, lp, (int64_t)(ls - init));
+  anchored = kind != P_GMATCH && lp > 0 && p[0] == '^';
+  bound = structural_bound(p, lp, (int64_t)(ls - init), anchored);
   if (kind == P_GSUB) bound *= 2;
   if (bound <= SMALL_BOUND) return (int64_t)bound;
+  if (kind == P_FIND && (lua_toboolean(L, 4) || variable_items(p, lp) == 0))
+    return 0;  /* linear: charged after the call, by where it matched */
+  if (kind == P_GSUB && !anchored && variable_items(p, lp) == 0) {
+    /* linear: a whole scan now, the replacements after the call */
+    double out = (double)ls;
+    if (lua_type(L, 3) == LUA_TSTRING) {
+      size_t lr, i, pct = 0;
+      const char *r = lua_tolstring(L, 3, &lr);
+      for (i = 0; i < lr; i++)
+        if (r[i] == '%') pct++;
+      out += (double)pct * (double)ls;
+    }
+    return clamp(LINEAR_STEPS * (double)(ls - init + 1) + out);
+  }
   d.L = L;
   d.m = m;
   rt_match_init(&mt, s, ls, dry_charge, &d);
@@ -239,6 +268,48 @@ static int64_t sz_gmatch(lua_State *L, const rt_native_model *m) {
 }
 static int64_t sz_gsub(lua_State *L, const rt_native_model *m) {
   return pattern_size(L, m, P_GSUB);
+}
+
+/* After string.find with a linear pattern (or plain): the starts it
+   tried, up to where it matched. */
+static int64_t after_find(lua_State *L, int nargs, int nres,
+                          const rt_native_model *m) {
+  size_t ls, lp;
+  int64_t init, stop;
+  (void)m;
+  if (nargs < 2 || lua_type(L, 1) != LUA_TSTRING ||
+      lua_type(L, 2) != LUA_TSTRING)
+    return 0;
+  lua_tolstring(L, 1, &ls);
+  lua_tolstring(L, 2, &lp);
+  init = start_pos(optint(L, 3, 1), (int64_t)ls) - 1;
+  if (init > (int64_t)ls) return 0;
+  if (structural_bound(lua_tostring(L, 2), lp, (int64_t)ls - init,
+                       lp > 0 && lua_tostring(L, 2)[0] == '^') <= SMALL_BOUND)
+    return 0;  /* charged before */
+  if (!lua_toboolean(L, 4) && variable_items(lua_tostring(L, 2), lp) != 0)
+    return 0;  /* charged by the dry run */
+  stop = (int64_t)ls;
+  if (nres >= 2 && lua_isinteger(L, -nres)) stop = lua_tointeger(L, -nres + 1);
+  return clamp(LINEAR_STEPS * (double)(stop - init + 1));
+}
+
+/* After string.gsub with a linear pattern: the replacements' bytes. */
+static int64_t after_gsub(lua_State *L, int nargs, int nres,
+                          const rt_native_model *m) {
+  size_t ls, lp;
+  (void)m;
+  if (nargs < 3 || nres < 2 || lua_type(L, 1) != LUA_TSTRING ||
+      lua_type(L, 2) != LUA_TSTRING || lua_type(L, 3) != LUA_TSTRING)
+    return 0;
+  lua_tolstring(L, 1, &ls);
+  lua_tolstring(L, 2, &lp);
+  if (lp > 0 && lua_tostring(L, 2)[0] == '^') return 0;
+  if (variable_items(lua_tostring(L, 2), lp) != 0 ||
+      structural_bound(lua_tostring(L, 2), lp, (int64_t)ls, 0) * 2 <=
+          SMALL_BOUND)
+    return 0;
+  return clamp((double)lua_tointeger(L, -1) * (double)lua_rawlen(L, 3));
 }
 
 /* ---- tables ---- */
@@ -362,35 +433,35 @@ static int64_t sz_lpeg_match(lua_State *L, const rt_native_model *m) {
 
 /* Calibrated with tests/bench/native.c (see README.md). */
 const rt_native_model rt_native_models[] = {
-  {"string", "rep", sz_rep, 2, 960},
-  {"string", "format", sz_format, 4, 890},
-  {"string", "find", sz_find, 2, 1830},
-  {"string", "match", sz_match, 2, 1690},
-  {"string", "gmatch", sz_gmatch, 3, 890},
-  {"string", "gsub", sz_gsub, 4, 950},
-  {"string", "sub", sz_sub, 1, 840},
-  {"string", "upper", sz_len1, 1, 910},
-  {"string", "lower", sz_len1, 1, 1420},
-  {"string", "reverse", sz_len1, 1, 1030},
-  {"string", "byte", sz_byte, 1, 440},
-  {"string", "char", sz_nargs, 1, 600},
-  {"string", "pack", sz_pack, 2, 920},
-  {"string", "unpack", sz_unpack, 2, 900},
-  {"table", "concat", sz_concat, 2, 970},
-  {"table", "sort", sz_sort, 2, 5900},
-  {"table", "unpack", sz_unpack_t, 1, 1080},
-  {"table", "insert", sz_insert, 1, 1940},
-  {"table", "remove", sz_remove, 1, 1940},
-  {"table", "move", sz_move, 1, 2280},
-  {"utf8", "char", sz_nargs, 1, 10600},
-  {"utf8", "codepoint", sz_codepoint, 1, 760},
-  {"utf8", "len", sz_ulen, 1, 430},
-  {"utf8", "offset", sz_offset, 1, 180},
-  {"_G", "tonumber", sz_tonumber, 1, 60},
-  {"_G", "load", sz_load, 20, 6400},
-  {"_G", "collectgarbage", sz_collect, 1, 27000},
-  {"lpeg", "match", sz_lpeg_match, 4, 100},
-  {NULL, NULL, NULL, 0, 0}
+  {"string", "rep", sz_rep, 2, 830, NULL},
+  {"string", "format", sz_format, 4, 770, NULL},
+  {"string", "find", sz_find, 2, 1520, after_find},
+  {"string", "match", sz_match, 2, 1530, NULL},
+  {"string", "gmatch", sz_gmatch, 3, 940, NULL},
+  {"string", "gsub", sz_gsub, 4, 740, after_gsub},
+  {"string", "sub", sz_sub, 1, 830, NULL},
+  {"string", "upper", sz_len1, 1, 700, NULL},
+  {"string", "lower", sz_len1, 1, 850, NULL},
+  {"string", "reverse", sz_len1, 1, 750, NULL},
+  {"string", "byte", sz_byte, 1, 500, NULL},
+  {"string", "char", sz_nargs, 1, 600, NULL},
+  {"string", "pack", sz_pack, 2, 700, NULL},
+  {"string", "unpack", sz_unpack, 2, 700, NULL},
+  {"table", "concat", sz_concat, 2, 670, NULL},
+  {"table", "sort", sz_sort, 2, 4800, NULL},
+  {"table", "unpack", sz_unpack_t, 1, 850, NULL},
+  {"table", "insert", sz_insert, 1, 1560, NULL},
+  {"table", "remove", sz_remove, 1, 1560, NULL},
+  {"table", "move", sz_move, 1, 1800, NULL},
+  {"utf8", "char", sz_nargs, 1, 12000, NULL},
+  {"utf8", "codepoint", sz_codepoint, 1, 880, NULL},
+  {"utf8", "len", sz_ulen, 1, 310, NULL},
+  {"utf8", "offset", sz_offset, 1, 140, NULL},
+  {"_G", "tonumber", sz_tonumber, 1, 100, NULL},
+  {"_G", "load", sz_load, 20, 5200, NULL},
+  {"_G", "collectgarbage", sz_collect, 1, 27000, NULL},
+  {"lpeg", "match", sz_lpeg_match, 4, 85, NULL},
+  {NULL, NULL, NULL, 0, 0, NULL}
 };
 
 const rt_native_model *rt_native_find(const char *lib, const char *name) {

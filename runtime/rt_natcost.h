@@ -20,12 +20,19 @@ typedef struct rt_native_model rt_native_model;
    arguments give a small size: the built-in then raises its own error. */
 typedef int64_t (*rt_size_fn)(lua_State *L, const rt_native_model *m);
 
+/* Units to charge after a call that returned nres results (on top of
+   L's stack, above its nargs arguments), for work whose size shows only
+   in the results (e.g. where a linear search matched).  May be NULL. */
+typedef int64_t (*rt_after_fn)(lua_State *L, int nargs, int nres,
+                               const rt_native_model *m);
+
 struct rt_native_model {
   const char *lib;   /* "_G", "string", "table", "utf8", "lpeg" */
   const char *name;
   rt_size_fn size;
   int64_t per_call;  /* units charged per call */
   int64_t per_k;     /* units per 1024 units of size */
+  rt_after_fn after; /* charged after the call (units of size), or NULL */
 };
 
 /* The models, ended by an entry with lib NULL. */

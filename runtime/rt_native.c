@@ -43,6 +43,13 @@ static int wrapper(lua_State *L) {
     if (c > 0) n += c < RT_CHARGE_MAX ? c : RT_CHARGE_MAX;
   }
   if (n > 0) rt_charge(L, n);
+  if (w->model != NULL && w->model->after != NULL && w->fn != NULL) {
+    int nargs = lua_gettop(L), nres = w->fn(L);
+    int64_t size = w->model->after(L, nargs, nres, w->model);
+    if (size > 0) rt_charge(L, rt_native_units(w->model, size) -
+                                   w->model->per_call);
+    return nres;
+  }
   if (w->fn != NULL) return w->fn(L);
   lua_pushvalue(L, lua_upvalueindex(2));
   lua_insert(L, 1);
