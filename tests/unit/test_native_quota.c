@@ -1,0 +1,140 @@
+/*
+** test_native_quota.c - native work under an instruction quota: loops
+** of string.rep, string.gsub, table.concat and lpeg.match are stopped
+** within 10% of the quota in charged units; a call whose known cost is
+** over the quota fails before it does the work (string.rep("x", 2^40)
+** allocates nothing); catastrophic patterns and huge table.move/unpack
+** spans are stopped in bounded time; pcall cannot swallow any of it.
+*/
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lua.h>
+
+#include "tutil_rt.h"
+
+static lraf_state *limited(int64_t quota, lraf_manager **m) {
+  lraf_options opt;
+  lraf_default_options(&opt);
+  opt.native = 1;
+  *m = lraf_limit_new(quota);
+  opt.manager = *m;
+  return tutil_rt_new(&opt);
+}
+
+static void expect_stop(const char *what, const char *src, int64_t quota,
+                        double slack) {
+  lraf_manager *m;
+  lraf_state *S = limited(quota, &m);
+  lraf_error err;
+  lraf_status st = tutil_rt_run(S, src, &err);
+  int64_t total = lraf_manager_total(m);
+  lua_State *L = lraf_lua(S);
+  if (st != LRAF_EQUOTA)
+    fail_msg("%s: status %s (%s)", what, lraf_status_name(st), err.message);
+  if (total < quota || (double)total > (double)quota * (1 + slack))
+    fail_msg("%s: %lld units charged for a quota of %lld", what,
+             (long long)total, (long long)quota);
+  lua_getglobal(L, "escaped");
+  if (!lua_isnil(L, -1)) fail_msg("%s: code ran after the stop", what);
+  lua_pop(L, 1);
+  tutil_rt_close(S);
+  lraf_manager_release(m);
+}
+
+static const char *const loops[][2] = {
+  {"string.rep", "while true do local s = string.rep('x', 100000) end"},
+  {"string.gsub", "local s = string.rep('ab', 50000) "
+                  "while true do local r = s:gsub('a', '%0%0') end"},
+  {"string.gsub backtracking", "local s = string.rep('ab', 5000) "
+                  "while true do pcall(string.gsub, s, 'a.-b', 'x') end"},
+  {"table.concat", "local t = {} for i = 1, 10000 do t[i] = 'abcdefgh' end "
+                   "while true do local r = table.concat(t, ',') end"},
+  {"lpeg.match", "local lpeg = require 'lpeg' local p = lpeg.P'a'^0 * 'b' "
+                 "local s = string.rep('a', 100000) "
+                 "while true do local r = p:match(s) end"},
+  {"string.find", "local s = string.rep('a', 100000) "
+                  "while true do local r = s:find('%d') end"},
+};
+
+static void test_loops(void **state) {
+  size_t i;
+  int64_t quota = getenv("LRAF_QUICK") ? 2000000 : 10000000;
+  (void)state;
+  for (i = 0; i < sizeof loops / sizeof *loops; i++)
+    expect_stop(loops[i][0], loops[i][1], quota, 0.10);
+  printf("  %d native loops stopped within 10%% of the quota\n", (int)i);
+}
+
+/* Calls whose cost is known before they run and exceeds the quota stop
+   at once, charged one unit past the quota, and allocate nothing. */
+static void test_fail_fast(void **state) {
+  static const char *const calls[][2] = {
+    {"string.rep 2^40", "local ok = pcall(string.rep, 'x', 2^40) escaped = true"},
+    {"string.rep with sep", "string.rep('x', 2^31, ',')"},
+    {"table.move 2^40", "table.move({}, 1, 2^40, 1, {})"},
+    {"table.unpack 2^30", "pcall(table.unpack, {}, 1, 2^30) escaped = true"},
+    {"string.pack c2^40", "string.pack('c1099511627776', '')"},
+    {"string.format", "local s = string.rep('x', 1000) "
+                      "string.format(string.rep('%s', 200), "
+                      "table.unpack(setmetatable({}, {__index = function() return s end}), 1, 200))"},
+  };
+  size_t i;
+  (void)state;
+  for (i = 0; i < sizeof calls / sizeof *calls; i++) {
+    lraf_manager *m;
+    lraf_state *S = limited(100000, &m);
+    lraf_error err;
+    size_t used, peak;
+    lraf_status st = tutil_rt_run(S, calls[i][1], &err);
+    lua_State *L = lraf_lua(S);
+    if (st != LRAF_EQUOTA)
+      fail_msg("%s: status %s (%s)", calls[i][0], lraf_status_name(st),
+               err.message);
+    lraf_memory(S, &used, &peak);
+    if (peak > 4u << 20)
+      fail_msg("%s: the state reached %zu bytes", calls[i][0], peak);
+    if (lraf_manager_total(m) > 100000 + 1000)
+      fail_msg("%s: %lld charged", calls[i][0],
+               (long long)lraf_manager_total(m));
+    lua_getglobal(L, "escaped");
+    assert_true(lua_isnil(L, -1));
+    lua_pop(L, 1);
+    tutil_rt_close(S);
+    lraf_manager_release(m);
+  }
+}
+
+/* Searches that take O(n^5) steps in stock Lua are stopped by the quota
+   while the dry run searches. */
+static void test_catastrophic_patterns(void **state) {
+  static const char *const cases[][2] = {
+    {"find .-.-.-.-b", "string.find(('a'):rep(5e4), '.-.-.-.-b')"},
+    {"match nested", "string.match(('a'):rep(5e4), '(.-)(.-)(.-)(.-)b')"},
+    {"gmatch", "for x in ('a'):rep(5e4):gmatch('a*a*a*a*b') do end"},
+    {"gsub", "pcall(string.gsub, ('a'):rep(5e4), '.*.*.*b', '') escaped = true"},
+    {"balance", "string.find(('('):rep(1e5), '%b()')"},
+    {"backref", "string.find(('a'):rep(1e5), '(a*)%1b')"},
+  };
+  size_t i;
+  (void)state;
+  for (i = 0; i < sizeof cases / sizeof *cases; i++)
+    expect_stop(cases[i][0], cases[i][1], 1000000, 0.10);
+  printf("  %d catastrophic searches stopped\n", (int)i);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_loops),
+    cmocka_unit_test(test_fail_fast),
+    cmocka_unit_test(test_catastrophic_patterns),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
