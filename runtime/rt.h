@@ -43,6 +43,7 @@ struct lraf_state {
   char model[96];         /* the cost-model id (lraf_model) */
   char rwmodel[80];       /* the rewriter's part, for offline chunks */
   int native;             /* charge native work */
+  int native_after;       /* set by a size function: charge after too */
   int64_t native_call;    /* default per-call charge of C modules */
   size_t mem_limit;       /* 0: none */
   size_t mem_used, mem_peak;
@@ -55,6 +56,8 @@ struct lraf_state {
   int anchor_ref;        /* registry reference of the anchor closure */
   int counter_up;        /* 1-based upvalue index of its counter */
   int64_t base;          /* counter value at the last reset */
+  int64_t pending;       /* small native charges not yet in the counter
+                            (< RT_PENDING_MAX; part of rt_live) */
   rt_thread main;
   rt_thread *cur;        /* whose instructions the counter counts */
   lua_State *running;    /* the thread running now */
@@ -85,6 +88,8 @@ rt_thread *rt_thread_new(lua_State *L, lua_State *co, lraf_manager *m);
 void rt_threads_free(lraf_state *S);
 
 /* ---- rt_counter.c: the shared counter ---- */
+/* Native charges below this wait in S->pending. */
+#define RT_PENDING_MAX 256
 /* The current counter value minus the value of the last reset. */
 int64_t rt_live(lraf_state *S, lua_State *L);
 /* Charge the live count (plus extra) to the current account and reset

@@ -23,6 +23,7 @@ static int64_t counter(lraf_state *S, lua_State *L) {
 
 static void reset(lraf_state *S, lua_State *L, int64_t g) {
   S->base = -g;
+  S->pending = 0;
   lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
   lua_pushinteger(L, (lua_Integer)-g);
   lua_setupvalue(L, -2, S->counter_up);
@@ -37,7 +38,7 @@ static void set(lraf_state *S, lua_State *L, int64_t v) {
 }
 
 int64_t rt_live(lraf_state *S, lua_State *L) {
-  return counter(S, L) - S->base;
+  return counter(S, L) - S->base + S->pending;
 }
 
 static int64_t next_granularity(lraf_state *S, rt_thread *t) {
@@ -75,7 +76,8 @@ lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to,
   lraf_verdict v = LRAF_CONTINUE;
   rt_thread *from = S->cur;
   if (to != from) {
-    int64_t c = counter(S, L), n = c - S->base;
+    int64_t c = counter(S, L), n = c - S->base + S->pending;
+    S->pending = 0;
     if (n != 0) v = charge_n(S, n, can_pause);
     S->cur = to;
     if (!S->quota && from->acct != NULL && to->acct != NULL &&
@@ -112,12 +114,20 @@ void rt_charge(lua_State *L, int64_t n) {
   rt_thread *t;
   lraf_state *S;
   if (n <= 0) return;
-  if (!lua_checkstack(L, 3)) luaL_error(L, "stack overflow");
   t = rt_thread_of(L);
   S = t->S;
+  if (S->cur == t && !S->quota && S->pending + n < RT_PENDING_MAX) {
+    S->pending += n;  /* small charges wait for the next large one or
+                         the next flush or switch */
+    return;
+  }
+  if (!lua_checkstack(L, 3)) luaL_error(L, "stack overflow");
   if (S->cur != t) rt_switch(S, L, t, 0);
   if (!S->quota) {
-    int64_t c = counter(S, L);
+    int64_t c;
+    n += S->pending;
+    S->pending = 0;
+    c = counter(S, L);
     if (c < 0 && n < -c) {
       set(S, L, c + n);
       return;

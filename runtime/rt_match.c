@@ -33,7 +33,12 @@ static void step(rt_matcher *m, int64_t n) {
 
 void rt_match_init(rt_matcher *m, const char *s, size_t ls,
                    rt_match_charge charge, void *ud) {
-  memset(m, 0, sizeof *m);
+  m->level = 0;
+  m->depth = 0;
+  m->bad = 0;
+  m->steps = 0;
+  m->total = 0;
+  m->pe = NULL;
   m->s0 = s;
   m->se = s + ls;
   m->charge = charge;

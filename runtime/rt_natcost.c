@@ -173,10 +173,8 @@ static int variable_items(const char *p, size_t lp) {
 /* Steps a search may take at most, by the pattern's structure: every
    start (one when anchored), times every way the k variable-length
    items can expand. */
-static double structural_bound(const char *p, size_t lp, int64_t n,
-                               int anchored) {
+static double structural_bound(int k, size_t lp, int64_t n, int anchored) {
   double b = (anchored ? 1.0 : (double)(n + 1)) * (double)(lp + 1);
-  int k = variable_items(p, lp);
   while (k-- > 0) {
     b *= (double)(n + 1);
     if (b > 1e18) return 1e18;
@@ -196,7 +194,7 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
   size_t ls, lp, init;
   const char *s, *p;
   int64_t pos, steps, nmatch = 0;
-  int anchored;
+  int anchored, k;
   double bound;
   rt_matcher mt;
   dry d;
@@ -208,12 +206,16 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
   init = (size_t)start_pos(pos, (int64_t)ls) - 1;
   if (init > ls) return 0;
   anchored = kind != P_GMATCH && lp > 0 && p[0] == '^';
-  bound = structural_bound(p, lp, (int64_t)(ls - init), anchored);
+  k = variable_items(p, lp);
+  bound = structural_bound(k, lp, (int64_t)(ls - init), anchored);
   if (kind == P_GSUB) bound *= 2;
   if (bound <= SMALL_BOUND) return (int64_t)bound;
-  if (kind == P_FIND && (lua_toboolean(L, 4) || variable_items(p, lp) == 0))
+  if (kind == P_FIND && (lua_toboolean(L, 4) || k == 0)) {
+    rt_state(L)->native_after = 1;
     return 0;  /* linear: charged after the call, by where it matched */
-  if (kind == P_GSUB && !anchored && variable_items(p, lp) == 0) {
+  }
+  if (kind == P_GSUB && !anchored && k == 0) {
+    rt_state(L)->native_after = 1;
     /* linear: a whole scan now, the replacements after the call */
     double out = (double)ls;
     if (lua_type(L, 3) == LUA_TSTRING) {
@@ -270,25 +272,16 @@ static int64_t sz_gsub(lua_State *L, const rt_native_model *m) {
   return pattern_size(L, m, P_GSUB);
 }
 
-/* After string.find with a linear pattern (or plain): the starts it
-   tried, up to where it matched. */
+/* After string.find with a linear pattern (or plain; pattern_size
+   decided): the starts it tried, up to where it matched. */
 static int64_t after_find(lua_State *L, int nargs, int nres,
                           const rt_native_model *m) {
-  size_t ls, lp;
+  size_t ls;
   int64_t init, stop;
   (void)m;
-  if (nargs < 2 || lua_type(L, 1) != LUA_TSTRING ||
-      lua_type(L, 2) != LUA_TSTRING)
-    return 0;
+  (void)nargs;
   lua_tolstring(L, 1, &ls);
-  lua_tolstring(L, 2, &lp);
   init = start_pos(optint(L, 3, 1), (int64_t)ls) - 1;
-  if (init > (int64_t)ls) return 0;
-  if (structural_bound(lua_tostring(L, 2), lp, (int64_t)ls - init,
-                       lp > 0 && lua_tostring(L, 2)[0] == '^') <= SMALL_BOUND)
-    return 0;  /* charged before */
-  if (!lua_toboolean(L, 4) && variable_items(lua_tostring(L, 2), lp) != 0)
-    return 0;  /* charged by the dry run */
   stop = (int64_t)ls;
   if (nres >= 2 && lua_isinteger(L, -nres)) stop = lua_tointeger(L, -nres + 1);
   return clamp(LINEAR_STEPS * (double)(stop - init + 1));
@@ -297,18 +290,9 @@ static int64_t after_find(lua_State *L, int nargs, int nres,
 /* After string.gsub with a linear pattern: the replacements' bytes. */
 static int64_t after_gsub(lua_State *L, int nargs, int nres,
                           const rt_native_model *m) {
-  size_t ls, lp;
   (void)m;
-  if (nargs < 3 || nres < 2 || lua_type(L, 1) != LUA_TSTRING ||
-      lua_type(L, 2) != LUA_TSTRING || lua_type(L, 3) != LUA_TSTRING)
-    return 0;
-  lua_tolstring(L, 1, &ls);
-  lua_tolstring(L, 2, &lp);
-  if (lp > 0 && lua_tostring(L, 2)[0] == '^') return 0;
-  if (variable_items(lua_tostring(L, 2), lp) != 0 ||
-      structural_bound(lua_tostring(L, 2), lp, (int64_t)ls, 0) * 2 <=
-          SMALL_BOUND)
-    return 0;
+  (void)nargs;
+  if (nres < 2 || lua_type(L, 3) != LUA_TSTRING) return 0;
   return clamp((double)lua_tointeger(L, -1) * (double)lua_rawlen(L, 3));
 }
 
@@ -472,10 +456,11 @@ const rt_native_model *rt_native_find(const char *lib, const char *name) {
 }
 
 int64_t rt_native_units(const rt_native_model *m, int64_t size) {
-  double u;
   if (size <= 0) return m->per_call;
-  u = (double)m->per_call + (double)size * (double)m->per_k / 1024.0;
-  return clamp(ceil(u));
+  if (size < ((int64_t)1 << 40))  /* per_k < 2^20: no overflow */
+    return m->per_call + (size * m->per_k + 1023) / 1024;
+  return clamp(ceil((double)m->per_call +
+                    (double)size * (double)m->per_k / 1024.0));
 }
 
 static uint32_t mix(uint32_t h, const char *s) {

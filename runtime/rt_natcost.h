@@ -22,7 +22,8 @@ typedef int64_t (*rt_size_fn)(lua_State *L, const rt_native_model *m);
 
 /* Units to charge after a call that returned nres results (on top of
    L's stack, above its nargs arguments), for work whose size shows only
-   in the results (e.g. where a linear search matched).  May be NULL. */
+   in the results (e.g. where a linear search matched).  Called only when
+   the size function set S->native_after.  May be NULL. */
 typedef int64_t (*rt_after_fn)(lua_State *L, int nargs, int nres,
                                const rt_native_model *m);
 

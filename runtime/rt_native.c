@@ -37,19 +37,26 @@ static int wrapped_done(lua_State *L, int status, lua_KContext ctx) {
 static int wrapper(lua_State *L) {
   const wrap *w = lua_touserdata(L, lua_upvalueindex(1));
   int64_t n = w->per_call;
-  if (w->model != NULL) n += rt_native_units(w->model, w->model->size(L, w->model));
+  int after = 0;
+  if (w->model != NULL) {
+    lraf_state *S = rt_state(L);
+    S->native_after = 0;
+    n += rt_native_units(w->model, w->model->size(L, w->model));
+    after = S->native_after;
+    S->native_after = 0;
+  }
   if (w->cost != NULL) {
     int64_t c = w->cost(L, w->ud);
     if (c > 0) n += c < RT_CHARGE_MAX ? c : RT_CHARGE_MAX;
   }
-  if (n > 0) rt_charge(L, n);
-  if (w->model != NULL && w->model->after != NULL && w->fn != NULL) {
+  if (after && w->model->after != NULL && w->fn != NULL) {
+    /* linear work: charged once, after the call, by its results */
     int nargs = lua_gettop(L), nres = w->fn(L);
     int64_t size = w->model->after(L, nargs, nres, w->model);
-    if (size > 0) rt_charge(L, rt_native_units(w->model, size) -
-                                   w->model->per_call);
+    rt_charge(L, n + rt_native_units(w->model, size) - w->model->per_call);
     return nres;
   }
+  if (n > 0) rt_charge(L, n);
   if (w->fn != NULL) return w->fn(L);
   lua_pushvalue(L, lua_upvalueindex(2));
   lua_insert(L, 1);
