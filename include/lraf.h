@@ -387,7 +387,13 @@ int64_t lraf_retired(const lraf_state *S, int64_t *count);
    stops without allocating).  One unit is calibrated to take about as
    long as one average VM instruction (tests/bench/native.c); the ratios
    are part of the cost-model id (lraf_model gets a "/native-<hash>"
-   suffix).  README.md lists what is charged and what is not. */
+   suffix).  Charges under 256 units wait in a per-state sum that joins
+   the counter with the next larger charge, flush or coroutine switch
+   (lraf_consumed and lraf.count include it), so a quota may be
+   overrun by up to 255 units of native work more than lraf_limit_new
+   states.  A charge that a limit cannot grant is recorded only up to
+   one unit past the quota.  README.md lists what is charged and what
+   is not. */
 
 /* A host's cost for one of its own C functions: called with the
    function's arguments on L's stack (do not change the stack, do not
