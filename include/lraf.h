@@ -240,7 +240,10 @@ typedef struct lraf_options {
   int native;              /* charge the native work of C built-ins and
                               C modules to the calling thread (see
                               "Native work" below); 0: off, counts equal
-                              the count hook's */
+                              the count hook's; 1: on; LRAF_NATIVE_AUTO
+                              (the default): on in the sandbox, where
+                              untrusted code must not escape its quota
+                              through C functions, off in full */
   int64_t native_call;     /* with native: units charged per call of a C
                               function that a C module loaded by require
                               exports and that has no registered cost
@@ -250,9 +253,11 @@ typedef struct lraf_options {
 } lraf_options;
 
 #define LRAF_NATIVE_CALL_DEFAULT 20
+#define LRAF_NATIVE_AUTO (-1)
 
 /* Defaults: original mode, not exact, default granularity, full
-   environment, a fresh total manager. */
+   environment, a fresh total manager, native charging in the sandbox
+   only, no memory limit. */
 void lraf_default_options(lraf_options *opt);
 /* Parse a weights file ("OPNAME WEIGHT" lines, '#' comments, unlisted
    opcodes weigh 1) into weights[LRAF_NUM_OPCODES]. */

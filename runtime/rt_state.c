@@ -20,6 +20,7 @@ void lraf_default_options(lraf_options *opt) {
   opt->mode = LRAF_MODE_ORIGINAL;
   opt->granularity = LRAF_DEFAULT_GRANULARITY;
   opt->env = LRAF_ENV_FULL;
+  opt->native = LRAF_NATIVE_AUTO;
   opt->native_call = LRAF_NATIVE_CALL_DEFAULT;
 }
 
@@ -108,7 +109,8 @@ static lraf_status options(lraf_state *S, const lraf_options *o,
   lraf_status st = rt_rw_options(o, &S->opt, S->weights, S->rwmodel,
                                  sizeof S->rwmodel, err);
   if (st != LRAF_OK) return st;
-  S->native = o->native != 0;
+  S->native = o->native == LRAF_NATIVE_AUTO ? o->env == LRAF_ENV_SANDBOX
+                                             : o->native != 0;
   S->native_call = o->native_call > 0 ? o->native_call : 0;
   S->mem_limit = o->memory_limit;
   if (S->native)
