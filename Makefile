@@ -5,6 +5,8 @@
 #   make examples  build examples/*.c into $(BUILD)/examples (tests run them)
 #   make bench  overhead benchmarks (tests/bench; bench-native: native
 #               cost calibration and the overhead of native charging)
+#   make fuzz-diff SEEDS=N [START=S]   differential test of N generated programs
+#   make fuzz [FUZZ_TIME=600]          each libFuzzer target for FUZZ_TIME s
 #
 # Data flows vm/ -> rewriter/ -> runtime/ -> accounts/; every module's
 # sources are compiled into build/liblraf.{a,so}.  The lraf command is
@@ -39,7 +41,8 @@ TEST_SUPPORT := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
 # examples/*.c: each one program over the public header only.
 EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all deps run test check unit san-test bench bench-native clean examples memcheck
+.PHONY: all deps run test check unit san-test bench bench-native clean examples memcheck \
+        fuzz fuzz-build fuzz-deps fuzz-diff
 
 all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf examples
 
@@ -117,5 +120,57 @@ bench: all
 bench-native: all
 	tests/bench/native.sh
 
+# More generated programs through the differential test (tests/gen):
+# seeds START .. START+SEEDS-1.
+SEEDS ?= 2000
+START ?= 100001
+fuzz-diff: $(BUILD)/tests/test_diff_gen
+	LRAF_DIFF_SEEDS=$(SEEDS) LRAF_DIFF_START=$(START) $(BUILD)/tests/test_diff_gen
+
+# libFuzzer targets (tests/fuzz), built with clang, ASan and UBSan into
+# build-fuzz/, run one after another for FUZZ_TIME seconds each on seed
+# corpora made from tests/corpus and tests/gen (tests/fuzz/mkcorpus.sh).
+FUZZ_TIME    ?= 600
+FUZZ_TARGETS := read rewrite source
+FUZZ_BUILD   := build-fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
+                -fno-omit-frame-pointer
+FUZZ_RUN     := tests/fuzz/corpus-run
+FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+fuzz-deps: deps
+	@command -v clang >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq clang libclang-rt-14-dev; \
+	  else echo "lraf: run: sudo apt-get install -y clang libclang-rt-14-dev"; \
+	    exit 1; fi; }
+
+fuzz-build: fuzz-deps
+	$(MAKE) --no-print-directory $(FUZZ_BUILD)/liblraf.a BUILD=$(FUZZ_BUILD) \
+	  CC=clang OPT=-O1 SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link"
+	$(MAKE) --no-print-directory $(FUZZ_BIN) BUILD=$(FUZZ_BUILD) CC=clang \
+	  OPT=-O1 SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link"
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/unit/tutil_fuzz.c \
+                      tests/unit/tutil_fuzz.h $(FUZZ_BUILD)/liblraf.a
+	clang $(filter-out -fsanitize=fuzzer-no-link,$(CFLAGS)) \
+	  -fsanitize=fuzzer -Itests/unit -o $@ $< tests/unit/tutil_fuzz.c \
+	  $(FUZZ_BUILD)/liblraf.a $(LIBS)
+
+fuzz: fuzz-build
+	tests/fuzz/mkcorpus.sh $(FUZZ_RUN)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  case $$t in source) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
+	              *) seeds=$(FUZZ_RUN)/chunks; dict=;; esac; \
+	  mkdir -p $(FUZZ_RUN)/out-$$t $(FUZZ_RUN)/crash-$$t; \
+	  echo "== fuzz_$$t for $(FUZZ_TIME) s"; \
+	  $(FUZZ_BUILD)/fuzz_$$t $(FUZZ_RUN)/out-$$t $$seeds $$dict \
+	    -max_total_time=$(FUZZ_TIME) -max_len=65536 -timeout=20 \
+	    -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_RUN)/crash-$$t/ 2>&1 | \
+	    tee $(FUZZ_RUN)/fuzz_$$t.log | grep -E '^#[0-9]+ +(INITED|DONE|pulse)|==|stat::|ERROR|SUMMARY'; \
+	done
+
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz

@@ -5,6 +5,7 @@
 ** Lua 5.4 compiler produces and rejects what could make the
 ** interpreter read or write out of bounds.
 */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -420,6 +421,7 @@ static lraf_status check_absbase(ctx *c) {
 
 static lraf_status check_lines(ctx *c) {
   const vm_proto *f = c->f;
+  long long line = f->linedefined;
   int pc, j = 0;
   if (f->sizelineinfo == 0) {
     if (f->sizeabslineinfo != 0)
@@ -440,6 +442,12 @@ static lraf_status check_lines(ctx *c) {
     int isabs = j < f->sizeabslineinfo && f->abslineinfo[j].pc == pc;
     if (isabs != (f->lineinfo[pc] == VM_ABSLINEINFO))
       return badf(c, "line info at pc %d disagrees with absolute entries", pc);
+    /* Lua's compiler never produces a line outside 0..INT_MAX, and the
+       dump format cannot hold one: a rewriter that re-encodes the lines
+       could not write such a chunk back. */
+    line = isabs ? f->abslineinfo[j].line : line + f->lineinfo[pc];
+    if (line < 0 || line > INT_MAX)
+      return badf(c, "line info gives line %lld at pc %d", line, pc);
     j += isabs;
   }
   return check_absbase(c);

@@ -1,0 +1,205 @@
+/*
+** tutil_fuzz.c - what the fuzz targets do with one input: read, round
+** trip, rewrite, verify, write and load chunks, or compile and run
+** source in a sandbox state.  Shared by tests/fuzz/ and the regression
+** test that replays saved inputs.
+*/
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "lraf.h"
+#include "rw.h"
+#include "tutil_fuzz.h"
+
+static int broken(char *why, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (why != NULL && n > 0) vsnprintf(why, n, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+static FILE *devnull(void) {
+  static FILE *f;
+  if (f == NULL) f = fopen("/dev/null", "w");
+  return f;
+}
+
+static void touch_lines(const vm_proto *f) {
+  int pc, i;
+  volatile int sink = 0;
+  for (pc = 0; pc < f->sizecode; pc++) sink += vm_getline(f, pc);
+  for (i = 0; i < f->sizep; i++) touch_lines(f->p[i]);
+  (void)sink;
+}
+
+int tutil_fuzz_read(const uint8_t *data, size_t size, char *why, size_t n) {
+  vm_chunk *c = NULL;
+  lraf_error err;
+  void *out = NULL;
+  size_t outsize = 0;
+  int rc = 0;
+  lraf_status st = vm_read(data, size, NULL, &c, &err);
+  if (st != LRAF_OK) {
+    if (err.message[0] == '\0')
+      return broken(why, n, "vm_read failed (%d) without a message", st);
+    return 0;
+  }
+  st = vm_write(c, &out, &outsize, &err);
+  if (st != LRAF_OK)
+    rc = broken(why, n, "vm_write failed on a chunk vm_read accepted: %s",
+                err.message);
+  else if (outsize != size || memcmp(out, data, size) != 0)
+    rc = broken(why, n, "read/write round trip changed the chunk (%zu -> "
+                "%zu bytes)", size, outsize);
+  if (devnull() != NULL) vm_list(devnull(), c->main, 1);
+  touch_lines(c->main);
+  free(out);
+  vm_chunk_free(c);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- */
+
+static const char *reader_once(lua_State *L, void *ud, size_t *size) {
+  size_t *left = ud;
+  (void)L;
+  *size = left[0];
+  left[0] = 0;
+  return *size ? (const char *)left[1] : NULL;
+}
+
+static int load_only(const void *bytes, size_t size) {
+  lua_State *L = luaL_newstate();
+  size_t ud[2];
+  int st;
+  if (L == NULL) return LUA_ERRMEM;
+  ud[0] = size;
+  ud[1] = (size_t)bytes;
+  st = lua_load(L, reader_once, ud, "=fuzz", "b");
+  lua_close(L);
+  return st;
+}
+
+static int rewrite_with(const uint8_t *data, size_t size,
+                        const rw_options *opt, const char *label, char *why,
+                        size_t n) {
+  vm_chunk *c = NULL;
+  lraf_error err;
+  void *out = NULL;
+  size_t outsize = 0;
+  int rc = 0, lst;
+  lraf_status st = vm_read(data, size, NULL, &c, &err);
+  if (st != LRAF_OK) return 0;
+  st = rw_rewrite(c, opt, NULL, &err);
+  if (st != LRAF_OK) {
+    vm_chunk_free(c);
+    if (st == LRAF_EVERIFY || err.message[0] == '\0')
+      return broken(why, n, "%s: rw_rewrite failed with %s: %s", label,
+                    lraf_status_name(st), err.message);
+    return 0;
+  }
+  st = rw_verify(c, &err);
+  if (st != LRAF_OK) {
+    rc = broken(why, n, "%s: rw_verify refused what rw_rewrite made: %s",
+                label, err.message);
+  } else if ((st = vm_write(c, &out, &outsize, &err)) != LRAF_OK) {
+    rc = broken(why, n, "%s: vm_write failed after rewriting: %s", label,
+                err.message);
+  } else if ((lst = load_only(out, outsize)) != LUA_OK && lst != LUA_ERRMEM) {
+    rc = broken(why, n, "%s: lua_load refused the rewritten chunk (%d)",
+                label, lst);
+  }
+  free(out);
+  vm_chunk_free(c);
+  return rc;
+}
+
+int tutil_fuzz_rewrite(const uint8_t *data, size_t size, char *why,
+                       size_t n) {
+  static uint32_t weights[VM_NUM_OPCODES];
+  rw_options opt;
+  int i;
+  if (tutil_fuzz_read(data, size, why, n) != 0) return -1;
+  for (i = 0; i < VM_NUM_OPCODES; i++) weights[i] = (uint32_t)(i % 7) + 1;
+  rw_default_options(&opt);
+  if (rewrite_with(data, size, &opt, "original", why, n) != 0) return -1;
+  opt.exact = 1;
+  if (rewrite_with(data, size, &opt, "original exact", why, n) != 0)
+    return -1;
+  opt.exact = 0;
+  opt.fold = 0;
+  opt.mode = RW_OVERHEAD;
+  if (rewrite_with(data, size, &opt, "overhead unfolded", why, n) != 0)
+    return -1;
+  opt.fold = 1;
+  opt.mode = RW_WEIGHTED;
+  opt.weights = weights;
+  return rewrite_with(data, size, &opt, "weighted", why, n);
+}
+
+/* ---------------------------------------------------------------- */
+
+/* The sandbox state's memory: at most CAP bytes live. */
+#define CAP (64u * 1024u * 1024u)
+
+typedef struct capped {
+  size_t used;
+} capped;
+
+static void *capped_alloc(void *ud, void *p, size_t osize, size_t nsize) {
+  capped *c = ud;
+  size_t old = p != NULL ? osize : 0;
+  void *q;
+  if (nsize == 0) {
+    c->used -= old < c->used ? old : c->used;
+    free(p);
+    return NULL;
+  }
+  if (nsize > old && nsize - old > CAP - (c->used < CAP ? c->used : CAP))
+    return NULL;
+  q = realloc(p, nsize);
+  if (q == NULL) return NULL;
+  c->used = c->used - (old < c->used ? old : c->used) + nsize;
+  return q;
+}
+
+int tutil_fuzz_source(const uint8_t *data, size_t size, char *why,
+                      size_t n) {
+  lraf_options o;
+  lraf_state *S = NULL;
+  lraf_manager *limit = lraf_limit_new(20000);
+  lraf_error err;
+  lraf_status st;
+  capped cap = {0};
+  int rc = 0;
+  if (limit == NULL) return broken(why, n, "lraf_limit_new failed");
+  lraf_default_options(&o);
+  o.env = LRAF_ENV_SANDBOX;
+  o.manager = limit;
+  o.granularity = 100;
+  o.exact = size > 0 && (data[0] & 1);
+  st = lraf_new(&o, &S, &err);
+  lraf_manager_release(limit);
+  if (st != LRAF_OK) return broken(why, n, "lraf_new: %s", err.message);
+  lua_setallocf(lraf_lua(S), capped_alloc, &cap);
+  st = lraf_load_string(S, (const char *)data, size, "=fuzz", &err);
+  if (st == LRAF_OK) {
+    st = lraf_call(S, 0, 0, &err);
+    if (st != LRAF_OK && st != LRAF_ERUN && st != LRAF_EQUOTA &&
+        st != LRAF_EMEM)
+      rc = broken(why, n, "lraf_call: unexpected %s: %s",
+                  lraf_status_name(st), err.message);
+  } else if (st != LRAF_ESYNTAX && st != LRAF_EMEM && st != LRAF_ELIMIT &&
+             st != LRAF_EREWRITE && st != LRAF_EFORMAT) {
+    rc = broken(why, n, "lraf_load_string: unexpected %s: %s",
+                lraf_status_name(st), err.message);
+  }
+  lraf_close(S);
+  return rc;
+}

@@ -1,0 +1,35 @@
+/*
+** tutil_fuzz.h - the per-input work of the libFuzzer targets in
+** tests/fuzz/, shared with the cmocka test that replays the inputs they
+** found (tests/fuzz/regress/).
+**
+** Each function takes arbitrary bytes.  Bad input must be refused with
+** an error value; the functions return 0 then, and also when the input
+** was processed.  They return -1 and fill why only when an invariant of
+** lraf is broken (a round trip that changes bytes, a rewrite that does
+** not verify, ...).  Crashes, leaks and undefined behaviour are found by
+** the sanitizers the targets are built with.
+*/
+#ifndef TUTIL_FUZZ_H
+#define TUTIL_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* vm_read; when it accepts, vm_write must give back the same bytes, and
+   the listing and line lookups must run. */
+int tutil_fuzz_read(const uint8_t *data, size_t size, char *why, size_t n);
+
+/* vm_read, then for several rewriter options rw_rewrite, rw_verify
+   (which must accept whatever rw_rewrite produced), vm_write and
+   lua_load of the result (not run: Lua does not check bytecode). */
+int tutil_fuzz_rewrite(const uint8_t *data, size_t size, char *why,
+                       size_t n);
+
+/* The bytes as Lua source: compiled, rewritten and loaded by an lraf
+   sandbox state, then run under a small instruction quota and a memory
+   cap. */
+int tutil_fuzz_source(const uint8_t *data, size_t size, char *why,
+                      size_t n);
+
+#endif
