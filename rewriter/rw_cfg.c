@@ -94,7 +94,17 @@ static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
   for (pc = first; pc < f->sizecode; ) {
     int e = unit_end(f, pc);
     int op = vm_op(f->code[e]);
+    int q;
     ustart[pc] = 1;
+    /* Only the last instruction of a unit may transfer control: a jump
+       or return inside one (never made by Lua's compiler) would leave
+       the unit without a block boundary, and so without a zero check
+       or with a target that starts no block. */
+    for (q = pc; q < e; q++)
+      if (ends_block(vm_op(f->code[q])) || vm_jump_target(f->code[q], q, &t))
+        return vm_fail(err, LRAF_EREWRITE, "%s at pc %d in %s transfers "
+                       "control inside an instruction unit (before pc %d)",
+                       vm_opname(vm_op(f->code[q])), q + 1, path, e + 1);
     if (vm_jump_target(f->code[e], e, &t)) {
       if (t < first || t >= f->sizecode)
         return vm_fail(err, LRAF_EREWRITE, "jump out of range at pc %d in %s",

@@ -79,10 +79,32 @@ static void test_negative_line_refused(void **state) {
   free(data);
 }
 
+/* A TFORPREP in the middle of a unit (between a CALL that leaves the
+   stack top open and the instruction that consumes it): its target
+   started no block, and the rewriter indexed block -1.  Now any control
+   transfer inside a unit is refused, naming the instruction. */
+static void test_jump_inside_unit_refused(void **state) {
+  size_t len;
+  char *data = tutil_run_slurp(REGRESS "/rewrite-jump-inside-unit", &len);
+  vm_chunk *c = NULL;
+  lraf_error err;
+  rw_options opt;
+  (void)state;
+  assert_non_null(data);
+  assert_int_equal(vm_read(data, len, NULL, &c, &err), LRAF_OK);
+  rw_default_options(&opt);
+  assert_int_equal(rw_rewrite(c, &opt, NULL, &err), LRAF_EREWRITE);
+  assert_non_null(strstr(err.message, "TFORPREP at pc 45"));
+  assert_non_null(strstr(err.message, "inside an instruction unit"));
+  vm_chunk_free(c);
+  free(data);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_replay_all),
     cmocka_unit_test(test_negative_line_refused),
+    cmocka_unit_test(test_jump_inside_unit_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
