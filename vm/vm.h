@@ -253,14 +253,24 @@ typedef struct vm_chunk {
   vm_proto *main;
 } vm_chunk;
 
-/* Limits the reader enforces on untrusted input (documented in README). */
+/* Limits the reader enforces on untrusted input (documented in README).
+   Exceeding one is LRAF_ELIMIT, with a message naming the limit and the
+   byte offset.  Counts are also checked against the bytes left before
+   anything is allocated (LRAF_EFORMAT when they cannot fit). */
 typedef struct vm_limits {
   size_t max_input;      /* bytes of chunk input */
   int max_depth;         /* nesting depth of functions */
   int max_functions;     /* total number of functions in a chunk */
+  int max_code;          /* instructions in one function */
+  int max_constants;     /* constants of one function */
+  int max_locvars;       /* local variable entries of one function */
+  size_t max_memory;     /* bytes the chunk model may take (arrays,
+                            strings and functions, as allocated) */
 } vm_limits;
 
-/* The defaults: 64 MiB of input, depth 200, 100000 functions. */
+/* The defaults: 64 MiB of input, depth 200, 100000 functions, 4194304
+   instructions and 4194304 constants per function, 32767 local variable
+   entries per function (Lua's own limit), 256 MiB of model. */
 extern const vm_limits vm_default_limits;
 
 /* Read a binary chunk (lua_dump output).  On success returns LRAF_OK and

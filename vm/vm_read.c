@@ -17,7 +17,19 @@
 
 #include "vm.h"
 
-const vm_limits vm_default_limits = {64u * 1024u * 1024u, 200, 100000};
+const vm_limits vm_default_limits = {
+  64u * 1024u * 1024u,   /* max_input */
+  200,                   /* max_depth */
+  100000,                /* max_functions */
+  1 << 22,               /* max_code */
+  1 << 22,               /* max_constants */
+  32767,                 /* max_locvars: Lua's parser stops at SHRT_MAX */
+  256u * 1024u * 1024u   /* max_memory */
+};
+
+/* What a string costs against max_memory beyond its bytes (the NUL and
+   a rough allocator overhead). */
+#define STRING_OVERHEAD 17
 
 /* The reader recurses once per nesting level; whatever the caller's
    limit says, it never goes deeper than this. */
@@ -40,6 +52,8 @@ typedef struct reader {
   int max_functions;
   int nfunctions;
   unsigned check_flags;  /* vm_check_code flags for every function */
+  const vm_limits *lim;
+  size_t mem;        /* bytes of model allocated so far */
   lraf_error *err;
 } reader;
 
@@ -120,11 +134,35 @@ static lraf_status read_count(reader *r, size_t min, const char *what,
   return LRAF_OK;
 }
 
+/* Count bytes of model against max_memory before allocating them. */
+static lraf_status charge(reader *r, size_t bytes, const char *what) {
+  if (bytes > r->lim->max_memory - r->mem)
+    return vm_fail(r->err, LRAF_ELIMIT, "reading %s at offset %zu: the "
+                   "chunk model would take more than the limit of %zu bytes "
+                   "of memory", what, r->pos, r->lim->max_memory);
+  r->mem += bytes;
+  return LRAF_OK;
+}
+
+/* A count read with read_count that must also stay within limit. */
+static lraf_status check_limit(reader *r, int n, int limit, const char *what,
+                               size_t at) {
+  if (n > limit)
+    return vm_fail(r->err, LRAF_ELIMIT, "%d %s at offset %zu: a function "
+                   "may have at most %d", n, what, at, limit);
+  return LRAF_OK;
+}
+
 /* A zeroed array of n elements of size sz; *p stays NULL when n is 0. */
-static lraf_status alloc_array(reader *r, void *p, int n, size_t sz) {
+static lraf_status alloc_array(reader *r, void *p, int n, size_t sz,
+                               const char *what) {
   void *a = NULL;
   if (n > 0) {
-    if ((size_t)n > SIZE_MAX / sz || (a = calloc((size_t)n, sz)) == NULL)
+    if ((size_t)n > SIZE_MAX / sz)
+      return vm_fail(r->err, LRAF_ELIMIT, "array of %d elements at offset "
+                     "%zu is too large", n, r->pos);
+    TRY(charge(r, (size_t)n * sz, what));
+    if ((a = calloc((size_t)n, sz)) == NULL)
       return vm_fail(r->err, LRAF_EMEM, "out of memory reading chunk at "
                      "offset %zu", r->pos);
   }
@@ -143,6 +181,7 @@ static lraf_status read_string(reader *r, const char *what, vm_string *s) {
   if (len > left(r))
     return bad(r, "truncated chunk: string of %zu bytes (%s) at offset %zu, "
                   "%zu left", len, what, start, left(r));
+  TRY(charge(r, len + STRING_OVERHEAD, what));
   s->data = malloc(len + 1);
   if (s->data == NULL)
     return vm_fail(r->err, LRAF_EMEM, "out of memory reading %s at offset "
@@ -222,9 +261,12 @@ static lraf_status read_function(reader *r, vm_proto *f, int depth,
                                  const vm_string *psource);
 
 static lraf_status read_code(reader *r, vm_proto *f) {
+  size_t at = r->pos;
   int i;
   TRY(read_count(r, MIN_INSTR, "instructions", &f->sizecode));
-  TRY(alloc_array(r, &f->code, f->sizecode, sizeof(vm_instr)));
+  TRY(check_limit(r, f->sizecode, r->lim->max_code, "instructions", at));
+  TRY(alloc_array(r, &f->code, f->sizecode,
+                  sizeof(vm_instr), "instructions"));
   for (i = 0; i < f->sizecode; i++) {
     memcpy(&f->code[i], r->b + r->pos, 4);
     r->pos += 4;
@@ -263,9 +305,12 @@ static lraf_status read_constant(reader *r, vm_const *k, int idx) {
 }
 
 static lraf_status read_constants(reader *r, vm_proto *f) {
+  size_t at = r->pos;
   int i;
   TRY(read_count(r, MIN_CONST, "constants", &f->sizek));
-  TRY(alloc_array(r, &f->k, f->sizek, sizeof(vm_const)));
+  TRY(check_limit(r, f->sizek, r->lim->max_constants, "constants", at));
+  TRY(alloc_array(r, &f->k, f->sizek,
+                  sizeof(vm_const), "constants"));
   for (i = 0; i < f->sizek; i++)
     TRY(read_constant(r, &f->k[i], i));
   return LRAF_OK;
@@ -278,7 +323,8 @@ static lraf_status read_upvalues(reader *r, vm_proto *f) {
   if (f->sizeupvalues > VM_MAXUPVALS)
     return bad(r, "%d upvalues at offset %zu: a function has at most %d",
                f->sizeupvalues, start, VM_MAXUPVALS);
-  TRY(alloc_array(r, &f->upvalues, f->sizeupvalues, sizeof(vm_upvaldesc)));
+  TRY(alloc_array(r, &f->upvalues, f->sizeupvalues,
+                  sizeof(vm_upvaldesc), "upvalues"));
   for (i = 0; i < f->sizeupvalues; i++) {
     vm_upvaldesc *u = &f->upvalues[i];
     u->instack = r->b[r->pos];
@@ -299,8 +345,10 @@ static lraf_status read_protos(reader *r, vm_proto *f, int depth,
                                const vm_string *source) {
   int i;
   TRY(read_count(r, MIN_PROTO, "nested functions", &f->sizep));
-  TRY(alloc_array(r, &f->p, f->sizep, sizeof(vm_proto *)));
+  TRY(alloc_array(r, &f->p, f->sizep, sizeof(vm_proto *),
+                  "nested functions"));
   for (i = 0; i < f->sizep; i++) {
+    TRY(charge(r, sizeof(vm_proto), "a nested function"));
     f->p[i] = calloc(1, sizeof(vm_proto));
     if (f->p[i] == NULL)
       return vm_fail(r->err, LRAF_EMEM, "out of memory reading chunk at "
@@ -318,7 +366,7 @@ static lraf_status read_lineinfo(reader *r, vm_proto *f) {
     return bad(r, "lineinfo size %d at offset %zu is neither 0 nor the %d "
                   "instructions", f->sizelineinfo, start, f->sizecode);
   TRY(need(r, (size_t)f->sizelineinfo, "lineinfo"));
-  TRY(alloc_array(r, &f->lineinfo, f->sizelineinfo, 1));
+  TRY(alloc_array(r, &f->lineinfo, f->sizelineinfo, 1, "lineinfo"));
   for (i = 0; i < f->sizelineinfo; i++) {
     int v = r->b[r->pos++];
     f->lineinfo[i] = (int8_t)(v > 127 ? v - 256 : v);
@@ -327,9 +375,14 @@ static lraf_status read_lineinfo(reader *r, vm_proto *f) {
 }
 
 static lraf_status read_abslineinfo(reader *r, vm_proto *f) {
+  size_t at = r->pos;
   int i;
   TRY(read_count(r, MIN_ABSLINE, "abslineinfo entries", &f->sizeabslineinfo));
-  TRY(alloc_array(r, &f->abslineinfo, f->sizeabslineinfo, sizeof(vm_absline)));
+  if (f->sizeabslineinfo > f->sizecode)
+    return bad(r, "%d abslineinfo entries at offset %zu for %d instructions",
+               f->sizeabslineinfo, at, f->sizecode);
+  TRY(alloc_array(r, &f->abslineinfo, f->sizeabslineinfo,
+                  sizeof(vm_absline), "abslineinfo"));
   for (i = 0; i < f->sizeabslineinfo; i++) {
     TRY(read_int(r, "abslineinfo pc", &f->abslineinfo[i].pc));
     TRY(read_int(r, "abslineinfo line", &f->abslineinfo[i].line));
@@ -338,9 +391,13 @@ static lraf_status read_abslineinfo(reader *r, vm_proto *f) {
 }
 
 static lraf_status read_locvars(reader *r, vm_proto *f) {
+  size_t at = r->pos;
   int i;
   TRY(read_count(r, MIN_LOCVAR, "local variables", &f->sizelocvars));
-  TRY(alloc_array(r, &f->locvars, f->sizelocvars, sizeof(vm_locvar)));
+  TRY(check_limit(r, f->sizelocvars, r->lim->max_locvars, "local variables",
+                  at));
+  TRY(alloc_array(r, &f->locvars, f->sizelocvars,
+                  sizeof(vm_locvar), "local variables"));
   for (i = 0; i < f->sizelocvars; i++) {
     vm_locvar *v = &f->locvars[i];
     TRY(read_string(r, "local variable name", &v->name));
@@ -357,7 +414,8 @@ static lraf_status read_upnames(reader *r, vm_proto *f) {
   if (f->sizeupnames != 0 && f->sizeupnames != f->sizeupvalues)
     return bad(r, "upvalue names size %d at offset %zu is neither 0 nor the "
                   "%d upvalues", f->sizeupnames, start, f->sizeupvalues);
-  TRY(alloc_array(r, &f->upnames, f->sizeupnames, sizeof(vm_string)));
+  TRY(alloc_array(r, &f->upnames, f->sizeupnames,
+                  sizeof(vm_string), "upvalue names"));
   for (i = 0; i < f->sizeupnames; i++)
     TRY(read_string(r, "upvalue name", &f->upnames[i]));
   return LRAF_OK;
@@ -460,6 +518,8 @@ static lraf_status read_checked(const void *data, size_t size,
   r.max_functions = limits->max_functions;
   r.nfunctions = 0;
   r.check_flags = flags;
+  r.lim = limits;
+  r.mem = sizeof(vm_chunk) + sizeof(vm_proto);
   r.err = err;
   c = calloc(1, sizeof *c);
   if (c == NULL)
