@@ -32,8 +32,8 @@ static FILE *devnull(void) {
 
 static void touch_lines(const vm_proto *f) {
   int pc, i;
-  volatile int sink = 0;
-  for (pc = 0; pc < f->sizecode; pc++) sink += vm_getline(f, pc);
+  volatile unsigned sink = 0;
+  for (pc = 0; pc < f->sizecode; pc++) sink += (unsigned)vm_getline(f, pc);
   for (i = 0; i < f->sizep; i++) touch_lines(f->p[i]);
   (void)sink;
 }
