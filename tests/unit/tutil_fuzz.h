@@ -21,8 +21,9 @@
 int tutil_fuzz_read(const uint8_t *data, size_t size, char *why, size_t n);
 
 /* vm_read, then for several rewriter options rw_rewrite, rw_verify
-   (which must accept whatever rw_rewrite produced), vm_write and
-   lua_load of the result (not run: Lua does not check bytecode). */
+   (which must accept whatever rw_rewrite produced), vm_write,
+   vm_read_rewritten (which must read it back) and lua_load of the
+   result (not run: Lua does not check bytecode). */
 int tutil_fuzz_rewrite(const uint8_t *data, size_t size, char *why,
                        size_t n);
 
