@@ -268,7 +268,7 @@ typedef struct vm_limits {
                             strings and functions, as allocated) */
 } vm_limits;
 
-/* The defaults: 64 MiB of input, depth 200, 100000 functions, 4194304
+/* The defaults: 64 MiB of input, depth 200, 100000 functions, 2097152
    instructions and 4194304 constants per function, 32767 local variable
    entries per function (Lua's own limit), 256 MiB of model. */
 extern const vm_limits vm_default_limits;

@@ -21,7 +21,7 @@ const vm_limits vm_default_limits = {
   64u * 1024u * 1024u,   /* max_input */
   200,                   /* max_depth */
   100000,                /* max_functions */
-  1 << 22,               /* max_code */
+  1 << 21,               /* max_code */
   1 << 22,               /* max_constants */
   32767,                 /* max_locvars: Lua's parser stops at SHRT_MAX */
   256u * 1024u * 1024u   /* max_memory */

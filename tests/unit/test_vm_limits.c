@@ -118,7 +118,7 @@ static void test_real_instructions_over_limit(void **state) {
   (void)state;
   put_varint(&c, 15000000);
   expect(&c, NULL, LRAF_ELIMIT, "15000000 instructions at offset 38",
-         "at most 4194304");
+         "at most 2097152");
   free(c.b);
 }
 
