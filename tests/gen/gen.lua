@@ -834,6 +834,7 @@ function stmt.coroutine(ctx)
     local c = derive(ctx, { depth = ctx.depth + 1, fn = true, coro = true, loop = false,
                             vararg = false, top = false, base = #scopes })
     emit("ck(coroutine.isyieldable())")
+    if P(50) then emit("ck(YX[" .. x .. "])") end  -- a yield from inside __index
     gen_block(c, RR(1, 4))
     emit("for " .. i .. " = 1, " .. k .. " do " .. x .. " = " .. x .. " + (coroutine.yield(" .. x .. ", " .. i .. ") or 0) end")
     if r == 3 then
