@@ -169,7 +169,7 @@ fuzz: fuzz-build
 	    -max_total_time=$(FUZZ_TIME) -max_len=65536 -timeout=20 \
 	    -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_RUN)/crash-$$t/ 2>&1 | \
-	    tee $(FUZZ_RUN)/fuzz_$$t.log | grep -E '^#[0-9]+ +(INITED|DONE|pulse)|==|stat::|ERROR|SUMMARY'; \
+	    tee $(FUZZ_RUN)/fuzz_$$t.log | grep -a -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^==|stat::|ERROR|SUMMARY'; \
 	done
 
 clean:
