@@ -26,8 +26,8 @@ static const cli_command commands[] = {
    "run SCRIPT N times (default 10) in fresh states: its instruction\n"
    "      count (the same on every run) and wall time min/median/max;\n"
    "      with SCRIPT2, compare the two by instruction count"},
-  {"disasm", cli_disasm, "FILE.lua|FILE.luac",
-   "list the bytecode of FILE like luac -l -l"},
+  {"disasm", cli_disasm, "FILE.lua|FILE.luac|REWRITTEN",
+   "list the bytecode of FILE like luac -l -l (REWRITTEN: the\n      output of lraf rewrite, with its accounting code)"},
   {"run", cli_run,
    "[--limit N] [--rate N] [--granularity N] [--exact] [--sandbox]\n"
    "      [--mode original|overhead|weighted] [--weights FILE]\n"

@@ -239,6 +239,18 @@ static void test_rewrite(void **state) {
   assert_int_equal(run("run --mode overhead t2.luac"), 0);
   assert_int_equal(run("rewrite missing.lua -o x.luac"), 2);
   assert_int_equal(run("rewrite table.lua"), 2);
+  /* disasm lists a rewritten chunk with its model and accounting code */
+  assert_int_equal(run("disasm table.luac"), 0);
+  out = slurp(out_path);
+  assert_non_null(strstr(out, "cost model lua5.4/original"));
+  assert_non_null(strstr(out, "(lraf counter)"));
+  assert_non_null(strstr(out, "FORLOOP"));
+  free(out);
+  write_script("cut.luac", "\x1bLRAF\x01" "\x30" "abc");
+  assert_int_equal(run("disasm cut.luac"), 2);
+  out = slurp(err_path);
+  assert_non_null(strstr(out, "truncated lraf-rewritten chunk"));
+  free(out);
 }
 
 /* Both files hold the same bytes. */
