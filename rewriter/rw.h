@@ -38,6 +38,7 @@ typedef struct rw_stats {
   long functions;
   long blocks;        /* accounting blocks */
   long increments;    /* blocks that got their own increment */
+  long synced;        /* accounting code that found r holding the counter */
   long folded;        /* blocks whose cost was folded into another's */
   long checks;        /* zero checks inserted */
   long stubs;         /* metamethod stubs (MMBIN side paths) */
@@ -46,9 +47,10 @@ typedef struct rw_stats {
   long code_after;    /* instructions out */
 } rw_stats;
 
-/* Extra instructions a consume() call runs in RW_OVERHEAD mode, which
-   the runtime adds to the count each time it is called. */
-#define RW_CONSUME_OVERHEAD 2
+/* Extra instructions a consume() call runs in RW_OVERHEAD mode (the
+   GETUPVAL and CALL of consume, the GETUPVAL that reloads the counter),
+   which the runtime adds to the count each time it is called. */
+#define RW_CONSUME_OVERHEAD 3
 
 /* Metamethod event number for "add" (Lua's TM_ADD), used by MMBINI. */
 #define RW_TM_ADD 6

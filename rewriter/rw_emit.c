@@ -5,8 +5,14 @@
 ** it) starts with
 **     GETUPVAL r counter; ADDI r r n; MMBINI; SETUPVAL r counter
 ** and a block with a zero check continues with
-**     LTI r 0 k; JMP +2; GETUPVAL r consume; CALL r 1 1
+**     LTI r 0 k; JMP +3; GETUPVAL r consume; CALL r 1 1; GETUPVAL r counter
 ** where r is one register above everything the function uses.
+**
+** The GETUPVAL is left out where r is known to hold the counter's value
+** already: on every path from the last accounting code, only
+** instructions ran that cannot run other Lua code, C functions or
+** finalizers, and so cannot change the counter (see keeps_counter).  The
+** increment then costs two dispatches instead of three.
 **
 ** An arithmetic op's MMBIN* runs only when the op falls back to a
 ** metamethod, and the count hook counts it only then.  The rewriter
@@ -53,6 +59,7 @@ typedef struct ctx {
   int *group;        /* pc -> first emitted index of pc's group */
   int *pos;          /* pc -> emitted index of the instruction itself */
   uint32_t *base;    /* per block, overhead mode: cost of its own code */
+  unsigned char *synced;  /* per block: r holds the counter at its start */
   int nstubs;
   int *stub_pc, *stub_start, *stub_end;
   unsigned char *wide;  /* pc -> loop instruction widened */
@@ -122,9 +129,9 @@ static uint32_t adds_needed(ctx *c, uint32_t n) {
 }
 
 /* Instructions of accounting code the count hook sees (overhead mode). */
-static uint32_t accounting_cost(ctx *c, uint32_t n, int check) {
+static uint32_t accounting_cost(ctx *c, uint32_t n, int check, int synced) {
   uint32_t k = 0;
-  if (n > 0 || check) k++;              /* GETUPVAL */
+  if ((n > 0 || check) && !synced) k++;   /* GETUPVAL */
   if (n > 0) k += adds_needed(c, n) + 1;  /* ADDI..., SETUPVAL */
   if (check) k++;                       /* LTI (its JMP is not fetched) */
   return k;
@@ -132,22 +139,29 @@ static uint32_t accounting_cost(ctx *c, uint32_t n, int check) {
 
 /* The charge of a block whose own code costs base: in overhead mode it
    includes the accounting code, whose size depends on the charge. */
-static uint32_t settle_charge(ctx *c, uint32_t base, int check) {
+static uint32_t settle_charge(ctx *c, uint32_t base, int check,
+                              int synced) {
   uint32_t n, prev;
   if (c->opt->mode != RW_OVERHEAD || (base == 0 && !check))
     return base;
   n = base;
   do {
     prev = n;
-    n = base + accounting_cost(c, prev, check);
+    n = base + accounting_cost(c, prev, check, synced);
   } while (n != prev);
   return n;
 }
 
-static void emit_accounting(ctx *c, uint32_t n, int check, int line) {
+/* Add n to the counter (r already holds it when synced), then the zero
+   check if asked for.  Afterwards r holds the counter on every path. */
+static void emit_accounting(ctx *c, uint32_t n, int check, int synced,
+                            int line) {
   int r = c->r;
   if (n == 0 && !check) return;
-  put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+  if (!synced)
+    put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+  else
+    c->stats->synced++;
   if (n > 0) {
     int k = n > VM_OFFSET_SC + 1 ? int_constant(c, n, 1) : -1;
     if (k >= 0) {
@@ -168,9 +182,10 @@ static void emit_accounting(ctx *c, uint32_t n, int check, int line) {
   }
   if (check) {
     put(c, vm_abck(VM_OP_LTI, r, VM_OFFSET_SC, 0, 1), line, J_NONE, 0);
-    put(c, vm_isj(VM_OP_JMP, 2), line, J_NONE, 0);
+    put(c, vm_isj(VM_OP_JMP, 3), line, J_NONE, 0);
     put(c, vm_abck(VM_OP_GETUPVAL, r, c->consume, 0, 0), line, J_NONE, 0);
     put(c, vm_abck(VM_OP_CALL, r, 1, 1, 0), line, J_NONE, 0);
+    put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
     c->stats->checks++;
   }
 }
@@ -222,15 +237,107 @@ static void overhead_bases(ctx *c) {
 static uint32_t block_charge(ctx *c, int bi) {
   const rw_block *b = &c->cfg->b[bi];
   if (c->opt->mode == RW_OVERHEAD)
-    return settle_charge(c, c->base[bi], b->check);
+    return settle_charge(c, c->base[bi], b->check, c->synced[bi]);
   return b->charge;
 }
 
 static uint32_t stub_charge(ctx *c, int pc, int ncopies) {
   if (c->opt->mode != RW_OVERHEAD)
     return rw_op_cost(vm_op(c->f->code[pc + 1]), c->opt);
-  /* JMP to the stub, LFALSESKIP per copy, op, MMBIN, JMP back */
-  return settle_charge(c, (uint32_t)(4 + ncopies), 0);
+  /* JMP to the stub, LFALSESKIP per copy, op, MMBIN, GETUPVAL, JMP back */
+  return settle_charge(c, (uint32_t)(5 + ncopies), 0, 0);
+}
+
+/* ---------------------------------------------------------------- */
+/* Where r still holds the counter                                   */
+/* ---------------------------------------------------------------- */
+
+/* Whether the instruction at pc leaves both the counter and r alone:
+   it cannot call a function or metamethod (which may charge, consume,
+   or switch coroutines), cannot run a GC step (whose finalizers may
+   charge) and cannot write above the function's registers.  An
+   arithmetic op's metamethod runs in its stub, which reloads r. */
+static int keeps_counter(const vm_proto *f, int pc) {
+  switch (vm_op(f->code[pc])) {
+    case VM_OP_MOVE: case VM_OP_LOADI: case VM_OP_LOADF: case VM_OP_LOADK:
+    case VM_OP_LOADKX: case VM_OP_EXTRAARG: case VM_OP_LOADFALSE:
+    case VM_OP_LFALSESKIP: case VM_OP_LOADTRUE: case VM_OP_LOADNIL:
+    case VM_OP_GETUPVAL: case VM_OP_SETUPVAL: case VM_OP_NOT:
+    case VM_OP_JMP: case VM_OP_TEST: case VM_OP_TESTSET: case VM_OP_EQK:
+    case VM_OP_EQI: case VM_OP_FORPREP: case VM_OP_FORLOOP:
+    case VM_OP_TFORPREP: case VM_OP_TFORLOOP: case VM_OP_SETLIST:
+      return 1;
+    default:
+      return is_mmbin_pair(f, pc);
+  }
+}
+
+/* Whether anything in block bi after its accounting code may change the
+   counter or r. */
+static int block_disturbs(ctx *c, int bi) {
+  const rw_block *b = &c->cfg->b[bi];
+  int pc;
+  for (pc = b->start; pc <= b->end; pc++) {
+    if (!keeps_counter(c->f, pc)) return 1;
+    if (is_mmbin_pair(c->f, pc)) pc++;
+  }
+  return 0;
+}
+
+static int block_emits(ctx *c, int bi) {
+  const rw_block *b = &c->cfg->b[bi];
+  if (b->fold_into >= 0) return 0;
+  if (b->check) return 1;
+  return c->opt->mode == RW_OVERHEAD ? c->base[bi] > 0 : b->charge > 0;
+}
+
+/* A forward must-analysis over the blocks: synced[b] when every path
+   into b's accounting code comes from accounting code through blocks
+   that keep the counter.  TFORPREP enters a TFORCALL block past its
+   accounting code, so that edge does not count.  Each block's state
+   falls from 1 to 0 at most once. */
+static int find_synced(ctx *c) {
+  const rw_cfg *cfg = c->cfg;
+  int nb = cfg->nblocks, i, top = 0;
+  unsigned char *out = malloc((size_t)nb + 1);
+  unsigned char *disturbs = malloc((size_t)nb + 1);
+  int *work = malloc(((size_t)nb + 1) * sizeof *work);
+  if (out == NULL || disturbs == NULL || work == NULL) {
+    free(out); free(disturbs); free(work);
+    return 0;
+  }
+  for (i = 0; i < nb; i++) {
+    disturbs[i] = (unsigned char)block_disturbs(c, i);
+    c->synced[i] = 1;
+  }
+  if (nb > 0 && cfg->block_at[cfg->first] >= 0)
+    c->synced[cfg->block_at[cfg->first]] = 0;
+  for (i = 0; i < nb; i++) {
+    out[i] = (unsigned char)(!disturbs[i] &&
+                             (block_emits(c, i) || c->synced[i]));
+    if (!out[i]) work[top++] = i;
+  }
+  while (top > 0) {  /* propagate 0s along the edges */
+    const rw_block *b = &cfg->b[work[--top]];
+    int k;
+    for (k = 0; k < b->nsucc; k++) {
+      int s = b->succ[k];
+      if (cfg->b[s].tforcall && vm_op(c->f->code[b->end]) == VM_OP_TFORPREP)
+        continue;
+      if (!c->synced[s]) continue;
+      c->synced[s] = 0;
+      if (out[s] && !block_emits(c, s)) {
+        out[s] = 0;
+        work[top++] = s;
+      }
+    }
+  }
+  for (i = 0; i < nb; i++)  /* unreachable blocks: play safe */
+    if (!cfg->b[i].reachable) c->synced[i] = 0;
+  free(out);
+  free(disturbs);
+  free(work);
+  return 1;
 }
 
 /* ---------------------------------------------------------------- */
@@ -308,7 +415,8 @@ static void emit_main(ctx *c) {
     if (c->wide[pc])
       emit_wide_head(c, pc, line);
     if (bi >= 0 && c->cfg->b[bi].fold_into < 0)
-      emit_accounting(c, block_charge(c, bi), c->cfg->b[bi].check, line);
+      emit_accounting(c, block_charge(c, bi), c->cfg->b[bi].check,
+                      c->synced[bi], line);
     c->pos[pc] = c->o.n;
     if (c->wide[pc] && emit_wide(c, pc, line)) {
       continue;
@@ -338,13 +446,15 @@ static void emit_stubs(ctx *c) {
     const int *setters = &c->setters[2 * pc];
     int line = line_of(f, pc + 1);
     c->stub_start[s] = c->o.n;
-    emit_accounting(c, stub_charge(c, pc, nset), 0, line);
+    emit_accounting(c, stub_charge(c, pc, nset), 0, 0, line);
     for (k = 0; k < nset; k++) {  /* never run: names for error messages */
       put(c, vm_abck(VM_OP_LFALSESKIP, c->r, 0, 0, 0), line, J_NONE, 0);
       put(c, f->code[setters[k]], line, J_NONE, 0);
     }
     put(c, f->code[pc], line_of(f, pc), J_NONE, 0);
     put(c, f->code[pc + 1], line, J_NONE, 0);
+    /* the metamethod may have charged: r holds the counter again */
+    put(c, vm_abck(VM_OP_GETUPVAL, c->r, c->counter, 0, 0), line, J_NONE, 0);
     put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
     c->stub_end[s] = c->o.n;
     c->stats->stubs++;
@@ -523,11 +633,12 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.stub_start = malloc(n * sizeof(int));
   c.stub_end = malloc(n * sizeof(int));
   c.base = calloc((size_t)cfg->nblocks + 1, sizeof(uint32_t));
+  c.synced = calloc((size_t)cfg->nblocks + 1, 1);
   c.wide = calloc(n, 1);
   c.setters = malloc(2 * n * sizeof(int));
   c.nsetters = malloc(n);
   if (!c.group || !c.pos || !c.stub_pc || !c.stub_start || !c.stub_end ||
-      !c.base || !c.wide || !c.setters || !c.nsetters ||
+      !c.base || !c.synced || !c.wide || !c.setters || !c.nsetters ||
       !rw_name_setters(f, c.setters, c.nsetters)) {
     st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     goto done;
@@ -539,6 +650,10 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     *stats = saved;
     if (opt->mode == RW_OVERHEAD)
       overhead_bases(&c);
+    if (!find_synced(&c)) {
+      st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      goto done;
+    }
     emit_main(&c);
     main_end = c.o.n;
     emit_stubs(&c);
@@ -572,5 +687,6 @@ done:
   free(c.stub_start);
   free(c.stub_end);
   free(c.base);
+  free(c.synced);
   return st;
 }

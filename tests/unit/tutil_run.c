@@ -196,6 +196,7 @@ static void add_stats(rw_stats *to, const rw_stats *s) {
   to->functions += s->functions;
   to->blocks += s->blocks;
   to->increments += s->increments;
+  to->synced += s->synced;
   to->folded += s->folded;
   to->checks += s->checks;
   to->stubs += s->stubs;
