@@ -7,13 +7,23 @@
 ** affects them alike.  Times include lraf's rewriting of the chunk.
 **
 ** It also reports how many accounting instructions the rewritten code
-** runs per original instruction (from the overhead-mode count).
+** runs per original instruction (from the overhead-mode count), how much
+** the code grows (instructions after / before rewriting, default mode),
+** and what rewriting costs next to compiling: the time of
+** luaL_loadbuffer + lua_dump of the source against vm_read + rw_rewrite
+** + vm_write of that dump (and with rw_verify, as lraf's loader does),
+** timed alternately in the same run, best of many.  Freeing the results
+** is left out of both.
 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
 
 #include "tutil_run.h"
 
@@ -41,6 +51,76 @@ static double run_variant(int v, const char *src, size_t len,
   return now() - t;
 }
 
+/* A growable byte buffer for lua_dump output, reused between runs. */
+typedef struct bytebuf {
+  char *p;
+  size_t n, cap;
+} bytebuf;
+
+static int buf_writer(lua_State *L, const void *p, size_t sz, void *ud) {
+  bytebuf *b = ud;
+  (void)L;
+  if (b->n + sz > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    char *q;
+    while (cap < b->n + sz) cap *= 2;
+    q = realloc(b->p, cap);
+    if (q == NULL) return 1;
+    b->p = q;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, p, sz);
+  b->n += sz;
+  return 0;
+}
+
+/* Best-of-n times of compiling src to a dump (cmp), and of reading,
+   rewriting (default options) and writing that dump, without (rw) and
+   with (rwv) verification. Returns 0 on success. */
+static int rewrite_cost(const char *src, size_t len, const char *name,
+                        int n, double *cmp, double *rw, double *rwv) {
+  lua_State *L = luaL_newstate();
+  bytebuf dump = {NULL, 0, 0};
+  rw_options opt;
+  int i, verify, ok = 1;
+  rw_default_options(&opt);
+  *cmp = *rw = *rwv = 1e30;
+  for (i = 0; i < n && ok; i++) {
+    double t = now();
+    dump.n = 0;
+    ok = luaL_loadbuffer(L, src, len, name) == LUA_OK &&
+         lua_dump(L, buf_writer, &dump, 0) == 0;
+    t = now() - t;
+    lua_settop(L, 0);
+    if (t < *cmp) *cmp = t;
+    for (verify = 0; verify <= 1 && ok; verify++) {
+      lraf_error err;
+      vm_chunk *chunk = NULL;
+      void *bytes = NULL;
+      size_t size = 0;
+      lraf_status st;
+      t = now();
+      st = vm_read(dump.p, dump.n, NULL, &chunk, &err);
+      if (st == LRAF_OK) st = rw_rewrite(chunk, &opt, NULL, &err);
+      if (st == LRAF_OK && verify) st = rw_verify(chunk, &err);
+      if (st == LRAF_OK) st = vm_write(chunk, &bytes, &size, &err);
+      t = now() - t;
+      if (st != LRAF_OK) {
+        fprintf(stderr, "bench: %s: %s\n", name, err.message);
+        ok = 0;
+      }
+      vm_chunk_free(chunk);
+      free(bytes);
+      if (verify && t < *rwv) *rwv = t;
+      if (!verify && t < *rw) *rw = t;
+    }
+    if (i % 16 == 15) lua_gc(L, LUA_GCCOLLECT);
+  }
+  free(dump.p);
+  lua_close(L);
+  return ok ? 0 : -1;
+}
+
 /* Accounting instructions executed per original instruction. */
 static double inserted_ratio(const char *src, size_t len, const char *name,
                              int exact) {
@@ -61,6 +141,9 @@ static double inserted_ratio(const char *src, size_t len, const char *name,
 int main(int argc, char **argv) {
   int reps = 5, i, v, r, nprog = 0;
   double logsum[NVARIANTS] = {0}, inslog[2] = {0};
+  double growlog = 0, rwlog = 0, rwvlog = 0;
+  double cmp_sum = 0, rw_sum = 0, rwv_sum = 0;
+  long before_sum = 0, after_sum = 0;
   if (argc > 1 && strncmp(argv[1], "-n", 2) == 0) {
     reps = atoi(argv[1] + 2);
     argv++;
@@ -70,13 +153,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: bench [-nREPS] PROGRAM.lua...\n");
     return 2;
   }
-  printf("%-16s %9s %10s %8s %13s %10s %10s\n", "program", "plain s",
-         "hook/1000", "lraf", "lraf --exact", "ins/instr", "(exact)");
+  printf("%-16s %9s %10s %8s %13s %10s %8s %7s %8s %7s %8s\n", "program",
+         "plain s", "hook/1000", "lraf", "lraf --exact", "ins/instr",
+         "(exact)", "code", "cmp ms", "rw/cmp", "+verify");
   for (i = 1; i < argc; i++) {
     size_t len;
     char *src = tutil_run_slurp(argv[i], &len);
     const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
-    double best[NVARIANTS], ins, insx;
+    double best[NVARIANTS], ins, insx, cmp, rw, rwv, grow;
+    long before = 0, after = 0;
     if (src == NULL) {
       fprintf(stderr, "bench: cannot read %s\n", argv[i]);
       return 2;
@@ -91,25 +176,54 @@ int main(int argc, char **argv) {
                   variant_names[v], res.error);
           return 1;
         }
+        if (v == LRAF) {
+          before = res.stats.code_before;
+          after = res.stats.code_after;
+        }
         tutil_run_free(&res);
         if (t < best[v]) best[v] = t;
       }
     ins = inserted_ratio(src, len, name, 0);
     insx = inserted_ratio(src, len, name, 1);
-    printf("%-16s %9.3f %9.2fx %7.2fx %12.2fx %10.2f %10.2f\n", name,
-           best[PLAIN], best[HOOK] / best[PLAIN], best[LRAF] / best[PLAIN],
-           best[EXACT] / best[PLAIN], ins, insx);
+    if (rewrite_cost(src, len, name, 20 * reps, &cmp, &rw, &rwv) != 0)
+      return 1;
+    grow = before ? (double)after / (double)before : 0;
+    printf("%-16s %9.3f %9.2fx %7.2fx %12.2fx %10.2f %8.2f %6.2fx %8.3f "
+           "%6.2fx %7.2fx\n", name, best[PLAIN], best[HOOK] / best[PLAIN],
+           best[LRAF] / best[PLAIN], best[EXACT] / best[PLAIN], ins, insx,
+           grow, cmp * 1e3, rw / cmp, rwv / cmp);
     for (v = 0; v < NVARIANTS; v++) logsum[v] += log(best[v] / best[PLAIN]);
     inslog[0] += ins;
     inslog[1] += insx;
+    growlog += log(grow);
+    rwlog += log(rw / cmp);
+    rwvlog += log(rwv / cmp);
+    before_sum += before;
+    after_sum += after;
+    cmp_sum += cmp;
+    rw_sum += rw;
+    rwv_sum += rwv;
     nprog++;
     free(src);
   }
-  printf("%-16s %9s %9.2fx %7.2fx %12.2fx %10.2f %10.2f\n", "geomean", "",
-         exp(logsum[HOOK] / nprog), exp(logsum[LRAF] / nprog),
-         exp(logsum[EXACT] / nprog), inslog[0] / nprog, inslog[1] / nprog);
-  printf("(ratios: time / plain time, best of %d interleaved runs; "
-         "ins/instr: accounting instructions run per original one, mean)\n",
-         reps);
+  printf("%-16s %9s %9.2fx %7.2fx %12.2fx %10.2f %8.2f %6.2fx %8s "
+         "%6.2fx %7.2fx\n", "geomean", "", exp(logsum[HOOK] / nprog),
+         exp(logsum[LRAF] / nprog), exp(logsum[EXACT] / nprog),
+         inslog[0] / nprog, inslog[1] / nprog, exp(growlog / nprog), "",
+         exp(rwlog / nprog), exp(rwvlog / nprog));
+  printf("%-16s %9s %10s %8s %13s %10s %8s %6.2fx %8.3f %6.2fx %7.2fx\n",
+         "total", "", "", "", "", "", "",
+         before_sum ? (double)after_sum / (double)before_sum : 0,
+         cmp_sum * 1e3, rw_sum / cmp_sum, rwv_sum / cmp_sum);
+  printf("(hook/1000, lraf, lraf --exact: time / plain time, best of %d "
+         "interleaved runs, rewriting included;\n"
+         " ins/instr, (exact): accounting instructions run per original "
+         "one, mean in the geomean row;\n"
+         " code: instructions after / before rewriting, default mode, "
+         "total = sum after / sum before;\n"
+         " cmp ms: luaL_loadbuffer + lua_dump of the source, best of %d; "
+         "rw/cmp: vm_read + rw_rewrite + vm_write\n"
+         " of that dump / cmp ms, +verify: the same with rw_verify (lraf's "
+         "loader), total = sum / sum)\n", reps, 20 * reps);
   return 0;
 }

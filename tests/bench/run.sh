@@ -11,7 +11,8 @@ cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
   $(pkg-config --libs lua5.4) -lm -o "$BUILD/bench/bench"
 progs=""
 for p in richards deltablue json nbody bounce list mandelbrot permute queens \
-         sieve storage towers raytrace; do
+         sieve storage towers raytrace binarytrees spectralnorm fannkuch \
+         fasta copipe gsubbuild; do
   progs="$progs tests/corpus/$p.lua"
 done
 "$BUILD/bench/bench" ${REPS:+-n$REPS} $progs
