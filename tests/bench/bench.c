@@ -91,6 +91,9 @@ static int rewrite_cost(const char *src, size_t len, const char *name,
     ok = luaL_loadbuffer(L, src, len, name) == LUA_OK &&
          lua_dump(L, buf_writer, &dump, 0) == 0;
     t = now() - t;
+    if (!ok)
+      fprintf(stderr, "bench: %s: cannot compile and dump: %s\n", name,
+              lua_isstring(L, -1) ? lua_tostring(L, -1) : "dump failed");
     lua_settop(L, 0);
     if (t < *cmp) *cmp = t;
     for (verify = 0; verify <= 1 && ok; verify++) {
