@@ -24,7 +24,7 @@
 static const char *const abandons_blocks[] = {
   "coroutines.lua", "errors.lua", "json.lua", "loops.lua", "metatables.lua",
   "numbers.lua", "strings.lua", "tables.lua", "closures.lua", "varargs.lua",
-  "nesting.lua", "utf8lib.lua", NULL
+  "nesting.lua", "utf8lib.lua", "pcallnest.lua", NULL
 };
 static const char *const has_finalizers[] = {"metatables.lua", NULL};
 static const char *const loads_binary[] = {"loadkx.lua", NULL};
