@@ -9,11 +9,14 @@
 -- scheduler: tasks yield a command table or nothing
 local Sched = {}
 Sched.__index = Sched
-function Sched.new() return setmetatable({ready = {}, sleeping = {}, tick = 0, trace = {}, done = {}}, Sched) end
+function Sched.new()
+  return setmetatable({ready = {}, sleeping = {}, tick = 0, trace = {}, done = {}, names = {}}, Sched)
+end
 function Sched:spawn(name, f, ...)
   local args = table.pack(...)
   local co = coroutine.create(function() return f(table.unpack(args, 1, args.n)) end)
   self.ready[#self.ready + 1] = {name = name, co = co}
+  self.names[#self.names + 1] = name
   return name
 end
 function Sched:run(max_ticks)
@@ -126,11 +129,8 @@ S:spawn("counter", function(a, b, c)
   return acc
 end, 3, 2, 1)
 local ticks = S:run(100000)
-local names = {}
-for k in pairs(S.done) do names[#names + 1] = k end
-table.sort(names)
 local states = {}
-for _, k in ipairs(names) do states[#states + 1] = k .. "=" .. S.done[k] end
+for _, k in ipairs(S.names) do states[#states + 1] = k .. "=" .. S.done[k] end
 print("sched", ticks, results.sum, results.sleeper, results.joined)
 print("done", table.concat(states, " "))
 print("trace", table.concat(S.trace, " | "))

@@ -85,7 +85,7 @@ w("  o1 = (o1 + s) % 99991")
 w("  o2 = (o2 + t) % 99991")
 w("end")
 w('print("one_line", o1, o2)')
-w('print("gaps", gaps(10), gaps(1000))')
+w('print("gaps", (gaps(10)), (gaps(1000)))')
 
 -- 5. a main-chunk line with more than 128 instructions
 local terms = {}
