@@ -39,6 +39,8 @@ typedef struct rw_stats {
   long blocks;        /* accounting blocks */
   long increments;    /* blocks that got their own increment */
   long synced;        /* accounting code that found r holding the counter */
+  long lazy;          /* increments that leave r ahead of the cell */
+  long flushes;       /* write-backs of r without an increment */
   long folded;        /* blocks whose cost was folded into another's */
   long checks;        /* zero checks inserted */
   long stubs;         /* metamethod stubs (MMBIN side paths) */
@@ -48,9 +50,10 @@ typedef struct rw_stats {
 } rw_stats;
 
 /* Extra instructions a consume() call runs in RW_OVERHEAD mode (the
-   GETUPVAL and CALL of consume, the GETUPVAL that reloads the counter),
+   SETUPVAL that writes r back, the GETUPVAL and CALL of consume, the
+   GETUPVAL that reloads the counter),
    which the runtime adds to the count each time it is called. */
-#define RW_CONSUME_OVERHEAD 3
+#define RW_CONSUME_OVERHEAD 4
 
 /* Metamethod event number for "add" (Lua's TM_ADD), used by MMBINI. */
 #define RW_TM_ADD 6

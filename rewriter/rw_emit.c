@@ -5,7 +5,8 @@
 ** it) starts with
 **     GETUPVAL r counter; ADDI r r n; MMBINI; SETUPVAL r counter
 ** and a block with a zero check continues with
-**     LTI r 0 k; JMP +3; GETUPVAL r consume; CALL r 1 1; GETUPVAL r counter
+**     LTI r 0 k; JMP +4; SETUPVAL r counter; GETUPVAL r consume;
+**     CALL r 1 1; GETUPVAL r counter
 ** where r is one register above everything the function uses.
 **
 ** The GETUPVAL is left out where r is known to hold the counter's value
@@ -13,6 +14,14 @@
 ** instructions ran that cannot run other Lua code, C functions or
 ** finalizers, and so cannot change the counter (see keeps_counter).  The
 ** increment then costs two dispatches instead of three.
+**
+** The SETUPVAL is left out too ("lazy" increments) in a block of quiet
+** instructions, which moreover cannot raise an error: r runs ahead of
+** the cell until a later block writes it back.  Every block that could
+** let anything read the cell (a call, a metamethod, an error, a return,
+** a GC step) writes r back first, as does every block leading to one
+** that reloads r; so does the slow path of a zero check, and so do the
+** metamethod stubs of a lazy block (see find_dirty).
 **
 ** An arithmetic op's MMBIN* runs only when the op falls back to a
 ** metamethod, and the count hook counts it only then.  The rewriter
@@ -60,6 +69,9 @@ typedef struct ctx {
   int *pos;          /* pc -> emitted index of the instruction itself */
   uint32_t *base;    /* per block, overhead mode: cost of its own code */
   unsigned char *synced;  /* per block: r holds the counter at its start */
+  unsigned char *flush;   /* per block: write r back before its code */
+  unsigned char *dirty;   /* per block: lazy, r valid and may run ahead */
+  unsigned char *stub_synced;  /* per stub: r holds the counter there */
   int nstubs;
   int *stub_pc, *stub_start, *stub_end;
   unsigned char *wide;  /* pc -> loop instruction widened */
@@ -132,7 +144,8 @@ static uint32_t adds_needed(ctx *c, uint32_t n) {
 static uint32_t accounting_cost(ctx *c, uint32_t n, int check, int synced) {
   uint32_t k = 0;
   if ((n > 0 || check) && !synced) k++;   /* GETUPVAL */
-  if (n > 0) k += adds_needed(c, n) + 1;  /* ADDI..., SETUPVAL */
+  if (n > 0) k += adds_needed(c, n) + 1;  /* ADDI..., SETUPVAL (overhead
+                                            mode has no lazy increments) */
   if (check) k++;                       /* LTI (its JMP is not fetched) */
   return k;
 }
@@ -152,12 +165,19 @@ static uint32_t settle_charge(ctx *c, uint32_t base, int check,
   return n;
 }
 
-/* Add n to the counter (r already holds it when synced), then the zero
-   check if asked for.  Afterwards r holds the counter on every path. */
+/* Add n to the counter (r already holds it when synced), write r back
+   to the cell if flush, then the zero check if asked for.  Afterwards r
+   holds the counter on every path. */
 static void emit_accounting(ctx *c, uint32_t n, int check, int synced,
-                            int line) {
-  int r = c->r;
-  if (n == 0 && !check) return;
+                            int flush, int line) {
+  int r = c->r, adds = n > 0;
+  if (n == 0 && !check) {
+    if (flush) {  /* a block that only writes back what r ran ahead */
+      put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+      c->stats->flushes++;
+    }
+    return;
+  }
   if (!synced)
     put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
   else
@@ -177,12 +197,18 @@ static void emit_accounting(ctx *c, uint32_t n, int check, int synced,
         n -= (uint32_t)step;
       }
     }
-    put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
     c->stats->increments++;
+  }
+  if (flush && (adds || synced)) {
+    put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+    if (!adds) c->stats->flushes++;
+  } else if (adds) {
+    c->stats->lazy++;
   }
   if (check) {
     put(c, vm_abck(VM_OP_LTI, r, VM_OFFSET_SC, 0, 1), line, J_NONE, 0);
-    put(c, vm_isj(VM_OP_JMP, 3), line, J_NONE, 0);
+    put(c, vm_isj(VM_OP_JMP, 4), line, J_NONE, 0);
+    put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
     put(c, vm_abck(VM_OP_GETUPVAL, r, c->consume, 0, 0), line, J_NONE, 0);
     put(c, vm_abck(VM_OP_CALL, r, 1, 1, 0), line, J_NONE, 0);
     put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
@@ -340,6 +366,104 @@ static int find_synced(ctx *c) {
   return 1;
 }
 
+/* Whether the instruction at pc keeps the counter and also cannot raise
+   an error, so that r may run ahead of the cell across it.  Integer
+   division and modulo raise on a zero divisor (MODK and IDIVK only when
+   the constant is the integer 0); FORPREP on bad limits;
+   TFORPREP on a non-closable value; SETLIST when memory runs out.  Other
+   arithmetic fails only into its metamethod stub, which writes r back. */
+static int is_quiet(const vm_proto *f, int pc) {
+  vm_instr i = f->code[pc];
+  switch (vm_op(i)) {
+    case VM_OP_FORPREP: case VM_OP_TFORPREP: case VM_OP_SETLIST:
+    case VM_OP_MOD: case VM_OP_IDIV:
+      return 0;
+    case VM_OP_MODK: case VM_OP_IDIVK: {  /* only an integer 0 raises */
+      const vm_const *k = &f->k[vm_c(i)];
+      if (k->tag == VM_TINT && k->i == 0) return 0;
+      return keeps_counter(f, pc);
+    }
+    default:
+      return keeps_counter(f, pc);
+  }
+}
+
+static int block_quiet(ctx *c, int bi) {
+  const rw_block *b = &c->cfg->b[bi];
+  int pc;
+  for (pc = b->start; pc <= b->end; pc++) {
+    if (!is_quiet(c->f, pc)) return 0;
+    if (is_mmbin_pair(c->f, pc)) pc++;
+  }
+  return 1;
+}
+
+/* Whether r holds the counter once b's accounting code has run. */
+static int r_valid(ctx *c, int bi) {
+  return c->synced[bi] || (c->cfg->b[bi].fold_into < 0 && block_emits(c, bi));
+}
+
+/* May-analysis: dirty[b] when r may run ahead of the cell somewhere in
+   b (after its accounting code).  A block that runs ahead is a quiet one
+   with r valid whose increment or predecessors left r ahead. */
+static void propagate_dirty(ctx *c, int *work) {
+  const rw_cfg *cfg = c->cfg;
+  int nb = cfg->nblocks, i, k, top = 0;
+  unsigned char *in = c->dirty;  /* reused: first "ahead on entry" */
+  memset(in, 0, (size_t)nb + 1);
+  for (i = 0; i < nb; i++)
+    if (!c->flush[i] && block_emits(c, i) && cfg->b[i].fold_into < 0) {
+      in[i] |= 2;  /* 2: ahead at exit */
+      work[top++] = i;
+    }
+  while (top > 0) {
+    const rw_block *b = &cfg->b[work[--top]];
+    for (k = 0; k < b->nsucc; k++) {
+      int s = b->succ[k];
+      if (in[s] & 1) continue;
+      in[s] |= 1;
+      if (!c->flush[s] && !(in[s] & 2)) {
+        in[s] |= 2;
+        work[top++] = s;
+      }
+    }
+  }
+}
+
+/* Decide which blocks write r back (flush) and which may run ahead.  A
+   block writes back when it is not quiet, or when r may be ahead at its
+   exit and some successor reloads r (is not synced): that successor's
+   GETUPVAL would lose what r ran ahead.  Flushing a block only lowers
+   "ahead at exit" elsewhere, so one round of marking suffices. */
+static int find_dirty(ctx *c) {
+  const rw_cfg *cfg = c->cfg;
+  int nb = cfg->nblocks, i, k, lazy = c->opt->mode != RW_OVERHEAD;
+  int *work = malloc(((size_t)nb + 1) * sizeof *work);
+  if (work == NULL) return 0;
+  for (i = 0; i < nb; i++)
+    c->flush[i] = (unsigned char)(!lazy || !cfg->b[i].reachable ||
+                                  !r_valid(c, i) || !block_quiet(c, i));
+  propagate_dirty(c, work);
+  for (i = 0; i < nb; i++) {
+    const rw_block *b = &cfg->b[i];
+    if (!(c->dirty[i] & 2)) continue;
+    for (k = 0; k < b->nsucc; k++)
+      if (!c->synced[b->succ[k]]) c->flush[i] = 1;
+  }
+  propagate_dirty(c, work);
+  for (i = 0; i < nb; i++) {
+    /* a flushing block writes back if it adds to r itself or r may be
+       ahead on entry; any other block is lazy */
+    int adds = cfg->b[i].fold_into < 0 && block_charge(c, i) > 0;
+    int ahead_in = c->dirty[i] & 1;
+    c->dirty[i] = !c->flush[i];
+    if (c->flush[i])
+      c->flush[i] = (unsigned char)(adds || (ahead_in && c->synced[i]));
+  }
+  free(work);
+  return 1;
+}
+
 /* ---------------------------------------------------------------- */
 /* Code                                                              */
 /* ---------------------------------------------------------------- */
@@ -406,7 +530,7 @@ static int emit_wide(ctx *c, int pc, int line) {
 
 static void emit_main(ctx *c) {
   vm_proto *f = c->f;
-  int pc, t;
+  int pc, t, cur = -1;
   for (pc = 0; pc < f->sizecode; pc++) {
     vm_instr i = f->code[pc];
     int op = vm_op(i), bi = c->cfg->block_at[pc], line = line_of(f, pc);
@@ -414,9 +538,14 @@ static void emit_main(ctx *c) {
     c->group[pc] = c->o.n;
     if (c->wide[pc])
       emit_wide_head(c, pc, line);
-    if (bi >= 0 && c->cfg->b[bi].fold_into < 0)
-      emit_accounting(c, block_charge(c, bi), c->cfg->b[bi].check,
-                      c->synced[bi], line);
+    if (bi >= 0) {
+      cur = bi;
+      if (c->cfg->b[bi].fold_into < 0)
+        emit_accounting(c, block_charge(c, bi), c->cfg->b[bi].check,
+                        c->synced[bi], c->flush[bi], line);
+      else
+        emit_accounting(c, 0, 0, 1, c->flush[bi], line);
+    }
     c->pos[pc] = c->o.n;
     if (c->wide[pc] && emit_wide(c, pc, line)) {
       continue;
@@ -426,6 +555,7 @@ static void emit_main(ctx *c) {
     } else if (is_mmbin_pair(f, pc)) {
       put(c, i, line, J_NONE, 0);
       c->stub_pc[c->nstubs] = pc;
+      c->stub_synced[c->nstubs] = (unsigned char)(cur >= 0 && c->dirty[cur]);
       pc++;
       c->group[pc] = c->pos[pc] = c->o.n;
       put(c, vm_isj(VM_OP_JMP, 0), line_of(f, pc), J_STUB, c->nstubs++);
@@ -446,7 +576,10 @@ static void emit_stubs(ctx *c) {
     const int *setters = &c->setters[2 * pc];
     int line = line_of(f, pc + 1);
     c->stub_start[s] = c->o.n;
-    emit_accounting(c, stub_charge(c, pc, nset), 0, 0, line);
+    /* in a lazy block r is valid and may be ahead: charge it and write
+       it back, since the metamethod or the error may read the cell */
+    emit_accounting(c, stub_charge(c, pc, nset), 0, c->stub_synced[s], 1,
+                    line);
     for (k = 0; k < nset; k++) {  /* never run: names for error messages */
       put(c, vm_abck(VM_OP_LFALSESKIP, c->r, 0, 0, 0), line, J_NONE, 0);
       put(c, f->code[setters[k]], line, J_NONE, 0);
@@ -634,11 +767,15 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.stub_end = malloc(n * sizeof(int));
   c.base = calloc((size_t)cfg->nblocks + 1, sizeof(uint32_t));
   c.synced = calloc((size_t)cfg->nblocks + 1, 1);
+  c.flush = calloc((size_t)cfg->nblocks + 1, 1);
+  c.dirty = calloc((size_t)cfg->nblocks + 1, 1);
+  c.stub_synced = calloc(n, 1);
   c.wide = calloc(n, 1);
   c.setters = malloc(2 * n * sizeof(int));
   c.nsetters = malloc(n);
   if (!c.group || !c.pos || !c.stub_pc || !c.stub_start || !c.stub_end ||
-      !c.base || !c.synced || !c.wide || !c.setters || !c.nsetters ||
+      !c.base || !c.synced || !c.flush || !c.dirty || !c.stub_synced ||
+      !c.wide || !c.setters || !c.nsetters ||
       !rw_name_setters(f, c.setters, c.nsetters)) {
     st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     goto done;
@@ -650,7 +787,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     *stats = saved;
     if (opt->mode == RW_OVERHEAD)
       overhead_bases(&c);
-    if (!find_synced(&c)) {
+    if (!find_synced(&c) || !find_dirty(&c)) {
       st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
       goto done;
     }
@@ -688,5 +825,8 @@ done:
   free(c.stub_end);
   free(c.base);
   free(c.synced);
+  free(c.flush);
+  free(c.dirty);
+  free(c.stub_synced);
   return st;
 }

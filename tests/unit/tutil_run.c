@@ -197,6 +197,8 @@ static void add_stats(rw_stats *to, const rw_stats *s) {
   to->blocks += s->blocks;
   to->increments += s->increments;
   to->synced += s->synced;
+  to->lazy += s->lazy;
+  to->flushes += s->flushes;
   to->folded += s->folded;
   to->checks += s->checks;
   to->stubs += s->stubs;
