@@ -50,10 +50,9 @@ typedef struct rw_stats {
 } rw_stats;
 
 /* Extra instructions a consume() call runs in RW_OVERHEAD mode (the
-   SETUPVAL that writes r back, the GETUPVAL and CALL of consume, the
-   GETUPVAL that reloads the counter),
+   GETUPVAL and CALL of consume, the GETUPVAL that reloads the counter),
    which the runtime adds to the count each time it is called. */
-#define RW_CONSUME_OVERHEAD 4
+#define RW_CONSUME_OVERHEAD 3
 
 /* Metamethod event number for "add" (Lua's TM_ADD), used by MMBINI. */
 #define RW_TM_ADD 6

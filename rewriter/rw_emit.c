@@ -5,8 +5,7 @@
 ** it) starts with
 **     GETUPVAL r counter; ADDI r r n; MMBINI; SETUPVAL r counter
 ** and a block with a zero check continues with
-**     LTI r 0 k; JMP +4; SETUPVAL r counter; GETUPVAL r consume;
-**     CALL r 1 1; GETUPVAL r counter
+**     LTI r 0 k; JMP +3; GETUPVAL r consume; CALL r 1 1; GETUPVAL r counter
 ** where r is one register above everything the function uses.
 **
 ** The GETUPVAL is left out where r is known to hold the counter's value
@@ -20,8 +19,10 @@
 ** the cell until a later block writes it back.  Every block that could
 ** let anything read the cell (a call, a metamethod, an error, a return,
 ** a GC step) writes r back first, as does every block leading to one
-** that reloads r; so does the slow path of a zero check, and so do the
-** metamethod stubs of a lazy block (see find_dirty).
+** that reloads r; so do the slow path of a lazy block's zero check (a
+** SETUPVAL before the GETUPVAL of consume, the JMP skipping 4) and the
+** metamethod stubs of a lazy block (see find_dirty).  The overhead mode
+** has no lazy blocks.
 **
 ** An arithmetic op's MMBIN* runs only when the op falls back to a
 ** metamethod, and the count hook counts it only then.  The rewriter
@@ -170,7 +171,7 @@ static uint32_t settle_charge(ctx *c, uint32_t base, int check,
    holds the counter on every path. */
 static void emit_accounting(ctx *c, uint32_t n, int check, int synced,
                             int flush, int line) {
-  int r = c->r, adds = n > 0;
+  int r = c->r, adds = n > 0, ahead;
   if (n == 0 && !check) {
     if (flush) {  /* a block that only writes back what r ran ahead */
       put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
@@ -199,16 +200,19 @@ static void emit_accounting(ctx *c, uint32_t n, int check, int synced,
     }
     c->stats->increments++;
   }
-  if (flush && (adds || synced)) {
+  ahead = adds || synced;  /* r holds the counter, maybe not the cell */
+  if (flush && ahead) {
     put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
     if (!adds) c->stats->flushes++;
+    ahead = 0;
   } else if (adds) {
     c->stats->lazy++;
   }
-  if (check) {
+  if (check) {  /* consume() reads the cell: write r back first if lazy */
     put(c, vm_abck(VM_OP_LTI, r, VM_OFFSET_SC, 0, 1), line, J_NONE, 0);
-    put(c, vm_isj(VM_OP_JMP, 4), line, J_NONE, 0);
-    put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+    put(c, vm_isj(VM_OP_JMP, ahead ? 4 : 3), line, J_NONE, 0);
+    if (ahead)
+      put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
     put(c, vm_abck(VM_OP_GETUPVAL, r, c->consume, 0, 0), line, J_NONE, 0);
     put(c, vm_abck(VM_OP_CALL, r, 1, 1, 0), line, J_NONE, 0);
     put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
