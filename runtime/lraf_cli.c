@@ -21,16 +21,18 @@ typedef struct cli_command {
 
 static const cli_command commands[] = {
   {"bench", cli_bench,
-   "[-n N] [--exact] [--mode original|overhead|weighted] [--weights FILE]\n"
-   "      SCRIPT [SCRIPT2]",
-   "run SCRIPT N times (default 10) in fresh states: its instruction\n"
-   "      count (the same on every run) and wall time min/median/max;\n"
-   "      with SCRIPT2, compare the two by instruction count"},
+   "[-n N] [--exact] [--sandbox] [--native] [--granularity N]\n"
+   "      [--mode original|overhead|weighted] [--weights FILE]\n"
+   "      SCRIPT [SCRIPT2] [-- ARGS...]",
+   "run SCRIPT N times (default 10) in fresh states, with ARGS: its\n"
+   "      instruction count (the same on every run) and wall time\n"
+   "      min/median/max; with SCRIPT2, compare the two by instruction count"},
   {"disasm", cli_disasm, "FILE.lua|FILE.luac|REWRITTEN",
    "list the bytecode of FILE like luac -l -l (REWRITTEN: the\n      output of lraf rewrite, with its accounting code)"},
   {"run", cli_run,
    "[--limit N] [--rate N] [--granularity N] [--exact] [--sandbox]\n"
    "      [--mode original|overhead|weighted] [--weights FILE]\n"
+   "      [--memory-limit BYTES] [--native|--no-native]\n"
    "      [--report FILE|-] SCRIPT [ARGS...]",
    "run SCRIPT like lua5.4, counting every instruction"},
   {"rewrite", cli_rewrite,

@@ -1,6 +1,7 @@
 /*
-** lraf_cli_bench.c - `lraf bench [-n N] [options] SCRIPT [SCRIPT2]`: run
-** a script N times, each time in a fresh lraf state, and report its
+** lraf_cli_bench.c - `lraf bench [-n N] [options] SCRIPT [SCRIPT2]
+** [-- ARGS...]`: run a script N times, each time in a fresh lraf state
+** with ARGS as its arg[1..] and `...`, and report its
 ** instruction count next to its wall time (min, median, max).  The
 ** count should be the same on every run and on every machine; when it
 ** is not (the script reads the clock, math.random, pairs order over
@@ -26,8 +27,15 @@
 #define BENCH_MAX_RUNS 100000
 
 static const char usage_text[] =
-  "usage: lraf bench [-n N] [--exact] [--mode original|overhead|weighted]\n"
-  "                  [--weights FILE] SCRIPT [SCRIPT2]";
+  "usage: lraf bench [-n N] [--exact] [--sandbox] [--native]\n"
+  "                  [--granularity N] [--mode original|overhead|weighted]\n"
+  "                  [--weights FILE] SCRIPT [SCRIPT2] [-- ARGS...]";
+
+/* The arguments every run gets (after "--"). */
+typedef struct bench_args {
+  char **v;
+  int n;
+} bench_args;
 
 /* What N runs of one script measured. */
 typedef struct bench_result {
@@ -73,12 +81,15 @@ static void unmute_stdout(int saved) {
 /* One run in a fresh state: the instructions it took, finalizers run
    by lraf_close included, and its wall time. */
 static lraf_status run_once(const lraf_options *base, const char *script,
-                            int64_t *count, double *wall, lraf_error *err) {
+                            const bench_args *args, int64_t *count,
+                            double *wall, lraf_error *err) {
   lraf_options opt = *base;
   lraf_state *S;
   lraf_status st;
   lraf_manager *m = lraf_total_new();
+  lua_State *L;
   double t0;
+  int i;
   if (m == NULL) {
     err->code = LRAF_EMEM;
     snprintf(err->message, sizeof err->message, "out of memory");
@@ -90,12 +101,28 @@ static lraf_status run_once(const lraf_options *base, const char *script,
     lraf_manager_release(m);
     return st;
   }
-  lua_newtable(lraf_lua(S));  /* arg, as lraf run gives it */
-  lua_pushstring(lraf_lua(S), script);
-  lua_rawseti(lraf_lua(S), -2, 0);
-  lua_setglobal(lraf_lua(S), "arg");
+  L = lraf_lua(S);
+  lua_createtable(L, args->n, 1);  /* arg, as lraf run gives it */
+  lua_pushstring(L, script);
+  lua_rawseti(L, -2, 0);
+  for (i = 0; i < args->n; i++) {
+    lua_pushstring(L, args->v[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setglobal(L, "arg");
   t0 = now();
-  st = lraf_run_file(S, script, err);
+  st = lraf_load_file(S, script, err);
+  if (st == LRAF_OK) {
+    if (!lua_checkstack(L, args->n + 3)) {
+      lua_pop(L, 1);
+      err->code = st = LRAF_EMEM;
+      snprintf(err->message, sizeof err->message,
+               "too many arguments to %s", script);
+    } else {
+      for (i = 0; i < args->n; i++) lua_pushstring(L, args->v[i]);
+      st = lraf_call(S, args->n, 0, err);
+    }
+  }
   lraf_close(S);
   *wall = now() - t0;
   *count = lraf_manager_total(m);
@@ -104,7 +131,8 @@ static lraf_status run_once(const lraf_options *base, const char *script,
 }
 
 static lraf_status bench_script(const lraf_options *opt, const char *script,
-                                int runs, bench_result *r, lraf_error *err) {
+                                const bench_args *args, int runs,
+                                bench_result *r, lraf_error *err) {
   double *walls = malloc((size_t)runs * sizeof *walls);
   lraf_status st = LRAF_OK;
   int i, saved;
@@ -117,7 +145,7 @@ static lraf_status bench_script(const lraf_options *opt, const char *script,
   saved = mute_stdout();
   for (i = 0; i < runs && st == LRAF_OK; i++) {
     int64_t count = 0;
-    st = run_once(opt, script, &count, &walls[i], err);
+    st = run_once(opt, script, args, &count, &walls[i], err);
     if (i == 0 || count < r->count_min) r->count_min = count;
     if (i == 0 || count > r->count_max) r->count_max = count;
   }
@@ -155,10 +183,12 @@ static int parse_runs(const char *s, int *runs) {
   return 1;
 }
 
-/* Options; *first gets the index of the first script. */
+/* Options; *first gets the index of the first script, *nscripts their
+   number, args what follows "--" after them. */
 static int parse_args(int argc, char **argv, lraf_options *opt,
-                      uint32_t *weights, int *runs, int *first) {
-  int i, mode_set = 0;
+                      uint32_t *weights, int *runs, int *first,
+                      int *nscripts, bench_args *args) {
+  int i, j, mode_set = 0;
   const char *wfile = NULL;
   for (i = 1; i < argc && argv[i][0] == '-'; i++) {
     const char *a = argv[i];
@@ -167,12 +197,23 @@ static int parse_args(int argc, char **argv, lraf_options *opt,
       break;
     } else if (strcmp(a, "--exact") == 0) {
       opt->exact = 1;
+    } else if (strcmp(a, "--sandbox") == 0) {
+      opt->env = LRAF_ENV_SANDBOX;
+    } else if (strcmp(a, "--native") == 0) {
+      opt->native = 1;
     } else if (i + 1 >= argc) {
       return cli_error("%s needs a value\n%s", a, usage_text);
     } else if (strcmp(a, "-n") == 0) {
       if (!parse_runs(argv[++i], runs))
         return cli_error("-n needs a number of runs from 1 to %d",
                          BENCH_MAX_RUNS);
+    } else if (strcmp(a, "--granularity") == 0) {
+      char *end;
+      long long g = strtoll(argv[++i], &end, 10);
+      if (end == argv[i] || *end != '\0' || g < 1)
+        return cli_error("--granularity needs a positive integer, not '%s'",
+                         argv[i]);
+      opt->granularity = g;
     } else if (strcmp(a, "--mode") == 0) {
       const char *m = argv[++i];
       mode_set = 1;
@@ -186,10 +227,17 @@ static int parse_args(int argc, char **argv, lraf_options *opt,
       return cli_error("unknown option '%s'\n%s", a, usage_text);
     }
   }
-  if (i >= argc) return cli_error("no script\n%s", usage_text);
-  if (argc - i > 2)
-    return cli_error("at most two scripts\n%s", usage_text);
+  if (i >= argc || strcmp(argv[i], "--") == 0)
+    return cli_error("no script\n%s", usage_text);
+  for (j = i; j < argc && strcmp(argv[j], "--") != 0; j++)
+    ;
+  if (j - i > 2)
+    return cli_error("at most two scripts (script arguments go after "
+                     "\"--\")\n%s", usage_text);
   *first = i;
+  *nscripts = j - i;
+  args->v = j < argc ? &argv[j + 1] : NULL;
+  args->n = j < argc ? argc - j - 1 : 0;
   if (wfile != NULL) {
     lraf_error err;
     char *text;
@@ -214,14 +262,14 @@ int cli_bench(int argc, char **argv) {
   lraf_options opt;
   uint32_t weights[LRAF_NUM_OPCODES];
   bench_result res[2];
-  int runs = BENCH_DEFAULT_RUNS, first = 0, n, i, rc;
+  bench_args args = {NULL, 0};
+  int runs = BENCH_DEFAULT_RUNS, first = 0, n = 0, i, rc;
   lraf_state *probe;
   lraf_error err;
   lraf_default_options(&opt);
   opt.traceback = 1;
-  if ((rc = parse_args(argc, argv, &opt, weights, &runs, &first)) != CLI_OK)
-    return rc;
-  n = argc - first;
+  rc = parse_args(argc, argv, &opt, weights, &runs, &first, &n, &args);
+  if (rc != CLI_OK) return rc;
   /* the cost-model id, from a state that runs nothing */
   if (lraf_new(&opt, &probe, &err) != LRAF_OK) return cli_report(&err);
   printf("lraf bench: %d run%s each, model %s\n", runs, runs == 1 ? "" : "s",
@@ -232,7 +280,7 @@ int cli_bench(int argc, char **argv) {
     lraf_status st;
     if (access(script, R_OK) != 0)
       return cli_error("cannot read %s", script);
-    st = bench_script(&opt, script, runs, &res[i], &err);
+    st = bench_script(&opt, script, &args, runs, &res[i], &err);
     if (st != LRAF_OK) {
       fflush(stdout);
       cli_error("%s", err.message);

@@ -514,8 +514,65 @@ static void test_bench(void **state) {
   assert_int_equal(run("bench sum.lua sum.lua sum.lua"), 2);
   assert_int_equal(run("bench --frobnicate sum.lua"), 2);
   assert_int_equal(run("bench --mode weighted sum.lua"), 2);
+  assert_int_equal(run("bench --granularity 0 sum.lua"), 2);
+  assert_int_equal(run("bench -- "), 2);
   tutil_run_free(&hook);
   tutil_run_free(&hook2);
+}
+
+/* lraf bench: arguments after "--" reach arg[1..] and `...` of every
+   run (the count grows with the argument exactly as the hook says), and
+   --sandbox, --native and --granularity reach the state. */
+static void test_bench_options(void **state) {
+  const char *args = "local n = tonumber(arg[1])\n"
+                     "assert(select('#', ...) == 2 and ... == arg[1])\n"
+                     "assert(arg[2] == 'y' and arg[0] == 'args.lua')\n"
+                     "local s = 0\nfor i = 1, n do s = s + i % 7 end\n";
+  const char *sum1 = "local s = 0\nfor i = 1, 1000 do s = s + i % 7 end\n";
+  const char *sum2 = "local s = 0\nfor i = 1, 2500 do s = s + i % 7 end\n";
+  const char *noio = "if io then error('io in the sandbox') end\n"
+                     "local s = ('x'):rep(1000000)\n";
+  tutil_run h1, h2;
+  long long c1, c2, plain, native;
+  char *out;
+  (void)state;
+  write_script("args.lua", args);
+  write_script("noio.lua", noio);
+  tutil_run_hook(sum1, strlen(sum1), "=sum1", &h1);
+  tutil_run_hook(sum2, strlen(sum2), "=sum2", &h2);
+  assert_true(h1.ok && h2.ok);
+  assert_int_equal(run("bench -n 2 args.lua -- 1000 y"), 0);
+  out = slurp(out_path);
+  c1 = number_after(out, "instructions  ");
+  assert_non_null(strstr(out, "(the same in all 2 runs)"));
+  free(out);
+  assert_int_equal(run("bench -n 2 args.lua args.lua -- 2500 y"), 0);
+  out = slurp(out_path);
+  c2 = number_after(out, "instructions  ");
+  assert_non_null(strstr(out, "args.lua / args.lua = 1.0000"));
+  free(out);
+  assert_int_equal(c2 - c1, h2.count - h1.count);
+  assert_int_equal(run("bench -n 1 args.lua"), 1);  /* no arguments */
+  /* the sandbox has no io; native charging counts string.rep's work */
+  assert_int_equal(run("bench -n 1 noio.lua"), 1);
+  assert_int_equal(run("bench -n 1 --sandbox noio.lua"), 0);
+  out = slurp(out_path);
+  assert_non_null(strstr(out, "/native-"));  /* on in the sandbox */
+  native = number_after(out, "instructions  ");
+  free(out);
+  write_script("noio.lua", noio + strlen("if io then error('io in the "
+                                         "sandbox') end\n"));
+  assert_int_equal(run("bench -n 1 noio.lua"), 0);
+  out = slurp(out_path);
+  plain = number_after(out, "instructions  ");
+  free(out);
+  assert_int_equal(run("bench -n 1 --native --granularity 50 noio.lua"), 0);
+  out = slurp(out_path);
+  assert_true(number_after(out, "instructions  ") > plain + 10000);
+  assert_true(native > plain + 10000);
+  free(out);
+  tutil_run_free(&h1);
+  tutil_run_free(&h2);
 }
 
 /* --help lists every command; --version; unknown commands. */
@@ -550,6 +607,7 @@ int main(void) {
     cmocka_unit_test(test_require_like_lua),
     cmocka_unit_test(test_corpus_like_lua),
     cmocka_unit_test(test_bench),
+    cmocka_unit_test(test_bench_options),
     cmocka_unit_test(test_help),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
