@@ -11,7 +11,7 @@
 ** The GETUPVAL is left out where r is known to hold the counter's value
 ** already: on every path from the last accounting code, only
 ** instructions ran that cannot run other Lua code, C functions or
-** finalizers, and so cannot change the counter (see keeps_counter).  The
+** finalizers, and so cannot change the counter (rw_sync.c).  The
 ** increment then costs two dispatches instead of three.
 **
 ** The SETUPVAL is left out too ("lazy" increments) in a block of quiet
@@ -21,7 +21,7 @@
 ** a GC step) writes r back first, as does every block leading to one
 ** that reloads r; so do the slow path of a lazy block's zero check (a
 ** SETUPVAL before the GETUPVAL of consume, the JMP skipping 4) and the
-** metamethod stubs of a lazy block (see find_dirty).  The overhead mode
+** metamethod stubs of a lazy block (rw_sync.c decides where).  The overhead mode
 ** has no lazy blocks.
 **
 ** An arithmetic op's MMBIN* runs only when the op falls back to a
@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "rw_emit.h"
+#include "rw_sync.h"
 
 /* How an emitted instruction's jump target is found: none; the group of
    an original pc; an original pc's instruction itself; a stub; an
@@ -69,9 +70,9 @@ typedef struct ctx {
   int *group;        /* pc -> first emitted index of pc's group */
   int *pos;          /* pc -> emitted index of the instruction itself */
   uint32_t *base;    /* per block, overhead mode: cost of its own code */
-  unsigned char *synced;  /* per block: r holds the counter at its start */
-  unsigned char *flush;   /* per block: write r back before its code */
-  unsigned char *dirty;   /* per block: lazy, r valid and may run ahead */
+  unsigned char *emits;   /* per block: has accounting code of its own */
+  unsigned char *adds;    /* per block: that code adds to r */
+  rw_sync sync;           /* where r holds the counter, or runs ahead */
   unsigned char *stub_synced;  /* per stub: r holds the counter there */
   int nstubs;
   int *stub_pc, *stub_start, *stub_end;
@@ -224,13 +225,6 @@ static void emit_accounting(ctx *c, uint32_t n, int check, int synced,
 /* Charges                                                           */
 /* ---------------------------------------------------------------- */
 
-static int is_mmbin_pair(const vm_proto *f, int pc) {
-  int next = vm_required_next(f->code[pc]);
-  return (next == VM_OP_MMBIN || next == VM_OP_MMBINI ||
-          next == VM_OP_MMBINK) && pc + 2 < f->sizecode &&
-         vm_op(f->code[pc + 1]) == next;
-}
-
 /* Trampoline JMPs that every run of a widened pc executes. */
 static uint32_t trampolines(ctx *c, int pc) {
   if (!c->wide[pc]) return 0;
@@ -267,7 +261,7 @@ static void overhead_bases(ctx *c) {
 static uint32_t block_charge(ctx *c, int bi) {
   const rw_block *b = &c->cfg->b[bi];
   if (c->opt->mode == RW_OVERHEAD)
-    return settle_charge(c, c->base[bi], b->check, c->synced[bi]);
+    return settle_charge(c, c->base[bi], b->check, c->sync.synced[bi]);
   return b->charge;
 }
 
@@ -278,194 +272,19 @@ static uint32_t stub_charge(ctx *c, int pc, int ncopies) {
   return settle_charge(c, (uint32_t)(5 + ncopies), 0, 0);
 }
 
-/* ---------------------------------------------------------------- */
-/* Where r still holds the counter                                   */
-/* ---------------------------------------------------------------- */
-
-/* Whether the instruction at pc leaves both the counter and r alone:
-   it cannot call a function or metamethod (which may charge, consume,
-   or switch coroutines), cannot run a GC step (whose finalizers may
-   charge) and cannot write above the function's registers.  An
-   arithmetic op's metamethod runs in its stub, which reloads r. */
-static int keeps_counter(const vm_proto *f, int pc) {
-  switch (vm_op(f->code[pc])) {
-    case VM_OP_MOVE: case VM_OP_LOADI: case VM_OP_LOADF: case VM_OP_LOADK:
-    case VM_OP_LOADKX: case VM_OP_EXTRAARG: case VM_OP_LOADFALSE:
-    case VM_OP_LFALSESKIP: case VM_OP_LOADTRUE: case VM_OP_LOADNIL:
-    case VM_OP_GETUPVAL: case VM_OP_SETUPVAL: case VM_OP_NOT:
-    case VM_OP_JMP: case VM_OP_TEST: case VM_OP_TESTSET: case VM_OP_EQK:
-    case VM_OP_EQI: case VM_OP_FORPREP: case VM_OP_FORLOOP:
-    case VM_OP_TFORPREP: case VM_OP_TFORLOOP: case VM_OP_SETLIST:
-      return 1;
-    default:
-      return is_mmbin_pair(f, pc);
-  }
-}
-
-/* Whether anything in block bi after its accounting code may change the
-   counter or r. */
-static int block_disturbs(ctx *c, int bi) {
-  const rw_block *b = &c->cfg->b[bi];
-  int pc;
-  for (pc = b->start; pc <= b->end; pc++) {
-    if (!keeps_counter(c->f, pc)) return 1;
-    if (is_mmbin_pair(c->f, pc)) pc++;
-  }
-  return 0;
-}
-
-static int block_emits(ctx *c, int bi) {
-  const rw_block *b = &c->cfg->b[bi];
-  if (b->fold_into >= 0) return 0;
-  if (b->check) return 1;
-  return c->opt->mode == RW_OVERHEAD ? c->base[bi] > 0 : b->charge > 0;
-}
-
-/* A forward must-analysis over the blocks: synced[b] when every path
-   into b's accounting code comes from accounting code through blocks
-   that keep the counter.  TFORPREP enters a TFORCALL block past its
-   accounting code, so that edge does not count.  Each block's state
-   falls from 1 to 0 at most once. */
-static int find_synced(ctx *c) {
+/* What each block's accounting code does, for rw_sync_find; in the
+   overhead mode whether a block has some depends on its own code. */
+static void accounting_kinds(ctx *c) {
   const rw_cfg *cfg = c->cfg;
-  int nb = cfg->nblocks, i, top = 0;
-  unsigned char *out = malloc((size_t)nb + 1);
-  unsigned char *disturbs = malloc((size_t)nb + 1);
-  int *work = malloc(((size_t)nb + 1) * sizeof *work);
-  if (out == NULL || disturbs == NULL || work == NULL) {
-    free(out); free(disturbs); free(work);
-    return 0;
-  }
-  for (i = 0; i < nb; i++) {
-    disturbs[i] = (unsigned char)block_disturbs(c, i);
-    c->synced[i] = 1;
-  }
-  if (nb > 0 && cfg->block_at[cfg->first] >= 0)
-    c->synced[cfg->block_at[cfg->first]] = 0;
-  for (i = 0; i < nb; i++) {
-    out[i] = (unsigned char)(!disturbs[i] &&
-                             (block_emits(c, i) || c->synced[i]));
-    if (!out[i]) work[top++] = i;
-  }
-  while (top > 0) {  /* propagate 0s along the edges */
-    const rw_block *b = &cfg->b[work[--top]];
-    int k;
-    for (k = 0; k < b->nsucc; k++) {
-      int s = b->succ[k];
-      if (cfg->b[s].tforcall && vm_op(c->f->code[b->end]) == VM_OP_TFORPREP)
-        continue;
-      if (!c->synced[s]) continue;
-      c->synced[s] = 0;
-      if (out[s] && !block_emits(c, s)) {
-        out[s] = 0;
-        work[top++] = s;
-      }
-    }
-  }
-  for (i = 0; i < nb; i++)  /* unreachable blocks: play safe */
-    if (!cfg->b[i].reachable) c->synced[i] = 0;
-  free(out);
-  free(disturbs);
-  free(work);
-  return 1;
-}
-
-/* Whether the instruction at pc keeps the counter and also cannot raise
-   an error, so that r may run ahead of the cell across it.  Integer
-   division and modulo raise on a zero divisor (MODK and IDIVK only when
-   the constant is the integer 0); FORPREP on bad limits;
-   TFORPREP on a non-closable value; SETLIST when memory runs out.  Other
-   arithmetic fails only into its metamethod stub, which writes r back. */
-static int is_quiet(const vm_proto *f, int pc) {
-  vm_instr i = f->code[pc];
-  switch (vm_op(i)) {
-    case VM_OP_FORPREP: case VM_OP_TFORPREP: case VM_OP_SETLIST:
-    case VM_OP_MOD: case VM_OP_IDIV:
-      return 0;
-    case VM_OP_MODK: case VM_OP_IDIVK: {  /* only an integer 0 raises */
-      const vm_const *k = &f->k[vm_c(i)];
-      if (k->tag == VM_TINT && k->i == 0) return 0;
-      return keeps_counter(f, pc);
-    }
-    default:
-      return keeps_counter(f, pc);
-  }
-}
-
-static int block_quiet(ctx *c, int bi) {
-  const rw_block *b = &c->cfg->b[bi];
-  int pc;
-  for (pc = b->start; pc <= b->end; pc++) {
-    if (!is_quiet(c->f, pc)) return 0;
-    if (is_mmbin_pair(c->f, pc)) pc++;
-  }
-  return 1;
-}
-
-/* Whether r holds the counter once b's accounting code has run. */
-static int r_valid(ctx *c, int bi) {
-  return c->synced[bi] || (c->cfg->b[bi].fold_into < 0 && block_emits(c, bi));
-}
-
-/* May-analysis: dirty[b] when r may run ahead of the cell somewhere in
-   b (after its accounting code).  A block that runs ahead is a quiet one
-   with r valid whose increment or predecessors left r ahead. */
-static void propagate_dirty(ctx *c, int *work) {
-  const rw_cfg *cfg = c->cfg;
-  int nb = cfg->nblocks, i, k, top = 0;
-  unsigned char *in = c->dirty;  /* reused: first "ahead on entry" */
-  memset(in, 0, (size_t)nb + 1);
-  for (i = 0; i < nb; i++)
-    if (!c->flush[i] && block_emits(c, i) && cfg->b[i].fold_into < 0) {
-      in[i] |= 2;  /* 2: ahead at exit */
-      work[top++] = i;
-    }
-  while (top > 0) {
-    const rw_block *b = &cfg->b[work[--top]];
-    for (k = 0; k < b->nsucc; k++) {
-      int s = b->succ[k];
-      if (in[s] & 1) continue;
-      in[s] |= 1;
-      if (!c->flush[s] && !(in[s] & 2)) {
-        in[s] |= 2;
-        work[top++] = s;
-      }
-    }
-  }
-}
-
-/* Decide which blocks write r back (flush) and which may run ahead.  A
-   block writes back when it is not quiet, or when r may be ahead at its
-   exit and some successor reloads r (is not synced): that successor's
-   GETUPVAL would lose what r ran ahead.  Flushing a block only lowers
-   "ahead at exit" elsewhere, so one round of marking suffices. */
-static int find_dirty(ctx *c) {
-  const rw_cfg *cfg = c->cfg;
-  int nb = cfg->nblocks, i, k, lazy = c->opt->mode != RW_OVERHEAD;
-  int *work = malloc(((size_t)nb + 1) * sizeof *work);
-  if (work == NULL) return 0;
-  for (i = 0; i < nb; i++)
-    c->flush[i] = (unsigned char)(!lazy || !cfg->b[i].reachable ||
-                                  !r_valid(c, i) || !block_quiet(c, i));
-  propagate_dirty(c, work);
-  for (i = 0; i < nb; i++) {
+  int i;
+  for (i = 0; i < cfg->nblocks; i++) {
     const rw_block *b = &cfg->b[i];
-    if (!(c->dirty[i] & 2)) continue;
-    for (k = 0; k < b->nsucc; k++)
-      if (!c->synced[b->succ[k]]) c->flush[i] = 1;
+    int own = c->opt->mode == RW_OVERHEAD ? c->base[i] > 0 : b->charge > 0;
+    c->emits[i] = (unsigned char)(b->fold_into < 0 && (b->check || own));
+    c->adds[i] = (unsigned char)(b->fold_into < 0 &&
+                                 (c->opt->mode == RW_OVERHEAD ? c->emits[i]
+                                                              : own));
   }
-  propagate_dirty(c, work);
-  for (i = 0; i < nb; i++) {
-    /* a flushing block writes back if it adds to r itself or r may be
-       ahead on entry; any other block is lazy */
-    int adds = cfg->b[i].fold_into < 0 && block_charge(c, i) > 0;
-    int ahead_in = c->dirty[i] & 1;
-    c->dirty[i] = !c->flush[i];
-    if (c->flush[i])
-      c->flush[i] = (unsigned char)(adds || (ahead_in && c->synced[i]));
-  }
-  free(work);
-  return 1;
 }
 
 /* ---------------------------------------------------------------- */
@@ -546,9 +365,9 @@ static void emit_main(ctx *c) {
       cur = bi;
       if (c->cfg->b[bi].fold_into < 0)
         emit_accounting(c, block_charge(c, bi), c->cfg->b[bi].check,
-                        c->synced[bi], c->flush[bi], line);
+                        c->sync.synced[bi], c->sync.flush[bi], line);
       else
-        emit_accounting(c, 0, 0, 1, c->flush[bi], line);
+        emit_accounting(c, 0, 0, 1, c->sync.flush[bi], line);
     }
     c->pos[pc] = c->o.n;
     if (c->wide[pc] && emit_wide(c, pc, line)) {
@@ -556,10 +375,11 @@ static void emit_main(ctx *c) {
     } else if (op == VM_OP_LFALSESKIP) {
       put(c, vm_abck(VM_OP_LOADFALSE, vm_a(i), 0, 0, 0), line, J_NONE, 0);
       put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
-    } else if (is_mmbin_pair(f, pc)) {
+    } else if (rw_mmbin_pair(f, pc)) {
       put(c, i, line, J_NONE, 0);
       c->stub_pc[c->nstubs] = pc;
-      c->stub_synced[c->nstubs] = (unsigned char)(cur >= 0 && c->dirty[cur]);
+      c->stub_synced[c->nstubs] =
+          (unsigned char)(cur >= 0 && c->sync.lazy[cur]);
       pc++;
       c->group[pc] = c->pos[pc] = c->o.n;
       put(c, vm_isj(VM_OP_JMP, 0), line_of(f, pc), J_STUB, c->nstubs++);
@@ -770,15 +590,14 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.stub_start = malloc(n * sizeof(int));
   c.stub_end = malloc(n * sizeof(int));
   c.base = calloc((size_t)cfg->nblocks + 1, sizeof(uint32_t));
-  c.synced = calloc((size_t)cfg->nblocks + 1, 1);
-  c.flush = calloc((size_t)cfg->nblocks + 1, 1);
-  c.dirty = calloc((size_t)cfg->nblocks + 1, 1);
+  c.emits = calloc((size_t)cfg->nblocks + 1, 1);
+  c.adds = calloc((size_t)cfg->nblocks + 1, 1);
   c.stub_synced = calloc(n, 1);
   c.wide = calloc(n, 1);
   c.setters = malloc(2 * n * sizeof(int));
   c.nsetters = malloc(n);
   if (!c.group || !c.pos || !c.stub_pc || !c.stub_start || !c.stub_end ||
-      !c.base || !c.synced || !c.flush || !c.dirty || !c.stub_synced ||
+      !c.base || !c.emits || !c.adds || !c.stub_synced ||
       !c.wide || !c.setters || !c.nsetters ||
       !rw_name_setters(f, c.setters, c.nsetters)) {
     st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
@@ -791,7 +610,10 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     *stats = saved;
     if (opt->mode == RW_OVERHEAD)
       overhead_bases(&c);
-    if (!find_synced(&c) || !find_dirty(&c)) {
+    accounting_kinds(&c);
+    rw_sync_free(&c.sync);
+    if (!rw_sync_find(f, cfg, c.emits, c.adds, opt->mode != RW_OVERHEAD,
+                      &c.sync)) {
       st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
       goto done;
     }
@@ -828,9 +650,9 @@ done:
   free(c.stub_start);
   free(c.stub_end);
   free(c.base);
-  free(c.synced);
-  free(c.flush);
-  free(c.dirty);
+  rw_sync_free(&c.sync);
+  free(c.emits);
+  free(c.adds);
   free(c.stub_synced);
   return st;
 }
