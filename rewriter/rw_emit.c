@@ -21,8 +21,8 @@
 ** a GC step) writes r back first, as does every block leading to one
 ** that reloads r; so do the slow path of a lazy block's zero check (a
 ** SETUPVAL before the GETUPVAL of consume, the JMP skipping 4) and the
-** metamethod stubs of a lazy block (rw_sync.c decides where).  The overhead mode
-** has no lazy blocks.
+** metamethod stubs of a lazy block.  rw_sync.c decides where; the
+** overhead mode has no lazy blocks.
 **
 ** An arithmetic op's MMBIN* runs only when the op falls back to a
 ** metamethod, and the count hook counts it only then.  The rewriter
@@ -73,7 +73,6 @@ typedef struct ctx {
   unsigned char *emits;   /* per block: has accounting code of its own */
   unsigned char *adds;    /* per block: that code adds to r */
   rw_sync sync;           /* where r holds the counter, or runs ahead */
-  unsigned char *stub_synced;  /* per stub: r holds the counter there */
   int nstubs;
   int *stub_pc, *stub_start, *stub_end;
   unsigned char *wide;  /* pc -> loop instruction widened */
@@ -277,13 +276,12 @@ static uint32_t stub_charge(ctx *c, int pc, int ncopies) {
 static void accounting_kinds(ctx *c) {
   const rw_cfg *cfg = c->cfg;
   int i;
+  int overhead = c->opt->mode == RW_OVERHEAD;
   for (i = 0; i < cfg->nblocks; i++) {
     const rw_block *b = &cfg->b[i];
-    int own = c->opt->mode == RW_OVERHEAD ? c->base[i] > 0 : b->charge > 0;
+    int own = b->fold_into < 0 && (overhead ? c->base[i] : b->charge) > 0;
     c->emits[i] = (unsigned char)(b->fold_into < 0 && (b->check || own));
-    c->adds[i] = (unsigned char)(b->fold_into < 0 &&
-                                 (c->opt->mode == RW_OVERHEAD ? c->emits[i]
-                                                              : own));
+    c->adds[i] = overhead ? c->emits[i] : (unsigned char)own;
   }
 }
 
@@ -353,7 +351,7 @@ static int emit_wide(ctx *c, int pc, int line) {
 
 static void emit_main(ctx *c) {
   vm_proto *f = c->f;
-  int pc, t, cur = -1;
+  int pc, t;
   for (pc = 0; pc < f->sizecode; pc++) {
     vm_instr i = f->code[pc];
     int op = vm_op(i), bi = c->cfg->block_at[pc], line = line_of(f, pc);
@@ -361,13 +359,11 @@ static void emit_main(ctx *c) {
     c->group[pc] = c->o.n;
     if (c->wide[pc])
       emit_wide_head(c, pc, line);
-    if (bi >= 0) {
-      cur = bi;
-      if (c->cfg->b[bi].fold_into < 0)
-        emit_accounting(c, block_charge(c, bi), c->cfg->b[bi].check,
-                        c->sync.synced[bi], c->sync.flush[bi], line);
-      else
-        emit_accounting(c, 0, 0, 1, c->sync.flush[bi], line);
+    if (bi >= 0) {  /* a folded block may still write r back */
+      int own = c->cfg->b[bi].fold_into < 0;
+      emit_accounting(c, own ? block_charge(c, bi) : 0,
+                      own && c->cfg->b[bi].check, c->sync.synced[bi],
+                      c->sync.flush[bi], line);
     }
     c->pos[pc] = c->o.n;
     if (c->wide[pc] && emit_wide(c, pc, line)) {
@@ -378,8 +374,6 @@ static void emit_main(ctx *c) {
     } else if (rw_mmbin_pair(f, pc)) {
       put(c, i, line, J_NONE, 0);
       c->stub_pc[c->nstubs] = pc;
-      c->stub_synced[c->nstubs] =
-          (unsigned char)(cur >= 0 && c->sync.lazy[cur]);
       pc++;
       c->group[pc] = c->pos[pc] = c->o.n;
       put(c, vm_isj(VM_OP_JMP, 0), line_of(f, pc), J_STUB, c->nstubs++);
@@ -397,13 +391,13 @@ static void emit_stubs(ctx *c) {
   c->cur_pc = -1;
   for (s = 0; s < c->nstubs; s++) {
     int pc = c->stub_pc[s], nset = c->nsetters[pc];
+    int bi = c->cfg->block_of[pc], lazy = bi >= 0 && c->sync.lazy[bi];
     const int *setters = &c->setters[2 * pc];
     int line = line_of(f, pc + 1);
     c->stub_start[s] = c->o.n;
     /* in a lazy block r is valid and may be ahead: charge it and write
        it back, since the metamethod or the error may read the cell */
-    emit_accounting(c, stub_charge(c, pc, nset), 0, c->stub_synced[s], 1,
-                    line);
+    emit_accounting(c, stub_charge(c, pc, nset), 0, lazy, 1, line);
     for (k = 0; k < nset; k++) {  /* never run: names for error messages */
       put(c, vm_abck(VM_OP_LFALSESKIP, c->r, 0, 0, 0), line, J_NONE, 0);
       put(c, f->code[setters[k]], line, J_NONE, 0);
@@ -592,12 +586,11 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.base = calloc((size_t)cfg->nblocks + 1, sizeof(uint32_t));
   c.emits = calloc((size_t)cfg->nblocks + 1, 1);
   c.adds = calloc((size_t)cfg->nblocks + 1, 1);
-  c.stub_synced = calloc(n, 1);
   c.wide = calloc(n, 1);
   c.setters = malloc(2 * n * sizeof(int));
   c.nsetters = malloc(n);
   if (!c.group || !c.pos || !c.stub_pc || !c.stub_start || !c.stub_end ||
-      !c.base || !c.emits || !c.adds || !c.stub_synced ||
+      !c.base || !c.emits || !c.adds ||
       !c.wide || !c.setters || !c.nsetters ||
       !rw_name_setters(f, c.setters, c.nsetters)) {
     st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
@@ -653,6 +646,5 @@ done:
   rw_sync_free(&c.sync);
   free(c.emits);
   free(c.adds);
-  free(c.stub_synced);
   return st;
 }

@@ -136,21 +136,20 @@ static void find_ahead(const rw_cfg *cfg, const unsigned char *emits,
                        const unsigned char *flush, unsigned char *ahead,
                        int *work) {
   int nb = cfg->nblocks, i, k, top = 0;
-  unsigned char *in = ahead;
-  memset(in, 0, (size_t)nb + 1);
+  memset(ahead, 0, (size_t)nb + 1);
   for (i = 0; i < nb; i++)
     if (!flush[i] && emits[i]) {
-      in[i] |= 2;  /* 2: ahead at exit */
+      ahead[i] |= 2;  /* 2: ahead at exit */
       work[top++] = i;
     }
   while (top > 0) {
     const rw_block *b = &cfg->b[work[--top]];
     for (k = 0; k < b->nsucc; k++) {
       int s = b->succ[k];
-      if (in[s] & 1) continue;
-      in[s] |= 1;
-      if (!flush[s] && !(in[s] & 2)) {
-        in[s] |= 2;
+      if (ahead[s] & 1) continue;
+      ahead[s] |= 1;
+      if (!flush[s] && !(ahead[s] & 2)) {
+        ahead[s] |= 2;
         work[top++] = s;
       }
     }

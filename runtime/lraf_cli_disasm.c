@@ -8,19 +8,16 @@
 #include <string.h>
 
 #include "lraf_cli.h"
+#include "rt.h"
 
 /* An `lraf rewrite` output: the cost-model line, then its functions. */
-static lraf_status load_rewritten(const unsigned char *p, size_t n,
-                                  vm_chunk **out, lraf_error *err) {
+static lraf_status load_rewritten(const char *p, size_t n, vm_chunk **out,
+                                  lraf_error *err) {
+  const char *model;
   size_t mlen, skip;
-  if (n < LRAF_OFFLINE_MAGIC_LEN + 1)
-    return vm_fail(err, LRAF_EFORMAT, "truncated lraf-rewritten chunk");
-  mlen = p[LRAF_OFFLINE_MAGIC_LEN];
-  skip = LRAF_OFFLINE_MAGIC_LEN + 1 + mlen;
-  if (n < skip)
-    return vm_fail(err, LRAF_EFORMAT, "truncated lraf-rewritten chunk");
-  printf("lraf-rewritten chunk, cost model %.*s\n", (int)mlen,
-         (const char *)p + LRAF_OFFLINE_MAGIC_LEN + 1);
+  lraf_status st = rt_offline_header(p, n, &model, &mlen, &skip, err);
+  if (st != LRAF_OK) return st;
+  printf("lraf-rewritten chunk, cost model %.*s\n", (int)mlen, model);
   return vm_read_rewritten(p + skip, n - skip, NULL, out, err);
 }
 
@@ -35,7 +32,7 @@ int cli_disasm(int argc, char **argv) {
   st = cli_read_file(argv[1], &data, &n, &err);
   if (st == LRAF_OK && n >= LRAF_OFFLINE_MAGIC_LEN &&
       memcmp(data, LRAF_OFFLINE_MAGIC, LRAF_OFFLINE_MAGIC_LEN) == 0)
-    st = load_rewritten((const unsigned char *)data, n, &chunk, &err);
+    st = load_rewritten(data, n, &chunk, &err);
   else if (st == LRAF_OK)
     st = cli_load_chunk(argv[1], &chunk, &err);
   free(data);

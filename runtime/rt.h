@@ -184,6 +184,13 @@ lraf_status rt_rw_options(const lraf_options *o, rw_options *opt,
                           uint32_t *weights, char *model, size_t msize,
                           lraf_error *err);
 
+/* The header of an offline chunk (rt_offline.c): magic, model id
+   length, model id.  Sets the model id (*mlen bytes, not terminated)
+   and the size of the header (*skip). */
+lraf_status rt_offline_header(const void *data, size_t size,
+                              const char **model, size_t *mlen,
+                              size_t *skip, lraf_error *err);
+
 /* A growing byte buffer for lua_dump, and the writer that fills it. */
 typedef struct rt_dumpbuf {
   char *p;

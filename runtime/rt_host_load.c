@@ -71,29 +71,6 @@ lraf_status lraf_load_file(lraf_state *S, const char *path,
   return run(S, load_file, &a, err);
 }
 
-/* The header of an offline chunk: magic, model id length, model id. */
-static lraf_status parse_header(const void *data, size_t size,
-                                const char **model, size_t *mlen,
-                                size_t *skip, lraf_error *err) {
-  const unsigned char *p = data;
-  if (size < LRAF_OFFLINE_MAGIC_LEN + 1 ||
-      memcmp(p, LRAF_OFFLINE_MAGIC, LRAF_OFFLINE_MAGIC_LEN) != 0) {
-    if (size >= 4 && memcmp(p, "\x1bLua", 4) == 0)
-      return vm_fail(err, LRAF_EFORMAT,
-                     "a plain Lua binary chunk is not an lraf-rewritten "
-                     "chunk; lraf loads binary chunks only from "
-                     "`lraf rewrite`");
-    return vm_fail(err, LRAF_EFORMAT,
-                   "not an lraf-rewritten chunk (no lraf marker)");
-  }
-  *mlen = p[LRAF_OFFLINE_MAGIC_LEN];
-  *skip = LRAF_OFFLINE_MAGIC_LEN + 1 + *mlen;
-  if (size < *skip)
-    return vm_fail(err, LRAF_EFORMAT, "truncated lraf-rewritten chunk");
-  *model = (const char *)p + LRAF_OFFLINE_MAGIC_LEN + 1;
-  return LRAF_OK;
-}
-
 lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
                                 size_t size, lraf_error *err) {
   const char *model = NULL;
@@ -103,7 +80,7 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
   lraf_status st;
   if (S == NULL || data == NULL)
     return vm_fail(err, LRAF_EARG, "lraf_load_rewritten: no chunk");
-  st = parse_header(data, size, &model, &mlen, &skip, err);
+  st = rt_offline_header(data, size, &model, &mlen, &skip, err);
   if (st != LRAF_OK) return st;
   if (mlen != strlen(S->rwmodel) || memcmp(model, S->rwmodel, mlen) != 0)
     return vm_fail(err, LRAF_EFORMAT,

@@ -1,8 +1,9 @@
 /*
 ** rt_offline.c - offline rewriting (J-RAF2's offline mode): source or a
 ** trusted binary chunk in, LRAF_OFFLINE_MAGIC + model id + rewritten
-** chunk out.  The marker keeps plain lua_load (and lraf's own load
-** functions for binary chunks) from taking it; lraf_load_rewritten does.
+** chunk out, and the reading of that header.  The marker keeps plain
+** lua_load (and lraf's own load functions for binary chunks) from taking
+** it; lraf_load_rewritten does.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -76,5 +77,27 @@ lraf_status lraf_rewrite(const lraf_options *o, const char *src, size_t len,
   free(data);
   *result = p;
   *outsize = LRAF_OFFLINE_MAGIC_LEN + 1 + mlen + size;
+  return LRAF_OK;
+}
+
+lraf_status rt_offline_header(const void *data, size_t size,
+                              const char **model, size_t *mlen,
+                              size_t *skip, lraf_error *err) {
+  const unsigned char *p = data;
+  if (size < LRAF_OFFLINE_MAGIC_LEN ||
+      memcmp(p, LRAF_OFFLINE_MAGIC, LRAF_OFFLINE_MAGIC_LEN) != 0) {
+    if (size >= 4 && memcmp(p, "\x1bLua", 4) == 0)
+      return vm_fail(err, LRAF_EFORMAT,
+                     "a plain Lua binary chunk is not an lraf-rewritten "
+                     "chunk; lraf loads binary chunks only from "
+                     "`lraf rewrite`");
+    return vm_fail(err, LRAF_EFORMAT,
+                   "not an lraf-rewritten chunk (no lraf marker)");
+  }
+  *mlen = size > LRAF_OFFLINE_MAGIC_LEN ? p[LRAF_OFFLINE_MAGIC_LEN] : 0;
+  *skip = LRAF_OFFLINE_MAGIC_LEN + 1 + *mlen;
+  if (size < *skip)
+    return vm_fail(err, LRAF_EFORMAT, "truncated lraf-rewritten chunk");
+  *model = (const char *)p + LRAF_OFFLINE_MAGIC_LEN + 1;
   return LRAF_OK;
 }

@@ -25,6 +25,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "rt.h"
 #include "tutil_run.h"
 
 enum { PLAIN, HOOK, LRAF, EXACT, NVARIANTS };
@@ -51,36 +52,13 @@ static double run_variant(int v, const char *src, size_t len,
   return now() - t;
 }
 
-/* A growable byte buffer for lua_dump output, reused between runs. */
-typedef struct bytebuf {
-  char *p;
-  size_t n, cap;
-} bytebuf;
-
-static int buf_writer(lua_State *L, const void *p, size_t sz, void *ud) {
-  bytebuf *b = ud;
-  (void)L;
-  if (b->n + sz > b->cap) {
-    size_t cap = b->cap ? b->cap : 4096;
-    char *q;
-    while (cap < b->n + sz) cap *= 2;
-    q = realloc(b->p, cap);
-    if (q == NULL) return 1;
-    b->p = q;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, p, sz);
-  b->n += sz;
-  return 0;
-}
-
 /* Best-of-n times of compiling src to a dump (cmp), and of reading,
    rewriting (default options) and writing that dump, without (rw) and
    with (rwv) verification. Returns 0 on success. */
 static int rewrite_cost(const char *src, size_t len, const char *name,
                         int n, double *cmp, double *rw, double *rwv) {
   lua_State *L = luaL_newstate();
-  bytebuf dump = {NULL, 0, 0};
+  rt_dumpbuf dump = {NULL, 0, 0};  /* reused between runs */
   rw_options opt;
   int i, verify, ok = 1;
   rw_default_options(&opt);
@@ -89,7 +67,7 @@ static int rewrite_cost(const char *src, size_t len, const char *name,
     double t = now();
     dump.n = 0;
     ok = luaL_loadbuffer(L, src, len, name) == LUA_OK &&
-         lua_dump(L, buf_writer, &dump, 0) == 0;
+         lua_dump(L, rt_dump_writer, &dump, 0) == 0;
     t = now() - t;
     if (!ok)
       fprintf(stderr, "bench: %s: cannot compile and dump: %s\n", name,
