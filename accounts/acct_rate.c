@@ -42,7 +42,8 @@ static lraf_verdict rate_consume(void *ud, lraf_account *a, int64_t n,
                                  int can_pause) {
   rate *r = ud;
   double now, until;
-  if (n <= 0) return LRAF_CONTINUE;  /* nothing new: already scheduled */
+  /* nothing new, or a refund (see lraf.h): already scheduled */
+  if (n <= 0) return LRAF_CONTINUE;
   pthread_mutex_lock(&r->mu);
   now = r->clock.now(r->clock.ud);
   if (!r->started) {

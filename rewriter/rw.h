@@ -42,6 +42,7 @@ typedef struct rw_stats {
   long lazy;          /* increments that leave r ahead of the cell */
   long flushes;       /* write-backs of r without an increment */
   long folded;        /* blocks whose cost was folded into another's */
+  long branch_folds;  /* blocks charged ahead by the test before them */
   long checks;        /* zero checks inserted */
   long stubs;         /* metamethod stubs (MMBIN side paths) */
   long widened;       /* loops whose jumps needed trampolines */

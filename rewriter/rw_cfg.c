@@ -17,7 +17,8 @@
 ** post-dominates D and no cycle passes through one of them without the
 ** other.  Then, on every run of the function that returns, X and D
 ** alternate D X D X ..., so they run equally often and charging X at D
-** is exact.
+** is exact.  Branch folding (fold_branches) then charges one branch of a
+** two-way test at the test and takes the charge back on the other.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -419,6 +420,118 @@ done:
   free(tout);
 }
 
+/* The block whose increment pays for b. */
+static int payer(const rw_cfg *cfg, int b) {
+  while (cfg->b[b].fold_into >= 0) b = cfg->b[b].fold_into;
+  return b;
+}
+
+/* Whether successor s of d can take the part of x in a branch fold: d
+   is its only predecessor and it pays for itself. */
+static int sole_child(const rw_cfg *cfg, const int *npred, int s) {
+  const rw_block *b = &cfg->b[s];
+  return npred[s] == 1 && b->fold_into < 0 && !b->tforcall;
+}
+
+/* Strongly connected components of the blocks reachable from the entry
+   (Kosaraju: post is the postorder of a DFS over succ, pred its
+   transpose); comp[v] is -1 for the others.  Returns 0 when out of
+   memory. */
+static int components(const graph *pred, const int *post, int np,
+                      int *comp) {
+  int *stack = malloc((size_t)pred->n * sizeof(int));
+  int i, k, sp;
+  if (stack == NULL) return 0;
+  for (i = 0; i < pred->n; i++) comp[i] = -2;
+  for (i = 0; i < np; i++) comp[post[i]] = -1;  /* reachable, unassigned */
+  for (i = np - 1; i >= 0; i--) {
+    int root = post[i];
+    if (comp[root] != -1) continue;
+    comp[root] = root;
+    stack[0] = root;
+    sp = 1;
+    while (sp > 0) {
+      int v = stack[--sp];
+      for (k = pred->start[v]; k < pred->start[v + 1]; k++) {
+        int w = pred->adj[k];
+        if (comp[w] == -1) { comp[w] = root; stack[sp++] = w; }
+      }
+    }
+  }
+  for (i = 0; i < pred->n; i++)
+    if (comp[i] == -2) comp[i] = -1;
+  free(stack);
+  return 1;
+}
+
+/* Branch folding: when block d ends in a two-way branch to x and y, and
+   d is the only predecessor of both, x's charge moves into d's increment
+   and y's increment takes it back (it may become negative).  Every run of
+   d goes on to exactly one of x and y, so a run that finishes is charged
+   exactly, and x, usually a loop body, runs no accounting code.  Between
+   d's increment and y's, only d's own instructions run: d pays for
+   itself, calls no function and makes its zero check before its
+   increment, so no check sees x's charge ahead except one in a
+   metamethod or finalizer that d's test itself runs.  x is the branch
+   that stays in a loop through d if only one does, else the dearer.
+   Post-order visits d before the branch above it that may in turn move
+   d (with what it pays for) into its own test. */
+static int calls(const vm_proto *f, const rw_block *b) {
+  int pc;
+  for (pc = b->start; pc <= b->end; pc++)
+    if (vm_op(f->code[pc]) == VM_OP_CALL) return 1;
+  return 0;
+}
+
+static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
+                          const int *post, int np) {
+  int n = pred->n, i;
+  int *npred = calloc((size_t)n, sizeof(int));
+  int *comp = malloc((size_t)n * sizeof(int));
+  if (!npred || !comp || !components(pred, post, np, comp))
+    goto done;
+  for (i = 0; i < cfg->nblocks; i++) {
+    int j;
+    for (j = 0; j < cfg->b[i].nsucc; j++) npred[cfg->b[i].succ[j]]++;
+  }
+  for (i = 0; i < np; i++) {
+    int d = post[i], x, y, k, xin, yin;
+    rw_block *bd;
+    if (d >= cfg->nblocks) continue;
+    bd = &cfg->b[d];
+    if (!bd->reachable || bd->nsucc != 2 || bd->succ[0] == bd->succ[1] ||
+        bd->fold_into >= 0 || bd->tforcall || calls(f, bd))
+      continue;
+    for (k = 0; k < 2; k++)
+      if (!sole_child(cfg, npred, bd->succ[k]))
+        break;
+    if (k < 2) continue;
+    x = bd->succ[0];
+    y = bd->succ[1];
+    xin = comp[x] == comp[d];
+    yin = comp[y] == comp[d];
+    if ((yin && !xin) ||
+        (yin == xin && cfg->b[y].charge > cfg->b[x].charge)) {
+      int t = x; x = y; y = t;
+      t = xin; xin = yin; yin = t;
+    }
+    if (cfg->b[x].check || cfg->b[x].charge <= 0)
+      continue;
+    /* taking the charge back must not add accounting code to y's path
+       unless y leaves the loop that x stays in */
+    if (cfg->b[y].charge == 0 && !cfg->b[y].check && !(xin && !yin))
+      continue;
+    bd->charge += cfg->b[x].charge;
+    bd->charges_ahead = 1;
+    cfg->b[y].charge -= cfg->b[x].charge;
+    cfg->b[x].charge = 0;
+    cfg->b[x].fold_into = d;
+  }
+done:
+  free(npred);
+  free(comp);
+}
+
 /* ---------------------------------------------------------------- */
 /* Checks, folding and charges                                       */
 /* ---------------------------------------------------------------- */
@@ -472,10 +585,15 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
     dominators(&succ, post, np, ipdom);
     fold_blocks(cfg, &succ, idom, ipdom);
   }
-  for (i = 0; i < cfg->nblocks; i++) {
-    int r = i;
-    while (cfg->b[r].fold_into >= 0) r = cfg->b[r].fold_into;
-    cfg->b[r].charge += cfg->b[i].cost;
+  for (i = 0; i < cfg->nblocks; i++)
+    cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
+  if (opt->fold && !opt->exact && opt->mode != RW_OVERHEAD) {
+    np = dfs(&succ, 0, post, NULL);
+    if (np < 0) {
+      st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      goto done;
+    }
+    fold_branches(cfg, f, &pred, post, np);
   }
 done:
   graph_free(&succ);

@@ -13,12 +13,16 @@ typedef struct rw_block {
   int nsucc;
   int succ[2];          /* successor blocks */
   uint32_t cost;        /* own cost under the metric */
-  uint32_t charge;      /* what this block's increment adds (own + folded) */
+  int64_t charge;       /* what this block's increment adds: own + folded,
+                           less what a branch fold charged ahead for it */
   int fold_into;        /* -1, or the block whose increment pays for this one */
   unsigned char reachable;
   unsigned char check;  /* gets a zero check: function entry or loop header */
   unsigned char tforcall; /* starts with a TFORCALL that TFORPREP enters
                              directly, skipping the block's accounting code */
+  unsigned char charges_ahead; /* its increment also pays for one of its
+                                  branches (branch folding), so its zero
+                                  check goes first */
 } rw_block;
 
 typedef struct rw_cfg {

@@ -6,7 +6,10 @@
 **     GETUPVAL r counter; ADDI r r n; MMBINI; SETUPVAL r counter
 ** and a block with a zero check continues with
 **     LTI r 0 k; JMP +3; GETUPVAL r consume; CALL r 1 1; GETUPVAL r counter
-** where r is one register above everything the function uses.
+** where r is one register above everything the function uses.  A test
+** that pays ahead for one of its branches (branch folding, rw_cfg.c)
+** makes its check before its increment, and the other branch's increment
+** may be negative (ADDI down to -127, else ADDK).
 **
 ** The GETUPVAL is left out where r is known to hold the counter's value
 ** already: on every path from the last accounting code, only
@@ -115,12 +118,12 @@ static void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
 
 /* Index of integer constant v usable by ADDK (below 256), adding it if
    there is room; -1 when there is none.  Only looks when add is 0. */
-static int int_constant(ctx *c, uint32_t v, int add) {
+static int int_constant(ctx *c, int64_t v, int add) {
   vm_proto *f = c->f;
   int i, lim = f->sizek < 256 ? f->sizek : 256;
   vm_const *k;
   for (i = 0; i < lim; i++)
-    if (f->k[i].tag == VM_TINT && f->k[i].i == (int64_t)v)
+    if (f->k[i].tag == VM_TINT && f->k[i].i == v)
       return i;
   if (f->sizek >= 256)
     return -1;
@@ -130,15 +133,21 @@ static int int_constant(ctx *c, uint32_t v, int add) {
   if (k == NULL) { c->o.oom = 1; return -1; }
   memset(&k[f->sizek], 0, sizeof *k);
   k[f->sizek].tag = VM_TINT;
-  k[f->sizek].i = (int64_t)v;
+  k[f->sizek].i = v;
   f->k = k;
   return f->sizek++;
 }
 
-static uint32_t adds_needed(ctx *c, uint32_t n) {
+/* Whether ADDI's signed operand can hold n. */
+static int fits_sc(int64_t n) {
+  return n >= -VM_OFFSET_SC && n <= VM_OFFSET_SC + 1;
+}
+
+static uint32_t adds_needed(ctx *c, int64_t n) {
   if (n == 0) return 0;
-  if (n <= VM_OFFSET_SC + 1 || int_constant(c, n, 0) >= 0) return 1;
-  return (n + VM_OFFSET_SC) / (VM_OFFSET_SC + 1);
+  if (fits_sc(n) || int_constant(c, n, 0) >= 0) return 1;
+  if (n < 0) return (uint32_t)((-n + VM_OFFSET_SC - 1) / VM_OFFSET_SC);
+  return (uint32_t)((n + VM_OFFSET_SC) / (VM_OFFSET_SC + 1));
 }
 
 /* Instructions of accounting code the count hook sees (overhead mode). */
@@ -166,12 +175,28 @@ static uint32_t settle_charge(ctx *c, uint32_t base, int check,
   return n;
 }
 
+/* The zero check: LTI r 0 k; JMP over; the slow path calls consume,
+   writing r back first when it may be ahead of the cell. */
+static void emit_check(ctx *c, int ahead, int line) {
+  int r = c->r;
+  put(c, vm_abck(VM_OP_LTI, r, VM_OFFSET_SC, 0, 1), line, J_NONE, 0);
+  put(c, vm_isj(VM_OP_JMP, ahead ? 4 : 3), line, J_NONE, 0);
+  if (ahead)
+    put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+  put(c, vm_abck(VM_OP_GETUPVAL, r, c->consume, 0, 0), line, J_NONE, 0);
+  put(c, vm_abck(VM_OP_CALL, r, 1, 1, 0), line, J_NONE, 0);
+  put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+  c->stats->checks++;
+}
+
 /* Add n to the counter (r already holds it when synced), write r back
-   to the cell if flush, then the zero check if asked for.  Afterwards r
-   holds the counter on every path. */
-static void emit_accounting(ctx *c, uint32_t n, int check, int synced,
-                            int flush, int line) {
-  int r = c->r, adds = n > 0, ahead;
+   to the cell if flush, then the zero check if asked for; with
+   check_first the check comes before the increment, which then pays
+   ahead for a branch that no check may see.  Afterwards r holds the
+   counter on every path. */
+static void emit_accounting(ctx *c, int64_t n, int check, int check_first,
+                            int synced, int flush, int line) {
+  int r = c->r, adds = n != 0, ahead;
   if (n == 0 && !check) {
     if (flush) {  /* a block that only writes back what r ran ahead */
       put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
@@ -183,19 +208,24 @@ static void emit_accounting(ctx *c, uint32_t n, int check, int synced,
     put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
   else
     c->stats->synced++;
-  if (n > 0) {
-    int k = n > VM_OFFSET_SC + 1 ? int_constant(c, n, 1) : -1;
+  if (check && check_first) {
+    emit_check(c, synced, line);
+    check = 0;
+  }
+  if (n != 0) {
+    int k = fits_sc(n) ? -1 : int_constant(c, n, 1);
     if (k >= 0) {
       put(c, vm_abck(VM_OP_ADDK, r, r, k, 0), line, J_NONE, 0);
       put(c, vm_abck(VM_OP_MMBINK, r, k, RW_TM_ADD, 0), line, J_NONE, 0);
     } else {
-      while (n > 0) {
-        int step = n > VM_OFFSET_SC + 1 ? VM_OFFSET_SC + 1 : (int)n;
+      while (n != 0) {  /* steps of at most 128 up or 127 down */
+        int step = n > VM_OFFSET_SC + 1 ? VM_OFFSET_SC + 1
+                 : n < -VM_OFFSET_SC ? -VM_OFFSET_SC : (int)n;
         put(c, vm_abck(VM_OP_ADDI, r, r, step + VM_OFFSET_SC, 0), line,
             J_NONE, 0);
         put(c, vm_abck(VM_OP_MMBINI, r, step + VM_OFFSET_SC, RW_TM_ADD, 0),
             line, J_NONE, 0);
-        n -= (uint32_t)step;
+        n -= step;
       }
     }
     c->stats->increments++;
@@ -208,16 +238,8 @@ static void emit_accounting(ctx *c, uint32_t n, int check, int synced,
   } else if (adds) {
     c->stats->lazy++;
   }
-  if (check) {  /* consume() reads the cell: write r back first if lazy */
-    put(c, vm_abck(VM_OP_LTI, r, VM_OFFSET_SC, 0, 1), line, J_NONE, 0);
-    put(c, vm_isj(VM_OP_JMP, ahead ? 4 : 3), line, J_NONE, 0);
-    if (ahead)
-      put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
-    put(c, vm_abck(VM_OP_GETUPVAL, r, c->consume, 0, 0), line, J_NONE, 0);
-    put(c, vm_abck(VM_OP_CALL, r, 1, 1, 0), line, J_NONE, 0);
-    put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
-    c->stats->checks++;
-  }
+  if (check)  /* consume() reads the cell: write r back first if lazy */
+    emit_check(c, ahead, line);
 }
 
 /* ---------------------------------------------------------------- */
@@ -257,7 +279,7 @@ static void overhead_bases(ctx *c) {
   }
 }
 
-static uint32_t block_charge(ctx *c, int bi) {
+static int64_t block_charge(ctx *c, int bi) {
   const rw_block *b = &c->cfg->b[bi];
   if (c->opt->mode == RW_OVERHEAD)
     return settle_charge(c, c->base[bi], b->check, c->sync.synced[bi]);
@@ -279,7 +301,7 @@ static void accounting_kinds(ctx *c) {
   int overhead = c->opt->mode == RW_OVERHEAD;
   for (i = 0; i < cfg->nblocks; i++) {
     const rw_block *b = &cfg->b[i];
-    int own = b->fold_into < 0 && (overhead ? c->base[i] : b->charge) > 0;
+    int own = b->fold_into < 0 && (overhead ? c->base[i] > 0 : b->charge != 0);
     c->emits[i] = (unsigned char)(b->fold_into < 0 && (b->check || own));
     c->adds[i] = overhead ? c->emits[i] : (unsigned char)own;
   }
@@ -360,10 +382,11 @@ static void emit_main(ctx *c) {
     if (c->wide[pc])
       emit_wide_head(c, pc, line);
     if (bi >= 0) {  /* a folded block may still write r back */
-      int own = c->cfg->b[bi].fold_into < 0;
-      emit_accounting(c, own ? block_charge(c, bi) : 0,
-                      own && c->cfg->b[bi].check, c->sync.synced[bi],
-                      c->sync.flush[bi], line);
+      const rw_block *b = &c->cfg->b[bi];
+      int own = b->fold_into < 0;
+      emit_accounting(c, own ? block_charge(c, bi) : 0, own && b->check,
+                      b->charges_ahead, c->sync.synced[bi], c->sync.flush[bi],
+                      line);
     }
     c->pos[pc] = c->o.n;
     if (c->wide[pc] && emit_wide(c, pc, line)) {
@@ -397,7 +420,7 @@ static void emit_stubs(ctx *c) {
     c->stub_start[s] = c->o.n;
     /* in a lazy block r is valid and may be ahead: charge it and write
        it back, since the metamethod or the error may read the cell */
-    emit_accounting(c, stub_charge(c, pc, nset), 0, lazy, 1, line);
+    emit_accounting(c, stub_charge(c, pc, nset), 0, 0, lazy, 1, line);
     for (k = 0; k < nset; k++) {  /* never run: names for error messages */
       put(c, vm_abck(VM_OP_LFALSESKIP, c->r, 0, 0, 0), line, J_NONE, 0);
       put(c, f->code[setters[k]], line, J_NONE, 0);

@@ -93,8 +93,10 @@ static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
     return st;
   stats->functions++;
   stats->blocks += cfg.nblocks;
-  for (i = 0; i < cfg.nblocks; i++)
+  for (i = 0; i < cfg.nblocks; i++) {
     stats->folded += cfg.b[i].fold_into >= 0;
+    stats->branch_folds += cfg.b[i].charges_ahead;
+  }
   st = rw_emit(f, &cfg, opt, counter, counter + 1, path, stats, err);
   rw_cfg_free(&cfg);
   if (st == LRAF_OK)

@@ -181,11 +181,12 @@ static void test_pure_loop_is_synced(void **state) {
   tutil_run_free(&over);
 }
 
-/* In the default mode the pure loops' increments are lazy: r runs ahead
-   of the cell through the for loop and is written back after it, so an
+/* In the default mode the pure for loop's increment is lazy: r runs
+   ahead of the cell through the loop and is written back after it, so an
    iteration runs only ADDI + LTI of accounting code.  (The while loop
-   compares with LT, which may call __lt, so it writes back.)  A hook on the
-   rewritten code counts what really runs. */
+   compares with LT, which may call __lt, so it writes back; its body is
+   charged by its test, see test_rw_fold.)  A hook on the rewritten code
+   counts what really runs. */
 static void test_pure_loop_is_lazy(void **state) {
   const program *p = &programs[0];
   tutil_run plain, lazy;
@@ -201,8 +202,8 @@ static void test_pure_loop_is_lazy(void **state) {
          plain.count, lazy.count,
          (double)(lazy.count - plain.count) / (double)plain.count,
          lazy.stats.lazy, lazy.stats.flushes);
-  assert_true(lazy.stats.lazy >= 3);
-  /* 0.45; with a SETUPVAL after each increment it is 0.63 */
+  assert_true(lazy.stats.lazy >= 1);
+  /* 0.44; with a SETUPVAL after each increment it is 0.63 */
   assert_true((lazy.count - plain.count) * 100 < plain.count * 50);
   tutil_run_free(&plain);
   tutil_run_free(&lazy);

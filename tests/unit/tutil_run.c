@@ -200,6 +200,7 @@ static void add_stats(rw_stats *to, const rw_stats *s) {
   to->lazy += s->lazy;
   to->flushes += s->flushes;
   to->folded += s->folded;
+  to->branch_folds += s->branch_folds;
   to->checks += s->checks;
   to->stubs += s->stubs;
   to->widened += s->widened;
