@@ -483,8 +483,27 @@ static int calls(const vm_proto *f, const rw_block *b) {
   return 0;
 }
 
+/* Whether block b can neither run other code (a call, a metamethod, a
+   GC step) nor raise an error.  In exact mode only such tests charge a
+   branch ahead: then nothing at all can see the charge. */
+static int silent(const vm_proto *f, const rw_block *b) {
+  int pc;
+  for (pc = b->start; pc <= b->end; pc++)
+    switch (vm_op(f->code[pc])) {
+      case VM_OP_MOVE: case VM_OP_LOADI: case VM_OP_LOADF:
+      case VM_OP_LOADK: case VM_OP_LOADKX: case VM_OP_EXTRAARG:
+      case VM_OP_LOADFALSE: case VM_OP_LOADTRUE: case VM_OP_LOADNIL:
+      case VM_OP_GETUPVAL: case VM_OP_NOT: case VM_OP_JMP: case VM_OP_TEST:
+      case VM_OP_TESTSET: case VM_OP_EQK: case VM_OP_EQI:
+        break;
+      default:
+        return 0;
+    }
+  return 1;
+}
+
 static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
-                          const int *post, int np) {
+                          const int *post, int np, int exact) {
   int n = pred->n, i;
   int *npred = calloc((size_t)n, sizeof(int));
   int *comp = malloc((size_t)n * sizeof(int));
@@ -500,10 +519,11 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
     if (d >= cfg->nblocks) continue;
     bd = &cfg->b[d];
     if (!bd->reachable || bd->nsucc != 2 || bd->succ[0] == bd->succ[1] ||
-        bd->fold_into >= 0 || bd->tforcall || calls(f, bd))
+        bd->fold_into >= 0 || bd->tforcall || calls(f, bd) ||
+        (exact && !silent(f, bd)))
       continue;
-    for (k = 0; k < 2; k++)
-      if (!sole_child(cfg, npred, bd->succ[k]))
+    for (k = 0; k < 2; k++)  /* a self-loop would pay and refund at d */
+      if (!sole_child(cfg, npred, bd->succ[k]) || bd->succ[k] == d)
         break;
     if (k < 2) continue;
     x = bd->succ[0];
@@ -587,13 +607,13 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   }
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
-  if (opt->fold && !opt->exact && opt->mode != RW_OVERHEAD) {
+  if (opt->fold && opt->mode != RW_OVERHEAD) {
     np = dfs(&succ, 0, post, NULL);
     if (np < 0) {
       st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
       goto done;
     }
-    fold_branches(cfg, f, &pred, post, np);
+    fold_branches(cfg, f, &pred, post, np, opt->exact);
   }
 done:
   graph_free(&succ);

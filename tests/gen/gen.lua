@@ -956,7 +956,8 @@ function stmt.pcall_(ctx)
     emit("local " .. ok .. ", " .. e .. " = pcall(function() " .. bad .. " end)")
   elseif r == 5 then
     emit("local " .. ok .. ", " .. e .. " = pcall(function()")
-    emit("  local ok2, e2 = pcall(error, { code = " .. E(ctx, "int", 1) .. " })")
+    -- the new function is not vararg: its expressions may not use '...'
+    emit("  local ok2, e2 = pcall(error, { code = " .. E(derive(ctx, { vararg = false }), "int", 1) .. " })")
     emit("  e2.code = e2.code + 1")
     emit("  error(e2)")
     emit("end)")
