@@ -428,9 +428,10 @@ static int payer(const rw_cfg *cfg, int b) {
 
 /* Whether successor s of d can take the part of x in a branch fold: d
    is its only predecessor and it pays for itself. */
-static int sole_child(const rw_cfg *cfg, const int *npred, int s) {
+static int sole_child(const rw_cfg *cfg, const graph *pred, int s) {
   const rw_block *b = &cfg->b[s];
-  return npred[s] == 1 && b->fold_into < 0 && !b->tforcall;
+  return pred->start[s + 1] - pred->start[s] == 1 && b->fold_into < 0 &&
+         !b->tforcall;
 }
 
 /* Strongly connected components of the blocks reachable from the entry
@@ -504,15 +505,10 @@ static int silent(const vm_proto *f, const rw_block *b) {
 
 static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
                           const int *post, int np, int exact) {
-  int n = pred->n, i;
-  int *npred = calloc((size_t)n, sizeof(int));
-  int *comp = malloc((size_t)n * sizeof(int));
-  if (!npred || !comp || !components(pred, post, np, comp))
+  int i;
+  int *comp = malloc((size_t)pred->n * sizeof(int));
+  if (comp == NULL || !components(pred, post, np, comp))
     goto done;
-  for (i = 0; i < cfg->nblocks; i++) {
-    int j;
-    for (j = 0; j < cfg->b[i].nsucc; j++) npred[cfg->b[i].succ[j]]++;
-  }
   for (i = 0; i < np; i++) {
     int d = post[i], x, y, k, xin, yin;
     rw_block *bd;
@@ -523,7 +519,7 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
         (exact && !silent(f, bd)))
       continue;
     for (k = 0; k < 2; k++)  /* a self-loop would pay and refund at d */
-      if (!sole_child(cfg, npred, bd->succ[k]) || bd->succ[k] == d)
+      if (!sole_child(cfg, pred, bd->succ[k]) || bd->succ[k] == d)
         break;
     if (k < 2) continue;
     x = bd->succ[0];
@@ -548,7 +544,6 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
     cfg->b[x].fold_into = d;
   }
 done:
-  free(npred);
   free(comp);
 }
 
@@ -560,14 +555,16 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
                            const rw_options *opt, const char *path,
                            lraf_error *err) {
   graph succ = {0, NULL, NULL}, pred = {0, NULL, NULL};
-  int n = cfg->nblocks + 1, np, i, pc;
+  int n = cfg->nblocks + 1, np, nrp, i, pc;
   int *post = malloc((size_t)n * sizeof(int));
+  int *rpost = malloc((size_t)n * sizeof(int));  /* over the reverse graph */
   int *idom = malloc((size_t)n * sizeof(int));
   int *ipdom = malloc((size_t)n * sizeof(int));
   char *header = calloc((size_t)n, 1);
   lraf_status st = LRAF_OK;
-  if (!post || !idom || !ipdom || !header || !build_graphs(cfg, &succ, &pred)
-      || (np = dfs(&succ, 0, post, header)) < 0) {
+  if (!post || !rpost || !idom || !ipdom || !header ||
+      !build_graphs(cfg, &succ, &pred) ||
+      (np = dfs(&succ, 0, post, header)) < 0) {
     st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     goto done;
   }
@@ -597,28 +594,23 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   }
   if (opt->fold && !opt->exact) {
     dominators(&pred, post, np, idom);
-    np = dfs(&pred, cfg->nblocks, post, NULL);  /* reverse graph from exit */
-    if (np < 0) {
+    nrp = dfs(&pred, cfg->nblocks, rpost, NULL);  /* from the exit */
+    if (nrp < 0) {
       st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
       goto done;
     }
-    dominators(&succ, post, np, ipdom);
+    dominators(&succ, rpost, nrp, ipdom);
     fold_blocks(cfg, &succ, idom, ipdom);
   }
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
-  if (opt->fold && opt->mode != RW_OVERHEAD) {
-    np = dfs(&succ, 0, post, NULL);
-    if (np < 0) {
-      st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-      goto done;
-    }
+  if (opt->fold && opt->mode != RW_OVERHEAD)
     fold_branches(cfg, f, &pred, post, np, opt->exact);
-  }
 done:
   graph_free(&succ);
   graph_free(&pred);
   free(post);
+  free(rpost);
   free(idom);
   free(ipdom);
   free(header);
