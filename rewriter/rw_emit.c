@@ -72,6 +72,7 @@ typedef struct ctx {
   out o;
   int *group;        /* pc -> first emitted index of pc's group */
   int *pos;          /* pc -> emitted index of the instruction itself */
+  int *lines;        /* pc -> source line (vm_getlines) */
   uint32_t *base;    /* per block, overhead mode: cost of its own code */
   unsigned char *emits;   /* per block: has accounting code of its own */
   unsigned char *adds;    /* per block: that code adds to r */
@@ -311,8 +312,8 @@ static void accounting_kinds(ctx *c) {
 /* Code                                                              */
 /* ---------------------------------------------------------------- */
 
-static int line_of(const vm_proto *f, int pc) {
-  return vm_getline(f, pc);
+static int line_of(const ctx *c, int pc) {
+  return c->lines[pc];
 }
 
 /* Widened loops, with T a trampoline JMP:
@@ -358,8 +359,8 @@ static int emit_wide(ctx *c, int pc, int line) {
       c->stats->widened++;
       put(c, i, line, J_REL, 2);
       put(c, jmp, line, J_GROUP, pc + 1);
-      put(c, f->code[t], line_of(f, t), J_NONE, 0);
-      put(c, f->code[t + 1], line_of(f, t + 1), J_REL, -2);
+      put(c, f->code[t], line_of(c, t), J_NONE, 0);
+      put(c, f->code[t + 1], line_of(c, t + 1), J_REL, -2);
       put(c, jmp, line, J_GROUP, t + 2);
       return 1;
     case VM_OP_TFORLOOP:
@@ -376,7 +377,7 @@ static void emit_main(ctx *c) {
   int pc, t;
   for (pc = 0; pc < f->sizecode; pc++) {
     vm_instr i = f->code[pc];
-    int op = vm_op(i), bi = c->cfg->block_at[pc], line = line_of(f, pc);
+    int op = vm_op(i), bi = c->cfg->block_at[pc], line = line_of(c, pc);
     c->cur_pc = pc;
     c->group[pc] = c->o.n;
     if (c->wide[pc])
@@ -399,7 +400,7 @@ static void emit_main(ctx *c) {
       c->stub_pc[c->nstubs] = pc;
       pc++;
       c->group[pc] = c->pos[pc] = c->o.n;
-      put(c, vm_isj(VM_OP_JMP, 0), line_of(f, pc), J_STUB, c->nstubs++);
+      put(c, vm_isj(VM_OP_JMP, 0), line_of(c, pc), J_STUB, c->nstubs++);
     } else if (vm_jump_target(i, pc, &t)) {
       put(c, i, line, op == VM_OP_TFORPREP ? J_INSTR : J_GROUP, t);
     } else {
@@ -416,7 +417,7 @@ static void emit_stubs(ctx *c) {
     int pc = c->stub_pc[s], nset = c->nsetters[pc];
     int bi = c->cfg->block_of[pc], lazy = bi >= 0 && c->sync.lazy[bi];
     const int *setters = &c->setters[2 * pc];
-    int line = line_of(f, pc + 1);
+    int line = line_of(c, pc + 1);
     c->stub_start[s] = c->o.n;
     /* in a lazy block r is valid and may be ahead: charge it and write
        it back, since the metamethod or the error may read the cell */
@@ -425,7 +426,7 @@ static void emit_stubs(ctx *c) {
       put(c, vm_abck(VM_OP_LFALSESKIP, c->r, 0, 0, 0), line, J_NONE, 0);
       put(c, f->code[setters[k]], line, J_NONE, 0);
     }
-    put(c, f->code[pc], line_of(f, pc), J_NONE, 0);
+    put(c, f->code[pc], line_of(c, pc), J_NONE, 0);
     put(c, f->code[pc + 1], line, J_NONE, 0);
     /* the metamethod may have charged: r holds the counter again */
     put(c, vm_abck(VM_OP_GETUPVAL, c->r, c->counter, 0, 0), line, J_NONE, 0);
@@ -603,6 +604,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.r = f->maxstacksize; c.counter = counter; c.consume = consume;
   c.group = malloc(n * sizeof(int));
   c.pos = malloc(n * sizeof(int));
+  c.lines = malloc(n * sizeof(int));
   c.stub_pc = malloc(n * sizeof(int));
   c.stub_start = malloc(n * sizeof(int));
   c.stub_end = malloc(n * sizeof(int));
@@ -612,13 +614,14 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.wide = calloc(n, 1);
   c.setters = malloc(2 * n * sizeof(int));
   c.nsetters = malloc(n);
-  if (!c.group || !c.pos || !c.stub_pc || !c.stub_start || !c.stub_end ||
-      !c.base || !c.emits || !c.adds ||
+  if (!c.group || !c.pos || !c.lines || !c.stub_pc || !c.stub_start ||
+      !c.stub_end || !c.base || !c.emits || !c.adds ||
       !c.wide || !c.setters || !c.nsetters ||
       !rw_name_setters(f, c.setters, c.nsetters)) {
     st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     goto done;
   }
+  vm_getlines(f, c.lines);
   saved = *stats;
   do {  /* emit, widening loops until every jump fits */
     c.o.n = 0;
@@ -662,6 +665,7 @@ done:
   free(c.nsetters);
   free(c.group);
   free(c.pos);
+  free(c.lines);
   free(c.stub_pc);
   free(c.stub_start);
   free(c.stub_end);

@@ -298,6 +298,9 @@ void vm_proto_free(vm_proto *f);
 /* The source line of instruction pc, from lineinfo/abslineinfo, the way
    Lua computes it; -1 when the function has no line info. */
 int vm_getline(const vm_proto *f, int pc);
+/* The same for every pc at once (lines has f->sizecode entries), in time
+   linear in the code size. */
+void vm_getlines(const vm_proto *f, int *lines);
 
 /* Check the internal consistency of one function (not its children):
    valid opcodes, operands that index constants, upvalues, nested

@@ -139,6 +139,20 @@ static int lines_agree(const char *src, size_t len, const char *name,
   return ok;
 }
 
+/* vm_getlines gives what vm_getline gives at every pc of f and of the
+   functions inside it. */
+static int getlines_agree(const vm_proto *f) {
+  int *lines = malloc(((size_t)f->sizecode + 1) * sizeof(int));
+  int pc, i, ok = lines != NULL;
+  if (ok) vm_getlines(f, lines);
+  for (pc = 0; ok && pc < f->sizecode; pc++)
+    ok = lines[pc] == vm_getline(f, pc);
+  free(lines);
+  for (i = 0; ok && i < f->sizep; i++)
+    ok = getlines_agree(f->p[i]);
+  return ok;
+}
+
 /* Dump src both ways and round-trip it.  Returns 1 when checked, 0 when
    it does not compile (with a note), and fails the test on a mismatch. */
 static int check_source(const char *src, size_t len, const char *name,
@@ -159,6 +173,8 @@ static int check_source(const char *src, size_t len, const char *name,
     free(b.data);
     if (c != NULL) {
       int ok = lines_agree(src, len, name, c->main, label);
+      if (!getlines_agree(c->main))
+        fail_msg("vm_getlines disagrees with vm_getline for %s", label);
       vm_chunk_free(c);
       if (!ok)
         fail_msg("vm_getline disagrees with Lua for %s", label);
@@ -434,9 +450,18 @@ static void test_getline(void **state) {
   assert_int_equal(vm_getline(&f, 5), 498);
   assert_int_equal(vm_getline(&f, 6), -1);
   assert_int_equal(vm_getline(&f, -1), -1);
+  assert_true(getlines_agree(&f));
+  abs[0].pc = -2;  /* malformed: every line from it is unknown */
+  assert_int_equal(vm_getline(&f, 4), -1);
+  assert_true(getlines_agree(&f));
+  abs[0].pc = 3;
+  f.sizelineinfo = 4;  /* shorter than the code */
+  assert_int_equal(vm_getline(&f, 5), -1);
+  assert_true(getlines_agree(&f));
   f.lineinfo = NULL;
   f.sizelineinfo = 0;
   assert_int_equal(vm_getline(&f, 0), -1);
+  assert_true(getlines_agree(&f));
 }
 
 /* The writer refuses models it cannot encode, with EARG and a reason. */
