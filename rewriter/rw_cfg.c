@@ -465,18 +465,7 @@ static int components(const graph *pred, const int *post, int np,
   return 1;
 }
 
-/* Branch folding: when block d ends in a two-way branch to x and y, and
-   d is the only predecessor of both, x's charge moves into d's increment
-   and y's increment takes it back (it may become negative).  Every run of
-   d goes on to exactly one of x and y, so a run that finishes is charged
-   exactly, and x, usually a loop body, runs no accounting code.  Between
-   d's increment and y's, only d's own instructions run: d pays for
-   itself, calls no function and makes its zero check before its
-   increment, so no check sees x's charge ahead except one in a
-   metamethod or finalizer that d's test itself runs.  x is the branch
-   that stays in a loop through d if only one does, else the dearer.
-   Post-order visits d before the branch above it that may in turn move
-   d (with what it pays for) into its own test. */
+/* Whether block b calls a function. */
 static int calls(const vm_proto *f, const rw_block *b) {
   int pc;
   for (pc = b->start; pc <= b->end; pc++)
@@ -503,6 +492,18 @@ static int silent(const vm_proto *f, const rw_block *b) {
   return 1;
 }
 
+/* Branch folding: when block d ends in a two-way branch to x and y, and
+   d is the only predecessor of both, x's charge moves into d's increment
+   and y's increment takes it back (it may become negative).  Every run of
+   d goes on to exactly one of x and y, so a run that finishes is charged
+   exactly, and x, usually a loop body, runs no accounting code.  Between
+   d's increment and y's, only d's own instructions run: d pays for
+   itself, calls no function and makes its zero check before its
+   increment, so no check sees x's charge ahead except one in a
+   metamethod or finalizer that d's test itself runs.  x is the branch
+   that stays in a loop through d if only one does, else the dearer.
+   Post-order visits d before the branch above it that may in turn move
+   d (with what it pays for) into its own test. */
 static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
                           const int *post, int np, int exact) {
   int i;
