@@ -235,6 +235,13 @@ static void test_weighted_mode(void **state) {
   tutil_run_rewritten(src, len, "w", &opt, 1000, 0, &run);
   assert_int_equal(run.count, 3 * base.count);
   tutil_run_free(&run);
+  /* large weights: increments, and the negative ones that take back a
+     branch charged ahead, go through ADDK constants */
+  for (op = 0; op < VM_NUM_OPCODES; op++) w[op] = 1000;
+  tutil_run_rewritten(src, len, "w", &opt, 1000, 0, &run);
+  assert_true(run.stats.branch_folds > 0);
+  assert_int_equal(run.count, 1000 * base.count);
+  tutil_run_free(&run);
   for (op = 0; op < VM_NUM_OPCODES; op++) {
     int k;
     for (k = 0; k < VM_NUM_OPCODES; k++) w[k] = (k == op);
