@@ -91,7 +91,9 @@ static void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
   out *o = &c->o;
   if (o->oom) return;
   if (o->n == o->cap) {
-    int cap = o->cap ? o->cap * 2 : 64;
+    /* first guess: rewritten code is usually under three times longer */
+    int cap = o->cap ? o->cap * 2
+            : c->f->sizecode < (1 << 18) ? 3 * c->f->sizecode + 64 : 1 << 20;
     vm_instr *code = realloc(o->code, (size_t)cap * sizeof *code);
     int *lines = code ? realloc(o->line, (size_t)cap * sizeof *lines) : NULL;
     unsigned char *jk = lines ? realloc(o->jkind, (size_t)cap) : NULL;
