@@ -473,25 +473,6 @@ static int calls(const vm_proto *f, const rw_block *b) {
   return 0;
 }
 
-/* Whether block b can neither run other code (a call, a metamethod, a
-   GC step) nor raise an error.  In exact mode only such tests charge a
-   branch ahead: then nothing at all can see the charge. */
-static int silent(const vm_proto *f, const rw_block *b) {
-  int pc;
-  for (pc = b->start; pc <= b->end; pc++)
-    switch (vm_op(f->code[pc])) {
-      case VM_OP_MOVE: case VM_OP_LOADI: case VM_OP_LOADF:
-      case VM_OP_LOADK: case VM_OP_LOADKX: case VM_OP_EXTRAARG:
-      case VM_OP_LOADFALSE: case VM_OP_LOADTRUE: case VM_OP_LOADNIL:
-      case VM_OP_GETUPVAL: case VM_OP_NOT: case VM_OP_JMP: case VM_OP_TEST:
-      case VM_OP_TESTSET: case VM_OP_EQK: case VM_OP_EQI:
-        break;
-      default:
-        return 0;
-    }
-  return 1;
-}
-
 /* Branch folding: when block d ends in a two-way branch to x and y, and
    d is the only predecessor of both, x's charge moves into d's increment
    and y's increment takes it back (it may become negative).  Every run of
@@ -501,7 +482,9 @@ static int silent(const vm_proto *f, const rw_block *b) {
    itself, calls no function and makes its zero check before its
    increment, so no check sees x's charge ahead except one in a
    metamethod or finalizer that d's test itself runs.  x is the branch
-   that stays in a loop through d if only one does, else the dearer.
+   that stays in a loop through d if only one does, else the dearer.  In
+   exact mode d may not call or raise at all (the test of which
+   instructions end its blocks), so nothing can see the charge.
    Post-order visits d before the branch above it that may in turn move
    d (with what it pays for) into its own test. */
 static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
@@ -517,7 +500,7 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
     bd = &cfg->b[d];
     if (!bd->reachable || bd->nsucc != 2 || bd->succ[0] == bd->succ[1] ||
         bd->fold_into >= 0 || bd->tforcall || calls(f, bd) ||
-        (exact && !silent(f, bd)))
+        (exact && unit_may_call_or_fail(f, bd->start, bd->end)))
       continue;
     for (k = 0; k < 2; k++)  /* a self-loop would pay and refund at d */
       if (!sole_child(cfg, pred, bd->succ[k]) || bd->succ[k] == d)

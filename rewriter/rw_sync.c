@@ -38,15 +38,16 @@ static int keeps_counter(const vm_proto *f, int pc) {
   }
 }
 
-/* Whether anything in block b after its accounting code may change the
-   counter or r. */
-static int block_disturbs(const vm_proto *f, const rw_block *b) {
+/* Whether every instruction of block b satisfies ok (an arithmetic op
+   and its MMBIN* count as one). */
+static int block_all(const vm_proto *f, const rw_block *b,
+                     int (*ok)(const vm_proto *, int)) {
   int pc;
   for (pc = b->start; pc <= b->end; pc++) {
-    if (!keeps_counter(f, pc)) return 1;
+    if (!ok(f, pc)) return 0;
     if (rw_mmbin_pair(f, pc)) pc++;
   }
-  return 0;
+  return 1;
 }
 
 /* A forward must-analysis over the blocks: synced[b] when every path
@@ -65,7 +66,7 @@ static int find_synced(const vm_proto *f, const rw_cfg *cfg,
     return 0;
   }
   for (i = 0; i < nb; i++) {
-    disturbs[i] = (unsigned char)block_disturbs(f, &cfg->b[i]);
+    disturbs[i] = (unsigned char)!block_all(f, &cfg->b[i], keeps_counter);
     synced[i] = 1;
   }
   if (nb > 0 && cfg->block_at[cfg->first] >= 0)
@@ -120,15 +121,6 @@ static int is_quiet(const vm_proto *f, int pc) {
   }
 }
 
-static int block_quiet(const vm_proto *f, const rw_block *b) {
-  int pc;
-  for (pc = b->start; pc <= b->end; pc++) {
-    if (!is_quiet(f, pc)) return 0;
-    if (rw_mmbin_pair(f, pc)) pc++;
-  }
-  return 1;
-}
-
 /* May-analysis of where r is ahead of the cell: bit 1 of ahead[b] on
    entry to b, bit 2 at its exit.  A block that does not flush passes
    on what it was given and adds its own increment. */
@@ -172,7 +164,7 @@ static int find_lazy(const vm_proto *f, const rw_cfg *cfg,
   for (i = 0; i < nb; i++)  /* r must hold the counter in a lazy block */
     s->flush[i] = (unsigned char)(!allow_lazy || !cfg->b[i].reachable ||
                                   !(s->synced[i] || emits[i]) ||
-                                  !block_quiet(f, &cfg->b[i]));
+                                  !block_all(f, &cfg->b[i], is_quiet));
   find_ahead(cfg, emits, s->flush, ahead, work);
   for (i = 0; i < nb; i++) {
     const rw_block *b = &cfg->b[i];
