@@ -7,8 +7,9 @@
 ** affects them alike.  Times include lraf's rewriting of the chunk.
 **
 ** It also reports how many accounting instructions the rewritten code
-** runs per original instruction (from the overhead-mode count), how much
-** the code grows (instructions after / before rewriting, default mode),
+** runs per original instruction (a count hook on the rewritten code
+** against one on the plain code), how much the code grows (instructions
+** after / before rewriting, default mode),
 ** and what rewriting costs next to compiling: the time of
 ** luaL_loadbuffer + lua_dump of the source against vm_read + rw_rewrite
 ** + vm_write of that dump (and with rw_verify, as lraf's loader does),
@@ -102,21 +103,13 @@ static int rewrite_cost(const char *src, size_t len, const char *name,
   return ok ? 0 : -1;
 }
 
-/* Accounting instructions executed per original instruction: a count
-   hook on the rewritten code sees everything that runs. */
+/* Accounting instructions executed per original instruction. */
 static double inserted_ratio(const char *src, size_t len, const char *name,
                              int exact) {
-  tutil_run a, b;
   rw_options opt;
-  double ratio;
   rw_default_options(&opt);
   opt.exact = exact;
-  tutil_run_rewritten(src, len, name, &opt, 100000, 0, &a);
-  tutil_run_rewritten(src, len, name, &opt, 100000, 1, &b);
-  ratio = a.count ? (double)(b.count - a.count) / (double)a.count : 0;
-  tutil_run_free(&a);
-  tutil_run_free(&b);
-  return ratio;
+  return tutil_run_accounting_ratio(src, len, name, &opt, NULL);
 }
 
 int main(int argc, char **argv) {

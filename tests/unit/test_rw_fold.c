@@ -155,8 +155,7 @@ static void check(const program *p, const rw_options *opt,
   if (!hook.ok || !rw.ok)
     fail_msg("%s: hook ok=%d (%s), lraf ok=%d (%s)", p->name, hook.ok,
              hook.error, rw.ok, rw.error);
-  if (hook.outlen != rw.outlen ||
-      memcmp(hook.output, rw.output, hook.outlen) != 0)
+  if (!tutil_run_same_output(&hook, &rw))
     fail_msg("%s: output differs after rewriting", p->name);
   printf("  %-42s %-7s g=%-6lld hook %7lld lraf %7lld branch folds %ld\n",
          p->name, opt->exact ? "exact" : "default", granularity, hook.count,
@@ -184,20 +183,11 @@ static void test_exact_with_branch_folds(void **state) {
     }
 }
 
-/* Accounting instructions per original instruction, as a hook on the
-   rewritten code sees them. */
-static double accounting_ratio(const program *p, const rw_options *opt,
-                               rw_stats *stats) {
-  tutil_run plain, rw;
-  size_t len = strlen(p->src);
-  double ratio;
-  tutil_run_hook(p->src, len, p->name, &plain);
-  tutil_run_rewritten(p->src, len, p->name, opt, 100000, 1, &rw);
-  assert_true(plain.ok && rw.ok);
-  ratio = (double)(rw.count - plain.count) / (double)plain.count;
-  *stats = rw.stats;
-  tutil_run_free(&plain);
-  tutil_run_free(&rw);
+static double ratio_of(const program *p, const rw_options *opt,
+                       rw_stats *stats) {
+  double ratio = tutil_run_accounting_ratio(p->src, strlen(p->src), p->name,
+                                            opt, stats);
+  assert_true(ratio >= 0);  /* both runs succeeded */
   return ratio;
 }
 
@@ -219,9 +209,9 @@ static void test_folds_save_accounting(void **state) {
       double with, without;
       rw_default_options(&opt);
       opt.exact = exact;
-      with = accounting_ratio(&programs[i], &opt, &folded);
+      with = ratio_of(&programs[i], &opt, &folded);
       opt.fold = 0;
-      without = accounting_ratio(&programs[i], &opt, &unfolded);
+      without = ratio_of(&programs[i], &opt, &unfolded);
       printf("  %-42s %-7s %ld branch folds, %.2f accounting instructions "
              "per instruction (%.2f unfolded)\n", programs[i].name,
              exact ? "exact" : "default", folded.branch_folds, with, without);

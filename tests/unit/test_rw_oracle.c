@@ -50,11 +50,6 @@ static int listed(const char *const *list, const char *name) {
   return 0;
 }
 
-static int same_output(const tutil_run *a, const tutil_run *b) {
-  return a->outlen == b->outlen &&
-         (a->outlen == 0 || memcmp(a->output, b->output, a->outlen) == 0);
-}
-
 typedef struct corpus_file {
   char name[256];
   char path[512];
@@ -106,7 +101,7 @@ static void check_file(const corpus_file *cf, int exact, int *compared) {
     if (!hook.ok || !rw.ok)
       fail_msg("%s: hook ok=%d (%s), lraf ok=%d (%s)", cf->name, hook.ok,
                hook.error, rw.ok, rw.error);
-    if (!same_output(&hook, &rw))
+    if (!tutil_run_same_output(&hook, &rw))
       fail_msg("%s: output differs after rewriting", cf->name);
     if (listed(has_finalizers, cf->name) ||
         (!exact && listed(abandons_blocks, cf->name))) {

@@ -116,8 +116,7 @@ static void check(const program *p, const rw_options *opt, int overhead,
   if (!hook.ok || !rw.ok)
     fail_msg("%s: hook ok=%d (%s), lraf ok=%d (%s)", p->name, hook.ok,
              hook.error, rw.ok, rw.error);
-  if (hook.outlen != rw.outlen ||
-      memcmp(hook.output, rw.output, hook.outlen) != 0)
+  if (!tutil_run_same_output(&hook, &rw))
     fail_msg("%s: output differs after rewriting", p->name);
   printf("  %-40s %-8s g=%-4lld hook %8lld lraf %8lld consumes %lld "
          "synced %ld\n", p->name,

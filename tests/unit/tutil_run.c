@@ -310,6 +310,26 @@ void tutil_run_free(tutil_run *r) {
   r->output = NULL;
 }
 
+int tutil_run_same_output(const tutil_run *a, const tutil_run *b) {
+  return a->outlen == b->outlen &&
+         (a->outlen == 0 || memcmp(a->output, b->output, a->outlen) == 0);
+}
+
+double tutil_run_accounting_ratio(const char *src, size_t len,
+                                  const char *name, const rw_options *opt,
+                                  rw_stats *stats) {
+  tutil_run plain, rw;
+  double ratio = -1;
+  tutil_run_hook(src, len, name, &plain);
+  tutil_run_rewritten(src, len, name, opt, 100000, 1, &rw);
+  if (plain.ok && rw.ok && plain.count > 0)
+    ratio = (double)(rw.count - plain.count) / (double)plain.count;
+  if (stats != NULL) *stats = rw.stats;
+  tutil_run_free(&plain);
+  tutil_run_free(&rw);
+  return ratio;
+}
+
 char *tutil_run_slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   char *buf = NULL;

@@ -36,6 +36,16 @@ void tutil_run_rewritten(const char *src, size_t len, const char *name,
                          int hook, tutil_run *r);
 void tutil_run_free(tutil_run *r);
 
+/* Whether two runs printed the same. */
+int tutil_run_same_output(const tutil_run *a, const tutil_run *b);
+/* Accounting instructions run per original instruction: what a count
+   hook sees of src rewritten with opt (granularity 100000) against what
+   it sees of src itself.  stats, when not NULL, gets what the rewriter
+   did.  -1 when either run fails. */
+double tutil_run_accounting_ratio(const char *src, size_t len,
+                                  const char *name, const rw_options *opt,
+                                  rw_stats *stats);
+
 /* When positive, consume() raises an error after this many calls, so
    tests can stop runaway programs. */
 extern long long tutil_run_consume_limit;
