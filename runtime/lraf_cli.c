@@ -2,6 +2,7 @@
 ** lraf_cli.c - main() of the lraf command: a dispatcher over the
 ** subcommands, and the helpers they share (errors, loading a chunk).
 */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,16 @@ int main(int argc, char **argv) {
 /* ------------------------------------------------------------------ */
 /* Shared helpers                                                       */
 /* ------------------------------------------------------------------ */
+
+int cli_parse_int(const char *s, int64_t *v) {
+  char *end;
+  long long x;
+  errno = 0;
+  x = strtoll(s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0' || x < 0) return 0;
+  *v = (int64_t)x;
+  return 1;
+}
 
 int cli_error(const char *fmt, ...) {
   va_list ap;

@@ -25,6 +25,9 @@ int cli_disasm(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_rewrite(int argc, char **argv);
 
+/* Parse a whole decimal integer of at least 0 into *v; 0 when s is not
+   one. */
+int cli_parse_int(const char *s, int64_t *v);
 /* Print "lraf: <message>" on stderr and return CLI_EUSAGE. */
 int cli_error(const char *fmt, ...);
 /* Report err like cli_error; the status is CLI_EFAIL for LRAF_EMEM,

@@ -208,9 +208,8 @@ static int parse_args(int argc, char **argv, lraf_options *opt,
         return cli_error("-n needs a number of runs from 1 to %d",
                          BENCH_MAX_RUNS);
     } else if (strcmp(a, "--granularity") == 0) {
-      char *end;
-      long long g = strtoll(argv[++i], &end, 10);
-      if (end == argv[i] || *end != '\0' || g < 1)
+      int64_t g;
+      if (!cli_parse_int(argv[++i], &g) || g == 0)
         return cli_error("--granularity needs a positive integer, not '%s'",
                          argv[i]);
       opt->granularity = g;

@@ -9,7 +9,6 @@
 ** --native, and by default with --limit, --memory-limit or --sandbox
 ** (--no-native turns it off).
 */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,16 +51,6 @@ static double seconds(clockid_t id) {
   struct timespec ts;
   clock_gettime(id, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int parse_int(const char *s, int64_t *v) {
-  char *end;
-  long long x;
-  errno = 0;
-  x = strtoll(s, &end, 10);
-  if (errno != 0 || end == s || *end != '\0' || x < 0) return 0;
-  *v = (int64_t)x;
-  return 1;
 }
 
 /* ---- the report ---- */
@@ -237,13 +226,13 @@ static int parse_args(run_ctx *c, int argc, char **argv, int *script) {
     } else if (i + 1 >= argc) {
       return cli_error("%s needs a value\n%s", a, usage_text);
     } else if (strcmp(a, "--limit") == 0) {
-      if (!parse_int(argv[++i], &c->limit))
+      if (!cli_parse_int(argv[++i], &c->limit))
         return cli_error("--limit needs a non-negative integer");
     } else if (strcmp(a, "--memory-limit") == 0) {
-      if (!parse_int(argv[++i], &c->memory) || c->memory == 0)
+      if (!cli_parse_int(argv[++i], &c->memory) || c->memory == 0)
         return cli_error("--memory-limit needs a positive integer");
     } else if (strcmp(a, "--granularity") == 0) {
-      if (!parse_int(argv[++i], &v) || v == 0)
+      if (!cli_parse_int(argv[++i], &v) || v == 0)
         return cli_error("--granularity needs a positive integer");
       c->opt.granularity = v;
     } else if (strcmp(a, "--rate") == 0) {
