@@ -520,6 +520,19 @@ static void test_bench(void **state) {
   tutil_run_free(&hook2);
 }
 
+/* Run an lraf bench command that must succeed, check that its output
+   contains expect (when not NULL), and return the count it printed. */
+static long long bench_count(const char *cmd, const char *expect) {
+  char *out;
+  long long n;
+  assert_int_equal(run(cmd), 0);
+  out = slurp(out_path);
+  if (expect != NULL) assert_non_null(strstr(out, expect));
+  n = number_after(out, "instructions  ");
+  free(out);
+  return n;
+}
+
 /* lraf bench: arguments after "--" reach arg[1..] and `...` of every
    run (the count grows with the argument exactly as the hook says), and
    --sandbox, --native and --granularity reach the state. */
@@ -534,43 +547,28 @@ static void test_bench_options(void **state) {
                      "local s = ('x'):rep(1000000)\n";
   tutil_run h1, h2;
   long long c1, c2, plain, native;
-  char *out;
   (void)state;
   write_script("args.lua", args);
   write_script("noio.lua", noio);
   tutil_run_hook(sum1, strlen(sum1), "=sum1", &h1);
   tutil_run_hook(sum2, strlen(sum2), "=sum2", &h2);
   assert_true(h1.ok && h2.ok);
-  assert_int_equal(run("bench -n 2 args.lua -- 1000 y"), 0);
-  out = slurp(out_path);
-  c1 = number_after(out, "instructions  ");
-  assert_non_null(strstr(out, "(the same in all 2 runs)"));
-  free(out);
-  assert_int_equal(run("bench -n 2 args.lua args.lua -- 2500 y"), 0);
-  out = slurp(out_path);
-  c2 = number_after(out, "instructions  ");
-  assert_non_null(strstr(out, "args.lua / args.lua = 1.0000"));
-  free(out);
+  c1 = bench_count("bench -n 2 args.lua -- 1000 y",
+                   "(the same in all 2 runs)");
+  c2 = bench_count("bench -n 2 args.lua args.lua -- 2500 y",
+                   "args.lua / args.lua = 1.0000");
   assert_int_equal(c2 - c1, h2.count - h1.count);
   assert_int_equal(run("bench -n 1 args.lua"), 1);  /* no arguments */
   /* the sandbox has no io; native charging counts string.rep's work */
   assert_int_equal(run("bench -n 1 noio.lua"), 1);
-  assert_int_equal(run("bench -n 1 --sandbox noio.lua"), 0);
-  out = slurp(out_path);
-  assert_non_null(strstr(out, "/native-"));  /* on in the sandbox */
-  native = number_after(out, "instructions  ");
-  free(out);
+  /* native charging is on in the sandbox */
+  native = bench_count("bench -n 1 --sandbox noio.lua", "/native-");
   write_script("noio.lua", noio + strlen("if io then error('io in the "
                                          "sandbox') end\n"));
-  assert_int_equal(run("bench -n 1 noio.lua"), 0);
-  out = slurp(out_path);
-  plain = number_after(out, "instructions  ");
-  free(out);
-  assert_int_equal(run("bench -n 1 --native --granularity 50 noio.lua"), 0);
-  out = slurp(out_path);
-  assert_true(number_after(out, "instructions  ") > plain + 10000);
+  plain = bench_count("bench -n 1 noio.lua", NULL);
+  assert_true(bench_count("bench -n 1 --native --granularity 50 noio.lua",
+                          NULL) > plain + 10000);
   assert_true(native > plain + 10000);
-  free(out);
   tutil_run_free(&h1);
   tutil_run_free(&h2);
 }
