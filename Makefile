@@ -10,7 +10,7 @@
 #
 # Data flows vm/ -> rewriter/ -> runtime/ -> accounts/; every module's
 # sources are compiled into build/liblraf.{a,so}.  The lraf command is
-# runtime/lraf_cli*.c.
+# cli/.
 
 CC      ?= cc
 LUA_PC  := lua5.4
@@ -28,15 +28,17 @@ LDFLAGS := $(SAN)
 LIBS    := $(LUA_LIBS) -lm -lpthread
 
 MODULES  := vm rewriter accounts runtime
-LIB_SRC  := $(filter-out runtime/lraf_cli%.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
-CLI_SRC  := $(wildcard runtime/lraf_cli*.c)
+LIB_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
+CLI_SRC  := $(wildcard cli/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
-HEADERS  := $(wildcard include/*.h $(foreach m,$(MODULES),$(m)/*.h))
+HEADERS  := $(wildcard include/*.h cli/*.h $(foreach m,$(MODULES),$(m)/*.h))
 
-TEST_SRC := $(wildcard tests/unit/test_*.c)
-TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-TEST_SUPPORT := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
+# tests/unit: one module each; tests/system: whole programs and the
+# command; tests/support: helpers linked into every test.
+TEST_SRC := $(wildcard tests/unit/test_*.c tests/system/test_*.c)
+TEST_BIN := $(patsubst %.c,$(BUILD)/tests/%,$(notdir $(TEST_SRC)))
+TEST_SUPPORT := $(wildcard tests/support/*.c)
 
 # examples/*.c: each one program over the public header only.
 EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
@@ -73,9 +75,10 @@ $(BUILD)/liblraf.so: $(LIB_OBJ)
 $(BUILD)/lraf: $(CLI_OBJ) $(BUILD)/liblraf.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/liblraf.a $(LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(TEST_SUPPORT) $(BUILD)/liblraf.a $(HEADERS) tests/unit/*.h
+vpath test_%.c tests/unit tests/system
+$(BUILD)/tests/%: %.c $(TEST_SUPPORT) $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(TEST_SUPPORT) $(BUILD)/liblraf.a $(LIBS) -lcmocka
+	$(CC) $(CFLAGS) -Itests/support -o $@ $< $(TEST_SUPPORT) $(BUILD)/liblraf.a $(LIBS) -lcmocka
 
 examples: $(EX_BIN)
 
@@ -152,10 +155,10 @@ fuzz-build: fuzz-deps
 	$(MAKE) --no-print-directory $(FUZZ_BIN) BUILD=$(FUZZ_BUILD) CC=clang \
 	  OPT=-O1 SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link"
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/unit/tutil_fuzz.c \
-                      tests/unit/tutil_fuzz.h $(FUZZ_BUILD)/liblraf.a
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/support/tutil_fuzz.c \
+                      tests/support/tutil_fuzz.h $(FUZZ_BUILD)/liblraf.a
 	clang $(filter-out -fsanitize=fuzzer-no-link,$(CFLAGS)) \
-	  -fsanitize=fuzzer -Itests/unit -o $@ $< tests/unit/tutil_fuzz.c \
+	  -fsanitize=fuzzer -Itests/support -o $@ $< tests/support/tutil_fuzz.c \
 	  $(FUZZ_BUILD)/liblraf.a $(LIBS)
 
 fuzz: fuzz-build

@@ -1144,7 +1144,7 @@ local function main()
   pop_scope()
   emit("ck(PXW)")
   emit('print("checksum", H)')
-  -- read by tests/unit/test_diff_gen.c: with "no", lraf's default mode
+  -- read by tests/system/test_diff_gen.c: with "no", lraf's default mode
   -- must count exactly what the hook counts
   emit("-- abandons: " .. (ABANDONS and "yes" or "no"))
 end

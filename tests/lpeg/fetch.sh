@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/lpeg/fetch.sh - get LPeg 1.0.2's own test suite (test.lua) and
 # re.lua from Debian's lua-lpeg 1.0.2 source package into DEST (default
-# build/lpeg-src), for tests/unit/test_lpeg_suite.c.  Nothing fetched
+# build/lpeg-src), for tests/system/test_lpeg_suite.c.  Nothing fetched
 # here is committed; DEST is a cache, and a second run does nothing.
 #
 # The upstream tarball lua-lpeg_1.0.2.orig.tar.gz comes from

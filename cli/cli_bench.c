@@ -1,5 +1,5 @@
 /*
-** lraf_cli_bench.c - `lraf bench [-n N] [options] SCRIPT [SCRIPT2]
+** cli_bench.c - `lraf bench [-n N] [options] SCRIPT [SCRIPT2]
 ** [-- ARGS...]`: run a script N times, each time in a fresh lraf state
 ** with ARGS as its arg[1..] and `...`, and report its
 ** instruction count next to its wall time (min, median, max).  The
@@ -21,7 +21,7 @@
 
 #include <lua.h>
 
-#include "lraf_cli.h"
+#include "cli.h"
 
 #define BENCH_DEFAULT_RUNS 10
 #define BENCH_MAX_RUNS 100000

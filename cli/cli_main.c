@@ -1,5 +1,5 @@
 /*
-** lraf_cli.c - main() of the lraf command: a dispatcher over the
+** cli_main.c - main() of the lraf command: a dispatcher over the
 ** subcommands, and the helpers they share (errors, loading a chunk).
 */
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
-#include "lraf_cli.h"
+#include "cli.h"
 
 typedef struct cli_command {
   const char *name;

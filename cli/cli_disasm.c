@@ -1,5 +1,5 @@
 /*
-** lraf_cli_disasm.c - `lraf disasm FILE`: the full listing of a Lua
+** cli_disasm.c - `lraf disasm FILE`: the full listing of a Lua
 ** source file, a binary chunk or an `lraf rewrite` output, in the
 ** layout of luac -l -l.
 */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lraf_cli.h"
+#include "cli.h"
 #include "rt.h"
 
 /* An `lraf rewrite` output: the cost-model line, then its functions. */

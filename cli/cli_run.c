@@ -1,5 +1,5 @@
 /*
-** lraf_cli_run.c - `lraf run [options] SCRIPT [ARGS...]`: run a script
+** cli_run.c - `lraf run [options] SCRIPT [ARGS...]`: run a script
 ** like lua5.4 SCRIPT ARGS (same arg table and ..., LUA_INIT, traceback
 ** on errors), with every instruction accounted; optionally a quota, a
 ** rate, and a report (JSON to a file, or a summary on stderr with -).
@@ -18,7 +18,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
-#include "lraf_cli.h"
+#include "cli.h"
 
 #define CLI_EQUOTA 3
 #define CLI_EMEMORY 4

@@ -1,5 +1,5 @@
 /*
-** lraf_cli_rewrite.c - `lraf rewrite IN.lua|IN.luac -o OUT`: offline
+** cli_rewrite.c - `lraf rewrite IN.lua|IN.luac -o OUT`: offline
 ** rewriting (J-RAF2's offline mode).  OUT carries lraf's marker and
 ** cost-model id, so only lraf_load_rewritten (and `lraf run`) load it.
 */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lraf_cli.h"
+#include "cli.h"
 
 static const char usage_text[] =
   "usage: lraf rewrite [--exact] [--mode original|overhead|weighted]\n"

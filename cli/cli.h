@@ -1,6 +1,6 @@
 /*
-** lraf_cli.h - internal interface of the lraf command: the subcommand
-** entry points (one file runtime/lraf_cli_<cmd>.c each) and the helpers
+** cli.h - internal interface of the lraf command: the subcommand
+** entry points (one file cli/cli_<cmd>.c each) and the helpers
 ** they share.  Only the command includes this header.
 */
 #ifndef LRAF_CLI_H
