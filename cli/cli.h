@@ -7,14 +7,22 @@
 #define LRAF_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "lraf.h"
 #include "vm.h"
 
-/* Exit statuses of the command. */
+/* Exit statuses, the same for every subcommand (README, lraf(1)).
+   `lraf run` exits with the script's own status when it calls os.exit. */
 #define CLI_OK 0
-#define CLI_EFAIL 1   /* an internal failure, e.g. out of memory */
-#define CLI_EUSAGE 2  /* bad usage or bad input */
+#define CLI_EFAIL 1    /* the script failed (a Lua error, a syntax error);
+                          bench: also os.exit with a failure status; or
+                          lraf ran out of memory (as lua5.4: 1) */
+#define CLI_EUSAGE 2   /* bad usage or bad input: options, files, a
+                          chunk lraf refuses, a memory limit too small to
+                          start a state, an unwritable report */
+#define CLI_EQUOTA 3   /* the --limit quota was exceeded */
+#define CLI_EMEMORY 4  /* the --memory-limit was exceeded */
 
 /* A subcommand: argv[0] is the subcommand name; returns an exit status. */
 typedef int (*cli_fn)(int argc, char **argv);
@@ -40,5 +48,34 @@ lraf_status cli_read_file(const char *path, char **data, size_t *size,
 /* Load FILE.lua (compiled, then dumped with debug info) or a binary
    chunk (a file starting with "\x1bLua", read as is) into a chunk. */
 lraf_status cli_load_chunk(const char *path, vm_chunk **out, lraf_error *err);
+
+/* ---- cli_outcome.c: what lraf run reports ---- */
+typedef struct cli_outcome {
+  const char *script;
+  const char *status;      /* ok error quota memory exit usage */
+  int exit_code;
+  const char *error;       /* the error's whole message, or NULL */
+  lraf_mode mode;
+  int exact, native;
+  const char *native_why;  /* what turned native charging on */
+  int64_t granularity;
+  int64_t limit, memory;   /* < 0: none */
+  double rate;             /* 0: none */
+  double wall, cpu;
+} cli_outcome;
+/* "instructions", "weighted units" or, with native charging, "units". */
+const char *cli_unit_name(lraf_mode mode, int native);
+/* The line on stderr for a quota or memory stop: the limit, where the
+   script was, whether native charging was on and what it added. */
+void cli_stop_message(const cli_outcome *o, lraf_state *S);
+/* The JSON report and the summary (S may be NULL: no state). */
+void cli_outcome_json(FILE *f, lraf_state *S, const cli_outcome *o);
+void cli_outcome_summary(FILE *f, lraf_state *S, const cli_outcome *o);
+
+/* ---- cli_limits.c: helpers of run and bench ---- */
+/* lraf_new failed under memory_limit: the usage error saying the limit
+   is too small to start a state (and how much one takes), or, when
+   that was not the reason, err as cli_report gives it. */
+int cli_new_failed(const lraf_options *opt, const lraf_error *err);
 
 #endif

@@ -1,18 +1,21 @@
 /*
 ** cli_run.c - `lraf run [options] SCRIPT [ARGS...]`: run a script
-** like lua5.4 SCRIPT ARGS (same arg table and ..., LUA_INIT, traceback
-** on errors), with every instruction accounted; optionally a quota, a
-** rate, and a report (JSON to a file, or a summary on stderr with -).
+** like lua5.4 SCRIPT ARGS (same arg table and ..., LUA_INIT, the same
+** stderr on errors, traceback included), with every instruction
+** accounted; optionally a quota, a rate, a memory limit, and a report
+** (JSON to a file, or a summary on stderr with -).
 **
-** Exit status: 0 ok, 1 script error, 2 usage or bad input, 3 quota,
-** 4 memory limit.  Native work is charged (lraf.h, "Native work") with
-** --native, and by default with --limit, --memory-limit or --sandbox
-** (--no-native turns it off).
+** Exit status (cli.h): 0 ok, 1 script error, 2 usage or bad input, 3
+** quota, 4 memory limit; os.exit(n) exits with n.  Native work is
+** charged (lraf.h, "Native work") with --native and in the sandbox
+** (--no-native turns it off), as lraf_options' default does: a limit
+** does not change what is counted.
 */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <time.h>
 
 #include <lauxlib.h>
@@ -20,8 +23,6 @@
 
 #include "cli.h"
 
-#define CLI_EQUOTA 3
-#define CLI_EMEMORY 4
 #define MAX_THREADS_LISTED 1000
 
 typedef struct run_ctx {
@@ -30,9 +31,13 @@ typedef struct run_ctx {
   int64_t limit;       /* < 0: none */
   int64_t memory;      /* memory limit in bytes, < 0: none */
   int native;          /* < 0: not said */
+  const char *native_why;
   double rate;         /* 0: none */
   const char *report;  /* NULL, "-" or a file */
+  FILE *rfile;         /* the report file, opened before the run */
   const char *script;
+  int argc, iscript;   /* the subcommand's argv and the script's index */
+  char **argv;
   lraf_state *S;
   lraf_manager *m;
   double wall0, cpu0;
@@ -53,140 +58,62 @@ static double seconds(clockid_t id) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Native charging as lraf_options' default has it: on in the sandbox,
+   and wherever --native says so. */
+static void native_default(run_ctx *c) {
+  if (c->native < 0) {
+    c->native = c->opt.env == LRAF_ENV_SANDBOX;
+    c->native_why = "--sandbox turns it on; --no-native turns it off";
+  } else {
+    c->native_why = "--native";
+  }
+  c->opt.native = c->native;
+}
+
 /* ---- the report ---- */
 
-typedef struct entry {
-  int64_t id, n;
-  int alive;
-} entry;
-
-typedef struct tally {
-  entry *e;
-  size_t n, cap;
-  int64_t total;
-} tally;
-
-static void each(lraf_account *a, int64_t n, int alive, void *ud) {
-  tally *t = ud;
-  t->total += n;
-  if (t->n == t->cap) {
-    size_t cap = t->cap ? t->cap * 2 : 64;
-    entry *e = realloc(t->e, cap * sizeof *e);
-    if (e == NULL) return;
-    t->e = e;
-    t->cap = cap;
-  }
-  t->e[t->n].id = lraf_account_id(a);
-  t->e[t->n].n = n;
-  t->e[t->n].alive = alive;
-  t->n++;
+static void outcome(const run_ctx *c, cli_outcome *o, const char *status,
+                    int code, const char *error) {
+  memset(o, 0, sizeof *o);
+  o->script = c->script;
+  o->status = status;
+  o->exit_code = code;
+  o->error = error;
+  o->mode = c->opt.mode;
+  o->exact = c->opt.exact;
+  o->native = c->native;
+  o->native_why = c->native_why;
+  o->granularity = c->opt.granularity;
+  o->limit = c->limit;
+  o->memory = c->memory;
+  o->rate = c->rate;
+  o->wall = seconds(CLOCK_MONOTONIC) - c->wall0;
+  o->cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - c->cpu0;
 }
 
-static int by_id(const void *a, const void *b) {
-  int64_t x = ((const entry *)a)->id, y = ((const entry *)b)->id;
-  return (x > y) - (x < y);
-}
-
-/* Every account of the state, sorted by id, and the grand total. */
-static void collect(run_ctx *c, tally *t, int64_t *rcount, int64_t *rsum) {
-  memset(t, 0, sizeof *t);
-  lraf_foreach_account(c->S, each, t);
-  if (t->n > 1) qsort(t->e, t->n, sizeof *t->e, by_id);
-  *rsum = lraf_retired(c->S, rcount);
-  t->total += *rsum;
-}
-
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
-
-static void write_json(run_ctx *c, FILE *f, const char *status, int code,
-                       double wall, double cpu) {
-  tally t;
-  int64_t rcount, rsum;
-  size_t i;
-  collect(c, &t, &rcount, &rsum);
-  fputs("{\n  \"script\": ", f);
-  json_string(f, c->script);
-  fprintf(f, ",\n  \"status\": \"%s\",\n  \"exit_code\": %d,\n", status,
-          code);
-  fprintf(f, "  \"instructions\": %" PRId64 ",\n", t.total);
-  fputs("  \"model\": ", f);
-  json_string(f, lraf_model(c->S));
-  fprintf(f, ",\n  \"exact\": %s,\n  \"granularity\": %" PRId64 ",\n",
-          c->opt.exact ? "true" : "false", c->opt.granularity);
-  if (c->limit >= 0) fprintf(f, "  \"limit\": %" PRId64 ",\n", c->limit);
-  else fputs("  \"limit\": null,\n", f);
-  if (c->rate > 0) fprintf(f, "  \"rate\": %.17g,\n", c->rate);
-  else fputs("  \"rate\": null,\n", f);
-  {
-    size_t in_use, peak;
-    lraf_memory(c->S, &in_use, &peak);
-    fprintf(f, "  \"native\": %s,\n", c->opt.native ? "true" : "false");
-    if (c->memory >= 0)
-      fprintf(f, "  \"memory_limit\": %" PRId64 ",\n", c->memory);
-    else
-      fputs("  \"memory_limit\": null,\n", f);
-    fprintf(f, "  \"memory_peak\": %zu,\n", peak);
-  }
-  fprintf(f, "  \"wall_seconds\": %.6f,\n  \"cpu_seconds\": %.6f,\n", wall,
-          cpu);
-  fprintf(f, "  \"instructions_per_cpu_second\": %.0f,\n",
-          cpu > 0 ? (double)t.total / cpu : 0.0);
-  fputs("  \"threads\": [", f);
-  for (i = 0; i < t.n; i++)
-    fprintf(f, "%s\n    {\"id\": %" PRId64 ", \"instructions\": %" PRId64
-            ", \"alive\": %s}", i ? "," : "", t.e[i].id, t.e[i].n,
-            t.e[i].alive ? "true" : "false");
-  fprintf(f, "\n  ],\n  \"threads_not_listed\": {\"count\": %" PRId64
-          ", \"instructions\": %" PRId64 "}\n}\n", rcount, rsum);
-  free(t.e);
-}
-
-static void write_summary(run_ctx *c, const char *status, double wall,
-                          double cpu) {
-  tally t;
-  int64_t rcount, rsum, co = 0;
-  size_t i;
-  collect(c, &t, &rcount, &rsum);
-  for (i = 0; i < t.n; i++)
-    if (t.e[i].id != 0) co += t.e[i].n;
-  fprintf(stderr, "lraf: %" PRId64 " instructions (%s), status %s\n",
-          t.total, lraf_model(c->S), status);
-  if (t.n > 1 || rcount > 0)
-    fprintf(stderr, "lraf: main thread %" PRId64 ", %" PRId64
-            " coroutines %" PRId64 "\n", t.total - co - rsum,
-            (int64_t)t.n - 1 + rcount, co + rsum);
-  fprintf(stderr, "lraf: wall %.3f s, cpu %.3f s, %.1f M instructions per "
-          "cpu second\n", wall, cpu,
-          cpu > 0 ? (double)t.total / cpu / 1e6 : 0.0);
-  free(t.e);
-}
-
-static void report(run_ctx *c, const char *status, int code) {
-  double wall = seconds(CLOCK_MONOTONIC) - c->wall0;
-  double cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - c->cpu0;
-  FILE *f;
-  if (c->report == NULL || c->reported || c->S == NULL) return;
+/* Write the report once: the summary on stderr, or the JSON file. */
+static void report(run_ctx *c, const cli_outcome *o) {
+  if (c->report == NULL || c->reported) return;
   c->reported = 1;
-  if (strcmp(c->report, "-") == 0) {
-    write_summary(c, status, wall, cpu);
+  if (c->rfile == NULL) {
+    cli_outcome_summary(stderr, c->S, o);
     return;
   }
-  f = fopen(c->report, "w");
-  if (f == NULL) {
-    cli_error("cannot write the report %s", c->report);
-    return;
-  }
-  write_json(c, f, status, code, wall, cpu);
-  if (fclose(f) != 0) cli_error("cannot write the report %s", c->report);
+  cli_outcome_json(c->rfile, c->S, o);
+  if (fclose(c->rfile) != 0)
+    cli_error("cannot write the report %s: %s", c->report, strerror(errno));
+  c->rfile = NULL;
+}
+
+/* Open the report file before anything runs: an unwritable one is a
+   usage error, not a surprise after the script. */
+static int open_report(run_ctx *c) {
+  if (c->report == NULL || strcmp(c->report, "-") == 0) return CLI_OK;
+  c->rfile = fopen(c->report, "w");
+  if (c->rfile == NULL)
+    return cli_error("cannot write the report %s: %s", c->report,
+                     strerror(errno));
+  return CLI_OK;
 }
 
 /* os.exit: write the report, then exit as the original would. */
@@ -197,7 +124,11 @@ static int run_exit(lua_State *L) {
   else
     code = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
   fflush(stdout);
-  if (active != NULL) report(active, code == 0 ? "ok" : "error", code);
+  if (active != NULL) {
+    cli_outcome o;
+    outcome(active, &o, "exit", code, NULL);
+    report(active, &o);
+  }
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
   lua_call(L, lua_gettop(L) - 1, 0);
@@ -256,10 +187,7 @@ static int parse_args(run_ctx *c, int argc, char **argv, int *script) {
     }
   }
   if (i >= argc) return cli_error("no script\n%s", usage_text);
-  if (c->native < 0)
-    c->native = c->limit >= 0 || c->memory >= 0 ||
-                c->opt.env == LRAF_ENV_SANDBOX;
-  c->opt.native = c->native;
+  native_default(c);
   if (c->memory > 0) c->opt.memory_limit = (size_t)c->memory;
   *script = i;
   if (weights != NULL) {
@@ -297,16 +225,18 @@ static lraf_manager *make_manager(run_ctx *c) {
   return rate ? rate : lraf_total_new();
 }
 
-static void set_globals(run_ctx *c, int argc, char **argv, int script) {
-  lua_State *L = lraf_lua(c->S);
+/* The arg table and os.exit, as lua.c sets them up; run protected (it
+   allocates, and a memory limit may stop it). */
+static int set_globals(lua_State *L) {
+  run_ctx *c = lua_touserdata(L, 1);
   int i;
   /* Like lua.c: the script at 0, its arguments at 1.., and the command
      line before it at negative indices, down to the program's name
      (argv[-1]: the dispatcher passes main's argv + 1). */
-  lua_createtable(L, argc - script - 1, script + 2);
-  for (i = -1; i < argc; i++) {
-    lua_pushstring(L, argv[i]);
-    lua_rawseti(L, -2, i - script);
+  lua_createtable(L, c->argc - c->iscript - 1, c->iscript + 2);
+  for (i = -1; i < c->argc; i++) {
+    lua_pushstring(L, c->argv[i]);
+    lua_rawseti(L, -2, i - c->iscript);
   }
   lua_setglobal(L, "arg");
   if (c->opt.env == LRAF_ENV_FULL) {
@@ -318,6 +248,31 @@ static void set_globals(run_ctx *c, int argc, char **argv, int script) {
     lua_pop(L, 1);
   }
   lua_gc(L, LUA_GCGEN, 0, 0);
+  return 0;
+}
+
+/* Like lua.c's pmain: a C function below the chunk, which gets the
+   script's arguments (so the traceback ends with "[C]: in ?" as lua5.4's
+   does).  Stack: run_ctx, the chunk, 1 to pass the arguments. */
+static int call_chunk(lua_State *L) {
+  run_ctx *c = lua_touserdata(L, 1);
+  int i, n = lua_toboolean(L, 3) ? c->argc - c->iscript - 1 : 0;
+  lua_settop(L, 2);
+  luaL_checkstack(L, n + 3, "too many arguments to script");
+  for (i = 0; i < n; i++) lua_pushstring(L, c->argv[c->iscript + 1 + i]);
+  lua_call(L, n, 0);
+  return 0;
+}
+
+/* Call the chunk on the top of the stack through call_chunk. */
+static lraf_status call(run_ctx *c, int args, lraf_error *err) {
+  lua_State *L = lraf_lua(c->S);
+  lua_pushcfunction(L, call_chunk);
+  lua_insert(L, -2);
+  lua_pushlightuserdata(L, c);
+  lua_insert(L, -2);
+  lua_pushboolean(L, args);
+  return lraf_call(c->S, 3, 0, err);
 }
 
 static lraf_status run_init(run_ctx *c, lraf_error *err) {
@@ -334,7 +289,7 @@ static lraf_status run_init(run_ctx *c, lraf_error *err) {
     st = lraf_load_file(c->S, init + 1, err);
   else
     st = lraf_load_string(c->S, init, strlen(init), name, err);
-  return st == LRAF_OK ? lraf_call(c->S, 0, 0, err) : st;
+  return st == LRAF_OK ? call(c, 0, err) : st;
 }
 
 /* Source, or a chunk made by `lraf rewrite`. */
@@ -357,34 +312,44 @@ static lraf_status load_script(run_ctx *c, const char *path,
   return st;
 }
 
+/* The exit status, the message on stderr and the report of a run that
+   ended with st. */
 static int finish(run_ctx *c, lraf_status st, const lraf_error *err,
                   int loading) {
   int code;
-  const char *status = "ok";
+  const char *status = "ok", *msg = NULL;
+  cli_outcome o;
   fflush(stdout);
   if (st == LRAF_OK) {
     code = CLI_OK;
   } else if (st == LRAF_EQUOTA) {
     status = "quota";
     code = CLI_EQUOTA;
-    if (c->limit >= 0)
-      fprintf(stderr, "lraf: instruction quota exceeded (limit %" PRId64
-              ")\n", c->limit);
-    else
-      fprintf(stderr, "lraf: instruction quota exceeded\n");
   } else if (st == LRAF_EMEMLIMIT) {
     status = "memory";
     code = CLI_EMEMORY;
-    fprintf(stderr, "lraf: memory limit exceeded (limit %" PRId64
-            " bytes)\n", c->memory);
   } else {
-    const char *msg = lraf_last_error(c->S);
+    msg = lraf_last_error(c->S);
+    if (*msg == '\0') msg = err->message;
     status = "error";
     code = loading && st != LRAF_ESYNTAX && st != LRAF_ERUN ? CLI_EUSAGE
                                                             : CLI_EFAIL;
-    fprintf(stderr, "lraf: %s\n", *msg ? msg : err->message);
+    fprintf(stderr, "lraf: %s\n", msg);
   }
-  report(c, status, code);
+  outcome(c, &o, status, code, msg);
+  if (code == CLI_EQUOTA || code == CLI_EMEMORY) {
+    cli_stop_message(&o, c->S);
+    o.error = st == LRAF_EQUOTA ? "quota exceeded" : "memory limit exceeded";
+  }
+  report(c, &o);
+  return code;
+}
+
+/* The report of a run that never started (no state). */
+static int not_started(run_ctx *c, int code) {
+  cli_outcome o;
+  outcome(c, &o, "usage", code, "no state could be created");
+  report(c, &o);
   return code;
 }
 
@@ -392,8 +357,7 @@ int cli_run(int argc, char **argv) {
   run_ctx c;
   lraf_error err;
   lraf_status st;
-  int script = 0, rc, nargs, i;
-  lua_State *L;
+  int script = 0, rc;
   memset(&c, 0, sizeof c);
   lraf_default_options(&c.opt);
   c.limit = -1;
@@ -401,19 +365,28 @@ int cli_run(int argc, char **argv) {
   c.native = -1;
   if ((rc = parse_args(&c, argc, argv, &script)) != CLI_OK) return rc;
   c.script = argv[script];
+  c.argc = argc;
+  c.argv = argv;
+  c.iscript = script;
   c.opt.keep_accounts = MAX_THREADS_LISTED;
   c.opt.traceback = 1;
+  if ((rc = open_report(&c)) != CLI_OK) return rc;
   c.m = make_manager(&c);
-  if (c.m == NULL) return cli_error("out of memory");
+  if (c.m == NULL) {
+    cli_error("out of memory");
+    return not_started(&c, CLI_EFAIL);
+  }
   c.opt.manager = c.m;
   c.wall0 = seconds(CLOCK_MONOTONIC);
   c.cpu0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
   st = lraf_new(&c.opt, &c.S, &err);
   lraf_manager_release(c.m);
-  if (st != LRAF_OK) return cli_report(&err);
+  if (st != LRAF_OK) return not_started(&c, cli_new_failed(&c.opt, &err));
   active = &c;
-  set_globals(&c, argc, argv, script);
-  st = run_init(&c, &err);
+  lua_pushcfunction(lraf_lua(c.S), set_globals);
+  lua_pushlightuserdata(lraf_lua(c.S), &c);
+  st = lraf_call(c.S, 1, 0, &err);
+  if (st == LRAF_OK) st = run_init(&c, &err);
   if (st != LRAF_OK) {
     rc = finish(&c, st, &err, 0);
   } else {
@@ -421,16 +394,8 @@ int cli_run(int argc, char **argv) {
     if (strcmp(path, "-") == 0 && strcmp(argv[script - 1], "--") != 0)
       path = NULL;
     st = load_script(&c, path, &err);
-    if (st != LRAF_OK) {
-      rc = finish(&c, st, &err, 1);
-    } else {
-      L = lraf_lua(c.S);
-      nargs = argc - script - 1;
-      luaL_checkstack(L, nargs + 3, "too many arguments to script");
-      for (i = script + 1; i < argc; i++) lua_pushstring(L, argv[i]);
-      st = lraf_call(c.S, nargs, 0, &err);
-      rc = finish(&c, st, &err, 0);
-    }
+    if (st != LRAF_OK) rc = finish(&c, st, &err, 1);
+    else rc = finish(&c, call(&c, 1, &err), &err, 0);
   }
   active = NULL;
   lraf_close(c.S);

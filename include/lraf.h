@@ -330,6 +330,13 @@ lraf_status lraf_call(lraf_state *S, int nargs, int nresults,
 /* The whole message of the last failed call (err->message may be
    truncated); "" when there is none. */
 const char *lraf_last_error(const lraf_state *S);
+/* Where the last failed lraf_call or lraf_resume stopped, as a line of
+   a Lua traceback ("fib.lua:3: in local 'fib'"): the innermost Lua
+   function running when the error was raised, when the quota error was
+   first raised, or when the allocator refused the block that hit the
+   memory limit; "" when unknown (e.g. a syntax error, or no Lua
+   function was running). */
+const char *lraf_last_where(const lraf_state *S);
 /* Load and call with no arguments and no results. */
 lraf_status lraf_run_string(lraf_state *S, const char *src,
                             const char *name, lraf_error *err);
@@ -424,6 +431,10 @@ lraf_status lraf_native_wrap(lraf_state *S, struct lua_State *L, int idx,
    thread it raises the quota error (a Lua error: call it only where a
    Lua error may be raised and no resources would leak). */
 void lraf_charge(struct lua_State *L, int64_t n);
+/* The units of native work charged in S so far, every thread together
+   (wrappers and lraf_charge; a charge cut at a quota counts as
+   recorded).  0 when native charging is off and nothing was charged. */
+int64_t lraf_native_units(const lraf_state *S);
 
 /* ---- Memory ---- */
 

@@ -73,6 +73,10 @@ struct lraf_state {
   char *last_error;      /* full message of the last failed call */
   int64_t retired_sum, retired_count;
   char *cpath;           /* sandbox: package.cpath when created */
+  /* rt_stop.c: where the last call stopped; native units charged */
+  char where[192], mem_where[192];
+  int where_noted;
+  int64_t native_units;
 };
 
 /* ---- rt_thread.c: thread records ---- */
@@ -157,6 +161,16 @@ void rt_env_open(lua_State *L, lraf_state *S);
 /* With S->native: wrap the modelled built-ins and the C searchers. */
 void rt_native_open(lua_State *L, lraf_state *S);
 int rt_is_wrapper(lua_State *L, int idx);
+
+/* ---- rt_stop.c: where a call stopped (lraf_last_where) ---- */
+/* At the start of an outermost call: forget the last place. */
+void rt_stop_clear(lraf_state *S);
+/* A Lua error is being raised in L (from the message handler). */
+void rt_stop_error(lua_State *L);
+/* The quota error (or, with memory, the memory limit) stops L. */
+void rt_stop_limit(lraf_state *S, lua_State *L, int memory);
+/* The allocator refuses a block for the memory limit. */
+void rt_stop_refused(lraf_state *S);
 
 /* ---- rt_alloc.c: the state's allocator ---- */
 void *rt_alloc(void *ud, void *ptr, size_t osize, size_t nsize);

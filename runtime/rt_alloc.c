@@ -32,6 +32,7 @@ void *rt_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   if (nsize > old && S->mem_limit > 0 &&
       (S->mem_used > S->mem_limit ||
        nsize - old > S->mem_limit - S->mem_used)) {
+    rt_stop_refused(S);
     S->mem_refused = 1;
     return NULL;
   }

@@ -46,6 +46,7 @@ lraf_status rt_error(lraf_state *S, lua_State *L, int status,
   if (err == NULL) err = &local;
   if (S->memerr || (status == LUA_ERRMEM && S->mem_refused)) {
     lua_pop(L, 1);
+    rt_stop_limit(S, NULL, 1);
     keep_message(S, "memory limit exceeded");
     return vm_fail(err, LRAF_EMEMLIMIT, "memory limit exceeded");
   }
@@ -82,20 +83,21 @@ lraf_status rt_error(lraf_state *S, lua_State *L, int status,
   return code;
 }
 
-/* The message handler of lraf_call: the error as a string (its
-   __tostring, like lua.c), with a traceback when asked for; the quota
-   error passes unchanged. */
+/* The message handler of lraf_call: the error as a string, with a
+   traceback when asked for, as lua.c does it (an error object with
+   __tostring gives its string and no traceback); the quota error
+   passes unchanged. */
 static int handler(lua_State *L) {
   lraf_state *S = rt_state(L);
   const char *msg;
   if (S->quota || rt_is_quota(L, 1)) return 1;
+  rt_stop_error(L);
   msg = lua_tostring(L, 1);
   if (msg == NULL) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-      msg = lua_tostring(L, -1);
-    else
-      msg = lua_pushfstring(L, "(error object is a %s value)",
-                            luaL_typename(L, 1));
+      return 1;
+    msg = lua_pushfstring(L, "(error object is a %s value)",
+                          luaL_typename(L, 1));
   }
   if (S->traceback)
     luaL_traceback(L, L, msg, 1);
@@ -116,6 +118,7 @@ lraf_status lraf_call(lraf_state *S, int nargs, int nresults,
     return vm_fail(err, LRAF_EMEM, "lraf_call: stack overflow");
   if (S->depth == 0 && S->cur != &S->main)  /* a coroutine was resumed */
     rt_switch(S, L, &S->main, 0);             /* behind lraf's back */
+  if (S->depth == 0) rt_stop_clear(S);
   base = lua_gettop(L) - nargs;
   lua_pushcfunction(L, handler);
   lua_insert(L, base);
@@ -165,6 +168,7 @@ lraf_status lraf_resume(lraf_state *S, lua_State *co, int nargs,
     if (t == NULL)
       return vm_fail(err, LRAF_EMEM, "lraf_resume: out of memory");
   }
+  if (S->depth == 0) rt_stop_clear(S);
   from = S->cur;
   rt_switch(S, L, t, 0);
   t->host = 1;

@@ -113,23 +113,27 @@ int rt_consume(lua_State *L) {
 void rt_charge(lua_State *L, int64_t n) {
   rt_thread *t;
   lraf_state *S;
+  int64_t waiting = 0;  /* earlier small charges joining this one */
   if (n <= 0) return;
   t = rt_thread_of(L);
   S = t->S;
   if (S->cur == t && !S->quota && S->pending + n < RT_PENDING_MAX) {
     S->pending += n;  /* small charges wait for the next large one or
                          the next flush or switch */
+    S->native_units += n;
     return;
   }
   if (!lua_checkstack(L, 3)) luaL_error(L, "stack overflow");
   if (S->cur != t) rt_switch(S, L, t, 0);
   if (!S->quota) {
     int64_t c;
+    waiting = S->pending;
     n += S->pending;
     S->pending = 0;
     c = counter(S, L);
     if (c < 0 && n < -c) {
       set(S, L, c + n);
+      S->native_units += n - waiting;
       return;
     }
   }
@@ -140,6 +144,7 @@ void rt_charge(lua_State *L, int64_t n) {
     int64_t left = lraf_limit_remaining(c->acct->manager) - rt_live(S, L);
     if (left < n) n = (left > 0 ? left : 0) + 1;
   }
+  S->native_units += n - waiting;
   rt_flush(S, L, n, 0);
   if (S->quota) rt_raise_quota(L);
 }

@@ -46,7 +46,8 @@ static lraf_status run(lraf_state *S, lua_CFunction f, load_args *a,
   lraf_status st;
   a->code = LRAF_OK;
   st = rt_protected(S, f, a, 1, err);
-  if (st != LRAF_OK && a->code != LRAF_OK && err != NULL)
+  if (st != LRAF_OK && st != LRAF_EMEMLIMIT && st != LRAF_EQUOTA &&
+      a->code != LRAF_OK && err != NULL)  /* a limit stop stays one */
     err->code = st = a->code;
   rt_leave(S);
   return st;

@@ -55,6 +55,7 @@ void rt_protect_init(lua_State *L) {
 int rt_raise_quota(lua_State *L) {
   lraf_state *S = rt_state(L);
   S->quota = 1;
+  rt_stop_limit(S, L, 0);
   lua_rawgetp(L, LUA_REGISTRYINDEX, S->memerr ? &memory_key : &quota_key);
   return lua_error(L);
 }

@@ -161,7 +161,10 @@ static void test_cli(void **state) {
   snprintf(path, sizeof path, "%s/err", dir);
   text = tutil_run_slurp(path, &len);
   assert_non_null(text);
-  assert_string_equal(text, "lraf: memory limit exceeded (limit 4000000 bytes)\n");
+  assert_memory_equal(text, "lraf: memory limit exceeded (limit 4000000 "
+                      "bytes) at /tmp/", 50);
+  assert_non_null(strstr(text, "/bomb.lua:1: in main chunk\n"));
+  assert_int_equal(strchr(text, '\n')[1], '\0');  /* one line */
   free(text);
   snprintf(path, sizeof path, "%s/r.json", dir);
   text = tutil_run_slurp(path, &len);
