@@ -9,7 +9,10 @@
 ** compares them by instruction count.  The scripts' own output is
 ** discarded while they run.
 **
-** Exit status: 0 ok, 1 a script failed, 2 usage or bad input.
+** Exit status (cli.h): 0 ok, 1 a script failed or called os.exit with
+** a failure status, 2 usage or bad input, 3 quota (--limit), 4 memory
+** limit (--memory-limit).  os.exit ends a run (the count up to it is
+** kept); progress is shown on stderr when it is a terminal.
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,6 +22,9 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include <errno.h>
+
+#include <lauxlib.h>
 #include <lua.h>
 
 #include "cli.h"
@@ -78,31 +84,45 @@ static void unmute_stdout(int saved) {
   close(saved);
 }
 
-/* One run in a fresh state: the instructions it took, finalizers run
-   by lraf_close included, and its wall time. */
-static lraf_status run_once(const lraf_options *base, const char *script,
-                            const bench_args *args, int64_t *count,
-                            double *wall, lraf_error *err) {
-  lraf_options opt = *base;
-  lraf_state *S;
-  lraf_status st;
-  lraf_manager *m = lraf_total_new();
-  lua_State *L;
-  double t0;
+/* Limits of every run, and what stopped one. */
+typedef struct bench_run {
+  int64_t limit;         /* < 0: none */
+  int64_t memory;        /* bytes, < 0: none */
+  int run, runs;         /* this run (from 1) and how many */
+  lraf_manager *m;       /* the run's manager (a limit) */
+  int exited;            /* the script called os.exit */
+  int exit_code;
+  int64_t exit_count;    /* the count when it did */
+  char where[192];       /* where a failed run stopped */
+  int native;            /* native charging was on */
+  int64_t native_units;  /* and added this much */
+} bench_run;
+
+/* os.exit inside a benchmarked script ends that run, not lraf: the
+   count so far is kept, and the manager stops whatever runs next (the
+   quota error cannot be caught by the script). */
+static int bench_exit(lua_State *L) {
+  bench_run *b = lua_touserdata(L, lua_upvalueindex(1));
+  lraf_state *S = lraf_from_lua(L);
+  if (lua_isboolean(L, 1))
+    b->exit_code = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
+  else
+    b->exit_code = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
+  b->exited = 1;
+  lraf_flush(S, NULL);
+  b->exit_count = lraf_manager_total(b->m);
+  lraf_limit_set(b->m, 0);
+  lraf_charge(L, 1);
+  return 0;
+}
+
+/* The arg table as lraf run gives it, and os.exit (protected: it
+   allocates). */
+static int bench_globals(lua_State *L) {
+  const bench_args *args = lua_touserdata(L, 1);
+  const char *script = lua_tostring(L, 2);
   int i;
-  if (m == NULL) {
-    err->code = LRAF_EMEM;
-    snprintf(err->message, sizeof err->message, "out of memory");
-    return LRAF_EMEM;
-  }
-  opt.manager = m;
-  st = lraf_new(&opt, &S, err);
-  if (st != LRAF_OK) {
-    lraf_manager_release(m);
-    return st;
-  }
-  L = lraf_lua(S);
-  lua_createtable(L, args->n, 1);  /* arg, as lraf run gives it */
+  lua_createtable(L, args->n, 1);
   lua_pushstring(L, script);
   lua_rawseti(L, -2, 0);
   for (i = 0; i < args->n; i++) {
@@ -110,30 +130,95 @@ static lraf_status run_once(const lraf_options *base, const char *script,
     lua_rawseti(L, -2, i + 1);
   }
   lua_setglobal(L, "arg");
-  t0 = now();
-  st = lraf_load_file(S, script, err);
-  if (st == LRAF_OK) {
-    if (!lua_checkstack(L, args->n + 3)) {
-      lua_pop(L, 1);
-      err->code = st = LRAF_EMEM;
-      snprintf(err->message, sizeof err->message,
-               "too many arguments to %s", script);
-    } else {
-      for (i = 0; i < args->n; i++) lua_pushstring(L, args->v[i]);
-      st = lraf_call(S, args->n, 0, err);
-    }
+  if (lua_getglobal(L, "os") == LUA_TTABLE &&
+      lua_getfield(L, -1, "exit") == LUA_TFUNCTION) {  /* not sandboxed */
+    lua_pop(L, 1);
+    lua_pushvalue(L, 3);
+    lua_pushcclosure(L, bench_exit, 1);
+    lua_setfield(L, -2, "exit");
   }
+  return 0;
+}
+
+/* The chunk with the script's arguments (protected, like lraf run). */
+static int bench_call(lua_State *L) {
+  const bench_args *args = lua_touserdata(L, 1);
+  int i;
+  luaL_checkstack(L, args->n + 3, "too many arguments to script");
+  for (i = 0; i < args->n; i++) lua_pushstring(L, args->v[i]);
+  lua_call(L, args->n, 0);
+  return 0;
+}
+
+/* One run in a fresh state: the instructions it took, finalizers run
+   by lraf_close included, and its wall time. */
+static lraf_status run_once(const lraf_options *base, const char *script,
+                            const bench_args *args, bench_run *b,
+                            int64_t *count, double *wall, lraf_error *err) {
+  lraf_options opt = *base;
+  lraf_state *S;
+  lraf_status st;
+  lraf_manager *m = lraf_limit_new(b->limit >= 0 ? b->limit : INT64_MAX);
+  lua_State *L;
+  double t0;
+  if (m == NULL) {
+    err->code = LRAF_EMEM;
+    snprintf(err->message, sizeof err->message, "out of memory");
+    return LRAF_EMEM;
+  }
+  opt.manager = m;
+  if (b->memory > 0) opt.memory_limit = (size_t)b->memory;
+  b->m = m;
+  b->exited = 0;
+  st = lraf_new(&opt, &S, err);
+  if (st != LRAF_OK) {
+    lraf_manager_release(m);
+    return st;
+  }
+  L = lraf_lua(S);
+  lua_pushcfunction(L, bench_globals);
+  lua_pushlightuserdata(L, (void *)args);
+  lua_pushstring(L, script);
+  lua_pushlightuserdata(L, b);
+  st = lraf_call(S, 3, 0, err);
+  t0 = now();
+  if (st == LRAF_OK) st = lraf_load_file(S, script, err);
+  if (st == LRAF_OK) {
+    lua_pushcfunction(L, bench_call);
+    lua_insert(L, -2);
+    lua_pushlightuserdata(L, (void *)args);
+    lua_insert(L, -2);
+    st = lraf_call(S, 2, 0, err);
+  }
+  if (b->exited) {
+    lraf_limit_set(m, b->limit >= 0 ? b->limit : INT64_MAX);
+    st = LRAF_OK;
+  }
+  snprintf(b->where, sizeof b->where, "%s", lraf_last_where(S));
+  b->native = strstr(lraf_model(S), "/native-") != NULL;
+  b->native_units = lraf_native_units(S);
   lraf_close(S);
   *wall = now() - t0;
-  *count = lraf_manager_total(m);
+  *count = b->exited ? b->exit_count : lraf_manager_total(m);
   lraf_manager_release(m);
   return st;
 }
 
+/* "run 3/10" on a terminal (stderr), nothing otherwise. */
+static void progress(const char *script, int run, int runs, double t0) {
+  if (!isatty(STDERR_FILENO)) return;
+  if (run > runs)
+    fputs("\r\033[K", stderr);
+  else
+    fprintf(stderr, "\r\033[K%s: run %d/%d, %.1f s", script, run, runs,
+            now() - t0);
+  fflush(stderr);
+}
+
 static lraf_status bench_script(const lraf_options *opt, const char *script,
-                                const bench_args *args, int runs,
-                                bench_result *r, lraf_error *err) {
-  double *walls = malloc((size_t)runs * sizeof *walls);
+                                const bench_args *args, bench_run *b,
+                                int runs, bench_result *r, lraf_error *err) {
+  double *walls = malloc((size_t)runs * sizeof *walls), t0 = now();
   lraf_status st = LRAF_OK;
   int i, saved;
   if (walls == NULL) {
@@ -143,12 +228,17 @@ static lraf_status bench_script(const lraf_options *opt, const char *script,
   }
   r->script = script;
   saved = mute_stdout();
+  b->runs = runs;
   for (i = 0; i < runs && st == LRAF_OK; i++) {
     int64_t count = 0;
-    st = run_once(opt, script, args, &count, &walls[i], err);
+    b->run = i + 1;
+    progress(script, i + 1, runs, t0);
+    st = run_once(opt, script, args, b, &count, &walls[i], err);
     if (i == 0 || count < r->count_min) r->count_min = count;
     if (i == 0 || count > r->count_max) r->count_max = count;
+    if (b->exited && b->exit_code != EXIT_SUCCESS) break;
   }
+  progress(script, runs + 1, runs, t0);
   unmute_stdout(saved);
   if (st == LRAF_OK) {
     qsort(walls, (size_t)runs, sizeof *walls, by_value);
@@ -257,20 +347,62 @@ static int parse_args(int argc, char **argv, lraf_options *opt,
   return CLI_OK;
 }
 
+/* A run that failed: the message and the status of the table in cli.h. */
+static int run_failed(const char *script, const bench_run *b, lraf_status st,
+                      const lraf_error *err) {
+  fflush(stdout);
+  if (b->exited) {
+    cli_error("%s called os.exit(%d) in run %d of %d: bench counts only "
+              "scripts that return (or exit with a success status)",
+              script, b->exit_code, b->run, b->runs);
+    return CLI_EFAIL;
+  }
+  if (st == LRAF_EQUOTA && b->native) {
+    cli_error("%s: quota exceeded (limit %" PRId64 " units) in run %d%s%s; "
+              "native charging was on and added %" PRId64 " units", script,
+              b->limit, b->run, *b->where ? " at " : "", b->where,
+              b->native_units);
+    return CLI_EQUOTA;
+  }
+  if (st == LRAF_EQUOTA) {
+    cli_error("%s: quota exceeded (limit %" PRId64 " instructions) in run "
+              "%d%s%s; native charging was off", script, b->limit, b->run,
+              *b->where ? " at " : "", b->where);
+    return CLI_EQUOTA;
+  }
+  if (st == LRAF_EMEMLIMIT) {
+    cli_error("%s: memory limit exceeded (limit %" PRId64 " bytes) in run "
+              "%d%s%s", script, b->memory, b->run, *b->where ? " at " : "",
+              b->where);
+    return CLI_EMEMORY;
+  }
+  cli_error("%s", err->message);
+  return st == LRAF_ERUN || st == LRAF_ESYNTAX || st == LRAF_EMEM
+             ? CLI_EFAIL
+             : CLI_EUSAGE;
+}
+
 int cli_bench(int argc, char **argv) {
   lraf_options opt;
   uint32_t weights[LRAF_NUM_OPCODES];
   bench_result res[2];
   bench_args args = {NULL, 0};
+  bench_run b;
   int runs = BENCH_DEFAULT_RUNS, first = 0, n = 0, i, rc;
   lraf_state *probe;
   lraf_error err;
+  memset(&b, 0, sizeof b);
+  b.limit = -1;
+  b.memory = -1;
   lraf_default_options(&opt);
   opt.traceback = 1;
   rc = parse_args(argc, argv, &opt, weights, &runs, &first, &n, &args);
   if (rc != CLI_OK) return rc;
   /* the cost-model id, from a state that runs nothing */
-  if (lraf_new(&opt, &probe, &err) != LRAF_OK) return cli_report(&err);
+  if (b.memory > 0) opt.memory_limit = (size_t)b.memory;
+  if (lraf_new(&opt, &probe, &err) != LRAF_OK)
+    return cli_new_failed(&opt, &err);
+  opt.memory_limit = 0;
   printf("lraf bench: %d run%s each, model %s\n", runs, runs == 1 ? "" : "s",
          lraf_model(probe));
   lraf_close(probe);
@@ -278,15 +410,10 @@ int cli_bench(int argc, char **argv) {
     const char *script = argv[first + i];
     lraf_status st;
     if (access(script, R_OK) != 0)
-      return cli_error("cannot read %s", script);
-    st = bench_script(&opt, script, &args, runs, &res[i], &err);
-    if (st != LRAF_OK) {
-      fflush(stdout);
-      cli_error("%s", err.message);
-      return st == LRAF_ERUN || st == LRAF_ESYNTAX || st == LRAF_EMEM
-                 ? CLI_EFAIL
-                 : CLI_EUSAGE;
-    }
+      return cli_error("cannot read %s: %s", script, strerror(errno));
+    st = bench_script(&opt, script, &args, &b, runs, &res[i], &err);
+    if (st != LRAF_OK || (b.exited && b.exit_code != EXIT_SUCCESS))
+      return run_failed(script, &b, st, &err);
     print_result(&res[i], runs);
     if (res[i].count_min != res[i].count_max)
       cli_error("WARNING: the instruction count of %s differs between "
@@ -294,9 +421,9 @@ int cli_bench(int argc, char **argv) {
                 res[i].count_min, res[i].count_max);
   }
   if (n == 2) {
-    double a = (double)res[0].count_max, b = (double)res[1].count_max;
+    double a = (double)res[0].count_max, b2 = (double)res[1].count_max;
     printf("comparison (instructions)\n  %s / %s = %.4f\n", res[0].script,
-           res[1].script, b > 0 ? a / b : 0.0);
+           res[1].script, b2 > 0 ? a / b2 : 0.0);
     printf("  wall time median ratio %.4f (varies with the machine)\n",
            res[1].wall_median > 0 ? res[0].wall_median / res[1].wall_median
                                   : 0.0);
