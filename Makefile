@@ -177,3 +177,36 @@ fuzz: fuzz-build
 
 clean:
 	rm -rf build build-san build-fuzz
+
+# ---- Installing (make install PREFIX=... [DESTDIR=...]) ----
+# The programs that were built (lraf, and lraf-lua where the tree has
+# it), liblraf.a and liblraf.so, lraf.h, lraf.pc for pkg-config (from
+# man/lraf.pc.in) and the man pages lraf(1) and lraf(3).
+PREFIX  ?= /usr/local
+DESTDIR ?=
+VERSION := $(shell sed -n 's/^\#define LRAF_VERSION "\(.*\)"/\1/p' include/lraf.h)
+INST_PROGRAMS := lraf lraf-lua
+
+.PHONY: install uninstall
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man3
+	@for p in $(INST_PROGRAMS); do if [ -f $(BUILD)/$$p ]; then \
+	  echo "install $(BUILD)/$$p $(DESTDIR)$(PREFIX)/bin/$$p"; \
+	  install -m 755 $(BUILD)/$$p $(DESTDIR)$(PREFIX)/bin/$$p; fi; done
+	install -m 644 $(BUILD)/liblraf.a $(DESTDIR)$(PREFIX)/lib/liblraf.a
+	install -m 755 $(BUILD)/liblraf.so $(DESTDIR)$(PREFIX)/lib/liblraf.so
+	install -m 644 include/lraf.h $(DESTDIR)$(PREFIX)/include/lraf.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' man/lraf.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lraf.pc
+	install -m 644 man/lraf.1 $(DESTDIR)$(PREFIX)/share/man/man1/lraf.1
+	install -m 644 man/lraf.3 $(DESTDIR)$(PREFIX)/share/man/man3/lraf.3
+
+uninstall:
+	rm -f $(INST_PROGRAMS:%=$(DESTDIR)$(PREFIX)/bin/%) \
+	  $(DESTDIR)$(PREFIX)/lib/liblraf.a $(DESTDIR)$(PREFIX)/lib/liblraf.so \
+	  $(DESTDIR)$(PREFIX)/include/lraf.h \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/lraf.pc \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/lraf.1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man3/lraf.3
