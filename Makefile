@@ -14,7 +14,9 @@
 
 CC      ?= cc
 LUA_PC  := lua5.4
-PKGS    := liblua5.4-dev lua5.4 lua-lpeg libcmocka-dev pkg-config valgrind
+PKGS    := liblua5.4-dev lua5.4 lua-lpeg libcmocka-dev pkg-config
+# Only the tests need these (make run does not).
+TEST_PKGS := valgrind
 BUILD   ?= build
 OPT     ?= -O2
 SAN     ?=
@@ -49,8 +51,10 @@ EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)
 all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf examples
 
 # Install the Debian packages lraf needs, or say how to.
+DEPS_PKGS = $(PKGS)
+test memcheck: DEPS_PKGS = $(PKGS) $(TEST_PKGS)
 deps:
-	@missing=""; for p in $(PKGS); do \
+	@missing=""; for p in $(DEPS_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
@@ -92,12 +96,17 @@ run: all
 	$(BUILD)/lraf run --report - examples/hello.lua
 
 # Every unit test, then the same tests under ASan and UBSan, then the
-# runtime's tests and the lraf command under valgrind.
+# runtime's tests and the lraf command under valgrind; the last line adds
+# up what cmocka reported in all three (tests/run_suites.sh).
+TEST_TALLY := $(CURDIR)/build/test-tally
 test: deps
-	$(MAKE) --no-print-directory unit
+	@mkdir -p build && rm -f $(TEST_TALLY)
+	$(MAKE) --no-print-directory unit TALLY=$(TEST_TALLY)
 	LRAF_QUICK=1 $(MAKE) --no-print-directory unit BUILD=build-san OPT=-O1 \
-	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
-	$(MAKE) --no-print-directory memcheck
+	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  TALLY=$(TEST_TALLY)
+	$(MAKE) --no-print-directory memcheck TALLY=$(TEST_TALLY)
+	@tests/run_suites.sh --total $(TEST_TALLY)
 
 MEMCHECK_TESTS := test_rt_api test_rt_load test_rt_sandbox test_rt_quota \
                   test_rt_cli test_acct_managers test_acct_threads \
@@ -105,15 +114,21 @@ MEMCHECK_TESTS := test_rt_api test_rt_load test_rt_sandbox test_rt_quota \
 VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
             --error-exitcode=9
 
-memcheck: $(BUILD)/lraf $(MEMCHECK_TESTS:%=$(BUILD)/tests/%)
-	@set -e; for t in $(MEMCHECK_TESTS); do \
-	  echo "== valgrind $$t"; \
-	  LRAF_QUICK=1 LRAF=$(BUILD)/lraf $(VALGRIND) $(BUILD)/tests/$$t >/dev/null; done
+# make unit (or memcheck) alone keeps its own tally and ends with its sum.
+TALLY ?= $(CURDIR)/$(BUILD)/tests/tally
+TALLY_OWN = $(filter $(CURDIR)/$(BUILD)/tests/tally,$(TALLY))
+
+memcheck: deps $(BUILD)/lraf $(MEMCHECK_TESTS:%=$(BUILD)/tests/%)
+	@mkdir -p $(dir $(TALLY)) && rm -f $(TALLY_OWN)
+	@LRAF_QUICK=1 LRAF=$(BUILD)/lraf tests/run_suites.sh $(TALLY) --quiet \
+	  --prefix "$(VALGRIND)" $(MEMCHECK_TESTS:%=$(BUILD)/tests/%)
 	$(VALGRIND) $(BUILD)/lraf run --report - examples/hello.lua >/dev/null
+	@$(if $(TALLY_OWN),tests/run_suites.sh --total $(TALLY))
 
 unit: $(BUILD)/liblraf.a $(BUILD)/lraf $(EX_BIN) $(TEST_BIN)
-	@set -e; for t in $(TEST_BIN); do \
-	  echo "== $$t"; LRAF=$(BUILD)/lraf $$t; done
+	@mkdir -p $(dir $(TALLY)) && rm -f $(TALLY_OWN)
+	@LRAF=$(BUILD)/lraf tests/run_suites.sh $(TALLY) $(TEST_BIN)
+	@$(if $(TALLY_OWN),tests/run_suites.sh --total $(TALLY))
 
 bench: all
 	tests/bench/run.sh

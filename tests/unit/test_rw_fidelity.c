@@ -135,7 +135,7 @@ static void test_register_limit(void **state) {
   rw_default_options(&opt);
   tutil_run_rewritten(src, strlen(src), "=regs", &opt, 1000, 0, &rw);
   assert_false(rw.ok);
-  printf("  error: %s\n", rw.error);
+  printf("  refused as expected: %s\n", rw.error);
   assert_non_null(strstr(rw.error, "function at regs:2 uses 254 registers"));
   assert_non_null(strstr(rw.error, "registers"));
   tutil_run_free(&rw);
@@ -162,7 +162,7 @@ static void test_upvalue_limit(void **state) {
   rw_default_options(&opt);
   tutil_run_rewritten(s, strlen(s), "=ups", &opt, 1000, 0, &rw);
   assert_false(rw.ok);
-  printf("  error: %s\n", rw.error);
+  printf("  refused as expected: %s\n", rw.error);
   assert_non_null(strstr(rw.error, "upvalues"));
   assert_non_null(strstr(rw.error, "ups:4"));
   tutil_run_free(&rw);

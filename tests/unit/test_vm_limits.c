@@ -91,9 +91,9 @@ static void expect(const chunk *c, const vm_limits *lim, lraf_status code,
   assert_int_equal(vm_read(c->b, c->cap, lim, &out, &err), code);
   assert_null(out);
   assert_int_equal(err.code, code);
-  printf("  %s\n", err.message);
   if (strstr(err.message, s1) == NULL || strstr(err.message, s2) == NULL)
     fail_msg("message \"%s\" lacks \"%s\" or \"%s\"", err.message, s1, s2);
+  printf("  refused as expected: %s\n", err.message);
 }
 
 /* 100 MB: over the input limit; with the input limit lifted, a claimed
