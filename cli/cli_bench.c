@@ -30,12 +30,9 @@
 #include "cli.h"
 
 #define BENCH_DEFAULT_RUNS 10
-#define BENCH_MAX_RUNS 100000
-
-static const char usage_text[] =
-  "usage: lraf bench [-n N] [--exact] [--sandbox] [--native]\n"
-  "                  [--granularity N] [--mode original|overhead|weighted]\n"
-  "                  [--weights FILE] SCRIPT [SCRIPT2] [-- ARGS...]";
+/* Without --limit every run stops after this many instructions (a few
+   seconds), so that bench ends whatever the script does. */
+#define BENCH_DEFAULT_LIMIT INT64_C(1000000000)
 
 /* The arguments every run gets (after "--"). */
 typedef struct bench_args {
@@ -86,7 +83,8 @@ static void unmute_stdout(int saved) {
 
 /* Limits of every run, and what stopped one. */
 typedef struct bench_run {
-  int64_t limit;         /* < 0: none */
+  int64_t limit;         /* the quota of each run */
+  int limit_said;        /* --limit gave it (else the default) */
   int64_t memory;        /* bytes, < 0: none */
   int run, runs;         /* this run (from 1) and how many */
   lraf_manager *m;       /* the run's manager (a limit) */
@@ -158,7 +156,7 @@ static lraf_status run_once(const lraf_options *base, const char *script,
   lraf_options opt = *base;
   lraf_state *S;
   lraf_status st;
-  lraf_manager *m = lraf_limit_new(b->limit >= 0 ? b->limit : INT64_MAX);
+  lraf_manager *m = lraf_limit_new(b->limit);
   lua_State *L;
   double t0;
   if (m == NULL) {
@@ -191,7 +189,7 @@ static lraf_status run_once(const lraf_options *base, const char *script,
     st = lraf_call(S, 2, 0, err);
   }
   if (b->exited) {
-    lraf_limit_set(m, b->limit >= 0 ? b->limit : INT64_MAX);
+    lraf_limit_set(m, b->limit);
     st = LRAF_OK;
   }
   snprintf(b->where, sizeof b->where, "%s", lraf_last_where(S));
@@ -265,84 +263,42 @@ static void print_result(const bench_result *r, int runs) {
          r->wall_median, r->wall_max);
 }
 
-static int parse_runs(const char *s, int *runs) {
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (end == s || *end != '\0' || v < 1 || v > BENCH_MAX_RUNS) return 0;
-  *runs = (int)v;
-  return 1;
-}
-
-/* Options; *first gets the index of the first script, *nscripts their
-   number, args what follows "--" after them. */
+/* Options (cli_options.c); *first gets the index of the first script,
+   *nscripts their number, args what follows "--" after them. */
 static int parse_args(int argc, char **argv, lraf_options *opt,
                       uint32_t *weights, int *runs, int *first,
-                      int *nscripts, bench_args *args) {
-  int i, j, mode_set = 0;
-  const char *wfile = NULL;
-  for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--") == 0) {
-      i++;
-      break;
-    } else if (strcmp(a, "--exact") == 0) {
-      opt->exact = 1;
-    } else if (strcmp(a, "--sandbox") == 0) {
-      opt->env = LRAF_ENV_SANDBOX;
-    } else if (strcmp(a, "--native") == 0) {
-      opt->native = 1;
-    } else if (i + 1 >= argc) {
-      return cli_error("%s needs a value\n%s", a, usage_text);
-    } else if (strcmp(a, "-n") == 0) {
-      if (!parse_runs(argv[++i], runs))
-        return cli_error("-n needs a number of runs from 1 to %d",
-                         BENCH_MAX_RUNS);
-    } else if (strcmp(a, "--granularity") == 0) {
-      int64_t g;
-      if (!cli_parse_int(argv[++i], &g) || g == 0)
-        return cli_error("--granularity needs a positive integer, not '%s'",
-                         argv[i]);
-      opt->granularity = g;
-    } else if (strcmp(a, "--mode") == 0) {
-      const char *m = argv[++i];
-      mode_set = 1;
-      if (strcmp(m, "original") == 0) opt->mode = LRAF_MODE_ORIGINAL;
-      else if (strcmp(m, "overhead") == 0) opt->mode = LRAF_MODE_OVERHEAD;
-      else if (strcmp(m, "weighted") == 0) opt->mode = LRAF_MODE_WEIGHTED;
-      else return cli_error("unknown mode '%s'\n%s", m, usage_text);
-    } else if (strcmp(a, "--weights") == 0) {
-      wfile = argv[++i];
-    } else {
-      return cli_error("unknown option '%s'\n%s", a, usage_text);
-    }
+                      int *nscripts, bench_args *args, bench_run *b) {
+  const cli_command *cmd = cli_command_find("bench");
+  cli_args a;
+  int i, j, rc = cli_parse(cmd, argc, argv, &a);
+  if (rc != CLI_OK) return rc;
+  i = a.first;
+  if (i >= argc || strcmp(argv[i], "--") == 0) {
+    cli_error("no script");
+    cli_usage(stderr, cmd);
+    return CLI_EUSAGE;
   }
-  if (i >= argc || strcmp(argv[i], "--") == 0)
-    return cli_error("no script\n%s", usage_text);
   for (j = i; j < argc && strcmp(argv[j], "--") != 0; j++)
     ;
-  if (j - i > 2)
-    return cli_error("at most two scripts (script arguments go after "
-                     "\"--\")\n%s", usage_text);
+  if (j - i > 2) {
+    cli_error("at most two scripts (script arguments go after \"--\")");
+    cli_usage(stderr, cmd);
+    return CLI_EUSAGE;
+  }
   *first = i;
   *nscripts = j - i;
   args->v = j < argc ? &argv[j + 1] : NULL;
   args->n = j < argc ? argc - j - 1 : 0;
-  if (wfile != NULL) {
-    lraf_error err;
-    char *text;
-    size_t len;
-    lraf_status st;
-    if (mode_set && opt->mode != LRAF_MODE_WEIGHTED)
-      return cli_error("--weights needs --mode weighted");
-    if (cli_read_file(wfile, &text, &len, &err) != LRAF_OK)
-      return cli_report(&err);
-    st = lraf_parse_weights(text, len, weights, &err);
-    free(text);
-    if (st != LRAF_OK) return cli_report(&err);
-    opt->mode = LRAF_MODE_WEIGHTED;
+  *opt = a.opt;
+  opt->traceback = 1;
+  if (a.native >= 0) opt->native = a.native;
+  if (a.runs > 0) *runs = a.runs;
+  b->limit = a.limit >= 0 ? a.limit : BENCH_DEFAULT_LIMIT;
+  b->limit_said = a.limit >= 0;
+  b->memory = a.memory;
+  if (a.opt.weights != NULL) {
+    memcpy(weights, a.weights, sizeof a.weights);
     opt->weights = weights;
-  } else if (opt->mode == LRAF_MODE_WEIGHTED) {
-    return cli_error("--mode weighted needs --weights FILE");
   }
   return CLI_OK;
 }
@@ -357,17 +313,18 @@ static int run_failed(const char *script, const bench_run *b, lraf_status st,
               script, b->exit_code, b->run, b->runs);
     return CLI_EFAIL;
   }
-  if (st == LRAF_EQUOTA && b->native) {
-    cli_error("%s: quota exceeded (limit %" PRId64 " units) in run %d%s%s; "
-              "native charging was on and added %" PRId64 " units", script,
-              b->limit, b->run, *b->where ? " at " : "", b->where,
-              b->native_units);
-    return CLI_EQUOTA;
-  }
   if (st == LRAF_EQUOTA) {
-    cli_error("%s: quota exceeded (limit %" PRId64 " instructions) in run "
-              "%d%s%s; native charging was off", script, b->limit, b->run,
-              *b->where ? " at " : "", b->where);
+    char native[96];
+    if (b->native)
+      snprintf(native, sizeof native, "native charging was on and added %"
+               PRId64 " units", b->native_units);
+    else
+      snprintf(native, sizeof native, "native charging was off");
+    cli_error("%s: quota exceeded (limit %" PRId64 " %s%s) in run %d%s%s; "
+              "%s", script, b->limit, b->native ? "units" : "instructions",
+              b->limit_said ? "" : ", the default of lraf bench; --limit "
+              "sets another", b->run, *b->where ? " at " : "", b->where,
+              native);
     return CLI_EQUOTA;
   }
   if (st == LRAF_EMEMLIMIT) {
@@ -392,12 +349,8 @@ int cli_bench(int argc, char **argv) {
   lraf_state *probe;
   lraf_error err;
   memset(&b, 0, sizeof b);
-  b.limit = -1;
-  b.memory = -1;
-  lraf_default_options(&opt);
-  opt.traceback = 1;
-  rc = parse_args(argc, argv, &opt, weights, &runs, &first, &n, &args);
-  if (rc != CLI_OK) return rc;
+  rc = parse_args(argc, argv, &opt, weights, &runs, &first, &n, &args, &b);
+  if (rc != CLI_OK) return rc == CLI_HELP ? CLI_OK : rc;
   /* the cost-model id, from a state that runs nothing */
   if (b.memory > 0) opt.memory_limit = (size_t)b.memory;
   if (lraf_new(&opt, &probe, &err) != LRAF_OK)
