@@ -103,6 +103,10 @@ static lraf_status parse_weight_line(const char *s, const char *e, int line,
   unsigned long v = 0;
   int op;
   while (s < e && (isalnum((unsigned char)*s) || *s == '_')) s++;
+  if (s == name)
+    return vm_fail(err, LRAF_EARG, "weights line %d: expected an opcode "
+                   "name, found byte 0x%02x (a weights file is text: "
+                   "lines \"OPNAME WEIGHT\")", line, (unsigned char)*s);
   op = opcode_by_name(name, (size_t)(s - name));
   if (op < 0)
     return vm_fail(err, LRAF_EARG, "weights line %d: unknown opcode '%.*s'",
