@@ -11,7 +11,8 @@
 **   - --limit does not change what is counted; a quota stop names the
 **     place and native charging; the report carries the error, where
 **     the run stopped, "collected", and the unit of the cost model;
-**   - stderr is lua5.4's, traceback included, but for the program name.
+**   - stderr is lua5.4's, traceback included, but for the program name;
+**   - the README's command reference is the code's (lraf help --markdown).
 ** Runs the command named by $LRAF (the Makefile sets it).
 */
 #include <stdarg.h>
@@ -367,6 +368,32 @@ static void test_stderr_like_lua(void **state) {
   }
 }
 
+/* The README's command reference is what `lraf help --markdown` prints
+   (headings one level down), so the tables come from the code. */
+static void test_readme_reference(void **state) {
+  char *md, *readme, *p;
+  (void)state;
+  assert_int_equal(tutil_sh_lraf_run(&sh, "help --markdown"), 0);
+  md = tutil_sh_slurp(sh.out);
+  assert_non_null(md);
+  readme = tutil_sh_slurp("README.md");
+  assert_non_null(readme);
+  for (p = strstr(md, "### "); p != NULL; p = strstr(p + 1, "\n### ")) {
+    char section[4096], *end;
+    size_t n;
+    if (*p == '\n') p++;
+    end = strstr(p + 4, "\n### ");
+    n = end ? (size_t)(end - p) : strlen(p);
+    assert_true(n < sizeof section);
+    snprintf(section, sizeof section, "#%.*s", (int)n, p);
+    if (strstr(readme, section) == NULL)
+      fail_msg("README.md lacks this section of lraf help --markdown:\n%s",
+               section);
+  }
+  free(md);
+  free(readme);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_bench_stops),
@@ -377,6 +404,7 @@ int main(void) {
     cmocka_unit_test(test_limit_and_native),
     cmocka_unit_test(test_report_fields),
     cmocka_unit_test(test_stderr_like_lua),
+    cmocka_unit_test(test_readme_reference),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
