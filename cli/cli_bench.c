@@ -238,7 +238,7 @@ static lraf_status bench_script(const lraf_options *opt, const char *script,
   }
   progress(script, runs + 1, runs, t0);
   unmute_stdout(saved);
-  if (st == LRAF_OK) {
+  if (st == LRAF_OK && i == runs) {  /* every run done */
     qsort(walls, (size_t)runs, sizeof *walls, by_value);
     r->wall_min = walls[0];
     r->wall_max = walls[runs - 1];
