@@ -249,16 +249,17 @@ static lraf_status bench_script(const lraf_options *opt, const char *script,
   return st;
 }
 
-static void print_result(const bench_result *r, int runs) {
+/* unit: the cost model's (cli_unit_name). */
+static void print_result(const bench_result *r, int runs, const char *unit) {
   printf("%s\n", r->script);
   if (r->count_min == r->count_max)
-    printf("  instructions  %" PRId64 " (the same in all %d runs)\n",
+    printf("  %s  %" PRId64 " (the same in all %d runs)\n", unit,
            r->count_min, runs);
   else
-    printf("  instructions  %" PRId64 " .. %" PRId64
+    printf("  %s  %" PRId64 " .. %" PRId64
            "  WARNING: THE COUNT DIFFERS BETWEEN RUNS (the script depends "
            "on the clock, random numbers or hash order)\n",
-           r->count_min, r->count_max);
+           unit, r->count_min, r->count_max);
   printf("  wall seconds  min %.6f  median %.6f  max %.6f\n", r->wall_min,
          r->wall_median, r->wall_max);
 }
@@ -348,6 +349,7 @@ int cli_bench(int argc, char **argv) {
   int runs = BENCH_DEFAULT_RUNS, first = 0, n = 0, i, rc;
   lraf_state *probe;
   lraf_error err;
+  const char *unit;
   memset(&b, 0, sizeof b);
   rc = parse_args(argc, argv, &opt, weights, &runs, &first, &n, &args, &b);
   if (rc != CLI_OK) return rc == CLI_HELP ? CLI_OK : rc;
@@ -358,6 +360,7 @@ int cli_bench(int argc, char **argv) {
   opt.memory_limit = 0;
   printf("lraf bench: %d run%s each, model %s\n", runs, runs == 1 ? "" : "s",
          lraf_model(probe));
+  unit = cli_unit_name(opt.mode, strstr(lraf_model(probe), "/native-") != NULL);
   lraf_close(probe);
   for (i = 0; i < n; i++) {
     const char *script = argv[first + i];
@@ -367,7 +370,7 @@ int cli_bench(int argc, char **argv) {
     st = bench_script(&opt, script, &args, &b, runs, &res[i], &err);
     if (st != LRAF_OK || (b.exited && b.exit_code != EXIT_SUCCESS))
       return run_failed(script, &b, st, &err);
-    print_result(&res[i], runs);
+    print_result(&res[i], runs, unit);
     if (res[i].count_min != res[i].count_max)
       cli_error("WARNING: the instruction count of %s differs between "
                 "runs (%" PRId64 " .. %" PRId64 ")", script,
@@ -375,7 +378,7 @@ int cli_bench(int argc, char **argv) {
   }
   if (n == 2) {
     double a = (double)res[0].count_max, b2 = (double)res[1].count_max;
-    printf("comparison (instructions)\n  %s / %s = %.4f\n", res[0].script,
+    printf("comparison (%s)\n  %s / %s = %.4f\n", unit, res[0].script,
            res[1].script, b2 > 0 ? a / b2 : 0.0);
     printf("  wall time median ratio %.4f (varies with the machine)\n",
            res[1].wall_median > 0 ? res[0].wall_median / res[1].wall_median

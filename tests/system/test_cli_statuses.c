@@ -323,6 +323,24 @@ static void test_report_fields(void **state) {
   err_has(" units (lua5.4/original/native-");
   err_has(" instructions + ");
   err_has(" native), status ok\n");
+  /* bench names them too */
+  assert_int_equal(tutil_sh_lraf_run(&sh, "bench -n 1 --weights w.txt "
+                                     "ok.lua"), 0);
+  {
+    char *o = tutil_sh_slurp(sh.out);
+    assert_non_null(o);
+    assert_non_null(strstr(o, "\n  weighted units  "));
+    free(o);
+  }
+  assert_int_equal(tutil_sh_lraf_run(&sh, "bench -n 1 --native ok.lua "
+                                     "strings.lua"), 0);
+  {
+    char *o = tutil_sh_slurp(sh.out);
+    assert_non_null(o);
+    assert_non_null(strstr(o, "\n  units  "));
+    assert_non_null(strstr(o, "\ncomparison (units)\n"));
+    free(o);
+  }
 }
 
 /* Stderr and exit status as lua5.4 gives them, program name aside. */

@@ -530,7 +530,8 @@ static long long bench_count(const char *cmd, const char *expect) {
   assert_int_equal(run(cmd), 0);
   out = slurp(out_path);
   if (expect != NULL) assert_non_null(strstr(out, expect));
-  n = number_after(out, "instructions  ");
+  n = strstr(out, "  units  ") ? number_after(out, "  units  ")
+                                : number_after(out, "instructions  ");
   free(out);
   return n;
 }
