@@ -115,7 +115,7 @@ test: deps
 	$(MAKE) --no-print-directory memcheck TALLY=$(TEST_TALLY)
 	@tests/run_suites.sh --total $(TEST_TALLY)
 
-MEMCHECK_TESTS := test_rt_api test_rt_load test_rt_sandbox test_rt_quota \
+MEMCHECK_TESTS := test_rt_api test_rt_load test_rt_sandbox test_rt_quota test_rt_stop \
                   test_rt_cli test_acct_managers test_acct_threads \
                   test_vm_malformed test_rw_checks
 VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
