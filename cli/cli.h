@@ -63,6 +63,7 @@ typedef struct cli_outcome {
   int64_t limit, memory;   /* < 0: none */
   double rate;             /* 0: none */
   double wall, cpu;
+  int loading;             /* the stop came while loading the script */
 } cli_outcome;
 /* "instructions", "weighted units" or, with native charging, "units". */
 const char *cli_unit_name(lraf_mode mode, int native);

@@ -27,6 +27,10 @@ static const char *unit_key(lraf_mode mode, int native) {
 void cli_stop_message(const cli_outcome *o, lraf_state *S) {
   const char *where = S ? lraf_last_where(S) : "";
   const char *at = *where ? " at " : "";
+  if (*where == '\0' && o->loading) {
+    at = " while loading ";
+    where = o->script;
+  }
   if (strcmp(o->status, "memory") == 0) {
     fprintf(stderr, "lraf: memory limit exceeded (limit %" PRId64
             " bytes)%s%s\n", o->memory, at, where);

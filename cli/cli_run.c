@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <lauxlib.h>
@@ -102,7 +103,12 @@ static void report(run_ctx *c, const cli_outcome *o) {
 /* Open the report file before anything runs: an unwritable one is a
    usage error, not a surprise after the script. */
 static int open_report(run_ctx *c) {
+  struct stat r, s;
   if (c->report == NULL || strcmp(c->report, "-") == 0) return CLI_OK;
+  if (stat(c->report, &r) == 0 && stat(c->script, &s) == 0 &&
+      r.st_dev == s.st_dev && r.st_ino == s.st_ino)
+    return cli_error("the report %s would overwrite the script",
+                     c->report);
   c->rfile = fopen(c->report, "w");
   if (c->rfile == NULL)
     return cli_error("cannot write the report %s: %s", c->report,
@@ -283,6 +289,7 @@ static int finish(run_ctx *c, lraf_status st, const lraf_error *err,
   }
   outcome(c, &o, status, code, msg);
   if (code == CLI_EQUOTA || code == CLI_EMEMORY) {
+    o.loading = loading;
     cli_stop_message(&o, c->S);
     o.error = st == LRAF_EQUOTA ? "quota exceeded" : "memory limit exceeded";
   }

@@ -213,6 +213,26 @@ static void test_memory_limits(void **state) {
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --memory-limit 10M "
                                      "--report r.json ok.lua"), 0);
   report_has("\"memory_limit\": 10000000");
+  /* a limit a little above an empty state stops the loading of a big
+     script: the message says so */
+  {
+    char *e, big[64 * 1024];
+    long long empty;
+    size_t n = 0;
+    assert_int_equal(tutil_sh_lraf_run(&sh, "run --memory-limit 1000 "
+                                       "ok.lua"), 2);
+    e = tutil_sh_slurp(sh.err);
+    assert_non_null(e);
+    empty = number_after(e, "an empty state takes ");
+    free(e);
+    while (n + 32 < sizeof big)
+      n += (size_t)snprintf(big + n, sizeof big - n, "v%zu = %zu\n",
+                            n, n);
+    assert_int_equal(tutil_sh_write(&sh, "big.lua", big), 0);
+    assert_int_equal(tutil_sh_lraf_run(&sh, "run --memory-limit %lld "
+                                       "big.lua", empty + 4000), 4);
+    err_has(" bytes) while loading big.lua\n");
+  }
 }
 
 /* --report /nonexistent/r.json ran the script and exited 0: now it is
@@ -224,6 +244,15 @@ static void test_report_unwritable(void **state) {
   err_has("lraf: cannot write the report /nonexistent/r.json: No such file "
           "or directory\n");
   out_is("");
+  /* nor may it overwrite the script */
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --report ./ok.lua ok.lua"), 2);
+  err_has("lraf: the report ./ok.lua would overwrite the script\n");
+  out_is("");
+  {
+    char *s = file("ok.lua");
+    assert_string_equal(s, scripts[0].text);
+    free(s);
+  }
 }
 
 /* Help, hints and file errors with their reasons. */
