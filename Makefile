@@ -23,11 +23,11 @@ LUA_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) 2>/dev/null)
 LUA_LIBS   := $(shell pkg-config --libs $(LUA_PC) 2>/dev/null)
 
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
-           -fPIC -Iinclude -Ivm -Irewriter -Iaccounts -Iruntime $(LUA_CFLAGS) $(SAN)
+           -fPIC -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iruntime $(LUA_CFLAGS) $(SAN)
 LDFLAGS := $(SAN)
 LIBS    := $(LUA_LIBS) -lm -lpthread
 
-MODULES  := vm rewriter accounts runtime
+MODULES  := common vm rewriter accounts runtime
 LIB_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CLI_SRC  := $(wildcard cli/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -61,13 +61,14 @@ deps:
 	  fi; \
 	fi
 
+# The library exports only what include/lraf.h marks LRAF_API.
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@
 
 # The command is compiled against the public header alone (and its own
 # cli/*.h): no internal header of the library is on its include path.
-CLI_CFLAGS := $(filter-out -Ivm -Irewriter -Iaccounts -Iruntime,$(CFLAGS)) -Icli
+CLI_CFLAGS := $(filter-out -Icommon -Ivm -Irewriter -Iaccounts -Iruntime,$(CFLAGS)) -Icli
 $(BUILD)/cli/%.o: cli/%.c include/lraf.h $(wildcard cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -c $< -o $@
@@ -118,7 +119,7 @@ memcheck: $(BUILD)/lraf $(MEMCHECK_TESTS:%=$(BUILD)/tests/%)
 	  LRAF_QUICK=1 LRAF=$(BUILD)/lraf $(VALGRIND) $(BUILD)/tests/$$t >/dev/null; done
 	$(VALGRIND) $(BUILD)/lraf run --report - examples/hello.lua >/dev/null
 
-unit: $(BUILD)/liblraf.a $(BUILD)/lraf $(EX_BIN) $(TEST_BIN)
+unit: $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf $(EX_BIN) $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do \
 	  echo "== $$t"; LRAF=$(BUILD)/lraf $$t; done
 

@@ -17,7 +17,7 @@ lraf_status lraf_listing(const void *data, size_t size, const char *name,
   lraf_status st;
   FILE *f;
   if (data == NULL || out == NULL || outlen == NULL)
-    return vm_fail(err, LRAF_EARG, "lraf_listing: missing argument");
+    return err_fail(err, LRAF_EARG, "lraf_listing: missing argument");
   if (size >= LRAF_OFFLINE_MAGIC_LEN &&
       memcmp(p, LRAF_OFFLINE_MAGIC, LRAF_OFFLINE_MAGIC_LEN) == 0) {
     st = rt_offline_header(p, size, &model, &mlen, &skip, err);
@@ -37,7 +37,7 @@ lraf_status lraf_listing(const void *data, size_t size, const char *name,
   f = open_memstream(out, outlen);
   if (f == NULL) {
     vm_chunk_free(chunk);
-    return vm_fail(err, LRAF_EMEM, "out of memory listing a chunk");
+    return err_fail(err, LRAF_EMEM, "out of memory listing a chunk");
   }
   if (model != NULL)
     fprintf(f, "lraf-rewritten chunk, cost model %.*s\n", (int)mlen, model);
@@ -46,7 +46,7 @@ lraf_status lraf_listing(const void *data, size_t size, const char *name,
   if (fclose(f) != 0) {
     free(*out);
     *out = NULL;
-    return vm_fail(err, LRAF_EMEM, "out of memory listing a chunk");
+    return err_fail(err, LRAF_EMEM, "out of memory listing a chunk");
   }
   return LRAF_OK;
 }

@@ -36,7 +36,7 @@ lraf_status rt_dump(lua_State *L, int strip, char **data, size_t *size,
   dumpbuf b = {NULL, 0, 0};
   if (lua_dump(L, dump_writer, &b, strip) != 0) {
     free(b.p);
-    return vm_fail(err, LRAF_EMEM, "out of memory dumping a chunk");
+    return err_fail(err, LRAF_EMEM, "out of memory dumping a chunk");
   }
   *data = b.p;
   *size = b.n;
@@ -49,12 +49,12 @@ lraf_status rt_compile(const char *src, size_t len, const char *name,
   lua_State *L = luaL_newstate();
   lraf_status st;
   if (L == NULL)
-    return vm_fail(err, LRAF_EMEM, "cannot create a Lua state");
+    return err_fail(err, LRAF_EMEM, "cannot create a Lua state");
   if (luaL_loadbufferx(L, src, len, name, "t") != LUA_OK) {
     const char *msg = lua_tostring(L, -1);
-    st = vm_fail(err, LRAF_ESYNTAX, "%s", msg ? msg : "syntax error");
+    st = err_fail(err, LRAF_ESYNTAX, "%s", msg ? msg : "syntax error");
   } else if ((st = rt_dump(L, strip, data, size, err)) != LRAF_OK) {
-    vm_fail(err, st, "out of memory dumping %s", name);
+    err_fail(err, st, "out of memory dumping %s", name);
   }
   lua_close(L);
   return st;
