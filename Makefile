@@ -8,9 +8,25 @@
 #   make fuzz-diff SEEDS=N [START=S]   differential test of N generated programs
 #   make fuzz [FUZZ_TIME=600]          each libFuzzer target for FUZZ_TIME s
 #
-# Data flows vm/ -> rewriter/ -> runtime/ -> accounts/; every module's
-# sources are compiled into build/liblraf.{a,so}.  The lraf command is
-# cli/.
+# Layers (a folder uses only the folders above it; accounts/ knows no
+# Lua).  Every module's sources go into build/liblraf.{a,so}, which
+# exports only what include/lraf.h marks LRAF_API:
+#   common/    err_fail (the error value every layer fills), status names
+#   vm/        Lua 5.4 bytecode in memory: vm_read, checks, vm_list, vm_write
+#   rewriter/  rw_rewrite adds the accounting code to a chunk; rw_verify
+#   accounts/  accounts and managers (total, limit, hierarchical, rate)
+#   runtime/   the host API: states, loading, calls, the counter
+#   cli/       the lraf command, compiled against include/lraf.h only
+#
+# What a load does (runtime/rt_load.c, rt_pipeline.c): Lua's parser
+# compiles the source (text only) -> rt_dump (lua_dump) -> vm_read ->
+# rw_rewrite -> rw_verify -> vm_write -> lua_load, and the chunk's
+# counter and consume upvalues are joined to the state's.  The running
+# code adds block costs to the counter; when it reaches 0 it calls
+# consume (rt_counter.c), which charges the thread's account, whose
+# manager (accounts/) may let it go on, make it sleep, or stop it with
+# the quota error (rt_protect.c).  lraf_rewrite runs the same pipeline
+# offline and writes the chunk behind a marker and the cost-model id.
 
 CC      ?= cc
 LUA_PC  := lua5.4

@@ -16,11 +16,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tutil_run.h"
 #include "tutil_sh.h"
 
 static tutil_sh sh;
 static const char *const commands[] = {"run", "bench", "rewrite", "disasm"};
 #define NCOMMANDS 4
+
+/* A file's contents (free it); NULL when it cannot be read. */
+static char *slurp(const char *path) {
+  size_t len;
+  return tutil_run_slurp(path, &len);
+}
 
 static int setup(void **state) {
   (void)state;
@@ -39,13 +46,13 @@ static int teardown(void **state) {
 }
 
 static char *out(void) {
-  char *s = tutil_sh_slurp(sh.out);
+  char *s = slurp(sh.out);
   assert_non_null(s);
   return s;
 }
 
 static char *err(void) {
-  char *s = tutil_sh_slurp(sh.err);
+  char *s = slurp(sh.err);
   assert_non_null(s);
   return s;
 }
@@ -204,13 +211,13 @@ static void test_numbers(void **state) {
   err_has("(limit 1000000)");
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --memory-limit 64MiB "
                                      "--report r.json ok.lua"), 0);
-  o = tutil_sh_slurp(report);
+  o = slurp(report);
   assert_non_null(o);
   assert_non_null(strstr(o, "\"memory_limit\": 67108864,"));
   free(o);
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --memory-limit 1G "
                                      "--report r.json ok.lua"), 0);
-  o = tutil_sh_slurp(report);
+  o = slurp(report);
   assert_non_null(o);
   assert_non_null(strstr(o, "\"memory_limit\": 1000000000,"));
   free(o);
