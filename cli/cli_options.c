@@ -2,6 +2,7 @@
 ** cli_options.c - the option table, the subcommand table, the parser
 ** every subcommand uses, and the help printed from those tables.
 */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -438,12 +439,15 @@ static void md_cell(FILE *out, const char *s) {
 
 void cli_help_markdown(FILE *out) {
   int n, o, s;
+  fputs("Numbers take k, M, G (x 1000, 10^6, 10^9); byte sizes also KiB, "
+        "MiB, GiB.\n", out);
   for (n = 0; n < NCOMMANDS; n++) {
     const cli_command *cmd = &commands[n];
-    fprintf(out, "%s### lraf %s\n\n```\n", n ? "\n" : "", cmd->name);
+    fprintf(out, "\n### lraf %s\n\n```\n", cmd->name);
     synopsis(out, "lraf ", cmd);
     fputs("```\n\n", out);
-    md_cell(out, cmd->summary);
+    fputc(toupper((unsigned char)cmd->summary[0]), out);
+    md_cell(out, cmd->summary + 1);
     fputs(".\n\n| option | meaning |\n|---|---|\n", out);
     for (o = 0; o < CLI_NUM_OPTS; o++) {
       char opt[64];
