@@ -25,9 +25,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tutil_run.h"
 #include "tutil_sh.h"
 
 static tutil_sh sh;
+
+/* A file's contents, NUL-terminated (free it); NULL when unreadable. */
+static char *slurp(const char *path) {
+  size_t len;
+  return tutil_run_slurp(path, &len);
+}
 
 static const struct {
   const char *name, *text;
@@ -75,21 +82,21 @@ static char *file(const char *name) {
   char path[256];
   char *s;
   snprintf(path, sizeof path, "%s/%s", sh.dir, name);
-  s = tutil_sh_slurp(path);
+  s = slurp(path);
   if (s == NULL) fail_msg("cannot read %s", path);
   return s;
 }
 
 /* The last command's stderr / stdout contains text. */
 static void err_has(const char *text) {
-  char *e = tutil_sh_slurp(sh.err);
+  char *e = slurp(sh.err);
   assert_non_null(e);
   if (strstr(e, text) == NULL) fail_msg("stderr '%s' lacks '%s'", e, text);
   free(e);
 }
 
 static void out_is(const char *text) {
-  char *o = tutil_sh_slurp(sh.out);
+  char *o = slurp(sh.out);
   assert_non_null(o);
   if (strcmp(o, text) != 0) fail_msg("stdout '%s', not '%s'", o, text);
   free(o);
@@ -128,7 +135,7 @@ static void test_bench_stops(void **state) {
   err_has("too small to start a Lua state");
   assert_int_equal(tutil_sh_lraf_run(&sh, "bench --help"), 0);
   {
-    char *o = tutil_sh_slurp(sh.out);
+    char *o = slurp(sh.out);
     assert_non_null(o);
     assert_non_null(strstr(o, "--limit\n(default 1G)"));
     assert_non_null(strstr(o, "  3  the instruction quota"));
@@ -137,7 +144,7 @@ static void test_bench_stops(void **state) {
   }
   assert_int_equal(tutil_sh_lraf_run(&sh, "bench -n 3 ok.lua"), 0);
   {
-    char *e = tutil_sh_slurp(sh.err);
+    char *e = slurp(sh.err);
     assert_non_null(e);
     assert_string_equal(e, "");  /* not a terminal: no progress */
     free(e);
@@ -148,7 +155,7 @@ static void test_bench_stops(void **state) {
                                 tutil_sh_lraf()[0] == '/' ? "" : "$OLDPWD/",
                                 tutil_sh_lraf()), 0);
   {
-    char *o = tutil_sh_slurp(sh.out);
+    char *o = slurp(sh.out);
     assert_non_null(o);
     assert_non_null(strstr(o, "ok.lua: run 3/3"));
     free(o);
@@ -171,7 +178,7 @@ static void test_bench_os_exit(void **state) {
   err_has("called os.exit(3)");
   assert_int_equal(tutil_sh_lraf_run(&sh, "bench -n 3 --exact exit0.lua"),
                    0);
-  o = tutil_sh_slurp(sh.out);
+  o = slurp(sh.out);
   assert_non_null(o);
   assert_non_null(strstr(o, "(the same in all 3 runs)"));
   bench = number_after(o, "instructions  ");
@@ -221,7 +228,7 @@ static void test_memory_limits(void **state) {
     size_t n = 0;
     assert_int_equal(tutil_sh_lraf_run(&sh, "run --memory-limit 1000 "
                                        "ok.lua"), 2);
-    e = tutil_sh_slurp(sh.err);
+    e = slurp(sh.err);
     assert_non_null(e);
     empty = number_after(e, "an empty state takes ");
     free(e);
@@ -263,7 +270,7 @@ static void test_messages(void **state) {
   for (i = 0; i < 4; i++) {
     assert_int_equal(tutil_sh_lraf_run(&sh, "%s --help", cmds[i]), 0);
     {
-      char *o = tutil_sh_slurp(sh.out);
+      char *o = slurp(sh.out);
       assert_non_null(o);
       assert_non_null(strstr(o, "\noptions:\n"));
       assert_non_null(strstr(o, "\nexit status:\n"));
@@ -356,7 +363,7 @@ static void test_report_fields(void **state) {
   assert_int_equal(tutil_sh_lraf_run(&sh, "bench -n 1 --weights w.txt "
                                      "ok.lua"), 0);
   {
-    char *o = tutil_sh_slurp(sh.out);
+    char *o = slurp(sh.out);
     assert_non_null(o);
     assert_non_null(strstr(o, "\n  weighted units  "));
     free(o);
@@ -364,7 +371,7 @@ static void test_report_fields(void **state) {
   assert_int_equal(tutil_sh_lraf_run(&sh, "bench -n 1 --native ok.lua "
                                      "strings.lua"), 0);
   {
-    char *o = tutil_sh_slurp(sh.out);
+    char *o = slurp(sh.out);
     assert_non_null(o);
     assert_non_null(strstr(o, "\n  units  "));
     assert_non_null(strstr(o, "\ncomparison (units)\n"));
@@ -405,7 +412,7 @@ static void test_stderr_like_lua(void **state) {
     assert_int_equal(tutil_sh_run(&sh, "sed 's/^lua5.4: /lraf: /' %s/lua.err "
                                   "> %s/lua.err2", sh.dir, sh.dir), 0);
     a = file("lua.err2");
-    b = tutil_sh_slurp(sh.err);
+    b = slurp(sh.err);
     assert_non_null(b);
     if (got != want || strcmp(a, b) != 0)
       fail_msg("%s: lraf exit %d, stderr\n%s\nlua5.4 exit %d, stderr\n%s",
@@ -421,9 +428,9 @@ static void test_readme_reference(void **state) {
   char *md, *readme, *p;
   (void)state;
   assert_int_equal(tutil_sh_lraf_run(&sh, "help --markdown"), 0);
-  md = tutil_sh_slurp(sh.out);
+  md = slurp(sh.out);
   assert_non_null(md);
-  readme = tutil_sh_slurp("README.md");
+  readme = slurp("README.md");
   assert_non_null(readme);
   for (p = strstr(md, "### "); p != NULL; p = strstr(p + 1, "\n### ")) {
     char section[4096], *end;
