@@ -152,10 +152,8 @@ static void test_cli(void **state) {
                                      "--report r.json bomb.lua"), 4);
   text = tutil_run_slurp(sh.err, &len);
   assert_non_null(text);
-  assert_memory_equal(text, "lraf: memory limit exceeded (limit 4000000 "
-                      "bytes) at /tmp/", 50);
-  assert_non_null(strstr(text, "/bomb.lua:1: in main chunk\n"));
-  assert_int_equal(strchr(text, '\n')[1], '\0');  /* one line */
+  assert_string_equal(text, "lraf: memory limit exceeded (limit 4000000 "
+                      "bytes) at bomb.lua:1: in main chunk\n");
   free(text);
   snprintf(path, sizeof path, "%s/r.json", sh.dir);
   text = tutil_run_slurp(path, &len);
