@@ -7,7 +7,7 @@
 ** is not (the script reads the clock, math.random, pairs order over
 ** string keys...) bench says so loudly.  With two scripts it also
 ** compares them by instruction count.  The scripts' own output is
-** discarded while they run.
+** discarded while they run, and their input is /dev/null.
 **
 ** Exit status (cli.h): 0 ok, 1 a script failed or called os.exit with
 ** a failure status, 2 usage or bad input, 3 quota (--limit), 4 memory
@@ -58,26 +58,28 @@ static int by_value(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Send stdout to /dev/null while a script runs (saved: the real one). */
-static int mute_stdout(void) {
+/* Point fd (stdout, or stdin: a script that reads input must not wait
+   for a terminal while its output is hidden) at /dev/null while the
+   scripts run; returns the saved descriptor, -1 when that failed. */
+static int detach(int fd) {
   int saved, null;
   fflush(stdout);
-  saved = dup(STDOUT_FILENO);
-  null = open("/dev/null", O_WRONLY);
+  saved = dup(fd);
+  null = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
   if (saved < 0 || null < 0) {
     if (saved >= 0) close(saved);
     if (null >= 0) close(null);
     return -1;
   }
-  dup2(null, STDOUT_FILENO);
+  dup2(null, fd);
   close(null);
   return saved;
 }
 
-static void unmute_stdout(int saved) {
+static void reattach(int fd, int saved) {
   if (saved < 0) return;
   fflush(stdout);
-  dup2(saved, STDOUT_FILENO);
+  dup2(saved, fd);
   close(saved);
 }
 
@@ -218,14 +220,15 @@ static lraf_status bench_script(const lraf_options *opt, const char *script,
                                 int runs, bench_result *r, lraf_error *err) {
   double *walls = malloc((size_t)runs * sizeof *walls), t0 = now();
   lraf_status st = LRAF_OK;
-  int i, saved;
+  int i, saved, saved_in;
   if (walls == NULL) {
     err->code = LRAF_EMEM;
     snprintf(err->message, sizeof err->message, "out of memory");
     return LRAF_EMEM;
   }
   r->script = script;
-  saved = mute_stdout();
+  saved = detach(STDOUT_FILENO);
+  saved_in = detach(STDIN_FILENO);
   b->runs = runs;
   for (i = 0; i < runs && st == LRAF_OK; i++) {
     int64_t count = 0;
@@ -237,7 +240,8 @@ static lraf_status bench_script(const lraf_options *opt, const char *script,
     if (b->exited && b->exit_code != EXIT_SUCCESS) break;
   }
   progress(script, runs + 1, runs, t0);
-  unmute_stdout(saved);
+  reattach(STDIN_FILENO, saved_in);
+  reattach(STDOUT_FILENO, saved);
   if (st == LRAF_OK && i == runs) {  /* every run done */
     qsort(walls, (size_t)runs, sizeof *walls, by_value);
     r->wall_min = walls[0];

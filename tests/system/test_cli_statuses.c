@@ -133,6 +133,16 @@ static void test_bench_stops(void **state) {
   assert_int_equal(tutil_sh_lraf_run(&sh, "bench --memory-limit 1000 "
                                      "ok.lua"), 2);
   err_has("too small to start a Lua state");
+  /* a script that reads its input does not wait for it: stdin is a
+     FIFO that never ends (opened read-write), yet bench finishes */
+  assert_int_equal(tutil_sh_write(&sh, "reads.lua", "print(io.read('l'))\n"),
+                   0);
+  assert_int_equal(tutil_sh_run(&sh, "cd %s && rm -f in.fifo && mkfifo "
+                                "in.fifo", sh.dir), 0);
+  assert_int_equal(tutil_sh_run(&sh, "cd %s && timeout 20 %s%s bench -n 2 "
+                                "reads.lua 0<> in.fifo", sh.dir,
+                                tutil_sh_lraf()[0] == '/' ? "" : "$OLDPWD/",
+                                tutil_sh_lraf()), 0);
   assert_int_equal(tutil_sh_lraf_run(&sh, "bench --help"), 0);
   {
     char *o = slurp(sh.out);
