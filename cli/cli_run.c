@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -215,15 +216,37 @@ static int call_chunk(lua_State *L) {
   return 0;
 }
 
+/* Ctrl-C as in lua.c: the first SIGINT sets a hook that raises
+   "interrupted!" in the main thread (so the report is still written),
+   a second one kills. */
+static lua_State *interrupted_L;
+
+static void interrupt_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lua_sethook(L, NULL, 0, 0);
+  luaL_error(L, "interrupted!");
+}
+
+static void on_sigint(int sig) {
+  signal(sig, SIG_DFL);
+  lua_sethook(interrupted_L, interrupt_hook,
+              LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
 /* Call the chunk on the top of the stack through call_chunk. */
 static lraf_status call(run_ctx *c, int args, lraf_error *err) {
   lua_State *L = lraf_lua(c->S);
+  lraf_status st;
   lua_pushcfunction(L, call_chunk);
   lua_insert(L, -2);
   lua_pushlightuserdata(L, c);
   lua_insert(L, -2);
   lua_pushboolean(L, args);
-  return lraf_call(c->S, 3, 0, err);
+  interrupted_L = L;
+  signal(SIGINT, on_sigint);
+  st = lraf_call(c->S, 3, 0, err);
+  signal(SIGINT, SIG_DFL);
+  return st;
 }
 
 static lraf_status run_init(run_ctx *c, lraf_error *err) {

@@ -6,7 +6,8 @@
 **     os.exit as what it is, shows progress only on a terminal;
 **   - a memory limit that is hit is 4 with the limit; one too small to
 **     start a state is 2 and says so; both write the report;
-**   - an unwritable --report is refused before the script runs;
+**   - an unwritable --report is refused before the script runs; Ctrl-C
+**     stops the script as in lua5.4 and the report is still written;
 **   - help, hints and file errors with their reasons;
 **   - --limit does not change what is counted; a quota stop names the
 **     place and native charging; the report carries the error, where
@@ -272,6 +273,31 @@ static void test_report_unwritable(void **state) {
   }
 }
 
+/* Ctrl-C stops the script as lua5.4 does ("interrupted!", status 1),
+   and the report is written; a lost signal would let the script end by
+   itself after 10 s of CPU, with status 0. */
+static void test_interrupt(void **state) {
+  (void)state;
+  assert_int_equal(tutil_sh_write(&sh, "busy.lua", "local t0 = os.clock()\n"
+                                  "while os.clock() - t0 < 10 do end\n"), 0);
+  assert_int_equal(tutil_sh_run(&sh, "cd %s && { %s%s run --report r.json "
+                                "busy.lua 2> int.err & pid=$!; sleep 1; "
+                                "kill -INT $pid; wait $pid; }", sh.dir,
+                                tutil_sh_lraf()[0] == '/' ? "" : "$OLDPWD/",
+                                tutil_sh_lraf()), 1);
+  {
+    char *e = file("int.err");
+    /* "interrupted!" with the position when the hook caught a call, as
+       lua5.4 has it */
+    assert_memory_equal(e, "lraf: ", 6);
+    assert_non_null(strstr(e, "interrupted!\nstack traceback:\n"));
+    free(e);
+  }
+  report_has("\"status\": \"error\"");
+  report_has("interrupted!\\nstack traceback:");
+  report_has("\"stopped_at\": \"busy.lua:2: in main chunk\"");
+}
+
 /* Help, hints and file errors with their reasons. */
 static void test_messages(void **state) {
   static const char *const cmds[] = {"run", "bench", "rewrite", "disasm"};
@@ -464,6 +490,7 @@ int main(void) {
     cmocka_unit_test(test_bench_os_exit),
     cmocka_unit_test(test_memory_limits),
     cmocka_unit_test(test_report_unwritable),
+    cmocka_unit_test(test_interrupt),
     cmocka_unit_test(test_messages),
     cmocka_unit_test(test_limit_and_native),
     cmocka_unit_test(test_report_fields),
