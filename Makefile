@@ -15,6 +15,8 @@
 CC      ?= cc
 LUA_PC  := lua5.4
 PKGS    := liblua5.4-dev lua5.4 lua-lpeg libcmocka-dev pkg-config valgrind
+# service/ (request pool, ledger) and lraf serve
+PKGS    += libsqlite3-dev sqlite3 libpq-dev postgresql libmicrohttpd-dev curl
 BUILD   ?= build
 OPT     ?= -O2
 SAN     ?=
@@ -26,8 +28,12 @@ CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
            -fPIC -Iinclude -Ivm -Irewriter -Iaccounts -Iruntime $(LUA_CFLAGS) $(SAN)
 LDFLAGS := $(SAN)
 LIBS    := $(LUA_LIBS) -lm -lpthread
+# service/: the ledger's stores; cli/cli_serve.c: the HTTP front
+PQ_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null)
+CFLAGS  += -Iservice $(PQ_CFLAGS)
+LIBS    += -lsqlite3 -lpq -lmicrohttpd
 
-MODULES  := vm rewriter accounts runtime
+MODULES  := vm rewriter accounts runtime service
 LIB_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CLI_SRC  := $(wildcard cli/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)

@@ -24,6 +24,7 @@ int cli_bench(int argc, char **argv);
 int cli_disasm(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_rewrite(int argc, char **argv);
+int cli_serve(int argc, char **argv);
 
 /* Parse a whole decimal integer of at least 0 into *v; 0 when s is not
    one. */

@@ -40,6 +40,11 @@ static const cli_command commands[] = {
    "[--exact] [--mode original|overhead|weighted] [--weights FILE]\n"
    "      IN.lua|IN.luac -o OUT",
    "rewrite IN offline; OUT loads only through lraf"},
+  {"serve", cli_serve,
+   "[--port N] [--workers N] [--request-limit T=N] [--quota T=N]\n"
+   "      [--rate T=N] [--memory-limit BYTES] [--ledger SPEC] DIR",
+   "serve DIR/NAME.lua handlers over HTTP, metered per request, with a\n"
+   "      usage ledger (lraf serve --help)"},
 };
 
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

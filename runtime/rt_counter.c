@@ -113,10 +113,12 @@ int rt_consume(lua_State *L) {
 void rt_charge(lua_State *L, int64_t n) {
   rt_thread *t;
   lraf_state *S;
+  int64_t merged = 0;  /* pending units joined to n (already recorded) */
   if (n <= 0) return;
   t = rt_thread_of(L);
   S = t->S;
   if (S->cur == t && !S->quota && S->pending + n < RT_PENDING_MAX) {
+    S->native_units += n;
     S->pending += n;  /* small charges wait for the next large one or
                          the next flush or switch */
     return;
@@ -125,10 +127,12 @@ void rt_charge(lua_State *L, int64_t n) {
   if (S->cur != t) rt_switch(S, L, t, 0);
   if (!S->quota) {
     int64_t c;
+    merged = S->pending;
     n += S->pending;
     S->pending = 0;
     c = counter(S, L);
     if (c < 0 && n < -c) {
+      S->native_units += n - merged;
       set(S, L, c + n);
       return;
     }
@@ -139,6 +143,8 @@ void rt_charge(lua_State *L, int64_t n) {
     rt_thread *c = S->cur->acct != NULL ? S->cur : &S->main;
     int64_t left = lraf_limit_remaining(c->acct->manager) - rt_live(S, L);
     if (left < n) n = (left > 0 ? left : 0) + 1;
+    /* merged was recorded already; the clamp may take some of it back */
+    S->native_units += n - merged;
   }
   rt_flush(S, L, n, 0);
   if (S->quota) rt_raise_quota(L);
