@@ -490,7 +490,9 @@ int64_t lraf_native_units(const lraf_state *S);
    coroutine still alive to the TENANT's manager and collects: the
    finalizers of what the request left behind, and anything a later
    request makes a left-over coroutine run, are charged to the tenant,
-   never to a request.  A request stopped by its quota or the memory
+   never to a request.  A request of a tenant whose manager already
+   stops (a spent quota) is refused before it runs: 429, 0 instructions.
+   A request stopped by its quota or the memory
    limit (or out of memory) leaves a state in an unknown condition: the
    worker closes that state (its finalizers charged to the tenant) and
    the tenant's next request gets a fresh one; the other requests and

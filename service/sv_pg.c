@@ -46,10 +46,20 @@ static PGresult *run(sv_pg *p, const char *sql, int n,
   return PQexecParams(p->c, sql, n, NULL, params, NULL, NULL, 0);
 }
 
+/* libpq's last message without its final line break. */
+static const char *message(PGconn *c, char *buf, size_t size) {
+  size_t n;
+  snprintf(buf, size, "%s", c != NULL ? PQerrorMessage(c) : "out of memory");
+  n = strlen(buf);
+  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ')) buf[--n] = '\0';
+  return buf;
+}
+
 static lraf_status pg_fail(sv_pg *p, PGresult *res, lraf_error *err,
                            const char *what) {
-  lraf_status code = sv_fail(err, LRAF_EIO, "ledger: %s: %s", what,
-                             PQerrorMessage(p->c));
+  char m[400];
+  lraf_status code = sv_fail(err, LRAF_EIO, "ledger: %.60s: %s", what,
+                             message(p->c, m, sizeof m));
   PQclear(res);
   return code;
 }
@@ -196,8 +206,9 @@ lraf_status sv_pg_open(const char *conninfo, sv_store **out,
   p->base.ops = &pg_ops;
   p->c = PQconnectdb(conninfo);
   if (p->c == NULL || PQstatus(p->c) != CONNECTION_OK) {
+    char m[400];
     sv_fail(err, LRAF_EIO, "cannot connect to the ledger database: %s",
-            p->c ? PQerrorMessage(p->c) : "out of memory");
+            message(p->c, m, sizeof m));
     pg_close(&p->base);
     return LRAF_EIO;
   }

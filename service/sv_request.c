@@ -328,8 +328,10 @@ void sv_request_run(sv_worker *w, const lraf_request *rq,
   c.defer_ref = LUA_NOREF;
   res->started = sv_now();
   snprintf(res->model, sizeof res->model, "%s", lraf_pool_model(w->pool));
-  st = sv_state_for(w, rq, &err);
-  if (st == NULL) {
+  /* a tenant whose quota is spent is refused before anything runs */
+  if (lraf_manager_consume(rq->tenant_manager, NULL, 0, 0) == LRAF_STOP) {
+    fail(res, LRAF_EQUOTA, "");
+  } else if ((st = sv_state_for(w, rq, &err)) == NULL) {
     fail(res, err.code, err.message);
   } else if ((code = sv_handler_push(w, st, rq, &err)) != LRAF_OK) {
     /* the chunk's own run is not the request's: a stop there is the

@@ -34,6 +34,7 @@ pid_t tutil_serve_start(const char *const *args, const char *log, int *port) {
   argv[n++] = "serve";
   for (i = 0; args[i] != NULL && n < 62; i++) argv[n++] = args[i];
   argv[n] = NULL;
+  unlink(log);   /* no old "listening" line */
   pid = fork();
   if (pid < 0) return 0;
   if (pid == 0) {
