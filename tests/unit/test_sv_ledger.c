@@ -1,0 +1,168 @@
+/*
+** test_sv_ledger.c - the usage ledger's SQLite store through the public
+** API: records from 8 threads at once all stored (group commits), a
+** duplicate key stored once, totals per tenant, a tenant quota kept
+** across a reopen, and clear errors for bad specs, unopenable files and
+** incomplete records.
+*/
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lraf.h"
+
+static char dir[64], spec[128];
+
+static void fill(lraf_record *r, const char *key, const char *tenant,
+                 int64_t n, int status) {
+  memset(r, 0, sizeof *r);
+  r->key = key;
+  r->request_id = key;
+  r->tenant = tenant;
+  r->handler = "h";
+  r->model = "m";
+  r->instructions = n;
+  r->native = n / 10;
+  r->memory_peak = 100;
+  r->status = status;
+  r->wall = 0.001;
+  r->cpu = 0.0005;
+  r->started = 1700000000.0;
+  r->ended = 1700000000.001;
+}
+
+typedef struct writer {
+  lraf_ledger *l;
+  int id;
+  int failures;
+} writer;
+
+static void *write_many(void *arg) {
+  writer *w = arg;
+  int i;
+  for (i = 0; i < 200; i++) {
+    char key[32];
+    lraf_record r;
+    lraf_error err;
+    snprintf(key, sizeof key, "w%d-%d", w->id, i);
+    fill(&r, key, w->id % 2 ? "odd" : "even", i, i % 5 ? 200 : 500);
+    if (lraf_ledger_append(w->l, &r, &err) != LRAF_OK) w->failures++;
+  }
+  return NULL;
+}
+
+static void test_concurrent_and_duplicates(void **state) {
+  lraf_ledger *l;
+  lraf_error err;
+  lraf_usage u, odd, even;
+  writer w[8];
+  pthread_t th[8];
+  lraf_record r;
+  int i;
+  (void)state;
+  assert_int_equal(lraf_ledger_open(spec, &l, &err), LRAF_OK);
+  for (i = 0; i < 8; i++) {
+    w[i].l = l;
+    w[i].id = i;
+    w[i].failures = 0;
+    assert_int_equal(pthread_create(&th[i], NULL, write_many, &w[i]), 0);
+  }
+  for (i = 0; i < 8; i++) {
+    pthread_join(th[i], NULL);
+    assert_int_equal(w[i].failures, 0);
+  }
+  /* a retry of a stored key bills nothing more */
+  fill(&r, "w0-5", "even", 1000000, 200);
+  assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_OK);
+  assert_int_equal(lraf_ledger_usage(l, NULL, &u, &err), LRAF_OK);
+  assert_int_equal(u.requests, 1600);
+  assert_int_equal(u.instructions, 8 * (199 * 200 / 2));
+  assert_int_equal(u.errors, 8 * 40);
+  assert_int_equal(lraf_ledger_usage(l, "odd", &odd, &err), LRAF_OK);
+  assert_int_equal(lraf_ledger_usage(l, "even", &even, &err), LRAF_OK);
+  assert_int_equal(odd.requests + even.requests, u.requests);
+  assert_int_equal(odd.instructions, u.instructions / 2);
+  assert_int_equal(lraf_ledger_usage(l, "nobody", &u, &err), LRAF_OK);
+  assert_int_equal(u.requests, 0);
+  lraf_ledger_close(l);
+}
+
+static void test_quota_across_reopen(void **state) {
+  lraf_ledger *l;
+  lraf_error err;
+  lraf_manager *root = lraf_total_new(), *m;
+  lraf_record r;
+  (void)state;
+  assert_int_equal(lraf_ledger_open(spec, &l, &err), LRAF_OK);
+  fill(&r, "q1", "quota", 800, 200);
+  assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_OK);
+  lraf_ledger_close(l);
+  assert_int_equal(lraf_ledger_open(spec, &l, &err), LRAF_OK);
+  m = lraf_ledger_tenant(l, "quota", 1000, 0, root, &err);
+  assert_non_null(m);
+  assert_int_equal(lraf_limit_remaining(m), 200);
+  lraf_manager_release(m);
+  m = lraf_ledger_tenant(l, "quota", 500, 0, root, &err);
+  assert_int_equal(lraf_limit_remaining(m), 0);
+  lraf_manager_release(m);
+  m = lraf_ledger_tenant(l, "quota", -1, 0, root, &err);
+  assert_int_equal(lraf_limit_remaining(m), INT64_MAX);
+  lraf_manager_release(m);
+  lraf_ledger_close(l);
+  lraf_manager_release(root);
+}
+
+static void test_errors(void **state) {
+  lraf_ledger *l;
+  lraf_error err;
+  lraf_record r;
+  (void)state;
+  assert_int_equal(lraf_ledger_open("mysql://x", &l, &err), LRAF_EARG);
+  assert_non_null(strstr(err.message, "sqlite:PATH"));
+  assert_int_equal(lraf_ledger_open("sqlite:", &l, &err), LRAF_EARG);
+  assert_int_equal(lraf_ledger_open("sqlite:/nonexistent/dir/x.db", &l,
+                                    &err), LRAF_EIO);
+  assert_non_null(strstr(err.message, "/nonexistent/dir/x.db"));
+  assert_int_equal(lraf_ledger_open("postgresql:///nosuchdb?host=/nonexistent"
+                                    , &l, &err), LRAF_EIO);
+  assert_non_null(strstr(err.message, "cannot connect"));
+  assert_int_equal(lraf_ledger_open(spec, &l, &err), LRAF_OK);
+  fill(&r, "x", "t", 1, 200);
+  r.tenant = NULL;
+  assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_EARG);
+  fill(&r, "", "t", 1, 200);
+  assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_EARG);
+  lraf_ledger_close(l);
+}
+
+static int setup(void **state) {
+  (void)state;
+  strcpy(dir, "/tmp/lraf-ledger-XXXXXX");
+  if (mkdtemp(dir) == NULL) return -1;
+  snprintf(spec, sizeof spec, "sqlite:%s/l.db", dir);
+  return 0;
+}
+
+static int teardown(void **state) {
+  char cmd[128];
+  (void)state;
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_concurrent_and_duplicates),
+    cmocka_unit_test(test_quota_across_reopen),
+    cmocka_unit_test(test_errors),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
