@@ -124,6 +124,7 @@ unit: $(BUILD)/liblraf.a $(BUILD)/lraf $(EX_BIN) $(TEST_BIN)
 bench: all
 	tests/bench/run.sh
 	tests/bench/native.sh
+	tests/bench/serve.sh
 
 # Calibration of the native cost model and the overhead of charging.
 bench-native: all

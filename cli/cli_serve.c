@@ -39,8 +39,9 @@ static const char usage_text[] =
   "  --rate T=N             tenant T runs at most N instructions/second\n"
   "  --memory-limit BYTES   the most a worker's state may hold (507 past\n"
   "                         it; the standard library and handlers included)\n"
-  "  --ledger SPEC          sqlite:PATH (default sqlite:lraf-ledger.db) or\n"
-  "                         a postgresql:// connection string\n"
+  "  --ledger SPEC          sqlite:PATH (default sqlite:lraf-ledger.db),\n"
+  "                         a postgresql:// connection string, or none\n"
+  "                         (metering without a ledger: quotas in memory)\n"
   "  --slice N              PostgreSQL: quota leased per transaction\n"
   "                         (default 1000000)\n"
   "  --no-metering          plain Lua, no ledger (a benchmark's baseline)\n"
@@ -196,7 +197,7 @@ static int start(srv *s) {
   po.plain = !s->metering;
   po.state.memory_limit = (size_t)s->memory_limit;
   if (lraf_pool_new(&po, &s->pool, &err) != LRAF_OK) return cli_report(&err);
-  if (s->metering &&
+  if (s->metering && strcmp(s->ledger_spec, "none") != 0 &&
       lraf_ledger_open(s->ledger_spec, &s->ledger, &err) != LRAF_OK) {
     lraf_pool_close(s->pool);
     return cli_report(&err);

@@ -108,7 +108,7 @@ static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
   lraf_error err;
   char buf[1024];
   reply r;
-  if (s->ledger == NULL) return text(c, 404, "no ledger (--no-metering)\n");
+  if (s->ledger == NULL) return text(c, 404, "no ledger\n");
   if (tenant != NULL && tenant[0] == '\0') tenant = NULL;
   if (tenant != NULL && !valid_name(tenant, 64))
     return text(c, 400, "bad tenant name\n");
@@ -413,7 +413,7 @@ struct MHD_Daemon *srv_http_start(srv *s) {
   printf("lraf serve: listening on http://%s:%u/ (%d workers, %s, %s)\n",
          s->bind, info ? (unsigned)info->port : (unsigned)s->port, s->workers,
          s->metering ? lraf_pool_model(s->pool) : "no metering",
-         s->metering ? s->ledger_spec : "no ledger");
+         s->ledger != NULL ? s->ledger_spec : "no ledger");
   fflush(stdout);
   return d;
 }

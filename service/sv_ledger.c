@@ -65,7 +65,7 @@ static void *commit_loop(void *arg) {
     for (i = 0; i < n; i++) {
       taken[i]->code = code;
       if (code != LRAF_OK)
-        snprintf(taken[i]->message, sizeof taken[i]->message, "%s",
+        snprintf(taken[i]->message, sizeof taken[i]->message, "%.250s",
                  err.message);
       taken[i]->done = 1;
     }
