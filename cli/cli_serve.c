@@ -47,6 +47,23 @@ static const char usage_text[] =
   "  --no-metering          plain Lua, no ledger (a benchmark's baseline)\n"
   "Per-tenant options repeat; T may be * for every other tenant.\n";
 
+/* A whole decimal integer of at least 0, with an optional k, M or G
+   (10^3, 10^6, 10^9) as lraf's other options take. */
+static int parse_count(const char *s, int64_t *v) {
+  char *end;
+  long long x;
+  int64_t f = 1;
+  errno = 0;
+  x = strtoll(s, &end, 10);
+  if (errno != 0 || end == s || x < 0) return 0;
+  if (*end == 'k' || *end == 'K') f = 1000, end++;
+  else if (*end == 'M') f = 1000000, end++;
+  else if (*end == 'G') f = 1000000000, end++;
+  if (*end != '\0' || x > INT64_MAX / f) return 0;
+  *v = (int64_t)x * f;
+  return 1;
+}
+
 /* TENANT=N into set. */
 static int add_setting(srv_setting *set, int *n, const char *opt,
                        const char *arg) {
@@ -55,7 +72,7 @@ static int add_setting(srv_setting *set, int *n, const char *opt,
   static int used;
   int64_t v;
   size_t len;
-  if (eq == NULL || eq == arg || !cli_parse_int(eq + 1, &v))
+  if (eq == NULL || eq == arg || !parse_count(eq + 1, &v))
     return cli_error("%s needs TENANT=N with N a non-negative integer "
                      "(got '%s')", opt, arg);
   len = (size_t)(eq - arg);
@@ -146,24 +163,24 @@ static int parse(srv *s, int argc, char **argv) {
     }
     if (i + 1 >= argc) return cli_error("%s needs a value\n%s", a, usage_text);
     if (strcmp(a, "--port") == 0) {
-      if (!cli_parse_int(argv[++i], &v) || v > 65535)
+      if (!parse_count(argv[++i], &v) || v > 65535)
         return cli_error("--port needs a port number 0..65535 (got '%s')",
                          argv[i]);
       s->port = (int)v;
     } else if (strcmp(a, "--bind") == 0) {
       s->bind = argv[++i];
     } else if (strcmp(a, "--workers") == 0) {
-      if (!cli_parse_int(argv[++i], &v) || v < 1 || v > 1024)
+      if (!parse_count(argv[++i], &v) || v < 1 || v > 1024)
         return cli_error("--workers needs a number 1..1024 (got '%s')",
                          argv[i]);
       s->workers = (int)v;
     } else if (strcmp(a, "--memory-limit") == 0) {
-      if (!cli_parse_int(argv[++i], &v) || v == 0)
+      if (!parse_count(argv[++i], &v) || v == 0)
         return cli_error("--memory-limit needs a positive number of bytes "
                          "(got '%s')", argv[i]);
       s->memory_limit = v;
     } else if (strcmp(a, "--slice") == 0) {
-      if (!cli_parse_int(argv[++i], &v) || v == 0)
+      if (!parse_count(argv[++i], &v) || v == 0)
         return cli_error("--slice needs a positive integer (got '%s')",
                          argv[i]);
       s->slice = v;
