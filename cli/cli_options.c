@@ -110,11 +110,11 @@ static const cli_command commands[] = {
   /* serve's per-tenant options (T=N, repeated) are its own: it parses
      them in cli_serve.c and prints them with lraf serve --help */
   {"serve", cli_serve, CLI_BIT(CLI_OPT_HELP), CLI_OPERANDS_MIXED,
-   "[--port N] [--bind ADDR] [--workers N] [--request-limit T=N]\n"
-   "[--quota T=N] [--rate T=N] [--memory-limit BYTES] [--ledger SPEC]\n"
-   "[--slice N] [--no-metering] DIR",
+   "[SERVE OPTIONS] DIR",
    "serve DIR/NAME.lua handlers over HTTP on 127.0.0.1, each request\n"
-   "metered and recorded in a usage ledger (lraf serve --help)",
+   "metered and recorded in a usage ledger; its options (--port,\n"
+   "--workers, --request-limit, --quota, --rate, --memory-limit,\n"
+   "--ledger...): lraf serve --help",
    ST(0) | ST(1) | ST(2)},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
