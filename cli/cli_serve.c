@@ -48,7 +48,8 @@ static const char usage_text[] =
   "Per-tenant options repeat; T may be * for every other tenant.\n";
 
 /* A whole decimal integer of at least 0, with an optional k, M or G
-   (10^3, 10^6, 10^9) as lraf's other options take. */
+   (10^3, 10^6, 10^9) or KiB, MiB, GiB (2^10, 2^20, 2^30) as lraf's
+   other options take. */
 static int parse_count(const char *s, int64_t *v) {
   char *end;
   long long x;
@@ -56,7 +57,10 @@ static int parse_count(const char *s, int64_t *v) {
   errno = 0;
   x = strtoll(s, &end, 10);
   if (errno != 0 || end == s || x < 0) return 0;
-  if (*end == 'k' || *end == 'K') f = 1000, end++;
+  if (strcmp(end, "KiB") == 0) f = 1 << 10, end += 3;
+  else if (strcmp(end, "MiB") == 0) f = 1 << 20, end += 3;
+  else if (strcmp(end, "GiB") == 0) f = 1 << 30, end += 3;
+  else if (*end == 'k' || *end == 'K') f = 1000, end++;
   else if (*end == 'M') f = 1000000, end++;
   else if (*end == 'G') f = 1000000000, end++;
   if (*end != '\0' || x > INT64_MAX / f) return 0;

@@ -2,8 +2,8 @@
 ** test_sv_ledger.c - the usage ledger's SQLite store through the public
 ** API: records from 8 threads at once all stored (group commits), a
 ** duplicate key stored once, totals per tenant, a tenant quota kept
-** across a reopen, and clear errors for bad specs, unopenable files and
-** incomplete records.
+** across a reopen, clear errors for bad specs, unopenable files and
+** incomplete records, and generated records of odd bytes.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -143,6 +143,55 @@ static void test_errors(void **state) {
   lraf_ledger_close(l);
 }
 
+/* Generated records: keys, tenants, handlers and models of random
+   bytes (quotes, backslashes, SQL, high bytes) and random figures; the
+   totals per tenant come back as written, duplicates once. */
+static void test_generated_records(void **state) {
+  static const char alphabet[] = "ab'\"\\;-% _\x01\x7f\xc3\xa9\xff()*=";
+  static const char *const tenants[] = {"a'b", "x\"; DROP TABLE lraf_ledger;"
+                                        " --", "\xc3\xa9t\xc3\xa9", "%_"};
+  char keys[400][24], handler[32], model[32];
+  int64_t sum[4] = {0}, count[4] = {0};
+  uint64_t seed = 12345;
+  lraf_ledger *l;
+  lraf_error err;
+  char gspec[160];
+  int i, t;
+  (void)state;
+  snprintf(gspec, sizeof gspec, "%s-gen", spec);
+  assert_int_equal(lraf_ledger_open(gspec, &l, &err), LRAF_OK);
+  for (i = 0; i < 400; i++) {
+    lraf_record r;
+    size_t k, n;
+    int dup;
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    n = 1 + (seed >> 59);
+    for (k = 0; k < n; k++)
+      keys[i][k] = alphabet[(seed >> (k * 3 % 50)) % (sizeof alphabet - 1)];
+    keys[i][n] = '\0';
+    dup = 0;
+    for (k = 0; k < (size_t)i; k++) dup |= strcmp(keys[k], keys[i]) == 0;
+    t = (int)((seed >> 20) % 4);
+    snprintf(handler, sizeof handler, "h'%d\\", i % 7);
+    snprintf(model, sizeof model, "m\"%d", i % 3);
+    fill(&r, keys[i], tenants[t], (int64_t)((seed >> 8) % 1000000), 200);
+    r.handler = handler;
+    r.model = model;
+    assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_OK);
+    if (!dup) {
+      sum[t] += r.instructions;
+      count[t]++;
+    }
+  }
+  for (t = 0; t < 4; t++) {
+    lraf_usage u;
+    assert_int_equal(lraf_ledger_usage(l, tenants[t], &u, &err), LRAF_OK);
+    assert_int_equal(u.requests, count[t]);
+    assert_int_equal(u.instructions, sum[t]);
+  }
+  lraf_ledger_close(l);
+}
+
 static int setup(void **state) {
   (void)state;
   strcpy(dir, "/tmp/lraf-ledger-XXXXXX");
@@ -163,6 +212,7 @@ int main(void) {
     cmocka_unit_test(test_concurrent_and_duplicates),
     cmocka_unit_test(test_quota_across_reopen),
     cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_generated_records),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
