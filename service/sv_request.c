@@ -328,8 +328,13 @@ void sv_request_run(sv_worker *w, const lraf_request *rq,
   c.defer_ref = LUA_NOREF;
   res->started = sv_now();
   snprintf(res->model, sizeof res->model, "%s", lraf_pool_model(w->pool));
-  /* a tenant whose quota is spent is refused before anything runs */
-  if (lraf_manager_consume(rq->tenant_manager, NULL, 0, 0) == LRAF_STOP) {
+  if (rq->tenant == NULL || rq->tenant_manager == NULL ||
+      rq->handler == NULL || rq->source == NULL) {
+    fail(res, LRAF_EARG, "lraf_pool_run: a request needs a tenant, its "
+         "manager, a handler name and its source");
+  } else if (lraf_manager_consume(rq->tenant_manager, NULL, 0, 0) ==
+             LRAF_STOP) {
+    /* a tenant whose quota is spent is refused before anything runs */
     fail(res, LRAF_EQUOTA, "");
   } else if ((st = sv_state_for(w, rq, &err)) == NULL) {
     fail(res, err.code, err.message);

@@ -170,6 +170,31 @@ static lraf_status run_chunk(sv_worker *w, sv_state *st,
   return LRAF_OK;
 }
 
+/* A registry reference to the function at the top (left there), made in
+   protected mode: the registry may grow, and the state may be at its
+   memory limit. */
+static int ref_top(lua_State *L) {
+  lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX));
+  return 1;
+}
+
+static int keep(sv_state *st, lraf_error *err) {
+  lua_State *L = st->L;
+  int ref = LUA_NOREF;
+  lua_pushcfunction(L, ref_top);
+  lua_pushvalue(L, -2);
+  if (st->S != NULL) {
+    if (lraf_call(st->S, 1, 1, err) != LRAF_OK) return LUA_NOREF;
+  } else if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+    sv_fail(err, LRAF_EMEM, "out of memory");
+    lua_pop(L, 1);
+    return LUA_NOREF;
+  }
+  ref = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return ref;
+}
+
 lraf_status sv_handler_push(sv_worker *w, sv_state *st,
                             const lraf_request *rq, lraf_error *err) {
   uint64_t key = key_of(rq);
@@ -211,8 +236,12 @@ lraf_status sv_handler_push(sv_worker *w, sv_state *st,
     return sv_fail(err, LRAF_EMEM, "out of memory");
   }
   h->hash = key;
-  lua_pushvalue(L, -1);
-  h->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  if ((h->ref = keep(st, err)) == LUA_NOREF) {
+    free(h->name);
+    free(h);
+    lua_pop(L, 1);
+    return err->code;
+  }
   h->next = st->handlers;
   st->handlers = h;
   return LRAF_OK;
