@@ -502,7 +502,9 @@ LRAF_API int64_t lraf_native_units(const lraf_state *S);
    creates inherit it, and so do the functions it passes to req.defer,
    which the worker runs after the handler returned, as host-scheduled
    coroutines (lraf_resume; a rate manager pauses them instead of
-   sleeping), before the response is released.  Its count is what that
+   sleeping, and the worker sleeps until lraf_account_wake_time on the
+   monotonic clock, the stock rate manager's), before the response is
+   released.  Its count is what that
    manager was charged.
 
    The rule of reuse: nothing moves between requests.  Garbage
