@@ -76,6 +76,7 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
   const char *model = NULL;
   size_t mlen = 0, skip = 0;
   vm_chunk *chunk = NULL;
+  rt_input in;
   load_args a;
   lraf_status st;
   if (S == NULL || data == NULL)
@@ -86,9 +87,10 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
     return err_fail(err, LRAF_EFORMAT,
                     "chunk was rewritten for cost model %.*s, the state "
                     "counts %s", (int)mlen, model, S->rwmodel);
-  st = vm_read_rewritten((const char *)data + skip, size - skip, NULL,
-                         &chunk, err);
-  if (st == LRAF_OK) st = rw_verify(chunk, err);
+  in.kind = RT_INPUT_REWRITTEN;
+  in.data = (const char *)data + skip;
+  in.size = size - skip;
+  st = rt_pipeline(&in, &S->opt, NULL, &chunk, err);
   if (st == LRAF_OK && chunk->main->sizeupvalues < 2)
     st = err_fail(err, LRAF_EVERIFY, "chunk has no counter upvalues");
   if (st != LRAF_OK) {

@@ -76,12 +76,16 @@ lraf_status rt_pipeline(const rt_input *in, const rw_options *opt,
       st = rt_compile(in->data, in->size, in->name, 0, &bytes, &size, err);
       if (st == LRAF_OK) st = vm_read(bytes, size, NULL, &chunk, err);
       break;
-    default:
+    case RT_INPUT_CHUNK:
       st = vm_read(in->data, in->size, NULL, &chunk, err);
+      break;
+    default:
+      st = vm_read_rewritten(in->data, in->size, NULL, &chunk, err);
       break;
   }
   free(bytes);
-  if (st == LRAF_OK && opt != NULL) st = rw_rewrite(chunk, opt, stats, err);
+  if (st == LRAF_OK && opt != NULL && in->kind != RT_INPUT_REWRITTEN)
+    st = rw_rewrite(chunk, opt, stats, err);
   if (st == LRAF_OK && opt != NULL) st = rw_verify(chunk, err);
   if (st != LRAF_OK) {
     vm_chunk_free(chunk);

@@ -102,6 +102,16 @@ static void test_help_from_one_table(void **state) {
     again = out();
     assert_string_equal(help, again);
     assert_non_null(strstr(help, "\nexit status:\n  0  success\n"));
+    {  /* one line per option, none wider than 79 columns */
+      const char *line = strstr(help, "\noptions:\n") + 10;
+      const char *end = strstr(help, "\n\nexit status:");
+      while (line < end) {
+        size_t n = strcspn(line, "\n");
+        if (strncmp(line, "  -", 3) != 0 || n > 79)
+          fail_msg("lraf %s --help: '%.*s'", commands[i], (int)n, line);
+        line += n + 1;
+      }
+    }
     assert_non_null(strstr(help, "  2  bad usage or bad input\n"));
     snprintf(head, sizeof head, "### lraf %s\n", commands[i]);
     section = strstr(markdown, head);
