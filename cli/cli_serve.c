@@ -93,59 +93,6 @@ static int add_setting(srv_setting *set, int *n, const char *opt,
   return CLI_OK;
 }
 
-/* The value for tenant: its own, else "*"'s, else dflt. */
-static int64_t setting(const srv_setting *set, int n, const char *tenant,
-                       int64_t dflt) {
-  int i;
-  for (i = n - 1; i >= 0; i--)
-    if (strcmp(set[i].tenant, tenant) == 0) return set[i].value;
-  for (i = n - 1; i >= 0; i--)
-    if (strcmp(set[i].tenant, "*") == 0) return set[i].value;
-  return dflt;
-}
-
-srv_tenant *srv_tenant_get(srv *s, const char *name, lraf_error *err) {
-  srv_tenant *t;
-  lraf_manager *root;
-  int64_t rate, quota;
-  pthread_mutex_lock(&s->lock);
-  for (t = s->tenants; t != NULL; t = t->next)
-    if (strcmp(t->name, name) == 0) break;
-  if (t != NULL) {
-    pthread_mutex_unlock(&s->lock);
-    return t;
-  }
-  t = calloc(1, sizeof *t);
-  if (t == NULL) {
-    pthread_mutex_unlock(&s->lock);
-    snprintf(err->message, sizeof err->message, "out of memory");
-    return NULL;
-  }
-  snprintf(t->name, sizeof t->name, "%s", name);
-  t->limit = setting(s->limit, s->nlimit, name, -1);
-  rate = setting(s->rate, s->nrate, name, 0);
-  quota = setting(s->quota, s->nquota, name, -1);
-  root = rate > 0 ? lraf_rate_new((double)rate, 1.0, NULL) : lraf_total_new();
-  if (root == NULL) {
-    snprintf(err->message, sizeof err->message, "out of memory");
-  } else if (s->ledger != NULL) {
-    t->manager = lraf_ledger_tenant(s->ledger, name, quota, s->slice, root,
-                                    err);
-  } else {
-    t->manager = lraf_hier_new(root, quota);
-  }
-  lraf_manager_release(root);
-  if (t->manager == NULL) {
-    pthread_mutex_unlock(&s->lock);
-    free(t);
-    return NULL;
-  }
-  t->next = s->tenants;
-  s->tenants = t;
-  pthread_mutex_unlock(&s->lock);
-  return t;
-}
-
 static int parse(srv *s, int argc, char **argv) {
   int i;
   for (i = 1; i < argc; i++) {

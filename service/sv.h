@@ -55,7 +55,8 @@ typedef struct sv_chunk {
 } sv_chunk;
 
 typedef struct sv_worker {
-  lraf_pool *pool;
+  const lraf_pool_options *opt;  /* the pool's (it outlives the worker) */
+  const char *model;             /* the pool's cost-model id */
   pthread_t thread;
   sv_state **states;
   int nstates;
@@ -63,9 +64,6 @@ typedef struct sv_worker {
   sv_chunk *chunks;
   lraf_manager *system;  /* charged for running handler chunks */
 } sv_worker;
-
-/* What sv_worker.c needs of the pool. */
-const lraf_pool_options *sv_pool_options(const lraf_pool *p);
 
 /* The state for tenant (created, or the least recently used one closed,
    as needed); NULL with err set on failure. */

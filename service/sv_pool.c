@@ -12,6 +12,12 @@
 
 #include "sv.h"
 
+/* A worker thread and the pool it takes jobs from. */
+typedef struct sv_thread {
+  sv_worker w;
+  lraf_pool *pool;
+} sv_thread;
+
 typedef struct sv_job {
   const lraf_request *req;
   lraf_response *res;
@@ -26,14 +32,10 @@ struct lraf_pool {
   pthread_cond_t more;     /* a job was queued, or stop */
   sv_job *head, *tail;
   int stop;
-  sv_worker *workers;
+  sv_thread *workers;
   int nworkers;            /* started */
   char model[96];
 };
-
-const lraf_pool_options *sv_pool_options(const lraf_pool *p) {
-  return &p->o;
-}
 
 void lraf_pool_default_options(lraf_pool_options *o) {
   memset(o, 0, sizeof *o);
@@ -44,8 +46,9 @@ void lraf_pool_default_options(lraf_pool_options *o) {
 }
 
 static void *work(void *arg) {
-  sv_worker *w = arg;
-  lraf_pool *p = w->pool;
+  sv_thread *t = arg;
+  sv_worker *w = &t->w;
+  lraf_pool *p = t->pool;
   for (;;) {
     sv_job *j;
     pthread_mutex_lock(&p->lock);
@@ -112,11 +115,14 @@ lraf_status lraf_pool_new(const lraf_pool_options *o, lraf_pool **out,
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->more, NULL);
   for (i = 0; i < o->workers; i++) {
-    sv_worker *w = &p->workers[i];
-    w->pool = p;
+    sv_thread *t = &p->workers[i];
+    sv_worker *w = &t->w;
+    t->pool = p;
+    w->opt = &p->o;
+    w->model = p->model;
     w->system = lraf_total_new();
     if (w->system == NULL ||
-        pthread_create(&w->thread, NULL, work, w) != 0) {
+        pthread_create(&w->thread, NULL, work, t) != 0) {
       lraf_manager_release(w->system);
       lraf_pool_close(p);
       return sv_fail(err, LRAF_EMEM, "lraf_pool_new: cannot start worker %d",
@@ -160,7 +166,8 @@ void lraf_pool_close(lraf_pool *p) {
   p->stop = 1;
   pthread_cond_broadcast(&p->more);
   pthread_mutex_unlock(&p->lock);
-  for (i = 0; i < p->nworkers; i++) pthread_join(p->workers[i].thread, NULL);
+  for (i = 0; i < p->nworkers; i++)
+    pthread_join(p->workers[i].w.thread, NULL);
   pthread_mutex_destroy(&p->lock);
   pthread_cond_destroy(&p->more);
   free(p->workers);

@@ -327,7 +327,7 @@ void sv_request_run(sv_worker *w, const lraf_request *rq,
   c.res = res;
   c.defer_ref = LUA_NOREF;
   res->started = sv_now();
-  snprintf(res->model, sizeof res->model, "%s", lraf_pool_model(w->pool));
+  snprintf(res->model, sizeof res->model, "%s", w->model);
   if (rq->tenant == NULL || rq->tenant_manager == NULL ||
       rq->handler == NULL || rq->source == NULL) {
     fail(res, LRAF_EARG, "lraf_pool_run: a request needs a tenant, its "

@@ -44,7 +44,7 @@ void sv_state_drop(sv_worker *w, sv_state *st) {
 
 static sv_state *new_state(sv_worker *w, const lraf_request *rq,
                            lraf_error *err) {
-  const lraf_pool_options *o = sv_pool_options(w->pool);
+  const lraf_pool_options *o = w->opt;
   sv_state *st = calloc(1, sizeof *st);
   if (st == NULL || (st->tenant = sv_strdup(rq->tenant)) == NULL) {
     free(st);
@@ -72,7 +72,7 @@ static sv_state *new_state(sv_worker *w, const lraf_request *rq,
 
 sv_state *sv_state_for(sv_worker *w, const lraf_request *rq,
                        lraf_error *err) {
-  const lraf_pool_options *o = sv_pool_options(w->pool);
+  const lraf_pool_options *o = w->opt;
   sv_state *st;
   int i, lru = 0;
   w->clock++;
@@ -131,7 +131,7 @@ static lraf_status rewritten(sv_worker *w, const lraf_request *rq,
   c = calloc(1, sizeof *c);
   if (c == NULL) return sv_fail(err, LRAF_EMEM, "out of memory");
   snprintf(name, sizeof name, "=%s", rq->handler);
-  st = lraf_rewrite(&sv_pool_options(w->pool)->state, rq->source,
+  st = lraf_rewrite(&w->opt->state, rq->source,
                     rq->source_len, name, &c->data, &c->size, err);
   if (st != LRAF_OK) {
     free(c);
