@@ -580,6 +580,17 @@ LRAF_API void lraf_pool_run(lraf_pool *p, const lraf_request *req,
 LRAF_API void lraf_response_free(lraf_response *res);
 /* The cost-model id of the pool's states. */
 LRAF_API const char *lraf_pool_model(const lraf_pool *p);
+/* What the pool did so far (summed over its workers). */
+typedef struct lraf_pool_counts {
+  int64_t requests;  /* run (or refused) */
+  int64_t states;    /* states made */
+  int64_t replaced;  /* states closed: after a stop, or least recently
+                        used, or at lraf_pool_close */
+  int64_t rewrites;  /* handler chunks rewritten (once per worker and
+                        source) */
+  int64_t loads;     /* handler chunks loaded into states */
+} lraf_pool_counts;
+LRAF_API void lraf_pool_stats(lraf_pool *p, lraf_pool_counts *c);
 /* Wait for the running requests, close every state (finalizers are
    charged to their tenants), stop the workers. */
 LRAF_API void lraf_pool_close(lraf_pool *p);

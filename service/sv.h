@@ -9,6 +9,7 @@
 #define SV_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,6 +64,8 @@ typedef struct sv_worker {
   uint64_t clock;
   sv_chunk *chunks;
   lraf_manager *system;  /* charged for running handler chunks */
+  /* what lraf_pool_stats sums (read while the worker runs) */
+  atomic_llong requests, made, drops, rewrites, loads;
 } sv_worker;
 
 /* The state for tenant (created, or the least recently used one closed,

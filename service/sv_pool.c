@@ -159,6 +159,19 @@ void lraf_response_free(lraf_response *res) {
 
 const char *lraf_pool_model(const lraf_pool *p) { return p->model; }
 
+void lraf_pool_stats(lraf_pool *p, lraf_pool_counts *s) {
+  int i;
+  memset(s, 0, sizeof *s);
+  for (i = 0; i < p->nworkers; i++) {
+    sv_worker *w = &p->workers[i].w;
+    s->requests += atomic_load(&w->requests);
+    s->states += atomic_load(&w->made);
+    s->replaced += atomic_load(&w->drops);
+    s->rewrites += atomic_load(&w->rewrites);
+    s->loads += atomic_load(&w->loads);
+  }
+}
+
 void lraf_pool_close(lraf_pool *p) {
   int i;
   if (p == NULL) return;

@@ -327,6 +327,7 @@ void sv_request_run(sv_worker *w, const lraf_request *rq,
   c.res = res;
   c.defer_ref = LUA_NOREF;
   res->started = sv_now();
+  atomic_fetch_add(&w->requests, 1);
   snprintf(res->model, sizeof res->model, "%s", w->model);
   if (rq->tenant == NULL || rq->tenant_manager == NULL ||
       rq->handler == NULL || rq->source == NULL) {

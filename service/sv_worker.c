@@ -34,6 +34,7 @@ static void close_state(sv_state *st) {
 
 void sv_state_drop(sv_worker *w, sv_state *st) {
   int i;
+  atomic_fetch_add(&w->drops, 1);
   for (i = 0; i < w->nstates; i++)
     if (w->states[i] == st) {
       w->states[i] = w->states[--w->nstates];
@@ -101,6 +102,7 @@ sv_state *sv_state_for(sv_worker *w, const lraf_request *rq,
   if (w->nstates == o->states_per_worker) sv_state_drop(w, w->states[lru]);
   st = new_state(w, rq, err);
   if (st == NULL) return NULL;
+  atomic_fetch_add(&w->made, 1);
   st->used = w->clock;
   w->states[w->nstates++] = st;
   return st;
@@ -139,6 +141,7 @@ static lraf_status rewritten(sv_worker *w, const lraf_request *rq,
   }
   c->hash = key;
   c->len = rq->source_len;
+  atomic_fetch_add(&w->rewrites, 1);
   c->next = w->chunks;
   w->chunks = c;
   *out = c;
@@ -242,6 +245,7 @@ lraf_status sv_handler_push(sv_worker *w, sv_state *st,
     lua_pop(L, 1);
     return err->code;
   }
+  atomic_fetch_add(&w->loads, 1);
   h->next = st->handlers;
   st->handlers = h;
   return LRAF_OK;

@@ -7,6 +7,8 @@
 **     a left-over coroutine do go to the tenant, never to a request;
 **   - a request over its limit or the memory limit fails alone (429,
 **     507) and its state is replaced; tenants never share a state;
+**   - handler chunks are rewritten once per worker, not again when a
+**     state is replaced;
 **   - handlers that return bad results fail with a 500 and a reason.
 */
 #include <stdarg.h>
@@ -272,6 +274,48 @@ static void test_fail_alone(void **state) {
   lraf_manager_release(tb);
 }
 
+/* A handler chunk is rewritten once per worker: a state that replaces
+   a stopped one loads it again without rewriting. */
+static void test_chunk_cache(void **state) {
+  static const char src[] =
+    "return function(req)\n"
+    "  if req.query.n == 'spin' then while true do end end\n"
+    "  return 200, 'x'\n"
+    "end\n";
+  lraf_manager *t = lraf_total_new();
+  lraf_pool_counts a, b, c;
+  lraf_response r;
+  int i;
+  (void)state;
+  pool = pool1;
+  lraf_pool_stats(pool, &a);
+  for (i = 0; i < 20; i++) {
+    run(t, "cache", "cached", src, 100000, "ok", &r);
+    assert_int_equal(r.status, 200);
+    lraf_response_free(&r);
+  }
+  lraf_pool_stats(pool, &b);
+  assert_int_equal(b.requests - a.requests, 20);
+  assert_int_equal(b.rewrites - a.rewrites, 1);
+  assert_int_equal(b.loads - a.loads, 1);
+  assert_int_equal(b.states - a.states, 1);
+  run(t, "cache", "cached", src, 100000, "spin", &r);
+  assert_int_equal(r.status, 429);
+  lraf_response_free(&r);
+  for (i = 0; i < 5; i++) {
+    run(t, "cache", "cached", src, 100000, "ok", &r);
+    assert_int_equal(r.status, 200);
+    lraf_response_free(&r);
+  }
+  lraf_pool_stats(pool, &c);
+  assert_int_equal(c.replaced - b.replaced, 1);
+  assert_int_equal(c.states - b.states, 1);
+  assert_int_equal(c.rewrites - b.rewrites, 0);
+  assert_int_equal(c.loads - b.loads, 1);
+  pool = pool3;
+  lraf_manager_release(t);
+}
+
 static void test_quota_spent(void **state) {
   lraf_manager *root = lraf_total_new(), *t = lraf_hier_new(root, 1000);
   lraf_response r;
@@ -347,6 +391,7 @@ int main(void) {
     cmocka_unit_test(test_finalizers_to_tenant),
     cmocka_unit_test(test_leftover_coroutine),
     cmocka_unit_test(test_fail_alone),
+    cmocka_unit_test(test_chunk_cache),
     cmocka_unit_test(test_quota_spent),
     cmocka_unit_test(test_bad_results),
     cmocka_unit_test(test_bad_options),
