@@ -40,6 +40,20 @@ typedef struct reply {
   const char *request_id;
 } reply;
 
+/* Headers a handler may not set: the server's own, and those that frame
+   the HTTP message or the connection. */
+static int reserved(const char *name) {
+  static const char *const names[] = {
+    "X-Lraf-Instructions", "X-Request-Id", "Content-Length",
+    "Transfer-Encoding", "Connection", "Keep-Alive", "Upgrade", "Trailer",
+    "TE", "Date", NULL
+  };
+  int i;
+  for (i = 0; names[i] != NULL; i++)
+    if (strcasecmp(name, names[i]) == 0) return 1;
+  return 0;
+}
+
 static enum MHD_Result send_reply(struct MHD_Connection *c, const reply *r) {
   struct MHD_Response *resp;
   enum MHD_Result ret;
@@ -61,10 +75,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, const reply *r) {
         name[nl] = '\0';
         memcpy(value, colon + 2, vl);
         value[vl] = '\0';
-        if (strcasecmp(name, "X-Lraf-Instructions") != 0 &&
-            strcasecmp(name, "X-Request-Id") != 0 &&
-            strcasecmp(name, "Content-Length") != 0)
-          MHD_add_response_header(resp, name, value);
+        if (!reserved(name)) MHD_add_response_header(resp, name, value);
       }
       p = eol + 1;
     }
