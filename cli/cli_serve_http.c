@@ -269,6 +269,23 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   key = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
   if (key != NULL && (key[0] == '\0' || strlen(key) > 200))
     return text(c, 400, "bad Idempotency-Key header (1-200 bytes)\n");
+  if (key != NULL && s->ledger != NULL) {
+    /* a retry of a recorded request: answered from the ledger, not run
+       (and so not billed) again */
+    int found, status;
+    int64_t n;
+    char msg[160];
+    if (lraf_ledger_find(s->ledger, key, &found, &n, &status, &err) !=
+        LRAF_OK) {
+      fprintf(stderr, "lraf serve: %s\n", err.message);
+      return text(c, 503, "ledger unavailable\n");
+    }
+    if (found) {
+      snprintf(msg, sizeof msg, "already recorded: status %d, %" PRId64
+               " instructions\n", status, n);
+      return text(c, 409, msg);
+    }
+  }
   source = read_handler(s, name, &slen);
   if (source == NULL) return text(c, 404, "no such handler\n");
   t = srv_tenant_get(s, tenant, &err);

@@ -631,6 +631,12 @@ LRAF_API lraf_status lraf_ledger_append(lraf_ledger *l,
 /* Totals of tenant's records (every tenant's when tenant is NULL). */
 LRAF_API lraf_status lraf_ledger_usage(lraf_ledger *l, const char *tenant,
                               lraf_usage *u, lraf_error *err);
+/* Whether a record with key is stored (*found 1 or 0), and then its
+   instructions and status (either pointer may be NULL).  A host can
+   answer a retry from it without running the request again. */
+LRAF_API lraf_status lraf_ledger_find(lraf_ledger *l, const char *key,
+                                      int *found, int64_t *instructions,
+                                      int *status, lraf_error *err);
 /* A manager for tenant under parent (retained) enforcing a total quota
    kept in the ledger (quota < 0: none).  SQLite: a hierarchical child
    with what the ledger's records leave of quota.  PostgreSQL: the

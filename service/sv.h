@@ -88,13 +88,15 @@ typedef struct sv_store sv_store;
 
 /* A store: a backend of the ledger.  write() stores n records in one
    transaction (duplicates of a key skipped); usage() sums; lease()
-   takes up to want instructions of tenant's shared quota (the amount
+   finds a key's record; lease() takes up to want instructions of tenant's shared quota (the amount
    granted in *got); give() returns some. */
 typedef struct sv_store_ops {
   lraf_status (*write)(sv_store *s, const lraf_record *const *r, int n,
                        lraf_error *err);
   lraf_status (*usage)(sv_store *s, const char *tenant, lraf_usage *u,
                        lraf_error *err);
+  lraf_status (*find)(sv_store *s, const char *key, int *found,
+                      int64_t *instructions, int *status, lraf_error *err);
   lraf_status (*quota)(sv_store *s, const char *tenant, int64_t quota,
                        lraf_error *err);
   lraf_status (*lease)(sv_store *s, const char *tenant, int64_t want,

@@ -149,6 +149,23 @@ lraf_status lraf_ledger_usage(lraf_ledger *l, const char *tenant,
   return st;
 }
 
+lraf_status lraf_ledger_find(lraf_ledger *l, const char *key, int *found,
+                             int64_t *instructions, int *status,
+                             lraf_error *err) {
+  lraf_status st;
+  int64_t n = 0;
+  int s = 0;
+  *found = 0;
+  if (key == NULL || key[0] == '\0')
+    return sv_fail(err, LRAF_EARG, "lraf_ledger_find: no key");
+  pthread_mutex_lock(&l->store_lock);
+  st = l->store->ops->find(l->store, key, found, &n, &s, err);
+  pthread_mutex_unlock(&l->store_lock);
+  if (instructions != NULL) *instructions = n;
+  if (status != NULL) *status = s;
+  return st;
+}
+
 lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
                                  int64_t quota, int64_t slice,
                                  lraf_manager *parent, lraf_error *err) {

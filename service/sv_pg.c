@@ -138,6 +138,24 @@ static lraf_status pg_usage(sv_store *s, const char *tenant, lraf_usage *u,
   return LRAF_OK;
 }
 
+static lraf_status pg_find(sv_store *s, const char *key, int *found,
+                           int64_t *instructions, int *status,
+                           lraf_error *err) {
+  sv_pg *p = (sv_pg *)s;
+  const char *v[1] = {key};
+  PGresult *res = run(p, "SELECT instructions, status FROM lraf_ledger"
+                      " WHERE key = $1", 1, v);
+  *found = 0;
+  if (!ok(res)) return pg_fail(p, res, err, "cannot look up a key");
+  if (PQntuples(res) == 1) {
+    *found = 1;
+    *instructions = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    *status = atoi(PQgetvalue(res, 0, 1));
+  }
+  PQclear(res);
+  return LRAF_OK;
+}
+
 static lraf_status pg_quota(sv_store *s, const char *tenant, int64_t quota,
                             lraf_error *err) {
   sv_pg *p = (sv_pg *)s;
@@ -195,7 +213,8 @@ static void pg_close(sv_store *s) {
   free(p);
 }
 
-static const sv_store_ops pg_ops = {pg_write, pg_usage, pg_quota, pg_lease,
+static const sv_store_ops pg_ops = {pg_write, pg_usage, pg_find, pg_quota,
+                                    pg_lease,
                                     pg_give, pg_close, 1};
 
 lraf_status sv_pg_open(const char *conninfo, sv_store **out,

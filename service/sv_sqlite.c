@@ -15,7 +15,7 @@
 typedef struct sv_sqlite {
   sv_store base;
   sqlite3 *w, *r;            /* writer, reader */
-  sqlite3_stmt *insert, *sum;
+  sqlite3_stmt *insert, *sum, *find;
 } sv_sqlite;
 
 static const char schema[] =
@@ -44,6 +44,9 @@ static const char sum_sql[] =
   " coalesce(sum(status >= 400), 0), coalesce(max(memory_peak), 0),"
   " coalesce(sum(wall_us), 0), coalesce(sum(cpu_us), 0)"
   " FROM lraf_ledger WHERE ?1 IS NULL OR tenant = ?1";
+
+static const char find_sql[] =
+  "SELECT instructions, status FROM lraf_ledger WHERE key = ?1";
 
 static int64_t us(double s) { return (int64_t)(s * 1e6 + 0.5); }
 
@@ -111,6 +114,26 @@ static lraf_status sq_usage(sv_store *s, const char *tenant, lraf_usage *u,
   return code;
 }
 
+static lraf_status sq_find(sv_store *s, const char *key, int *found,
+                           int64_t *instructions, int *status,
+                           lraf_error *err) {
+  sv_sqlite *q = (sv_sqlite *)s;
+  sqlite3_stmt *st = q->find;
+  int rc;
+  *found = 0;
+  sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+  rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    *found = 1;
+    *instructions = sqlite3_column_int64(st, 0);
+    *status = sqlite3_column_int(st, 1);
+  }
+  sqlite3_reset(st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return db_fail(q->r, err, "cannot look up a key");
+  return LRAF_OK;
+}
+
 static lraf_status sq_none(sv_store *s, const char *tenant, int64_t n,
                            lraf_error *err) {
   (void)s, (void)tenant, (void)n;
@@ -127,12 +150,13 @@ static void sq_close(sv_store *s) {
   sv_sqlite *q = (sv_sqlite *)s;
   sqlite3_finalize(q->insert);
   sqlite3_finalize(q->sum);
+  sqlite3_finalize(q->find);
   sqlite3_close(q->w);
   sqlite3_close(q->r);
   free(q);
 }
 
-static const sv_store_ops sqlite_ops = {sq_write, sq_usage, sq_none,
+static const sv_store_ops sqlite_ops = {sq_write, sq_usage, sq_find, sq_none,
                                         sq_lease, sq_none, sq_close, 0};
 
 lraf_status sv_sqlite_open(const char *path, sv_store **out,
@@ -153,7 +177,8 @@ lraf_status sv_sqlite_open(const char *path, sv_store **out,
       sqlite3_prepare_v2(q->w, insert_sql, -1, &q->insert, NULL) != SQLITE_OK)
     goto fail;
   if (sqlite3_open_v2(path, &q->r, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-      sqlite3_prepare_v2(q->r, sum_sql, -1, &q->sum, NULL) != SQLITE_OK) {
+      sqlite3_prepare_v2(q->r, sum_sql, -1, &q->sum, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(q->r, find_sql, -1, &q->find, NULL) != SQLITE_OK) {
     lraf_status code = db_fail(q->r, err, what);
     sq_close(&q->base);
     return code;

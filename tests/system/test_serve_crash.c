@@ -6,7 +6,8 @@
 **     (every column as the response said), and the database is intact;
 **   - records of requests whose response was lost may be there (their
 **     commit came first), but nothing else;
-**   - retrying answered requests with their keys bills nothing twice.
+**   - retrying answered requests with their keys gets 409 from the
+**     ledger: nothing runs or is billed twice.
 ** Runs the command named by $LRAF; traffic goes to 127.0.0.1 only.
 */
 #include <stdarg.h>
@@ -114,7 +115,9 @@ static void test_kill9(void **state) {
                "c%d-%d\r\n", c, i);
       assert_int_equal(tutil_http_do(fd, "GET", "/hello?n=50", extra, NULL,
                                      &r), 0);
-      assert_int_equal(r.status, 200);
+      /* answered from the ledger: recorded once, not run again */
+      assert_int_equal(r.status, 409);
+      assert_non_null(strstr(r.body, "already recorded: status 200"));
       tutil_http_free(&r);
     }
     close(fd);

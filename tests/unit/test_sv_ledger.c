@@ -82,6 +82,16 @@ static void test_concurrent_and_duplicates(void **state) {
   /* a retry of a stored key bills nothing more */
   fill(&r, "w0-5", "even", 1000000, 200);
   assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_OK);
+  {
+    int found, status;
+    int64_t n;
+    assert_int_equal(lraf_ledger_find(l, "w0-5", &found, &n, &status, &err),
+                     LRAF_OK);
+    assert_true(found && n == 5 && status == 500);
+    assert_int_equal(lraf_ledger_find(l, "w0-999", &found, NULL, NULL, &err),
+                     LRAF_OK);
+    assert_false(found);
+  }
   assert_int_equal(lraf_ledger_usage(l, NULL, &u, &err), LRAF_OK);
   assert_int_equal(u.requests, 1600);
   assert_int_equal(u.instructions, 8 * (199 * 200 / 2));
