@@ -9,15 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "lraf.h"
-
-/* A per-tenant option: TENANT=N, "*" for every other tenant. */
-typedef struct srv_setting {
-  const char *tenant;
-  int64_t value;
-} srv_setting;
-
-#define SRV_MAX_SETTINGS 64
+#include "cli.h"
 
 typedef struct srv_tenant {
   char name[65];
@@ -34,9 +26,8 @@ typedef struct srv {
   const char *bind;
   int port, workers, metering;
   int64_t memory_limit, slice;
-  srv_setting limit[SRV_MAX_SETTINGS], quota[SRV_MAX_SETTINGS],
-      rate[SRV_MAX_SETTINGS];
-  int nlimit, nquota, nrate;
+  const cli_tenant_value *tv;  /* the per-tenant options, in order */
+  int ntv;
   lraf_pool *pool;
   lraf_ledger *ledger;     /* NULL without metering */
   pthread_mutex_t lock;    /* tenants and their counters */

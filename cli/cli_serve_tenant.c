@@ -11,14 +11,17 @@
 #include "cli.h"
 #include "cli_serve.h"
 
-/* The value for tenant: its own, else "*"'s, else dflt. */
-static int64_t setting(const srv_setting *set, int n, const char *tenant,
+/* Option o's value for tenant: its own, else "*"'s (the last given
+   wins), else dflt. */
+static int64_t setting(const srv *s, cli_opt o, const char *tenant,
                        int64_t dflt) {
   int i;
-  for (i = n - 1; i >= 0; i--)
-    if (strcmp(set[i].tenant, tenant) == 0) return set[i].value;
-  for (i = n - 1; i >= 0; i--)
-    if (strcmp(set[i].tenant, "*") == 0) return set[i].value;
+  for (i = s->ntv - 1; i >= 0; i--)
+    if (s->tv[i].opt == o && strcmp(s->tv[i].tenant, tenant) == 0)
+      return s->tv[i].value;
+  for (i = s->ntv - 1; i >= 0; i--)
+    if (s->tv[i].opt == o && strcmp(s->tv[i].tenant, "*") == 0)
+      return s->tv[i].value;
   return dflt;
 }
 
@@ -40,9 +43,9 @@ srv_tenant *srv_tenant_get(srv *s, const char *name, lraf_error *err) {
     return NULL;
   }
   snprintf(t->name, sizeof t->name, "%s", name);
-  t->limit = setting(s->limit, s->nlimit, name, -1);
-  rate = setting(s->rate, s->nrate, name, 0);
-  quota = setting(s->quota, s->nquota, name, -1);
+  t->limit = setting(s, CLI_OPT_REQUEST_LIMIT, name, -1);
+  rate = setting(s, CLI_OPT_TENANT_RATE, name, 0);
+  quota = setting(s, CLI_OPT_QUOTA, name, -1);
   root = rate > 0 ? lraf_rate_new((double)rate, 1.0, NULL) : lraf_total_new();
   if (root == NULL) {
     snprintf(err->message, sizeof err->message, "out of memory");
