@@ -167,7 +167,7 @@ fuzz-diff: $(BUILD)/tests/test_diff_gen
 # build-fuzz/, run one after another for FUZZ_TIME seconds each on seed
 # corpora made from tests/corpus and tests/gen (tests/fuzz/mkcorpus.sh).
 FUZZ_TIME    ?= 600
-FUZZ_TARGETS := read rewrite source
+FUZZ_TARGETS := read rewrite source pool
 FUZZ_BUILD   := build-fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
@@ -197,7 +197,7 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/support/tutil_fuzz.c \
 fuzz: fuzz-build
 	tests/fuzz/mkcorpus.sh $(FUZZ_RUN)
 	@set -e; for t in $(FUZZ_TARGETS); do \
-	  case $$t in source) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
+	  case $$t in source|pool) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
 	              *) seeds=$(FUZZ_RUN)/chunks; dict=;; esac; \
 	  mkdir -p $(FUZZ_RUN)/out-$$t $(FUZZ_RUN)/crash-$$t; \
 	  echo "== fuzz_$$t for $(FUZZ_TIME) s"; \

@@ -492,8 +492,8 @@ LRAF_API int64_t lraf_native_units(const lraf_state *S);
    first), so no Lua value is ever shared between tenants.  A handler
    chunk (the request's source) is rewritten once per worker and kept,
    keyed by the hash of its source and the cost model; a state runs the
-   chunk once, charged to none of the tenants (a total of the worker's),
-   and keeps the function it returns.
+   chunk once, charged to none of the tenants (a total of the worker's)
+   but within the request's limit, and keeps the function it returns.
 
    The accounting of one request.  Its manager is a hierarchical child
    (lraf_hier_new) of the tenant's manager with the request's own limit,

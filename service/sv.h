@@ -46,7 +46,9 @@ typedef struct sv_state {
   uint64_t used;             /* worker clock of the last use (LRU) */
 } sv_state;
 
-/* A rewritten chunk, kept by (source hash, source length, model). */
+/* A rewritten chunk, kept by (source hash, source length, model); a
+   worker keeps at most SV_MAX_CHUNKS (the oldest made goes first). */
+#define SV_MAX_CHUNKS 256
 typedef struct sv_chunk {
   uint64_t hash;
   size_t len;
@@ -62,7 +64,8 @@ typedef struct sv_worker {
   sv_state **states;
   int nstates;
   uint64_t clock;
-  sv_chunk *chunks;
+  sv_chunk *chunks;      /* most recently made first */
+  int nchunks;
   lraf_manager *system;  /* charged for running handler chunks */
   /* what lraf_pool_stats sums (read while the worker runs) */
   atomic_llong requests, made, drops, rewrites, loads;

@@ -142,13 +142,23 @@ static lraf_status rewritten(sv_worker *w, const lraf_request *rq,
   c->hash = key;
   c->len = rq->source_len;
   atomic_fetch_add(&w->rewrites, 1);
+  if (w->nchunks == SV_MAX_CHUNKS) {   /* drop the oldest */
+    sv_chunk **last = &w->chunks;
+    while ((*last)->next != NULL) last = &(*last)->next;
+    free((*last)->data);
+    free(*last);
+    *last = NULL;
+    w->nchunks--;
+  }
   c->next = w->chunks;
   w->chunks = c;
+  w->nchunks++;
   *out = c;
   return LRAF_OK;
 }
 
-/* Run the chunk at the top (charged to the worker) for its handler. */
+/* Run the chunk at the top (charged to the worker, within the request's
+   limit) for its handler. */
 static lraf_status run_chunk(sv_worker *w, sv_state *st,
                              const lraf_request *rq, lraf_error *err) {
   lraf_status code;
@@ -159,10 +169,18 @@ static lraf_status run_chunk(sv_worker *w, sv_state *st,
       return code;
     }
   } else {
+    /* charged to the worker, under the request's limit (a chunk that
+       runs away at its top level stops like a handler) */
     lraf_account *a = lraf_main_account(st->S);
-    lraf_set_manager(st->S, a, w->system, NULL);
+    lraf_manager *m = lraf_hier_new(w->system, rq->limit);
+    if (m == NULL) {
+      lua_pop(st->L, 1);
+      return sv_fail(err, LRAF_EMEM, "out of memory");
+    }
+    lraf_set_manager(st->S, a, m, NULL);
     code = lraf_call(st->S, 0, 1, err);
     lraf_set_manager(st->S, a, st->tenant_mgr, NULL);
+    lraf_manager_release(m);
     if (code != LRAF_OK) return code;
   }
   if (lua_type(st->L, -1) != LUA_TFUNCTION) {
@@ -262,6 +280,7 @@ void sv_worker_free(sv_worker *w) {
     free(c);
   }
   w->chunks = NULL;
+  w->nchunks = 0;
   lraf_manager_release(w->system);
   w->system = NULL;
 }

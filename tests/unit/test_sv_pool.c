@@ -372,6 +372,25 @@ static void test_bad_results(void **state) {
   lraf_manager_release(t);
 }
 
+/* A chunk that runs away at its top level stops at the request's limit
+   (a 500: the handler could not be loaded), charged to no tenant. */
+static void test_runaway_chunk(void **state) {
+  lraf_manager *t = lraf_total_new();
+  lraf_response r;
+  (void)state;
+  run(t, "top", "top", "while true do end return function() end", 100000,
+      NULL, &r);
+  assert_int_equal(r.status, 500);
+  assert_non_null(strstr(r.body, "quota"));
+  assert_int_equal(r.instructions, 0);
+  lraf_response_free(&r);
+  assert_int_equal(lraf_manager_total(t), 0);
+  run(t, "top", "sum", sum_src, 100000, "10", &r);
+  assert_int_equal(r.status, 200);
+  lraf_response_free(&r);
+  lraf_manager_release(t);
+}
+
 static void test_bad_options(void **state) {
   lraf_pool_options o;
   lraf_pool *p;
@@ -394,6 +413,7 @@ int main(void) {
     cmocka_unit_test(test_chunk_cache),
     cmocka_unit_test(test_quota_spent),
     cmocka_unit_test(test_bad_results),
+    cmocka_unit_test(test_runaway_chunk),
     cmocka_unit_test(test_bad_options),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
