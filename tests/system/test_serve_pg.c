@@ -12,7 +12,9 @@
 **   - what the hosts kept of the quota (after giving back) is at most
 **     Q and at most the records' total, which equals the responses'
 **     X-Lraf-Instructions;
-**   - every response has its record, and no other record exists.
+**   - every response has its record, and no other record exists;
+**   - when the database goes away under a running host, its requests
+**     get 503 ("not recorded") and the host still stops cleanly.
 ** Traffic goes to 127.0.0.1 only.
 */
 #include <stdarg.h>
@@ -182,6 +184,28 @@ static void test_shared_quota(void **state) {
   assert_true(granted <= QUOTA && granted <= used);
   assert_true(used <= QUOTA + 2 * SLICE);
   assert_true(used >= QUOTA - 2 * SLICE);
+
+  /* the database goes away under a running host: its requests get 503,
+     nothing claims to be recorded, and the host still stops cleanly */
+  pid[0] = tutil_serve_start(args, log[0], &ports[0]);
+  assert_true(pid[0] > 0);
+  {
+    tutil_http r;
+    assert_int_equal(tutil_http_once(ports[0], "GET", "/hello?n=10",
+                                     "X-Tenant: other\r\n", NULL, &r), 0);
+    assert_int_equal(r.status, 200);
+    tutil_http_free(&r);
+    assert_int_equal(sh("%s/pg_ctl -D %s/data -m immediate -w stop "
+                        ">/dev/null 2>&1", bindir, dir), 0);
+    started = 0;
+    assert_int_equal(tutil_http_once(ports[0], "GET", "/hello?n=10",
+                                     "X-Tenant: other\r\n", NULL, &r), 0);
+    assert_int_equal(r.status, 503);
+    assert_non_null(strstr(r.body, "not recorded"));
+    tutil_http_free(&r);
+  }
+  st = tutil_serve_stop(pid[0], SIGTERM);
+  assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 static int setup(void **state) {
