@@ -514,7 +514,9 @@ LRAF_API int64_t lraf_native_units(const lraf_state *S);
    coroutine still alive to the TENANT's manager and collects: the
    finalizers of what the request left behind, and anything a later
    request makes a left-over coroutine run, are charged to the tenant,
-   never to a request.  A request of a tenant whose manager already
+   never to a request.  (A handler that calls collectgarbage itself
+   runs finalizers then and there, in its own request: of its own
+   garbage, and of values of earlier requests it dropped.)  A request of a tenant whose manager already
    stops (a spent quota) is refused before it runs: 429, 0 instructions.
    A request stopped by its quota or the memory
    limit (or out of memory) leaves a state in an unknown condition: the
