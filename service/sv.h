@@ -90,9 +90,10 @@ void sv_request_run(sv_worker *w, const lraf_request *rq,
 typedef struct sv_store sv_store;
 
 /* A store: a backend of the ledger.  write() stores n records in one
-   transaction (duplicates of a key skipped); usage() sums; lease()
-   finds a key's record; lease() takes up to want instructions of tenant's shared quota (the amount
-   granted in *got); give() returns some. */
+   transaction (duplicates of a key skipped); usage() sums; find() looks
+   up a key's record; quota() sets a tenant's shared quota; lease()
+   takes up to want instructions of it (the amount granted in *got);
+   give() returns some. */
 typedef struct sv_store_ops {
   lraf_status (*write)(sv_store *s, const lraf_record *const *r, int n,
                        lraf_error *err);

@@ -100,7 +100,8 @@ lraf_status lraf_pool_new(const lraf_pool_options *o, lraf_pool **out,
                    "lraf_pool_new: workers must be 1..1024 and "
                    "states_per_worker at least 1");
   p = calloc(1, sizeof *p);
-  if (p == NULL) return sv_fail(err, LRAF_EMEM, "lraf_pool_new: out of memory");
+  if (p == NULL)
+    return sv_fail(err, LRAF_EMEM, "lraf_pool_new: out of memory");
   p->o = *o;
   p->o.state.manager = NULL;
   if ((st = model_of(p, err)) != LRAF_OK) {

@@ -257,7 +257,8 @@ static void run_plain(sv_state *st, sv_call *c) {
     fail(c->res, LRAF_ERUN, lua_tostring(L, -1));
     lua_pop(L, 1);
   }
-  if (c->defer_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, c->defer_ref);
+  if (c->defer_ref != LUA_NOREF)
+    luaL_unref(L, LUA_REGISTRYINDEX, c->defer_ref);
   lua_settop(L, 0);
   lua_gc(L, LUA_GCCOLLECT, 0);
 }
@@ -304,7 +305,8 @@ static void run_metered(sv_worker *w, sv_state *st, sv_call *c) {
   rebind(S, rmgr, st->tenant_mgr);
   lraf_set_manager(S, main, st->tenant_mgr, NULL);
   lraf_manager_release(rmgr);
-  if (c->defer_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, c->defer_ref);
+  if (c->defer_ref != LUA_NOREF)
+    luaL_unref(L, LUA_REGISTRYINDEX, c->defer_ref);
   lua_settop(L, 0);
   if (code == LRAF_EQUOTA || code == LRAF_EMEMLIMIT || code == LRAF_EMEM) {
     sv_state_drop(w, st);   /* the tenant's next request gets a new one */

@@ -233,7 +233,8 @@ static void test_load(void **state) {
                                     (void *)(intptr_t)i), 0);
   for (i = 0; i < CLIENTS; i++) pthread_join(th[i], NULL);
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  secs = (double)(t1.tv_sec - t0.tv_sec) +
+         (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
   printf("   %d requests from %d clients in %.2f s (%.0f/s)\n", nrequests,
          CLIENTS, secs, nrequests / secs);
   /* every answer against its run alone */

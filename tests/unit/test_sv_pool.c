@@ -148,7 +148,8 @@ static void test_coroutines_and_defer(void **state) {
     "  local co = coroutine.wrap(function()\n"
     "    for i = 1, 500 do coroutine.yield(i) end end)\n"
     "  for i = 1, 500 do co() end\n"
-    "  req.defer(function() local s = 0 for i = 1, 1000 do s = s + i end end)\n"
+    "  req.defer(function()\n"
+    "    local s = 0 for i = 1, 1000 do s = s + i end end)\n"
     "  return 200, 'x'\n"
     "end\n";
   lraf_manager *t = lraf_total_new();
