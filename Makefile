@@ -33,6 +33,9 @@ LUA_PC  := lua5.4
 PKGS    := liblua5.4-dev lua5.4 lua-lpeg libcmocka-dev pkg-config
 # Only the tests need these (make run does not).
 TEST_PKGS := valgrind
+# service/ (request pool, ledger) and lraf serve
+PKGS    += libsqlite3-dev libpq-dev libmicrohttpd-dev
+TEST_PKGS += sqlite3 postgresql curl
 BUILD   ?= build
 OPT     ?= -O2
 SAN     ?=
@@ -44,8 +47,12 @@ CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
            -fPIC -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iruntime $(LUA_CFLAGS) $(SAN)
 LDFLAGS := $(SAN)
 LIBS    := $(LUA_LIBS) -lm -lpthread
+# service/: the ledger's stores; cli/cli_serve.c: the HTTP front
+PQ_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null)
+CFLAGS  += -Iservice $(PQ_CFLAGS)
+LIBS    += -lsqlite3 -lpq -lmicrohttpd
 
-MODULES  := common vm rewriter accounts runtime
+MODULES  := common vm rewriter accounts runtime service
 LIB_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CLI_SRC  := $(wildcard cli/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -135,6 +142,8 @@ test: deps
 MEMCHECK_TESTS := test_rt_api test_rt_load test_rt_sandbox test_rt_quota test_rt_stop \
                   test_rt_cli test_acct_managers test_acct_threads \
                   test_vm_malformed test_rw_checks
+# service/: the request pool and the ledger
+MEMCHECK_TESTS += test_sv_pool test_sv_ledger
 VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
             --error-exitcode=9
 
@@ -157,6 +166,7 @@ unit: $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf $(EX_BIN) $(TEST_BIN)
 bench: all
 	tests/bench/run.sh
 	tests/bench/native.sh
+	tests/bench/serve.sh
 
 # Calibration of the native cost model and the overhead of charging.
 bench-native: all
@@ -173,7 +183,7 @@ fuzz-diff: $(BUILD)/tests/test_diff_gen
 # build-fuzz/, run one after another for FUZZ_TIME seconds each on seed
 # corpora made from tests/corpus and tests/gen (tests/fuzz/mkcorpus.sh).
 FUZZ_TIME    ?= 600
-FUZZ_TARGETS := read rewrite source
+FUZZ_TARGETS := read rewrite source pool
 FUZZ_BUILD   := build-fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
@@ -203,7 +213,7 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/support/tutil_fuzz.c \
 fuzz: fuzz-build
 	tests/fuzz/mkcorpus.sh $(FUZZ_RUN)
 	@set -e; for t in $(FUZZ_TARGETS); do \
-	  case $$t in source) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
+	  case $$t in source|pool) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
 	              *) seeds=$(FUZZ_RUN)/chunks; dict=;; esac; \
 	  mkdir -p $(FUZZ_RUN)/out-$$t $(FUZZ_RUN)/crash-$$t; \
 	  echo "== fuzz_$$t for $(FUZZ_TIME) s"; \

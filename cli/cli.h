@@ -33,6 +33,7 @@ int cli_bench(int argc, char **argv);
 int cli_disasm(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_rewrite(int argc, char **argv);
+int cli_serve(int argc, char **argv);
 
 /* Print "lraf: <message>" on stderr and return CLI_EUSAGE. */
 int cli_error(const char *fmt, ...);

@@ -18,7 +18,8 @@ typedef enum opt_kind {
   KIND_BYTES,  /* the same, and KiB, MiB, GiB by 2^10, 2^20, 2^30 */
   KIND_REAL,   /* a positive number; k, M, G as for counts */
   KIND_MODE,   /* original, overhead or weighted */
-  KIND_TEXT    /* a file name or other text */
+  KIND_TEXT,   /* a file name or other text */
+  KIND_TENANT  /* TENANT=N, N a count; repeats, one value per tenant */
 } opt_kind;
 
 typedef struct opt_info {
@@ -61,6 +62,27 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "a JSON report to FILE, or a summary on stderr with -"},
   {"--help", KIND_FLAG, NULL, 0, 0,
    "print this help and exit"},
+  {"--port", KIND_COUNT, "N", 0, 65535,
+   "TCP port (default 8080; 0: any free port)"},
+  {"--bind", KIND_TEXT, "ADDR", 0, 0,
+   "IPv4 address to listen on (default 127.0.0.1)"},
+  {"--workers", KIND_COUNT, "N", 1, 1024,
+   "threads running handlers (default 4)"},
+  {"--request-limit", KIND_TENANT, "T=N", 0, INT64_MAX,
+   "each request of tenant T may run N instructions"},
+  {"--quota", KIND_TENANT, "T=N", 0, INT64_MAX,
+   "tenant T's total, kept in the ledger (429 past it)"},
+  {"--rate", KIND_TENANT, "T=N", 1, INT64_MAX,
+   "tenant T runs at most N instructions per second"},
+  {"--memory-limit", KIND_BYTES, "BYTES", 1, INT64_MAX,
+   "the most a state may hold in a request (507 past it)"},
+  {"--ledger", KIND_TEXT, "SPEC", 0, 0,
+   "sqlite:PATH (default sqlite:lraf-ledger.db), a "
+   "postgresql:// URI, or none"},
+  {"--slice", KIND_COUNT, "N", 1, INT64_MAX,
+   "PostgreSQL: quota leased at a time (default 1M)"},
+  {"--no-metering", KIND_FLAG, NULL, 0, 0,
+   "plain Lua, no ledger (a benchmark's baseline)"},
 };
 
 /* What the exit statuses mean; a command lists those it can give. */
@@ -107,6 +129,20 @@ static const cli_command commands[] = {
    COUNTING | CLI_BIT(CLI_OPT_OUTPUT) | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_MIXED, "IN.lua|IN.luac -o OUT",
    "rewrite IN offline; OUT loads only through lraf",
+   ST(0) | ST(1) | ST(2)},
+  {"serve", cli_serve,
+   CLI_BIT(CLI_OPT_PORT) | CLI_BIT(CLI_OPT_BIND) | CLI_BIT(CLI_OPT_WORKERS) |
+     CLI_BIT(CLI_OPT_REQUEST_LIMIT) | CLI_BIT(CLI_OPT_QUOTA) |
+     CLI_BIT(CLI_OPT_TENANT_RATE) | CLI_BIT(CLI_OPT_SERVE_MEMORY) |
+     CLI_BIT(CLI_OPT_LEDGER) | CLI_BIT(CLI_OPT_SLICE) |
+     CLI_BIT(CLI_OPT_NO_METERING) | CLI_BIT(CLI_OPT_HELP),
+   CLI_OPERANDS_MIXED, "DIR",
+   "serve GET and POST /NAME on 127.0.0.1 by running DIR/NAME.lua, which\n"
+   "returns function(req) return status, body[, headers] end, for the\n"
+   "tenant in the X-Tenant header; each request is metered (its count in\n"
+   "X-Lraf-Instructions) and recorded in the ledger; GET /usage?tenant=T\n"
+   "(JSON) and GET /metrics (OpenMetrics).  Per-tenant options repeat;\n"
+   "T may be * for every other tenant",
    ST(0) | ST(1) | ST(2)},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
@@ -223,11 +259,43 @@ static int read_weights(const char *path, cli_args *a) {
 /* Parsing                                                             */
 /* ------------------------------------------------------------------ */
 
-static int find_option(const char *name) {
-  int o;
+/* The option called name that cmd takes (two options may share a name
+   in different commands: run's --rate N, serve's --rate T=N), else the
+   first of that name, else -1. */
+static int find_option(const char *name, const cli_command *cmd) {
+  int o, first = -1;
   for (o = 0; o < CLI_NUM_OPTS; o++)
-    if (strcmp(name, options[o].name) == 0) return o;
-  return -1;
+    if (strcmp(name, options[o].name) == 0) {
+      if (cmd->options & CLI_BIT(o)) return o;
+      if (first < 0) first = o;
+    }
+  return first;
+}
+
+/* TENANT=N into a->tenants. */
+static int add_tenant_value(int o, const char *v, cli_args *a) {
+  const opt_info *info = &options[o];
+  const char *eq = strrchr(v, '=');
+  cli_tenant_value *t;
+  int rc;
+  if (eq == NULL || eq == v)
+    return cli_error("%s needs TENANT=N (got '%s')", info->name, v);
+  if (eq - v > 64)
+    return cli_error("%s: a tenant name is at most 64 bytes", info->name);
+  if (a->ntenants == CLI_MAX_TENANT_VALUES)
+    return cli_error("%s: at most %d per-tenant values", info->name,
+                     CLI_MAX_TENANT_VALUES);
+  t = &a->tenants[a->ntenants];
+  {
+    opt_info count = *info;
+    count.kind = KIND_COUNT;
+    if ((rc = parse_integer(&count, eq + 1, &t->value)) != CLI_OK) return rc;
+  }
+  t->opt = (cli_opt)o;
+  memcpy(t->tenant, v, (size_t)(eq - v));
+  t->tenant[eq - v] = '\0';
+  a->ntenants++;
+  return CLI_OK;
 }
 
 /* Apply option o with value v (NULL for flags). */
@@ -255,6 +323,16 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
     case CLI_OPT_NATIVE: a->native = 1; break;
     case CLI_OPT_NO_NATIVE: a->native = 0; break;
     case CLI_OPT_REPORT: a->report = v; break;
+    case CLI_OPT_PORT: a->port = (int)n; break;
+    case CLI_OPT_BIND: a->bind = v; break;
+    case CLI_OPT_WORKERS: a->workers = (int)n; break;
+    case CLI_OPT_REQUEST_LIMIT: case CLI_OPT_QUOTA: case CLI_OPT_TENANT_RATE:
+      rc = add_tenant_value(o, v, a);
+      break;
+    case CLI_OPT_SERVE_MEMORY: a->memory = n; break;
+    case CLI_OPT_LEDGER: a->ledger = v; break;
+    case CLI_OPT_SLICE: a->slice = n; break;
+    case CLI_OPT_NO_METERING: a->no_metering = 1; break;
     case CLI_OPT_HELP: case CLI_NUM_OPTS: break;
   }
   return rc;
@@ -272,6 +350,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a) {
   a->limit = -1;
   a->memory = -1;
   a->native = -1;
+  a->port = -1;
+  a->workers = -1;
   for (i = 1; i < argc; i++) {
     const char *arg = argv[i];
     int o;
@@ -284,7 +364,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a) {
       argv[1 + nops++] = argv[i];  /* MIXED: gather the operands */
       continue;
     }
-    o = find_option(arg);
+    o = find_option(arg, cmd);
     if (o < 0 || !(cmd->options & CLI_BIT(o))) {
       cli_error("unknown option '%s' for lraf %s", arg, cmd->name);
       cli_usage(stderr, cmd);

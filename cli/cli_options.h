@@ -32,6 +32,17 @@ typedef enum cli_opt {
   CLI_OPT_NO_NATIVE,     /* --no-native */
   CLI_OPT_REPORT,        /* --report FILE|- */
   CLI_OPT_HELP,          /* --help */
+  /* lraf serve */
+  CLI_OPT_PORT,          /* --port N */
+  CLI_OPT_BIND,          /* --bind ADDR */
+  CLI_OPT_WORKERS,       /* --workers N */
+  CLI_OPT_REQUEST_LIMIT, /* --request-limit TENANT=N */
+  CLI_OPT_QUOTA,         /* --quota TENANT=N */
+  CLI_OPT_TENANT_RATE,   /* --rate TENANT=N: serve's per-tenant --rate */
+  CLI_OPT_SERVE_MEMORY,  /* --memory-limit BYTES: serve's, per state */
+  CLI_OPT_LEDGER,        /* --ledger SPEC */
+  CLI_OPT_SLICE,         /* --slice N */
+  CLI_OPT_NO_METERING,   /* --no-metering */
   CLI_NUM_OPTS
 } cli_opt;
 
@@ -59,6 +70,15 @@ typedef struct cli_command {
   unsigned statuses;       /* 1u << status for each exit status */
 } cli_command;
 
+/* A per-tenant value: TENANT=N, TENANT "*" for every other tenant. */
+typedef struct cli_tenant_value {
+  cli_opt opt;
+  char tenant[65];
+  int64_t value;
+} cli_tenant_value;
+
+#define CLI_MAX_TENANT_VALUES 64
+
 /* What the options said.  opt starts as lraf_default_options. */
 typedef struct cli_args {
   lraf_options opt;       /* mode, exact, granularity, env, weights */
@@ -70,6 +90,13 @@ typedef struct cli_args {
   const char *report;     /* --report; NULL: none */
   const char *output;     /* -o; NULL: none */
   int runs;               /* -n; 0: not said */
+  /* lraf serve */
+  int port, workers;      /* -1: not said */
+  const char *bind, *ledger;
+  int64_t slice;          /* 0: not said */
+  int no_metering;
+  cli_tenant_value tenants[CLI_MAX_TENANT_VALUES];  /* in order given */
+  int ntenants;
   int first;              /* argv index of the first operand */
   int noperands;          /* operands from argv[first] on (MIXED: moved
                              there in order; AFTER: argc - first) */

@@ -475,6 +475,13 @@ LRAF_API void lraf_memory(const lraf_state *S, size_t *in_use, size_t *peak);
 LRAF_API void lraf_account_memory(const lraf_account *a, int64_t *allocated,
                                   int64_t *peak);
 
+/* The bytes the state holds now become its peak: lraf_memory's peak
+   then tells the highest use since this call. */
+LRAF_API void lraf_memory_reset_peak(lraf_state *S);
+/* Native units charged in S so far (part of every count it reported);
+   the difference over a call is that call's native work. */
+LRAF_API int64_t lraf_native_units(const lraf_state *S);
+
 /* Inside a state, require "lraf" gives scripts that benchmark
    themselves (J-RAF2 Fig. 4):
      lraf.count()          the running thread's exact count so far
@@ -483,5 +490,181 @@ LRAF_API void lraf_account_memory(const lraf_account *a, int64_t *allocated,
                            and returns the instructions it took, then f's
                            results; errors in f propagate
      lraf.model()          the cost-model id */
+
+/* ================================================================== */
+/* Request pool and usage ledger (service/)                             */
+/* ================================================================== */
+
+/* A pool of worker OS threads that run handler functions for requests,
+   each request charged to a manager of its own.
+
+   The states.  Each worker keeps lraf states of its own, one per tenant
+   it served lately (states_per_worker, least recently used closed
+   first), so no Lua value is ever shared between tenants.  A handler
+   chunk (the request's source) is rewritten once per worker and kept,
+   keyed by the hash of its source and the cost model; a state runs the
+   chunk once, charged to none of the tenants (a total of the worker's)
+   but within the request's limit, and keeps the function it returns.
+
+   The accounting of one request.  Its manager is a hierarchical child
+   (lraf_hier_new) of the tenant's manager with the request's own limit,
+   so the tenant's quota and rate apply to it too.  While it runs it is
+   the manager of the state's main thread; coroutines the handler
+   creates inherit it, and so do the functions it passes to req.defer,
+   which the worker runs after the handler returned, as host-scheduled
+   coroutines (lraf_resume; a rate manager pauses them instead of
+   sleeping, and the worker sleeps until lraf_account_wake_time on the
+   monotonic clock, the stock rate manager's), before the response is
+   released.  Its count is what that
+   manager was charged.
+
+   The rule of reuse: nothing moves between requests.  Garbage
+   collection is stopped while a request runs (an emergency collection
+   at the memory limit still frees memory but runs no finalizers), and
+   after the request the worker binds the main thread and every
+   coroutine still alive to the TENANT's manager and collects: the
+   finalizers of what the request left behind, and anything a later
+   request makes a left-over coroutine run, are charged to the tenant,
+   never to a request.  (A handler that calls collectgarbage itself
+   runs finalizers then and there, in its own request: of its own
+   garbage, and of values of earlier requests it dropped.)  A request of a tenant whose manager already
+   stops (a spent quota) is refused before it runs: 429, 0 instructions.
+   A request stopped by its quota or the memory
+   limit (or out of memory) leaves a state in an unknown condition: the
+   worker closes that state (its finalizers charged to the tenant) and
+   the tenant's next request gets a fresh one; the other requests and
+   states go on. */
+typedef struct lraf_pool lraf_pool;
+
+typedef struct lraf_pool_options {
+  int workers;            /* OS threads; default 4 */
+  int states_per_worker;  /* states a worker keeps; default 16 */
+  lraf_options state;     /* options of every state; its manager is not
+                             used.  Default: the sandbox */
+  int plain;              /* 1: plain Lua states, nothing rewritten or
+                             counted (the baseline of benchmarks) */
+} lraf_pool_options;
+
+LRAF_API void lraf_pool_default_options(lraf_pool_options *o);
+
+/* One request.  query and headers are name, value pairs ending with a
+   NULL name (header names in lower case); either may be NULL. */
+typedef struct lraf_request {
+  const char *tenant;            /* the tenant's name */
+  lraf_manager *tenant_manager;  /* the tenant's manager */
+  int64_t limit;                 /* the request's own quota; < 0: none */
+  const char *handler;           /* the handler's name (errors, cache) */
+  const char *source;            /* the handler chunk: Lua source that */
+  size_t source_len;             /* returns function(req) */
+  const char *method, *path;
+  const char *const *query;
+  const char *const *headers;
+  const char *body;
+  size_t body_len;
+} lraf_request;
+
+/* What became of it.  The handler returns status, body[, headers]:
+   status an integer from 100 to 599, body a string or nil, headers a
+   table of string names and values (no line breaks).  Otherwise, or
+   when it fails, status is 500 (a Lua error or bad results, code
+   LRAF_ERUN or LRAF_ESYNTAX), 429 (code LRAF_EQUOTA) or 507 (code
+   LRAF_EMEMLIMIT), and body is a short reason. */
+typedef struct lraf_response {
+  lraf_status code;
+  int status;
+  char *body;            /* malloc'ed (lraf_response_free) */
+  size_t body_len;
+  char *headers;         /* "Name: value\n" lines, or NULL */
+  int64_t instructions;  /* charged to the request, native units
+                            included: its bill */
+  int64_t native;        /* the native units among them */
+  int64_t memory_peak;   /* peak bytes above the state's use at start */
+  double wall, cpu;      /* seconds (cpu: the worker thread's) */
+  double started, ended; /* Unix time, seconds */
+  char model[96];        /* the cost-model id */
+} lraf_response;
+
+LRAF_API lraf_status lraf_pool_new(const lraf_pool_options *o,
+                                   lraf_pool **out, lraf_error *err);
+/* Run req on a free worker and wait for it; thread-safe.  res is always
+   filled (free it with lraf_response_free). */
+LRAF_API void lraf_pool_run(lraf_pool *p, const lraf_request *req,
+                   lraf_response *res);
+LRAF_API void lraf_response_free(lraf_response *res);
+/* The cost-model id of the pool's states. */
+LRAF_API const char *lraf_pool_model(const lraf_pool *p);
+/* What the pool did so far (summed over its workers). */
+typedef struct lraf_pool_counts {
+  int64_t requests;  /* run (or refused) */
+  int64_t states;    /* states made */
+  int64_t replaced;  /* states closed: after a stop, or least recently
+                        used, or at lraf_pool_close */
+  int64_t rewrites;  /* handler chunks rewritten (once per worker and
+                        source) */
+  int64_t loads;     /* handler chunks loaded into states */
+} lraf_pool_counts;
+LRAF_API void lraf_pool_stats(lraf_pool *p, lraf_pool_counts *c);
+/* Wait for the running requests, close every state (finalizers are
+   charged to their tenants), stop the workers. */
+LRAF_API void lraf_pool_close(lraf_pool *p);
+
+/* The usage ledger: one record per request in SQLite ("sqlite:PATH")
+   or PostgreSQL (a "postgresql://" or "postgres://" connection string).
+   lraf_ledger_append returns once the record is durable: appends from
+   many threads are written together in one transaction (a group
+   commit; SQLite in WAL mode with synchronous=FULL), so a record whose
+   append returned survives a kill -9 or a crash of the host.  A record
+   is one row, written whole or not at all.  The key is the idempotency
+   key: a second record with a key already stored is not stored again
+   (lraf_ledger_append still returns LRAF_OK), so a retry never bills
+   twice. */
+typedef struct lraf_ledger lraf_ledger;
+
+typedef struct lraf_record {
+  const char *key;         /* idempotency key */
+  const char *request_id;
+  const char *tenant, *handler, *model;
+  int64_t instructions, native, memory_peak;
+  int status;
+  double wall, cpu;        /* seconds */
+  double started, ended;   /* Unix time */
+} lraf_record;
+
+typedef struct lraf_usage {
+  int64_t requests, instructions, native, errors; /* errors: status >= 400 */
+  int64_t memory_peak;     /* the largest */
+  double wall, cpu;
+} lraf_usage;
+
+LRAF_API lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
+                             lraf_error *err);
+LRAF_API lraf_status lraf_ledger_append(lraf_ledger *l,
+                                        const lraf_record *r,
+                                        lraf_error *err);
+/* Totals of tenant's records (every tenant's when tenant is NULL). */
+LRAF_API lraf_status lraf_ledger_usage(lraf_ledger *l, const char *tenant,
+                              lraf_usage *u, lraf_error *err);
+/* Whether a record with key is stored (*found 1 or 0), and then its
+   instructions and status (either pointer may be NULL).  A host can
+   answer a retry from it without running the request again. */
+LRAF_API lraf_status lraf_ledger_find(lraf_ledger *l, const char *key,
+                                      int *found, int64_t *instructions,
+                                      int *status, lraf_error *err);
+/* A manager for tenant under parent (retained) enforcing a total quota
+   kept in the ledger (quota < 0: none).  SQLite: a hierarchical child
+   with what the ledger's records leave of quota.  PostgreSQL: the
+   quota is shared by every host: the manager leases slices of at most
+   slice instructions from the database (one transaction each), runs on
+   them, and gives back what it did not use when the ledger is closed.
+   Hosts never hold more than what the database granted, so every host
+   together overshoot the quota by at most what their running threads
+   overshoot a limit (see lraf_limit_new), and the record of the
+   database never exceeds it by more than hosts x slice. */
+LRAF_API lraf_manager *lraf_ledger_tenant(lraf_ledger *l,
+                                          const char *tenant, int64_t quota,
+                                          int64_t slice, lraf_manager *parent,
+                                          lraf_error *err);
+/* Give back unused leases, finish the pending commits, close. */
+LRAF_API void lraf_ledger_close(lraf_ledger *l);
 
 #endif

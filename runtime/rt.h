@@ -61,6 +61,7 @@ struct lraf_state {
   int64_t base;          /* counter value at the last reset */
   int64_t pending;       /* small native charges not yet in the counter
                             (< RT_PENDING_MAX; part of rt_live) */
+  int64_t native_units;  /* native work charged so far (rt_charge) */
   rt_thread main;
   rt_thread *cur;        /* whose instructions the counter counts */
   lua_State *running;    /* the thread running now */

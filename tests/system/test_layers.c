@@ -1,8 +1,8 @@
 /*
 ** test_layers.c - the layering rules of the sources: an #include never
 ** runs from a lower layer to a higher one (include/ <- common/ <- vm/
-** <- rewriter/ <- runtime/ <- cli/; accounts/ sits on common/ and knows
-** no Lua; cli/ sees only include/lraf.h), and no two files of the
+** <- rewriter/ <- runtime/ <- service/ <- cli/; accounts/ sits on
+** common/ and knows no Lua; service/ and cli/ see only include/lraf.h), and no two files of the
 ** library call each other in a loop (from `nm` of the objects next to
 ** the lraf binary named by $LRAF).
 */
@@ -22,9 +22,11 @@
 #include "tutil_sh.h"
 
 /* The folders, lowest first, and which ones each may include from. */
-enum { INCLUDE, COMMON, VM, REWRITER, ACCOUNTS, RUNTIME, CLI, NLAYERS };
+enum { INCLUDE, COMMON, VM, REWRITER, ACCOUNTS, RUNTIME, SERVICE, CLI,
+       NLAYERS };
 static const char *const layer_dir[NLAYERS] = {
-  "include", "common", "vm", "rewriter", "accounts", "runtime", "cli"
+  "include", "common", "vm", "rewriter", "accounts", "runtime", "service",
+  "cli"
 };
 #define B(l) (1u << (l))
 static const unsigned may_include[NLAYERS] = {
@@ -34,6 +36,7 @@ static const unsigned may_include[NLAYERS] = {
   B(INCLUDE) | B(COMMON) | B(VM) | B(REWRITER),
   B(INCLUDE) | B(COMMON) | B(ACCOUNTS),
   B(INCLUDE) | B(COMMON) | B(VM) | B(REWRITER) | B(ACCOUNTS) | B(RUNTIME),
+  B(INCLUDE) | B(SERVICE),   /* the request pool: lraf.h and Lua only */
   B(INCLUDE) | B(CLI),
 };
 

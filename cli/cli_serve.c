@@ -1,0 +1,100 @@
+/*
+** cli_serve.c - lraf serve DIR: the options, the tenants and their
+** managers, and the life of the server (start, wait for SIGINT or
+** SIGTERM, stop).  The HTTP front is cli_serve_http.c.
+*/
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_serve.h"
+
+static int start(srv *s) {
+  lraf_pool_options po;
+  lraf_error err;
+  struct stat sb;
+  if (stat(s->dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+    return cli_error("%s is not a directory", s->dir);
+  lraf_pool_default_options(&po);
+  po.workers = s->workers;
+  po.plain = !s->metering;
+  po.state.memory_limit = (size_t)s->memory_limit;
+  if (lraf_pool_new(&po, &s->pool, &err) != LRAF_OK) return cli_report(&err);
+  if (s->metering && strcmp(s->ledger_spec, "none") != 0 &&
+      lraf_ledger_open(s->ledger_spec, &s->ledger, &err) != LRAF_OK) {
+    lraf_pool_close(s->pool);
+    return cli_report(&err);
+  }
+  return CLI_OK;
+}
+
+static void stop(srv *s) {
+  srv_tenant *t, *next;
+  lraf_pool_close(s->pool);
+  for (t = s->tenants; t != NULL; t = next) {
+    next = t->next;
+    lraf_manager_release(t->manager);
+    free(t);
+  }
+  lraf_ledger_close(s->ledger);
+  pthread_mutex_destroy(&s->lock);
+}
+
+int cli_serve(int argc, char **argv) {
+  static cli_args a;
+  srv s;
+  sigset_t sigs;
+  struct MHD_Daemon *d;
+  int st, sig;
+  st = cli_parse(cli_command_find("serve"), argc, argv, &a);
+  if (st == CLI_HELP) return CLI_OK;
+  if (st != CLI_OK) return st;
+  if (a.noperands != 1)
+    return cli_error("lraf serve needs one DIR (lraf serve --help)");
+  {
+    struct in_addr ip;
+    if (a.bind != NULL && inet_pton(AF_INET, a.bind, &ip) != 1)
+      return cli_error("--bind needs an IPv4 address (got '%s')", a.bind);
+  }
+  memset(&s, 0, sizeof s);
+  s.dir = argv[a.first];
+  s.port = a.port >= 0 ? a.port : 8080;
+  s.workers = a.workers > 0 ? a.workers : 4;
+  s.metering = !a.no_metering;
+  s.slice = a.slice > 0 ? a.slice : 1000000;
+  s.memory_limit = a.memory > 0 ? a.memory : 0;
+  s.bind = a.bind != NULL ? a.bind : "127.0.0.1";
+  s.ledger_spec = a.ledger != NULL ? a.ledger : "sqlite:lraf-ledger.db";
+  s.tv = a.tenants;
+  s.ntv = a.ntenants;
+  pthread_mutex_init(&s.lock, NULL);
+  snprintf(s.boot, sizeof s.boot, "%08lx%06lx", (unsigned long)time(NULL),
+           (unsigned long)getpid() & 0xffffff);
+  /* every thread started from here on leaves these signals to sigwait */
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGINT);
+  sigaddset(&sigs, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  if ((st = start(&s)) != CLI_OK) {
+    pthread_mutex_destroy(&s.lock);
+    return st;
+  }
+  d = srv_http_start(&s);
+  if (d == NULL) {
+    stop(&s);
+    return CLI_EFAIL;
+  }
+  sigwait(&sigs, &sig);
+  fprintf(stderr, "lraf serve: stopping\n");
+  srv_http_stop(d);
+  stop(&s);
+  return CLI_OK;
+}

@@ -1,0 +1,48 @@
+/*
+** cli_serve.h - what the two halves of lraf serve share: the server's
+** settings and tenants (cli_serve.c) and the HTTP front
+** (cli_serve_http.c).
+*/
+#ifndef LRAF_CLI_SERVE_H
+#define LRAF_CLI_SERVE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "cli.h"
+
+typedef struct srv_tenant {
+  char name[65];
+  lraf_manager *manager;   /* the tenant's budget */
+  int64_t limit;           /* each request's own quota; -1: none */
+  int64_t requests, instructions, native;   /* since start */
+  int64_t by_class[6];     /* responses by status class 1xx..5xx */
+  struct srv_tenant *next;
+} srv_tenant;
+
+typedef struct srv {
+  const char *dir;
+  const char *ledger_spec;
+  const char *bind;
+  int port, workers, metering;
+  int64_t memory_limit, slice;
+  const cli_tenant_value *tv;  /* the per-tenant options, in order */
+  int ntv;
+  lraf_pool *pool;
+  lraf_ledger *ledger;     /* NULL without metering */
+  pthread_mutex_t lock;    /* tenants and their counters */
+  srv_tenant *tenants;
+  char boot[24];           /* request ids: BOOT-SEQ */
+  uint64_t seq;
+} srv;
+
+/* The tenant called name (created at its first request); NULL with err
+   set when its manager cannot be made. */
+srv_tenant *srv_tenant_get(srv *s, const char *name, lraf_error *err);
+
+/* Start / stop the HTTP front; srv_http_start prints the address. */
+struct MHD_Daemon;
+struct MHD_Daemon *srv_http_start(srv *s);
+void srv_http_stop(struct MHD_Daemon *d);
+
+#endif

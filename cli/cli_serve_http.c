@@ -1,0 +1,449 @@
+/*
+** cli_serve_http.c - the HTTP front of lraf serve over libmicrohttpd:
+** one thread per connection reads a request, runs its handler through
+** the pool, waits for the ledger's group commit, and only then sends
+** the response.  /usage and /metrics read the ledger and the counters.
+*/
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <microhttpd.h>
+
+#include "cli.h"
+#include "cli_serve.h"
+
+#define MAX_BODY (1 << 20)
+#define MAX_PAIRS 64
+
+/* A connection's request while its body arrives. */
+typedef struct conn {
+  char *body;
+  size_t len, cap;
+  int too_big;
+} conn;
+
+/* A reply under construction. */
+typedef struct reply {
+  int status;
+  char *body;
+  size_t len;
+  const char *type;
+  const char *headers;     /* "Name: value\n" lines, or NULL */
+  int64_t instructions;
+  const char *request_id;
+} reply;
+
+/* Headers a handler may not set: the server's own, and those that frame
+   the HTTP message or the connection. */
+static int reserved(const char *name) {
+  static const char *const names[] = {
+    "X-Lraf-Instructions", "X-Request-Id", "Content-Length",
+    "Transfer-Encoding", "Connection", "Keep-Alive", "Upgrade", "Trailer",
+    "TE", "Date", NULL
+  };
+  int i;
+  for (i = 0; names[i] != NULL; i++)
+    if (strcasecmp(name, names[i]) == 0) return 1;
+  return 0;
+}
+
+static enum MHD_Result send_reply(struct MHD_Connection *c, const reply *r) {
+  struct MHD_Response *resp;
+  enum MHD_Result ret;
+  char n[24];
+  resp = MHD_create_response_from_buffer(r->len, r->body,
+                                         MHD_RESPMEM_MUST_COPY);
+  if (resp == NULL) return MHD_NO;
+  if (r->headers != NULL) {
+    const char *p = r->headers;
+    while (*p) {
+      const char *colon = strchr(p, ':'), *eol = strchr(p, '\n');
+      char name[256], value[2048];
+      size_t nl, vl;
+      if (colon == NULL || eol == NULL || colon > eol) break;
+      nl = (size_t)(colon - p);
+      vl = (size_t)(eol - colon - 2);
+      if (nl < sizeof name && vl < sizeof value) {
+        memcpy(name, p, nl);
+        name[nl] = '\0';
+        memcpy(value, colon + 2, vl);
+        value[vl] = '\0';
+        if (!reserved(name)) MHD_add_response_header(resp, name, value);
+      }
+      p = eol + 1;
+    }
+  }
+  if (r->type != NULL)
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->type);
+  snprintf(n, sizeof n, "%" PRId64, r->instructions);
+  MHD_add_response_header(resp, "X-Lraf-Instructions", n);
+  if (r->request_id != NULL)
+    MHD_add_response_header(resp, "X-Request-Id", r->request_id);
+  ret = MHD_queue_response(c, (unsigned)r->status, resp);
+  MHD_destroy_response(resp);
+  return ret;
+}
+
+static enum MHD_Result text(struct MHD_Connection *c, int status,
+                            const char *msg) {
+  reply r;
+  memset(&r, 0, sizeof r);
+  r.status = status;
+  r.body = (char *)msg;
+  r.len = strlen(msg);
+  r.type = "text/plain; charset=utf-8";
+  return send_reply(c, &r);
+}
+
+static int valid_name(const char *s, size_t max) {
+  size_t n = 0;
+  for (; *s; s++, n++)
+    if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '-' || *s == '.'))
+      return 0;
+  return n > 0 && n <= max;
+}
+
+/* ---- /usage and /metrics ---- */
+
+static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
+  const char *tenant = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+                                                   "tenant");
+  lraf_usage u;
+  lraf_error err;
+  char buf[1024];
+  reply r;
+  if (s->ledger == NULL) return text(c, 404, "no ledger\n");
+  if (tenant != NULL && tenant[0] == '\0') tenant = NULL;
+  if (tenant != NULL && !valid_name(tenant, 64))
+    return text(c, 400, "bad tenant name\n");
+  if (lraf_ledger_usage(s->ledger, tenant, &u, &err) != LRAF_OK) {
+    snprintf(buf, sizeof buf, "ledger unavailable: %s\n", err.message);
+    return text(c, 503, buf);
+  }
+  snprintf(buf, sizeof buf,
+           "{\"tenant\": %s%s%s, \"requests\": %" PRId64
+           ", \"instructions\": %" PRId64 ", \"native\": %" PRId64
+           ", \"errors\": %" PRId64 ", \"memory_peak_max\": %" PRId64
+           ", \"wall_seconds\": %.6f, \"cpu_seconds\": %.6f}\n",
+           tenant ? "\"" : "", tenant ? tenant : "null", tenant ? "\"" : "",
+           u.requests, u.instructions, u.native, u.errors, u.memory_peak,
+           u.wall, u.cpu);
+  memset(&r, 0, sizeof r);
+  r.status = 200;
+  r.body = buf;
+  r.len = strlen(buf);
+  r.type = "application/json";
+  return send_reply(c, &r);
+}
+
+/* Append printf output to a growing buffer (ignores failures: the
+   buffer then ends early). */
+static void addf(char **b, size_t *len, size_t *cap, const char *fmt, ...) {
+  va_list ap;
+  int n;
+  if (*b == NULL) return;
+  for (;;) {
+    va_start(ap, fmt);
+    n = vsnprintf(*b + *len, *cap - *len, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < *cap - *len) break;
+    {
+      char *p = realloc(*b, *cap * 2 + (size_t)n);
+      if (p == NULL) return;
+      *b = p;
+      *cap = *cap * 2 + (size_t)n;
+    }
+  }
+  *len += (size_t)n;
+}
+
+static enum MHD_Result metrics(srv *s, struct MHD_Connection *c) {
+  size_t len = 0, cap = 4096;
+  char *b = malloc(cap);
+  srv_tenant *t;
+  reply r;
+  int k;
+  enum MHD_Result ret;
+  if (b == NULL) return MHD_NO;
+  b[0] = '\0';
+  pthread_mutex_lock(&s->lock);
+  addf(&b, &len, &cap, "# TYPE lraf_requests counter\n"
+       "# HELP lraf_requests Requests run, by tenant and status class.\n");
+  for (t = s->tenants; t != NULL; t = t->next)
+    for (k = 1; k <= 5; k++)
+      addf(&b, &len, &cap, "lraf_requests_total{tenant=\"%s\",class=\"%dxx\"}"
+           " %" PRId64 "\n", t->name, k, t->by_class[k]);
+  addf(&b, &len, &cap, "# TYPE lraf_instructions counter\n"
+       "# HELP lraf_instructions Instructions charged to requests "
+       "(native units included).\n");
+  for (t = s->tenants; t != NULL; t = t->next)
+    addf(&b, &len, &cap, "lraf_instructions_total{tenant=\"%s\"} %" PRId64
+         "\n", t->name, t->instructions);
+  addf(&b, &len, &cap, "# TYPE lraf_native_units counter\n"
+       "# HELP lraf_native_units Native units among the instructions.\n");
+  for (t = s->tenants; t != NULL; t = t->next)
+    addf(&b, &len, &cap, "lraf_native_units_total{tenant=\"%s\"} %" PRId64
+         "\n", t->name, t->native);
+  addf(&b, &len, &cap, "# TYPE lraf_tenant_charged counter\n"
+       "# HELP lraf_tenant_charged Everything the tenant's manager was "
+       "charged: requests, finalizers, left-over coroutines.\n");
+  for (t = s->tenants; t != NULL; t = t->next)
+    addf(&b, &len, &cap, "lraf_tenant_charged_total{tenant=\"%s\"} %" PRId64
+         "\n", t->name, lraf_manager_total(t->manager));
+  pthread_mutex_unlock(&s->lock);
+  addf(&b, &len, &cap, "# EOF\n");
+  memset(&r, 0, sizeof r);
+  r.status = 200;
+  r.body = b;
+  r.len = len;
+  r.type = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+  ret = send_reply(c, &r);
+  free(b);
+  return ret;
+}
+
+/* ---- running a handler ---- */
+
+typedef struct pairs {
+  const char *kv[2 * MAX_PAIRS + 2];
+  char lower[MAX_PAIRS][128];
+  int n, headers;
+} pairs;
+
+static enum MHD_Result add_pair(void *cls, enum MHD_ValueKind kind,
+                                const char *key, const char *value) {
+  pairs *p = cls;
+  (void)kind;
+  if (p->n == MAX_PAIRS || key == NULL) return MHD_YES;
+  if (p->headers) {
+    size_t i;
+    for (i = 0; key[i] && i + 1 < sizeof p->lower[0]; i++)
+      p->lower[p->n][i] = (char)tolower((unsigned char)key[i]);
+    p->lower[p->n][i] = '\0';
+    key = p->lower[p->n];
+  }
+  p->kv[2 * p->n] = key;
+  p->kv[2 * p->n + 1] = value != NULL ? value : "";
+  p->n++;
+  p->kv[2 * p->n] = NULL;
+  return MHD_YES;
+}
+
+static char *read_handler(srv *s, const char *name, size_t *len) {
+  char path[4096];
+  char *data;
+  lraf_error err;
+  snprintf(path, sizeof path, "%s/%s.lua", s->dir, name);
+  if (cli_read_file(path, &data, len, &err) != LRAF_OK) return NULL;
+  return data;
+}
+
+static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
+                           const char *method, conn *cn) {
+  const char *name = url + 1, *tenant, *key;
+  char *source;
+  size_t slen;
+  srv_tenant *t;
+  lraf_error err;
+  lraf_request rq;
+  lraf_response res;
+  pairs q, h;
+  char id[64];
+  reply r;
+  enum MHD_Result ret;
+  int cls;
+  if (!valid_name(name, 128) || name[0] == '.')
+    return text(c, 404, "no such handler\n");
+  tenant = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Tenant");
+  if (tenant == NULL || !valid_name(tenant, 64))
+    return text(c, 400, "missing or bad X-Tenant header (1-64 of "
+                "A-Z a-z 0-9 _ - .)\n");
+  key = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
+  if (key != NULL && (key[0] == '\0' || strlen(key) > 200))
+    return text(c, 400, "bad Idempotency-Key header (1-200 bytes)\n");
+  if (key != NULL && s->ledger != NULL) {
+    /* a retry of a recorded request: answered from the ledger, not run
+       (and so not billed) again */
+    int found, status;
+    int64_t n;
+    char msg[160];
+    if (lraf_ledger_find(s->ledger, key, &found, &n, &status, &err) !=
+        LRAF_OK) {
+      fprintf(stderr, "lraf serve: %s\n", err.message);
+      return text(c, 503, "ledger unavailable\n");
+    }
+    if (found) {
+      snprintf(msg, sizeof msg, "already recorded: status %d, %" PRId64
+               " instructions\n", status, n);
+      return text(c, 409, msg);
+    }
+  }
+  source = read_handler(s, name, &slen);
+  if (source == NULL) return text(c, 404, "no such handler\n");
+  t = srv_tenant_get(s, tenant, &err);
+  if (t == NULL) {
+    char msg[600];
+    free(source);
+    snprintf(msg, sizeof msg, "cannot set up the tenant: %s\n", err.message);
+    return text(c, 503, msg);
+  }
+  memset(&q, 0, sizeof q);
+  memset(&h, 0, sizeof h);
+  h.headers = 1;
+  MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_pair, &q);
+  MHD_get_connection_values(c, MHD_HEADER_KIND, add_pair, &h);
+  pthread_mutex_lock(&s->lock);
+  snprintf(id, sizeof id, "%s-%" PRIu64, s->boot, ++s->seq);
+  pthread_mutex_unlock(&s->lock);
+  memset(&rq, 0, sizeof rq);
+  rq.tenant = t->name;
+  rq.tenant_manager = t->manager;
+  rq.limit = t->limit;
+  rq.handler = name;
+  rq.source = source;
+  rq.source_len = slen;
+  rq.method = method;
+  rq.path = url;
+  rq.query = q.kv;
+  rq.headers = h.kv;
+  rq.body = cn->body;
+  rq.body_len = cn->len;
+  lraf_pool_run(s->pool, &rq, &res);
+  free(source);
+  memset(&r, 0, sizeof r);
+  r.status = res.status;
+  r.body = res.body;
+  r.len = res.body_len;
+  r.headers = res.headers;
+  r.instructions = res.instructions;
+  r.request_id = id;
+  if (res.code != LRAF_OK) r.type = "text/plain; charset=utf-8";
+  if (s->ledger != NULL) {
+    lraf_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.key = key != NULL ? key : id;
+    rec.request_id = id;
+    rec.tenant = t->name;
+    rec.handler = name;
+    rec.model = res.model;
+    rec.instructions = res.instructions;
+    rec.native = res.native;
+    rec.memory_peak = res.memory_peak;
+    rec.status = res.status;
+    rec.wall = res.wall;
+    rec.cpu = res.cpu;
+    rec.started = res.started;
+    rec.ended = res.ended;
+    if (lraf_ledger_append(s->ledger, &rec, &err) != LRAF_OK) {
+      /* not recorded: the client must not take it as done */
+      fprintf(stderr, "lraf serve: %s\n", err.message);
+      r.status = 503;
+      r.body = "ledger unavailable: the request was not recorded\n";
+      r.len = strlen(r.body);
+      r.headers = NULL;
+      r.type = "text/plain; charset=utf-8";
+    }
+  }
+  cls = r.status / 100;
+  pthread_mutex_lock(&s->lock);
+  t->requests++;
+  t->instructions += res.instructions;
+  t->native += res.native;
+  if (cls >= 1 && cls <= 5) t->by_class[cls]++;
+  pthread_mutex_unlock(&s->lock);
+  ret = send_reply(c, &r);
+  lraf_response_free(&res);
+  return ret;
+}
+
+static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c,
+                                 const char *url, const char *method,
+                                 const char *version, const char *upload,
+                                 size_t *upload_size, void **con_cls) {
+  srv *s = cls;
+  conn *cn = *con_cls;
+  (void)version;
+  if (cn == NULL) {
+    cn = calloc(1, sizeof *cn);
+    if (cn == NULL) return MHD_NO;
+    *con_cls = cn;
+    return MHD_YES;
+  }
+  if (*upload_size > 0) {
+    if (cn->len + *upload_size > MAX_BODY) {
+      cn->too_big = 1;
+    } else if (!cn->too_big) {
+      if (cn->len + *upload_size + 1 > cn->cap) {
+        size_t cap = (cn->len + *upload_size + 1) * 2;
+        char *p = realloc(cn->body, cap);
+        if (p == NULL) return MHD_NO;
+        cn->body = p;
+        cn->cap = cap;
+      }
+      memcpy(cn->body + cn->len, upload, *upload_size);
+      cn->len += *upload_size;
+    }
+    *upload_size = 0;
+    return MHD_YES;
+  }
+  if (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0)
+    return text(c, 405, "only GET and POST\n");
+  if (cn->too_big) return text(c, 413, "request body over 1 MiB\n");
+  if (strcmp(url, "/usage") == 0) return usage(s, c);
+  if (strcmp(url, "/metrics") == 0) return metrics(s, c);
+  return run(s, c, url, method, cn);
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                      enum MHD_RequestTerminationCode toe) {
+  conn *cn = *con_cls;
+  (void)cls, (void)c, (void)toe;
+  if (cn != NULL) {
+    free(cn->body);
+    free(cn);
+    *con_cls = NULL;
+  }
+}
+
+struct MHD_Daemon *srv_http_start(srv *s) {
+  struct sockaddr_in addr;
+  struct MHD_Daemon *d;
+  const union MHD_DaemonInfo *info;
+  memset(&addr, 0, sizeof addr);
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons((uint16_t)s->port);
+  if (inet_pton(AF_INET, s->bind, &addr.sin_addr) != 1) {
+    cli_error("--bind needs an IPv4 address (got '%s')", s->bind);
+    return NULL;
+  }
+  d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
+                       MHD_USE_INTERNAL_POLLING_THREAD,
+                       (uint16_t)s->port, NULL, NULL, access_cb, s,
+                       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+                       MHD_OPTION_NOTIFY_COMPLETED, completed, s,
+                       MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000,
+                       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+                       MHD_OPTION_END);
+  if (d == NULL) {
+    cli_error("cannot listen on %s:%d (in use, or not allowed)", s->bind,
+              s->port);
+    return NULL;
+  }
+  info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+  printf("lraf serve: listening on http://%s:%u/ (%d workers, %s, %s)\n",
+         s->bind, info ? (unsigned)info->port : (unsigned)s->port, s->workers,
+         s->metering ? lraf_pool_model(s->pool) : "no metering",
+         s->ledger != NULL ? s->ledger_spec : "no ledger");
+  fflush(stdout);
+  return d;
+}
+
+void srv_http_stop(struct MHD_Daemon *d) { MHD_stop_daemon(d); }

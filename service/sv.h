@@ -1,0 +1,130 @@
+/*
+** sv.h - internal interface of service/: the request pool's workers
+** and states, and the usage ledger's stores.
+**
+** Internal to lraf (prefix sv_).  service/ sits above runtime/: it uses
+** lraf through include/lraf.h and Lua through its C API only.
+*/
+#ifndef SV_H
+#define SV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lua.h>
+
+#include "lraf.h"
+
+/* ---- sv_util.c ---- */
+uint64_t sv_hash(const char *s, size_t len);   /* FNV-1a, 64 bits */
+double sv_now(void);                           /* Unix time */
+double sv_mono(void);                          /* monotonic seconds */
+double sv_cpu(void);                           /* this thread's CPU time */
+char *sv_strdup(const char *s);
+lraf_status sv_fail(lraf_error *err, lraf_status code, const char *fmt, ...);
+
+/* ---- sv_worker.c: a worker's states and chunk cache ---- */
+
+/* A handler a state loaded: its name, the hash of its source and a
+   registry reference to the function. */
+typedef struct sv_handler {
+  char *name;
+  uint64_t hash;
+  int ref;
+  struct sv_handler *next;
+} sv_handler;
+
+/* One tenant's state in a worker. */
+typedef struct sv_state {
+  char *tenant;
+  lraf_manager *tenant_mgr;  /* retained */
+  lraf_state *S;             /* NULL in a plain pool */
+  lua_State *L;
+  sv_handler *handlers;
+  uint64_t used;             /* worker clock of the last use (LRU) */
+} sv_state;
+
+/* A rewritten chunk, kept by (source hash, source length, model); a
+   worker keeps at most SV_MAX_CHUNKS (the oldest made goes first). */
+#define SV_MAX_CHUNKS 256
+typedef struct sv_chunk {
+  uint64_t hash;
+  size_t len;
+  void *data;
+  size_t size;
+  struct sv_chunk *next;
+} sv_chunk;
+
+typedef struct sv_worker {
+  const lraf_pool_options *opt;  /* the pool's (it outlives the worker) */
+  const char *model;             /* the pool's cost-model id */
+  pthread_t thread;
+  sv_state **states;
+  int nstates;
+  uint64_t clock;
+  sv_chunk *chunks;      /* most recently made first */
+  int nchunks;
+  lraf_manager *system;  /* charged for running handler chunks */
+  /* what lraf_pool_stats sums (read while the worker runs) */
+  atomic_llong requests, made, drops, rewrites, loads;
+} sv_worker;
+
+/* The state for tenant (created, or the least recently used one closed,
+   as needed); NULL with err set on failure. */
+sv_state *sv_state_for(sv_worker *w, const lraf_request *rq,
+                       lraf_error *err);
+/* Close st and take it out of the worker. */
+void sv_state_drop(sv_worker *w, sv_state *st);
+/* Push the handler function of rq in st (loading it once). */
+lraf_status sv_handler_push(sv_worker *w, sv_state *st,
+                            const lraf_request *rq, lraf_error *err);
+void sv_worker_free(sv_worker *w);
+
+/* ---- sv_request.c: running one request ---- */
+void sv_request_run(sv_worker *w, const lraf_request *rq,
+                    lraf_response *res);
+
+/* ---- sv_ledger.c / sv_sqlite.c / sv_pg.c: the stores ---- */
+typedef struct sv_store sv_store;
+
+/* A store: a backend of the ledger.  write() stores n records in one
+   transaction (duplicates of a key skipped); usage() sums; find() looks
+   up a key's record; quota() sets a tenant's shared quota; lease()
+   takes up to want instructions of it (the amount granted in *got);
+   give() returns some. */
+typedef struct sv_store_ops {
+  lraf_status (*write)(sv_store *s, const lraf_record *const *r, int n,
+                       lraf_error *err);
+  lraf_status (*usage)(sv_store *s, const char *tenant, lraf_usage *u,
+                       lraf_error *err);
+  lraf_status (*find)(sv_store *s, const char *key, int *found,
+                      int64_t *instructions, int *status, lraf_error *err);
+  lraf_status (*quota)(sv_store *s, const char *tenant, int64_t quota,
+                       lraf_error *err);
+  lraf_status (*lease)(sv_store *s, const char *tenant, int64_t want,
+                       int64_t *got, lraf_error *err);
+  lraf_status (*give)(sv_store *s, const char *tenant, int64_t n,
+                      lraf_error *err);
+  void (*close)(sv_store *s);
+  int shared;  /* quotas are leased (PostgreSQL) */
+} sv_store_ops;
+
+struct sv_store {
+  const sv_store_ops *ops;
+};
+
+lraf_status sv_sqlite_open(const char *path, sv_store **out,
+                           lraf_error *err);
+lraf_status sv_pg_open(const char *conninfo, sv_store **out,
+                       lraf_error *err);
+
+/* ---- sv_lease.c: a tenant manager running on leased slices ---- */
+lraf_manager *sv_lease_new(sv_store *s, pthread_mutex_t *store_lock,
+                           const char *tenant, int64_t slice,
+                           lraf_manager *parent);
+/* Give back what m leased and did not use. */
+void sv_lease_return(lraf_manager *m);
+
+#endif

@@ -1,0 +1,221 @@
+/*
+** sv_ledger.c - the usage ledger: the store named by a spec, the group
+** commit, and tenant managers whose quota is kept in the ledger.
+**
+** Group commit: lraf_ledger_append queues its record and waits; one
+** committer thread writes everything queued in one transaction and
+** then wakes each waiter with the outcome, so an append returns only
+** once its record is durable.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sv.h"
+
+typedef struct sv_pending {
+  const lraf_record *r;
+  int done;
+  lraf_status code;
+  char message[256];
+  struct sv_pending *next;
+} sv_pending;
+
+#define SV_BATCH 256   /* records per transaction at most */
+
+struct lraf_ledger {
+  sv_store *store;
+  pthread_mutex_t store_lock;  /* one user of the store at a time */
+  pthread_mutex_t lock;        /* the queue */
+  pthread_cond_t more, done;
+  sv_pending *head, *tail;
+  int stop;
+  pthread_t committer;
+  lraf_manager **leases;       /* tenant managers on leases (retained) */
+  int nleases;
+};
+
+static void *commit_loop(void *arg) {
+  lraf_ledger *l = arg;
+  const lraf_record *batch[SV_BATCH];
+  sv_pending *taken[SV_BATCH];
+  for (;;) {
+    int n = 0, i;
+    lraf_error err;
+    lraf_status code;
+    pthread_mutex_lock(&l->lock);
+    while (l->head == NULL && !l->stop) pthread_cond_wait(&l->more, &l->lock);
+    if (l->head == NULL) {
+      pthread_mutex_unlock(&l->lock);
+      return NULL;
+    }
+    while (l->head != NULL && n < SV_BATCH) {
+      taken[n] = l->head;
+      batch[n] = l->head->r;
+      l->head = l->head->next;
+      n++;
+    }
+    if (l->head == NULL) l->tail = NULL;
+    pthread_mutex_unlock(&l->lock);
+    err.message[0] = '\0';
+    pthread_mutex_lock(&l->store_lock);
+    code = l->store->ops->write(l->store, batch, n, &err);
+    pthread_mutex_unlock(&l->store_lock);
+    pthread_mutex_lock(&l->lock);
+    for (i = 0; i < n; i++) {
+      taken[i]->code = code;
+      if (code != LRAF_OK)
+        snprintf(taken[i]->message, sizeof taken[i]->message, "%.250s",
+                 err.message);
+      taken[i]->done = 1;
+    }
+    pthread_cond_broadcast(&l->done);
+    pthread_mutex_unlock(&l->lock);
+  }
+}
+
+lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
+                             lraf_error *err) {
+  lraf_ledger *l;
+  lraf_status st;
+  sv_store *s = NULL;
+  *out = NULL;
+  if (spec == NULL) return sv_fail(err, LRAF_EARG, "no ledger given");
+  if (strncmp(spec, "sqlite:", 7) == 0) {
+    if (spec[7] == '\0')
+      return sv_fail(err, LRAF_EARG, "ledger '%s': no file after sqlite:",
+                     spec);
+    st = sv_sqlite_open(spec + 7, &s, err);
+  } else if (strncmp(spec, "postgresql://", 13) == 0 ||
+             strncmp(spec, "postgres://", 11) == 0) {
+    st = sv_pg_open(spec, &s, err);
+  } else {
+    return sv_fail(err, LRAF_EARG,
+                   "ledger '%s': expected sqlite:PATH or postgresql://...",
+                   spec);
+  }
+  if (st != LRAF_OK) return st;
+  l = calloc(1, sizeof *l);
+  if (l == NULL) {
+    s->ops->close(s);
+    return sv_fail(err, LRAF_EMEM, "out of memory");
+  }
+  l->store = s;
+  pthread_mutex_init(&l->store_lock, NULL);
+  pthread_mutex_init(&l->lock, NULL);
+  pthread_cond_init(&l->more, NULL);
+  pthread_cond_init(&l->done, NULL);
+  if (pthread_create(&l->committer, NULL, commit_loop, l) != 0) {
+    s->ops->close(s);
+    free(l);
+    return sv_fail(err, LRAF_EMEM, "cannot start the ledger's committer");
+  }
+  *out = l;
+  return LRAF_OK;
+}
+
+static int valid(const lraf_record *r) {
+  return r != NULL && r->key != NULL && r->key[0] != '\0' &&
+         r->request_id != NULL && r->tenant != NULL && r->handler != NULL &&
+         r->model != NULL;
+}
+
+lraf_status lraf_ledger_append(lraf_ledger *l, const lraf_record *r,
+                               lraf_error *err) {
+  sv_pending p;
+  if (!valid(r))
+    return sv_fail(err, LRAF_EARG, "ledger record without key, request id, "
+                   "tenant, handler or model");
+  memset(&p, 0, sizeof p);
+  p.r = r;
+  pthread_mutex_lock(&l->lock);
+  if (l->tail) l->tail->next = &p;
+  else l->head = &p;
+  l->tail = &p;
+  pthread_cond_signal(&l->more);
+  while (!p.done) pthread_cond_wait(&l->done, &l->lock);
+  pthread_mutex_unlock(&l->lock);
+  if (p.code != LRAF_OK) return sv_fail(err, p.code, "%s", p.message);
+  return LRAF_OK;
+}
+
+lraf_status lraf_ledger_usage(lraf_ledger *l, const char *tenant,
+                              lraf_usage *u, lraf_error *err) {
+  lraf_status st;
+  memset(u, 0, sizeof *u);
+  pthread_mutex_lock(&l->store_lock);
+  st = l->store->ops->usage(l->store, tenant, u, err);
+  pthread_mutex_unlock(&l->store_lock);
+  return st;
+}
+
+lraf_status lraf_ledger_find(lraf_ledger *l, const char *key, int *found,
+                             int64_t *instructions, int *status,
+                             lraf_error *err) {
+  lraf_status st;
+  int64_t n = 0;
+  int s = 0;
+  *found = 0;
+  if (key == NULL || key[0] == '\0')
+    return sv_fail(err, LRAF_EARG, "lraf_ledger_find: no key");
+  pthread_mutex_lock(&l->store_lock);
+  st = l->store->ops->find(l->store, key, found, &n, &s, err);
+  pthread_mutex_unlock(&l->store_lock);
+  if (instructions != NULL) *instructions = n;
+  if (status != NULL) *status = s;
+  return st;
+}
+
+lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
+                                 int64_t quota, int64_t slice,
+                                 lraf_manager *parent, lraf_error *err) {
+  lraf_manager *m, **grown;
+  lraf_status st;
+  if (quota < 0) {
+    m = lraf_hier_new(parent, -1);
+    if (m == NULL) sv_fail(err, LRAF_EMEM, "out of memory");
+    return m;
+  }
+  if (!l->store->ops->shared) {
+    lraf_usage u;
+    if (lraf_ledger_usage(l, tenant, &u, err) != LRAF_OK) return NULL;
+    m = lraf_hier_new(parent, quota > u.instructions ? quota - u.instructions
+                                                     : 0);
+    if (m == NULL) sv_fail(err, LRAF_EMEM, "out of memory");
+    return m;
+  }
+  if (slice <= 0)
+    return sv_fail(err, LRAF_EARG, "lease slice must be positive"), NULL;
+  pthread_mutex_lock(&l->store_lock);
+  st = l->store->ops->quota(l->store, tenant, quota, err);
+  pthread_mutex_unlock(&l->store_lock);
+  if (st != LRAF_OK) return NULL;
+  grown = realloc(l->leases, (size_t)(l->nleases + 1) * sizeof *grown);
+  if (grown == NULL) return sv_fail(err, LRAF_EMEM, "out of memory"), NULL;
+  l->leases = grown;
+  m = sv_lease_new(l->store, &l->store_lock, tenant, slice, parent);
+  if (m == NULL) return sv_fail(err, LRAF_EMEM, "out of memory"), NULL;
+  l->leases[l->nleases++] = lraf_manager_retain(m);
+  return m;
+}
+
+void lraf_ledger_close(lraf_ledger *l) {
+  int i;
+  if (l == NULL) return;
+  for (i = 0; i < l->nleases; i++) {
+    sv_lease_return(l->leases[i]);
+    lraf_manager_release(l->leases[i]);
+  }
+  free(l->leases);
+  pthread_mutex_lock(&l->lock);
+  l->stop = 1;
+  pthread_cond_signal(&l->more);
+  pthread_mutex_unlock(&l->lock);
+  pthread_join(l->committer, NULL);
+  l->store->ops->close(l->store);
+  pthread_mutex_destroy(&l->store_lock);
+  pthread_mutex_destroy(&l->lock);
+  pthread_cond_destroy(&l->more);
+  pthread_cond_destroy(&l->done);
+  free(l);
+}

@@ -1,0 +1,244 @@
+/*
+** sv_pg.c - the ledger in PostgreSQL, shared by many hosts: one
+** transaction per group commit with ON CONFLICT DO NOTHING on the
+** idempotency key, and tenant quotas in a table of their own from which
+** hosts lease slices (lraf_quota: quota, and granted = what hosts took
+** and did not give back).
+*/
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "sv.h"
+
+typedef struct sv_pg {
+  sv_store base;
+  PGconn *c;
+} sv_pg;
+
+static const char schema[] =
+  "CREATE TABLE IF NOT EXISTS lraf_ledger ("
+  " key TEXT PRIMARY KEY NOT NULL,"
+  " request_id TEXT NOT NULL,"
+  " tenant TEXT NOT NULL,"
+  " handler TEXT NOT NULL,"
+  " model TEXT NOT NULL,"
+  " instructions BIGINT NOT NULL,"
+  " native BIGINT NOT NULL,"
+  " memory_peak BIGINT NOT NULL,"
+  " status INTEGER NOT NULL,"
+  " wall_us BIGINT NOT NULL,"
+  " cpu_us BIGINT NOT NULL,"
+  " started_us BIGINT NOT NULL,"
+  " ended_us BIGINT NOT NULL);"
+  "CREATE INDEX IF NOT EXISTS lraf_ledger_tenant ON lraf_ledger(tenant);"
+  "CREATE TABLE IF NOT EXISTS lraf_quota ("
+  " tenant TEXT PRIMARY KEY NOT NULL,"
+  " quota BIGINT NOT NULL,"
+  " granted BIGINT NOT NULL DEFAULT 0);";
+
+/* Run sql with params; 1 when it returned what expect says. */
+static PGresult *run(sv_pg *p, const char *sql, int n,
+                     const char *const *params) {
+  return PQexecParams(p->c, sql, n, NULL, params, NULL, NULL, 0);
+}
+
+/* libpq's last message without its final line break. */
+static const char *message(PGconn *c, char *buf, size_t size) {
+  size_t n;
+  snprintf(buf, size, "%s", c != NULL ? PQerrorMessage(c) : "out of memory");
+  n = strlen(buf);
+  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ')) buf[--n] = '\0';
+  return buf;
+}
+
+static lraf_status pg_fail(sv_pg *p, PGresult *res, lraf_error *err,
+                           const char *what) {
+  char m[400];
+  lraf_status code = sv_fail(err, LRAF_EIO, "ledger: %.60s: %s", what,
+                             message(p->c, m, sizeof m));
+  PQclear(res);
+  return code;
+}
+
+static int ok(PGresult *res) {
+  ExecStatusType s = PQresultStatus(res);
+  return s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
+}
+
+static lraf_status exec_simple(sv_pg *p, const char *sql, lraf_error *err) {
+  PGresult *res = PQexec(p->c, sql);
+  if (!ok(res)) return pg_fail(p, res, err, sql);
+  PQclear(res);
+  return LRAF_OK;
+}
+
+static lraf_status pg_write(sv_store *s, const lraf_record *const *r, int n,
+                            lraf_error *err) {
+  sv_pg *p = (sv_pg *)s;
+  int i;
+  if (PQstatus(p->c) != CONNECTION_OK) PQreset(p->c);
+  if (exec_simple(p, "BEGIN", err) != LRAF_OK) return LRAF_EIO;
+  for (i = 0; i < n; i++) {
+    char num[8][24];
+    const char *v[13];
+    PGresult *res;
+    snprintf(num[0], 24, "%" PRId64, r[i]->instructions);
+    snprintf(num[1], 24, "%" PRId64, r[i]->native);
+    snprintf(num[2], 24, "%" PRId64, r[i]->memory_peak);
+    snprintf(num[3], 24, "%d", r[i]->status);
+    snprintf(num[4], 24, "%" PRId64, (int64_t)(r[i]->wall * 1e6 + 0.5));
+    snprintf(num[5], 24, "%" PRId64, (int64_t)(r[i]->cpu * 1e6 + 0.5));
+    snprintf(num[6], 24, "%" PRId64, (int64_t)(r[i]->started * 1e6 + 0.5));
+    snprintf(num[7], 24, "%" PRId64, (int64_t)(r[i]->ended * 1e6 + 0.5));
+    v[0] = r[i]->key;
+    v[1] = r[i]->request_id;
+    v[2] = r[i]->tenant;
+    v[3] = r[i]->handler;
+    v[4] = r[i]->model;
+    memcpy(&v[5], (const char *[]){num[0], num[1], num[2], num[3], num[4],
+                                   num[5], num[6], num[7]},
+           8 * sizeof v[0]);
+    res = run(p, "INSERT INTO lraf_ledger VALUES ($1, $2, $3, $4, $5, $6,"
+              " $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (key) DO NOTHING",
+              13, v);
+    if (!ok(res)) {
+      lraf_status code = pg_fail(p, res, err, "cannot insert a record");
+      PQclear(PQexec(p->c, "ROLLBACK"));
+      return code;
+    }
+    PQclear(res);
+  }
+  return exec_simple(p, "COMMIT", err);
+}
+
+static lraf_status pg_usage(sv_store *s, const char *tenant, lraf_usage *u,
+                            lraf_error *err) {
+  sv_pg *p = (sv_pg *)s;
+  const char *v[1] = {tenant};
+  PGresult *res = run(p,
+    "SELECT count(*), coalesce(sum(instructions), 0),"
+    " coalesce(sum(native), 0), count(*) FILTER (WHERE status >= 400),"
+    " coalesce(max(memory_peak), 0), coalesce(sum(wall_us), 0),"
+    " coalesce(sum(cpu_us), 0) FROM lraf_ledger"
+    " WHERE $1::text IS NULL OR tenant = $1", 1, v);
+  if (!ok(res) || PQntuples(res) != 1)
+    return pg_fail(p, res, err, "cannot read the totals");
+  u->requests = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+  u->instructions = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+  u->native = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+  u->errors = strtoll(PQgetvalue(res, 0, 3), NULL, 10);
+  u->memory_peak = strtoll(PQgetvalue(res, 0, 4), NULL, 10);
+  u->wall = (double)strtoll(PQgetvalue(res, 0, 5), NULL, 10) * 1e-6;
+  u->cpu = (double)strtoll(PQgetvalue(res, 0, 6), NULL, 10) * 1e-6;
+  PQclear(res);
+  return LRAF_OK;
+}
+
+static lraf_status pg_find(sv_store *s, const char *key, int *found,
+                           int64_t *instructions, int *status,
+                           lraf_error *err) {
+  sv_pg *p = (sv_pg *)s;
+  const char *v[1] = {key};
+  PGresult *res = run(p, "SELECT instructions, status FROM lraf_ledger"
+                      " WHERE key = $1", 1, v);
+  *found = 0;
+  if (!ok(res)) return pg_fail(p, res, err, "cannot look up a key");
+  if (PQntuples(res) == 1) {
+    *found = 1;
+    *instructions = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    *status = atoi(PQgetvalue(res, 0, 1));
+  }
+  PQclear(res);
+  return LRAF_OK;
+}
+
+static lraf_status pg_quota(sv_store *s, const char *tenant, int64_t quota,
+                            lraf_error *err) {
+  sv_pg *p = (sv_pg *)s;
+  char q[24];
+  const char *v[2] = {tenant, q};
+  PGresult *res;
+  snprintf(q, sizeof q, "%" PRId64, quota);
+  res = run(p, "INSERT INTO lraf_quota (tenant, quota) VALUES ($1, $2)"
+            " ON CONFLICT (tenant) DO UPDATE SET quota = EXCLUDED.quota",
+            2, v);
+  if (!ok(res)) return pg_fail(p, res, err, "cannot set a quota");
+  PQclear(res);
+  return LRAF_OK;
+}
+
+/* One statement, so one transaction: take up to want of what is left. */
+static lraf_status pg_lease(sv_store *s, const char *tenant, int64_t want,
+                            int64_t *got, lraf_error *err) {
+  sv_pg *p = (sv_pg *)s;
+  char w[24];
+  const char *v[2] = {tenant, w};
+  PGresult *res;
+  *got = 0;
+  snprintf(w, sizeof w, "%" PRId64, want);
+  res = run(p,
+    "WITH o AS (SELECT quota, granted FROM lraf_quota WHERE tenant = $1"
+    "           FOR UPDATE)"
+    " UPDATE lraf_quota q SET granted = o.granted +"
+    "   LEAST($2::bigint, GREATEST(o.quota - o.granted, 0))"
+    " FROM o WHERE q.tenant = $1"
+    " RETURNING LEAST($2::bigint, GREATEST(o.quota - o.granted, 0))", 2, v);
+  if (!ok(res)) return pg_fail(p, res, err, "cannot lease a slice");
+  if (PQntuples(res) == 1) *got = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+  PQclear(res);
+  return LRAF_OK;
+}
+
+static lraf_status pg_give(sv_store *s, const char *tenant, int64_t n,
+                           lraf_error *err) {
+  sv_pg *p = (sv_pg *)s;
+  char w[24];
+  const char *v[2] = {tenant, w};
+  PGresult *res;
+  snprintf(w, sizeof w, "%" PRId64, n);
+  res = run(p, "UPDATE lraf_quota SET granted = granted - $2::bigint"
+            " WHERE tenant = $1", 2, v);
+  if (!ok(res)) return pg_fail(p, res, err, "cannot give back a slice");
+  PQclear(res);
+  return LRAF_OK;
+}
+
+static void pg_close(sv_store *s) {
+  sv_pg *p = (sv_pg *)s;
+  PQfinish(p->c);
+  free(p);
+}
+
+static const sv_store_ops pg_ops = {pg_write, pg_usage, pg_find, pg_quota,
+                                    pg_lease,
+                                    pg_give, pg_close, 1};
+
+lraf_status sv_pg_open(const char *conninfo, sv_store **out,
+                       lraf_error *err) {
+  sv_pg *p = calloc(1, sizeof *p);
+  int tries;
+  if (p == NULL) return sv_fail(err, LRAF_EMEM, "out of memory");
+  p->base.ops = &pg_ops;
+  p->c = PQconnectdb(conninfo);
+  if (p->c == NULL || PQstatus(p->c) != CONNECTION_OK) {
+    char m[400];
+    sv_fail(err, LRAF_EIO, "cannot connect to the ledger database: %s",
+            message(p->c, m, sizeof m));
+    pg_close(&p->base);
+    return LRAF_EIO;
+  }
+  PQclear(PQexec(p->c, "SET client_min_messages = warning"));
+  /* hosts starting together may race on CREATE ... IF NOT EXISTS */
+  for (tries = 0; tries < 5; tries++)
+    if (exec_simple(p, schema, err) == LRAF_OK) break;
+  if (tries == 5) {
+    pg_close(&p->base);
+    return LRAF_EIO;
+  }
+  *out = &p->base;
+  return LRAF_OK;
+}

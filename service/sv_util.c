@@ -1,0 +1,48 @@
+/*
+** sv_util.c - small helpers of service/: hashing, clocks, strings and
+** errors.
+*/
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sv.h"
+
+uint64_t sv_hash(const char *s, size_t len) {
+  uint64_t h = 14695981039346656037u;
+  size_t i;
+  for (i = 0; i < len; i++) {
+    h ^= (unsigned char)s[i];
+    h *= 1099511628211u;
+  }
+  return h;
+}
+
+static double seconds(clockid_t id) {
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double sv_now(void) { return seconds(CLOCK_REALTIME); }
+double sv_mono(void) { return seconds(CLOCK_MONOTONIC); }
+double sv_cpu(void) { return seconds(CLOCK_THREAD_CPUTIME_ID); }
+
+char *sv_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p != NULL) memcpy(p, s, n);
+  return p;
+}
+
+lraf_status sv_fail(lraf_error *err, lraf_status code, const char *fmt, ...) {
+  va_list ap;
+  if (err == NULL) return code;
+  err->code = code;
+  va_start(ap, fmt);
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  va_end(ap);
+  return code;
+}

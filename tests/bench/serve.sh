@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# make bench: lraf serve with metering and the ledger against metering
+# off (tests/bench/serve.c), on a light and a heavier handler; before
+# that the request pool alone (tests/bench/pool.c).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+mkdir -p "$BUILD/bench"
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
+  -Itests/support tests/bench/serve.c tests/support/tutil_serve.c \
+  -lpthread -o "$BUILD/bench/serve"
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
+  -Iinclude $(pkg-config --cflags lua5.4) tests/bench/pool.c \
+  "$BUILD/liblraf.a" $(pkg-config --libs lua5.4) -lm -lpthread -lsqlite3 \
+  -lpq -o "$BUILD/bench/pool"
+"$BUILD/bench/pool" 100
+"$BUILD/bench/pool" 20000
+export LRAF="$BUILD/lraf"
+"$BUILD/bench/serve" tests/system/serve hello n=100
+"$BUILD/bench/serve" tests/system/serve hello n=20000

@@ -1,0 +1,198 @@
+/*
+** tutil_serve.c - starting and stopping lraf serve, and a minimal
+** HTTP/1.1 client for the tests (127.0.0.1 only).
+*/
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tutil_serve.h"
+
+static void nap(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+pid_t tutil_serve_start(const char *const *args, const char *log, int *port) {
+  const char *lraf = getenv("LRAF");
+  const char *argv[64];
+  pid_t pid;
+  int n = 0, i;
+  *port = 0;
+  argv[n++] = lraf ? lraf : "build/lraf";
+  argv[n++] = "serve";
+  for (i = 0; args[i] != NULL && n < 62; i++) argv[n++] = args[i];
+  argv[n] = NULL;
+  unlink(log);   /* no old "listening" line */
+  pid = fork();
+  if (pid < 0) return 0;
+  if (pid == 0) {
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    execv(argv[0], (char *const *)argv);
+    _exit(127);
+  }
+  for (i = 0; i < 400; i++) {
+    char buf[4096];
+    FILE *f = fopen(log, "r");
+    int status;
+    if (f != NULL) {
+      size_t k = fread(buf, 1, sizeof buf - 1, f);
+      const char *p;
+      buf[k] = '\0';
+      fclose(f);
+      p = strstr(buf, "listening on http://127.0.0.1:");
+      if (p != NULL) {
+        *port = atoi(p + strlen("listening on http://127.0.0.1:"));
+        return pid;
+      }
+    }
+    if (waitpid(pid, &status, WNOHANG) == pid) return 0;
+    nap(50);
+  }
+  tutil_serve_stop(pid, SIGKILL);
+  return 0;
+}
+
+int tutil_serve_stop(pid_t pid, int sig) {
+  int status = -1;
+  if (pid <= 0) return -1;
+  kill(pid, sig);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  return status;
+}
+
+int tutil_http_connect(int port) {
+  struct sockaddr_in a;
+  int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+  if (fd < 0) return -1;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons((unsigned short)port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+    close(fd);
+    return -1;
+  }
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+static int send_all(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+    if (k <= 0) {
+      if (k < 0 && errno == EINTR) continue;
+      return -1;
+    }
+    p += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+const char *tutil_http_header(const tutil_http *r, const char *name,
+                              char *buf, size_t size) {
+  const char *p = strstr(r->head, "\r\n");
+  size_t n = strlen(name);
+  while (p != NULL && p[2] != '\0') {
+    p += 2;
+    if (strncasecmp(p, name, n) == 0 && p[n] == ':') {
+      const char *v = p + n + 1, *e;
+      size_t k;
+      while (*v == ' ') v++;
+      e = strstr(v, "\r\n");
+      k = e ? (size_t)(e - v) : strlen(v);
+      if (k >= size) k = size - 1;
+      memcpy(buf, v, k);
+      buf[k] = '\0';
+      return buf;
+    }
+    p = strstr(p, "\r\n");
+  }
+  return NULL;
+}
+
+int tutil_http_do(int fd, const char *method, const char *target,
+                  const char *extra, const char *body, tutil_http *r) {
+  char req[8192], cl[32];
+  size_t blen = body ? strlen(body) : 0, have = 0, want;
+  char *end;
+  int n;
+  memset(r, 0, sizeof *r);
+  n = snprintf(req, sizeof req,
+               "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%sContent-Length: %zu"
+               "\r\n\r\n", method, target, extra ? extra : "", blen);
+  if (n < 0 || (size_t)n >= sizeof req || send_all(fd, req, (size_t)n) != 0 ||
+      (blen > 0 && send_all(fd, body, blen) != 0))
+    return -1;
+  /* the head; the server sends nothing beyond this response, so what
+     follows the blank line is the body's start */
+  char *sep = NULL, first[sizeof r->head];
+  size_t extra_len = 0;
+  for (;;) {
+    ssize_t k;
+    if (have + 1 >= sizeof r->head) return -1;
+    k = recv(fd, r->head + have, sizeof r->head - 1 - have, 0);
+    if (k <= 0) {
+      if (k < 0 && errno == EINTR) continue;
+      return -1;
+    }
+    have += (size_t)k;
+    r->head[have] = '\0';
+    if ((sep = strstr(r->head, "\r\n\r\n")) != NULL) break;
+  }
+  extra_len = have - (size_t)(sep + 4 - r->head);
+  memcpy(first, sep + 4, extra_len);
+  sep[2] = '\0';   /* the head ends with its last header line */
+  if (sscanf(r->head, "HTTP/1.%*d %d", &r->status) != 1) return -1;
+  want = tutil_http_header(r, "Content-Length", cl, sizeof cl)
+             ? (size_t)strtoul(cl, &end, 10) : 0;
+  if (extra_len > want) return -1;
+  r->body = malloc(want + 1);
+  if (r->body == NULL) return -1;
+  memcpy(r->body, first, extra_len);
+  r->len = extra_len;
+  while (r->len < want) {
+    ssize_t k = recv(fd, r->body + r->len, want - r->len, 0);
+    if (k <= 0) {
+      if (k < 0 && errno == EINTR) continue;
+      return -1;
+    }
+    r->len += (size_t)k;
+  }
+  r->body[r->len] = '\0';
+  return 0;
+}
+
+void tutil_http_free(tutil_http *r) {
+  free(r->body);
+  r->body = NULL;
+}
+
+int tutil_http_once(int port, const char *method, const char *target,
+                    const char *extra, const char *body, tutil_http *r) {
+  int fd = tutil_http_connect(port), st;
+  if (fd < 0) {
+    memset(r, 0, sizeof *r);
+    return -1;
+  }
+  st = tutil_http_do(fd, method, target, extra, body, r);
+  close(fd);
+  return st;
+}

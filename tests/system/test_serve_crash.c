@@ -1,0 +1,191 @@
+/*
+** test_serve_crash.c - the SQLite ledger across a kill -9: 16 clients
+** keep sending requests with keys of their own; the server is killed
+** with SIGKILL under that load and started again on the same ledger.
+**   - every request that got a response is in the ledger, once, whole
+**     (every column as the response said), and the database is intact;
+**   - records of requests whose response was lost may be there (their
+**     commit came first), but nothing else;
+**   - retrying answered requests with their keys gets 409 from the
+**     ledger: nothing runs or is billed twice.
+** Runs the command named by $LRAF; traffic goes to 127.0.0.1 only.
+*/
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "tutil_serve.h"
+
+#define HANDLERS "tests/system/serve"
+#define CLIENTS 16
+#define PER_CLIENT 5000   /* an upper bound: the kill ends the run */
+
+static char dir[64];
+static int port;
+static atomic_int answered_total;
+/* answered[c][i]: 0 no response; else the count it carried + 1 */
+static int64_t answered[CLIENTS][PER_CLIENT];
+
+static void *client(void *arg) {
+  int id = (int)(intptr_t)arg, i, fd = tutil_http_connect(port);
+  for (i = 0; i < PER_CLIENT && fd >= 0; i++) {
+    char extra[128], v[32];
+    tutil_http r;
+    snprintf(extra, sizeof extra, "X-Tenant: crash\r\nIdempotency-Key: "
+             "c%d-%d\r\n", id, i);
+    if (tutil_http_do(fd, "GET", "/hello?n=50", extra, NULL, &r) != 0 ||
+        r.status != 200 ||
+        !tutil_http_header(&r, "X-Lraf-Instructions", v, sizeof v)) {
+      tutil_http_free(&r);
+      break;
+    }
+    answered[id][i] = strtoll(v, NULL, 10) + 1;
+    atomic_fetch_add(&answered_total, 1);
+    tutil_http_free(&r);
+  }
+  if (fd >= 0) close(fd);
+  return NULL;
+}
+
+static int64_t scalar(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *q;
+  int64_t v = -1;
+  if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) return -2;
+  if (sqlite3_step(q) == SQLITE_ROW) v = sqlite3_column_int64(q, 0);
+  sqlite3_finalize(q);
+  return v;
+}
+
+static void test_kill9(void **state) {
+  char spec[160], log[128], ledger[128];
+  const char *args[] = {"--port", "0", "--workers", "4", "--ledger", spec,
+                        HANDLERS, NULL};
+  pthread_t th[CLIENTS];
+  int i, c, st, want = getenv("LRAF_QUICK") ? 300 : 2000, rows = 0;
+  int64_t n_answered = 0, lost = 0;
+  pid_t pid;
+  sqlite3 *db;
+  sqlite3_stmt *q;
+  (void)state;
+  snprintf(ledger, sizeof ledger, "%s/ledger.db", dir);
+  snprintf(spec, sizeof spec, "sqlite:%s", ledger);
+  snprintf(log, sizeof log, "%s/serve.log", dir);
+  pid = tutil_serve_start(args, log, &port);
+  assert_true(pid > 0);
+  for (i = 0; i < CLIENTS; i++)
+    assert_int_equal(pthread_create(&th[i], NULL, client,
+                                    (void *)(intptr_t)i), 0);
+  /* kill it while the clients are at full speed */
+  for (i = 0; i < 600 && atomic_load(&answered_total) < want; i++) {
+    struct timespec ts = {0, 10000000};
+    nanosleep(&ts, NULL);
+  }
+  st = tutil_serve_stop(pid, SIGKILL);
+  assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+  for (i = 0; i < CLIENTS; i++) pthread_join(th[i], NULL);
+  n_answered = atomic_load(&answered_total);
+  printf("   killed after %" PRId64 " answered requests\n", n_answered);
+  assert_true(n_answered >= want);
+
+  /* a restart recovers the ledger; then retry every answered request */
+  pid = tutil_serve_start(args, log, &port);
+  assert_true(pid > 0);
+  for (c = 0; c < CLIENTS; c++) {
+    int fd = tutil_http_connect(port);
+    assert_true(fd >= 0);
+    for (i = 0; i < PER_CLIENT && answered[c][i] != 0; i += 7) {
+      char extra[128];
+      tutil_http r;
+      snprintf(extra, sizeof extra, "X-Tenant: crash\r\nIdempotency-Key: "
+               "c%d-%d\r\n", c, i);
+      assert_int_equal(tutil_http_do(fd, "GET", "/hello?n=50", extra, NULL,
+                                     &r), 0);
+      /* answered from the ledger: recorded once, not run again */
+      assert_int_equal(r.status, 409);
+      assert_non_null(strstr(r.body, "already recorded: status 200"));
+      tutil_http_free(&r);
+    }
+    close(fd);
+  }
+  st = tutil_serve_stop(pid, SIGTERM);
+  assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
+  assert_int_equal(sqlite3_open_v2(ledger, &db, SQLITE_OPEN_READONLY, NULL),
+                   SQLITE_OK);
+  {
+    sqlite3_stmt *ic;
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1,
+                                        &ic, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(ic), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(ic, 0), "ok");
+    sqlite3_finalize(ic);
+  }
+  /* whole records only: every column set and consistent */
+  assert_int_equal(scalar(db, "SELECT count(*) FROM lraf_ledger WHERE "
+                   "tenant <> 'crash' OR handler <> 'hello' OR status <> 200"
+                   " OR instructions <= 0 OR model = '' OR request_id = ''"
+                   " OR ended_us < started_us OR wall_us < 0"), 0);
+  assert_int_equal(sqlite3_prepare_v2(db, "SELECT key, instructions FROM "
+                                      "lraf_ledger", -1, &q, NULL),
+                   SQLITE_OK);
+  {
+    static char seen[CLIENTS][PER_CLIENT];
+    while (sqlite3_step(q) == SQLITE_ROW) {
+      const char *key = (const char *)sqlite3_column_text(q, 0);
+      int k = -1;
+      rows++;
+      assert_int_equal(sscanf(key, "c%d-%d", &c, &k), 2);
+      assert_true(c >= 0 && c < CLIENTS && k >= 0 && k < PER_CLIENT);
+      assert_false(seen[c][k]);
+      seen[c][k] = 1;
+      if (answered[c][k] != 0)
+        assert_int_equal(sqlite3_column_int64(q, 1), answered[c][k] - 1);
+      else
+        lost++;   /* committed, but the kill took the response */
+    }
+    for (c = 0; c < CLIENTS; c++)
+      for (i = 0; i < PER_CLIENT; i++)
+        if (answered[c][i] != 0 && !seen[c][i])
+          fail_msg("answered request c%d-%d is not in the ledger", c, i);
+  }
+  printf("   ledger: %d records, %" PRId64 " of them unanswered\n", rows,
+         lost);
+  assert_true(lost <= CLIENTS);   /* at most one in flight per client */
+  sqlite3_finalize(q);
+  sqlite3_close(db);
+}
+
+static int setup(void **state) {
+  (void)state;
+  strcpy(dir, "/tmp/lraf-crash-XXXXXX");
+  return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  char cmd[128];
+  (void)state;
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_kill9),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,231 @@
+/*
+** test_serve_pg.c - the PostgreSQL ledger and one tenant quota shared
+** by two hosts.  The test starts a throwaway PostgreSQL server (initdb
+** and pg_ctl of Debian's postgresql package) in a temporary directory,
+** listening on a Unix socket there only, as the user nobody when run
+** as root; when that cannot be done it says why and is skipped.  Two
+** `lraf serve` hosts share the server and the tenant's quota Q, leasing
+** slices of S; 8 clients send requests to both until the quota is
+** spent.
+**   - the records' total is at most Q + 2 x S (the documented bound),
+**     and at least Q - 2 x S (hosts give back what they did not use);
+**   - what the hosts kept of the quota (after giving back) is at most
+**     Q and at most the records' total, which equals the responses'
+**     X-Lraf-Instructions;
+**   - every response has its record, and no other record exists;
+**   - when the database goes away under a running host, its requests
+**     get 503 ("not recorded") and the host still stops cleanly.
+** Traffic goes to 127.0.0.1 only.
+*/
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <glob.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <libpq-fe.h>
+
+#include "tutil_serve.h"
+
+#define HANDLERS "tests/system/serve"
+#define QUOTA 2000000
+#define SLICE 100000
+#define CLIENTS 8
+#define MAX_PER_CLIENT 600
+
+static char dir[64], bindir[256], conninfo[160];
+static int started;          /* the PostgreSQL server runs */
+static int ports[2];
+static int64_t sent_count[CLIENTS], responses[CLIENTS];
+
+/* Run a shell command, as nobody when we are root. */
+static int sh(const char *fmt, ...) {
+  char cmd[2048], full[2300];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  if (geteuid() == 0)
+    snprintf(full, sizeof full, "runuser -u nobody -- sh -c '%s'", cmd);
+  else
+    snprintf(full, sizeof full, "%s", cmd);
+  return system(full);
+}
+
+/* Why PostgreSQL cannot run here, or NULL once it runs. */
+static const char *start_postgres(void) {
+  glob_t g;
+  char *slash;
+  if (glob("/usr/lib/postgresql/*/bin/initdb", 0, NULL, &g) != 0)
+    return "initdb not found (Debian package postgresql not installed)";
+  snprintf(bindir, sizeof bindir, "%s", g.gl_pathv[g.gl_pathc - 1]);
+  globfree(&g);
+  slash = strrchr(bindir, '/');
+  *slash = '\0';
+  if (geteuid() == 0) {
+    struct passwd *pw = getpwnam("nobody");
+    if (pw == NULL || access("/usr/sbin/runuser", X_OK) != 0)
+      return "running as root without a user nobody and runuser";
+    if (chown(dir, pw->pw_uid, pw->pw_gid) != 0)
+      return "cannot give the temporary directory to nobody";
+  }
+  if (sh("%s/initdb -D %s/data -A trust -U lraf --no-sync >%s/initdb.log "
+         "2>&1", bindir, dir, dir) != 0)
+    return "initdb failed (see its log in the temporary directory)";
+  if (sh("%s/pg_ctl -D %s/data -l %s/pg.log -w -t 60 -o \"-k %s -c "
+         "listen_addresses= -p 5432\" start >/dev/null 2>&1", bindir, dir,
+         dir, dir) != 0)
+    return "pg_ctl could not start the server";
+  started = 1;
+  snprintf(conninfo, sizeof conninfo, "postgresql://lraf@/postgres?host=%s",
+           dir);
+  return NULL;
+}
+
+static void *client(void *arg) {
+  int id = (int)(intptr_t)arg, i, refused = 0;
+  int fd[2];
+  fd[0] = tutil_http_connect(ports[0]);
+  fd[1] = tutil_http_connect(ports[1]);
+  for (i = 0; i < MAX_PER_CLIENT && refused < 10; i++) {
+    char extra[128], v[32];
+    tutil_http r;
+    int h = (i + id) & 1;
+    if (fd[h] < 0) break;
+    snprintf(extra, sizeof extra, "X-Tenant: shared\r\nIdempotency-Key: "
+             "p%d-%d\r\n", id, i);
+    if (tutil_http_do(fd[h], "GET", "/hello?n=1000", extra, NULL, &r) != 0) {
+      tutil_http_free(&r);
+      break;
+    }
+    responses[id]++;
+    refused = r.status == 429 ? refused + 1 : 0;
+    if (tutil_http_header(&r, "X-Lraf-Instructions", v, sizeof v))
+      sent_count[id] += strtoll(v, NULL, 10);
+    tutil_http_free(&r);
+  }
+  if (fd[0] >= 0) close(fd[0]);
+  if (fd[1] >= 0) close(fd[1]);
+  return NULL;
+}
+
+static int64_t pg_int(PGconn *c, const char *sql) {
+  PGresult *res = PQexec(c, sql);
+  int64_t v = -1;
+  if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
+    v = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+  PQclear(res);
+  return v;
+}
+
+static void test_shared_quota(void **state) {
+  const char *why;
+  char log[2][128], quota[64], slice[32];
+  const char *args[] = {"--port", "0", "--workers", "2", "--ledger",
+                        conninfo, "--quota", quota, "--slice", slice,
+                        HANDLERS, NULL};
+  pid_t pid[2];
+  pthread_t th[CLIENTS];
+  int64_t sent = 0, nresp = 0, used, granted, rows;
+  int i, st;
+  PGconn *c;
+  (void)state;
+  why = start_postgres();
+  if (why != NULL) {
+    printf("   PostgreSQL test SKIPPED: %s\n", why);
+    skip();
+  }
+  snprintf(quota, sizeof quota, "shared=%d", QUOTA);
+  snprintf(slice, sizeof slice, "%d", SLICE);
+  for (i = 0; i < 2; i++) {
+    snprintf(log[i], sizeof log[i], "%s/serve%d.log", dir, i);
+    pid[i] = tutil_serve_start(args, log[i], &ports[i]);
+    assert_true(pid[i] > 0);
+  }
+  for (i = 0; i < CLIENTS; i++)
+    assert_int_equal(pthread_create(&th[i], NULL, client,
+                                    (void *)(intptr_t)i), 0);
+  for (i = 0; i < CLIENTS; i++) pthread_join(th[i], NULL);
+  for (i = 0; i < 2; i++) {
+    st = tutil_serve_stop(pid[i], SIGTERM);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  for (i = 0; i < CLIENTS; i++) {
+    sent += sent_count[i];
+    nresp += responses[i];
+  }
+  c = PQconnectdb(conninfo);
+  assert_int_equal(PQstatus(c), CONNECTION_OK);
+  used = pg_int(c, "SELECT coalesce(sum(instructions), 0) FROM lraf_ledger"
+                   " WHERE tenant = 'shared'");
+  rows = pg_int(c, "SELECT count(*) FROM lraf_ledger");
+  granted = pg_int(c, "SELECT granted FROM lraf_quota WHERE tenant = "
+                      "'shared'");
+  PQfinish(c);
+  printf("   quota %d, slice %d, 2 hosts: %" PRId64 " used in %" PRId64
+         " records, %" PRId64 " granted after the hosts gave back\n",
+         QUOTA, SLICE, used, rows, granted);
+  assert_int_equal(rows, nresp);
+  assert_int_equal(used, sent);
+  /* hosts give back what they did not use; what they ran past their
+     grant (the overshoot of a limit: a few instructions per stopped
+     request) is the only difference */
+  assert_true(granted <= QUOTA && granted <= used);
+  assert_true(used <= QUOTA + 2 * SLICE);
+  assert_true(used >= QUOTA - 2 * SLICE);
+
+  /* the database goes away under a running host: its requests get 503,
+     nothing claims to be recorded, and the host still stops cleanly */
+  pid[0] = tutil_serve_start(args, log[0], &ports[0]);
+  assert_true(pid[0] > 0);
+  {
+    tutil_http r;
+    assert_int_equal(tutil_http_once(ports[0], "GET", "/hello?n=10",
+                                     "X-Tenant: other\r\n", NULL, &r), 0);
+    assert_int_equal(r.status, 200);
+    tutil_http_free(&r);
+    assert_int_equal(sh("%s/pg_ctl -D %s/data -m immediate -w stop "
+                        ">/dev/null 2>&1", bindir, dir), 0);
+    started = 0;
+    assert_int_equal(tutil_http_once(ports[0], "GET", "/hello?n=10",
+                                     "X-Tenant: other\r\n", NULL, &r), 0);
+    assert_int_equal(r.status, 503);
+    assert_non_null(strstr(r.body, "not recorded"));
+    tutil_http_free(&r);
+  }
+  st = tutil_serve_stop(pid[0], SIGTERM);
+  assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static int setup(void **state) {
+  (void)state;
+  strcpy(dir, "/tmp/lraf-pg-XXXXXX");
+  return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  char cmd[256];
+  (void)state;
+  if (started)
+    sh("%s/pg_ctl -D %s/data -m fast -w stop >/dev/null 2>&1", bindir, dir);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_shared_quota),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

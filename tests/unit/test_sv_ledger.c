@@ -1,0 +1,228 @@
+/*
+** test_sv_ledger.c - the usage ledger's SQLite store through the public
+** API: records from 8 threads at once all stored (group commits), a
+** duplicate key stored once, totals per tenant, a tenant quota kept
+** across a reopen, clear errors for bad specs, unopenable files and
+** incomplete records, and generated records of odd bytes.
+*/
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lraf.h"
+
+static char dir[64], spec[128];
+
+static void fill(lraf_record *r, const char *key, const char *tenant,
+                 int64_t n, int status) {
+  memset(r, 0, sizeof *r);
+  r->key = key;
+  r->request_id = key;
+  r->tenant = tenant;
+  r->handler = "h";
+  r->model = "m";
+  r->instructions = n;
+  r->native = n / 10;
+  r->memory_peak = 100;
+  r->status = status;
+  r->wall = 0.001;
+  r->cpu = 0.0005;
+  r->started = 1700000000.0;
+  r->ended = 1700000000.001;
+}
+
+typedef struct writer {
+  lraf_ledger *l;
+  int id;
+  int failures;
+} writer;
+
+static void *write_many(void *arg) {
+  writer *w = arg;
+  int i;
+  for (i = 0; i < 200; i++) {
+    char key[32];
+    lraf_record r;
+    lraf_error err;
+    snprintf(key, sizeof key, "w%d-%d", w->id, i);
+    fill(&r, key, w->id % 2 ? "odd" : "even", i, i % 5 ? 200 : 500);
+    if (lraf_ledger_append(w->l, &r, &err) != LRAF_OK) w->failures++;
+  }
+  return NULL;
+}
+
+static void test_concurrent_and_duplicates(void **state) {
+  lraf_ledger *l;
+  lraf_error err;
+  lraf_usage u, odd, even;
+  writer w[8];
+  pthread_t th[8];
+  lraf_record r;
+  int i;
+  (void)state;
+  assert_int_equal(lraf_ledger_open(spec, &l, &err), LRAF_OK);
+  for (i = 0; i < 8; i++) {
+    w[i].l = l;
+    w[i].id = i;
+    w[i].failures = 0;
+    assert_int_equal(pthread_create(&th[i], NULL, write_many, &w[i]), 0);
+  }
+  for (i = 0; i < 8; i++) {
+    pthread_join(th[i], NULL);
+    assert_int_equal(w[i].failures, 0);
+  }
+  /* a retry of a stored key bills nothing more */
+  fill(&r, "w0-5", "even", 1000000, 200);
+  assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_OK);
+  {
+    int found, status;
+    int64_t n;
+    assert_int_equal(lraf_ledger_find(l, "w0-5", &found, &n, &status, &err),
+                     LRAF_OK);
+    assert_true(found && n == 5 && status == 500);
+    assert_int_equal(lraf_ledger_find(l, "w0-999", &found, NULL, NULL, &err),
+                     LRAF_OK);
+    assert_false(found);
+  }
+  assert_int_equal(lraf_ledger_usage(l, NULL, &u, &err), LRAF_OK);
+  assert_int_equal(u.requests, 1600);
+  assert_int_equal(u.instructions, 8 * (199 * 200 / 2));
+  assert_int_equal(u.errors, 8 * 40);
+  assert_int_equal(lraf_ledger_usage(l, "odd", &odd, &err), LRAF_OK);
+  assert_int_equal(lraf_ledger_usage(l, "even", &even, &err), LRAF_OK);
+  assert_int_equal(odd.requests + even.requests, u.requests);
+  assert_int_equal(odd.instructions, u.instructions / 2);
+  assert_int_equal(lraf_ledger_usage(l, "nobody", &u, &err), LRAF_OK);
+  assert_int_equal(u.requests, 0);
+  lraf_ledger_close(l);
+}
+
+static void test_quota_across_reopen(void **state) {
+  lraf_ledger *l;
+  lraf_error err;
+  lraf_manager *root = lraf_total_new(), *m;
+  lraf_record r;
+  (void)state;
+  assert_int_equal(lraf_ledger_open(spec, &l, &err), LRAF_OK);
+  fill(&r, "q1", "quota", 800, 200);
+  assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_OK);
+  lraf_ledger_close(l);
+  assert_int_equal(lraf_ledger_open(spec, &l, &err), LRAF_OK);
+  m = lraf_ledger_tenant(l, "quota", 1000, 0, root, &err);
+  assert_non_null(m);
+  assert_int_equal(lraf_limit_remaining(m), 200);
+  lraf_manager_release(m);
+  m = lraf_ledger_tenant(l, "quota", 500, 0, root, &err);
+  assert_int_equal(lraf_limit_remaining(m), 0);
+  lraf_manager_release(m);
+  m = lraf_ledger_tenant(l, "quota", -1, 0, root, &err);
+  assert_int_equal(lraf_limit_remaining(m), INT64_MAX);
+  lraf_manager_release(m);
+  lraf_ledger_close(l);
+  lraf_manager_release(root);
+}
+
+static void test_errors(void **state) {
+  lraf_ledger *l;
+  lraf_error err;
+  lraf_record r;
+  (void)state;
+  assert_int_equal(lraf_ledger_open("mysql://x", &l, &err), LRAF_EARG);
+  assert_non_null(strstr(err.message, "sqlite:PATH"));
+  assert_int_equal(lraf_ledger_open("sqlite:", &l, &err), LRAF_EARG);
+  assert_int_equal(lraf_ledger_open("sqlite:/nonexistent/dir/x.db", &l,
+                                    &err), LRAF_EIO);
+  assert_non_null(strstr(err.message, "/nonexistent/dir/x.db"));
+  assert_int_equal(lraf_ledger_open("postgresql:///nosuchdb?host=/nonexistent"
+                                    , &l, &err), LRAF_EIO);
+  assert_non_null(strstr(err.message, "cannot connect"));
+  assert_int_equal(lraf_ledger_open(spec, &l, &err), LRAF_OK);
+  fill(&r, "x", "t", 1, 200);
+  r.tenant = NULL;
+  assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_EARG);
+  fill(&r, "", "t", 1, 200);
+  assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_EARG);
+  lraf_ledger_close(l);
+}
+
+/* Generated records: keys, tenants, handlers and models of random
+   bytes (quotes, backslashes, SQL, high bytes) and random figures; the
+   totals per tenant come back as written, duplicates once. */
+static void test_generated_records(void **state) {
+  static const char alphabet[] = "ab'\"\\;-% _\x01\x7f\xc3\xa9\xff()*=";
+  static const char *const tenants[] = {"a'b", "x\"; DROP TABLE lraf_ledger;"
+                                        " --", "\xc3\xa9t\xc3\xa9", "%_"};
+  char keys[400][24], handler[32], model[32];
+  int64_t sum[4] = {0}, count[4] = {0};
+  uint64_t seed = 12345;
+  lraf_ledger *l;
+  lraf_error err;
+  char gspec[160];
+  int i, t;
+  (void)state;
+  snprintf(gspec, sizeof gspec, "%s-gen", spec);
+  assert_int_equal(lraf_ledger_open(gspec, &l, &err), LRAF_OK);
+  for (i = 0; i < 400; i++) {
+    lraf_record r;
+    size_t k, n;
+    int dup;
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    n = 1 + (seed >> 60);   /* 1..16 */
+    for (k = 0; k < n; k++)
+      keys[i][k] = alphabet[(seed >> (k * 3 % 50)) % (sizeof alphabet - 1)];
+    keys[i][n] = '\0';
+    dup = 0;
+    for (k = 0; k < (size_t)i; k++) dup |= strcmp(keys[k], keys[i]) == 0;
+    t = (int)((seed >> 20) % 4);
+    snprintf(handler, sizeof handler, "h'%d\\", i % 7);
+    snprintf(model, sizeof model, "m\"%d", i % 3);
+    fill(&r, keys[i], tenants[t], (int64_t)((seed >> 8) % 1000000), 200);
+    r.handler = handler;
+    r.model = model;
+    assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_OK);
+    if (!dup) {
+      sum[t] += r.instructions;
+      count[t]++;
+    }
+  }
+  for (t = 0; t < 4; t++) {
+    lraf_usage u;
+    assert_int_equal(lraf_ledger_usage(l, tenants[t], &u, &err), LRAF_OK);
+    assert_int_equal(u.requests, count[t]);
+    assert_int_equal(u.instructions, sum[t]);
+  }
+  lraf_ledger_close(l);
+}
+
+static int setup(void **state) {
+  (void)state;
+  strcpy(dir, "/tmp/lraf-ledger-XXXXXX");
+  if (mkdtemp(dir) == NULL) return -1;
+  snprintf(spec, sizeof spec, "sqlite:%s/l.db", dir);
+  return 0;
+}
+
+static int teardown(void **state) {
+  char cmd[128];
+  (void)state;
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_concurrent_and_duplicates),
+    cmocka_unit_test(test_quota_across_reopen),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_generated_records),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
