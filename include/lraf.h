@@ -478,9 +478,6 @@ LRAF_API void lraf_account_memory(const lraf_account *a, int64_t *allocated,
 /* The bytes the state holds now become its peak: lraf_memory's peak
    then tells the highest use since this call. */
 LRAF_API void lraf_memory_reset_peak(lraf_state *S);
-/* Native units charged in S so far (part of every count it reported);
-   the difference over a call is that call's native work. */
-LRAF_API int64_t lraf_native_units(const lraf_state *S);
 
 /* Inside a state, require "lraf" gives scripts that benchmark
    themselves (J-RAF2 Fig. 4):

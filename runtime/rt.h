@@ -77,10 +77,9 @@ struct lraf_state {
   char *last_error;      /* full message of the last failed call */
   int64_t retired_sum, retired_count;
   char *cpath;           /* sandbox: package.cpath when created */
-  /* rt_stop.c: where the last call stopped; native units charged */
+  /* rt_stop.c: where the last call stopped */
   char where[192], mem_where[192];
   int where_noted;
-  int64_t native_units;
 };
 
 /* ---- rt_thread.c: thread records ---- */
