@@ -23,11 +23,14 @@ LUA_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) 2>/dev/null)
 LUA_LIBS   := $(shell pkg-config --libs $(LUA_PC) 2>/dev/null)
 
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
-           -fPIC -Iinclude -Ivm -Irewriter -Iaccounts -Iruntime $(LUA_CFLAGS) $(SAN)
+           -fPIC -Iinclude -Ivm -Irewriter -Iaccounts -Iruntime -Iprofile $(LUA_CFLAGS) $(SAN)
 LDFLAGS := $(SAN)
 LIBS    := $(LUA_LIBS) -lm -lpthread
 
 MODULES  := vm rewriter accounts runtime
+# profile/: the profiler's core (pf_; knows no Lua, like accounts/); its
+# stock collector is runtime/rt_profile.c.
+MODULES  += profile
 LIB_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CLI_SRC  := $(wildcard cli/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)

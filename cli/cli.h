@@ -25,6 +25,19 @@ int cli_disasm(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_rewrite(int argc, char **argv);
 
+/* lraf run with callbacks around the script's call (lraf profile):
+   before(S, ud) runs just before it and may refuse with an exit
+   status; after(S, ud) runs once when it ended, also through os.exit,
+   and its status becomes the command's when the script succeeded. */
+typedef struct cli_run_hooks {
+  int (*before)(lraf_state *S, void *ud);
+  int (*after)(lraf_state *S, void *ud);
+  void *ud;
+} cli_run_hooks;
+int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks);
+int cli_profile(int argc, char **argv);
+int cli_diff(int argc, char **argv);
+
 /* Parse a whole decimal integer of at least 0 into *v; 0 when s is not
    one. */
 int cli_parse_int(const char *s, int64_t *v);

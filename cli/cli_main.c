@@ -36,6 +36,14 @@ static const cli_command commands[] = {
    "      [--memory-limit BYTES] [--native|--no-native]\n"
    "      [--report FILE|-] SCRIPT [ARGS...]",
    "run SCRIPT like lua5.4, counting every instruction"},
+  {"profile", cli_profile,
+   "[--format table|folded|callgrind|svg|json] [-o FILE] [--top N]\n"
+   "      [run options] SCRIPT [ARGS...]",
+   "run SCRIPT like lraf run and write its exact profile: per function\n"
+   "      calls, self and inclusive instructions, and the calling contexts"},
+  {"diff", cli_diff, "A.json B.json [--threshold P]",
+   "compare two JSON profiles function by function; exit 1 when the\n"
+   "      total or a function changed by more than P percent"},
   {"rewrite", cli_rewrite,
    "[--exact] [--mode original|overhead|weighted] [--weights FILE]\n"
    "      IN.lua|IN.luac -o OUT",

@@ -37,6 +37,8 @@ typedef struct run_ctx {
   lraf_manager *m;
   double wall0, cpu0;
   int reported;
+  const cli_run_hooks *hooks;  /* lraf profile's, or NULL */
+  int hooked, hook_rc;
 } run_ctx;
 
 static run_ctx *active;  /* for os.exit */
@@ -174,6 +176,10 @@ static void report(run_ctx *c, const char *status, int code) {
   double wall = seconds(CLOCK_MONOTONIC) - c->wall0;
   double cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - c->cpu0;
   FILE *f;
+  if (c->hooks != NULL && !c->hooked && c->S != NULL) {
+    c->hooked = 1;
+    c->hook_rc = c->hooks->after(c->S, c->hooks->ud);
+  }
   if (c->report == NULL || c->reported || c->S == NULL) return;
   c->reported = 1;
   if (strcmp(c->report, "-") == 0) {
@@ -389,6 +395,10 @@ static int finish(run_ctx *c, lraf_status st, const lraf_error *err,
 }
 
 int cli_run(int argc, char **argv) {
+  return cli_run_with(argc, argv, NULL);
+}
+
+int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
   run_ctx c;
   lraf_error err;
   lraf_status st;
@@ -399,6 +409,7 @@ int cli_run(int argc, char **argv) {
   c.limit = -1;
   c.memory = -1;
   c.native = -1;
+  c.hooks = hooks;
   if ((rc = parse_args(&c, argc, argv, &script)) != CLI_OK) return rc;
   c.script = argv[script];
   c.opt.keep_accounts = MAX_THREADS_LISTED;
@@ -428,8 +439,13 @@ int cli_run(int argc, char **argv) {
       nargs = argc - script - 1;
       luaL_checkstack(L, nargs + 3, "too many arguments to script");
       for (i = script + 1; i < argc; i++) lua_pushstring(L, argv[i]);
-      st = lraf_call(c.S, nargs, 0, &err);
-      rc = finish(&c, st, &err, 0);
+      if (hooks != NULL && (rc = hooks->before(c.S, hooks->ud)) != CLI_OK) {
+        c.hooks = NULL;
+      } else {
+        st = lraf_call(c.S, nargs, 0, &err);
+        rc = finish(&c, st, &err, 0);
+        if (rc == CLI_OK) rc = c.hook_rc;
+      }
     }
   }
   active = NULL;

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define LRAF_VERSION "0.1.0"
 
@@ -450,5 +451,63 @@ void lraf_account_memory(const lraf_account *a, int64_t *allocated,
                            and returns the instructions it took, then f's
                            results; errors in f propagate
      lraf.model()          the cost-model id */
+
+/* ================================================================== */
+/* Profiles (runtime/rt_profile.c, profile/)                           */
+/* ================================================================== */
+
+/* An exact, reproducible profile of what a state ran between
+   lraf_profile_start and lraf_profile_stop, in the state's cost model
+   (lraf_model names it): per function (Lua functions by short source
+   and line defined, named as debug.getinfo names them at their first
+   call, "main chunk" for a chunk; C functions as "[C] module.name"
+   when a loaded module holds them) its calls, self and inclusive
+   instructions, and the calling-context tree, in which a function
+   reached by two paths is two nodes and a coroutine's frames hang under
+   the coroutine.create or coroutine.wrap call that made it.  Self
+   counts sum to exactly what the state counted meanwhile (the native
+   units of C functions, with the native option, are their self count).
+   On the stock target the profile is collected by a call and return
+   hook on the main thread, which coroutines created afterwards inherit
+   (so profile from the start; a script that sets its own hook with
+   debug.sethook takes the events away).  Recursion counts once in a
+   function's inclusive count.  Use it from the OS thread that runs S. */
+typedef struct lraf_profile lraf_profile;
+
+/* Start profiling S.  LRAF_EARG when a profile is already running or
+   the main thread has a debug hook. */
+lraf_status lraf_profile_start(lraf_state *S, lraf_error *err);
+/* Stop and hand over the profile (*out; free it with
+   lraf_profile_free). */
+lraf_status lraf_profile_stop(lraf_state *S, lraf_profile **out,
+                              lraf_error *err);
+void lraf_profile_free(lraf_profile *P);
+
+/* Write P to out in format "table" (the top functions by self count;
+   top rows, 0: all), "folded" (one line "frame;frame;... N" per
+   calling context with self instructions, flamegraph.pl's input),
+   "callgrind" (Callgrind's format, for callgrind_annotate and
+   KCachegrind), "svg" (a self-contained flame graph) or "json".  In
+   folded, JSON and SVG a Lua frame is "NAME (SOURCE:LINE)" and a C
+   frame "[C] NAME".  docs/profiling.md describes every format.
+   LRAF_EARG for an unknown format, LRAF_EIO when writing fails. */
+lraf_status lraf_profile_write(const lraf_profile *P, const char *format,
+                               int top, FILE *out, lraf_error *err);
+
+/* Everything P counted (the sum of the self counts). */
+int64_t lraf_profile_total(const lraf_profile *P);
+/* One function of P: i from 0 to lraf_profile_functions(P) - 1, in the
+   order of their first call.  The strings live as long as P.  Returns 0
+   when i is out of range. */
+typedef struct lraf_profile_func {
+  const char *name;    /* "?" when debug.getinfo gives none */
+  const char *source;  /* short source; "[C]" for C functions */
+  int line;            /* line defined; -1 for C functions */
+  int is_c;
+  int64_t calls, self, inclusive;
+} lraf_profile_func;
+int lraf_profile_functions(const lraf_profile *P);
+int lraf_profile_function(const lraf_profile *P, int i,
+                          lraf_profile_func *out);
 
 #endif

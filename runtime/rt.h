@@ -73,6 +73,8 @@ struct lraf_state {
   char *last_error;      /* full message of the last failed call */
   int64_t retired_sum, retired_count;
   char *cpath;           /* sandbox: package.cpath when created */
+  int64_t charged;       /* everything ever charged (rt_total) */
+  struct lraf_profile *profile;  /* the running profile (rt_profile.c) */
 };
 
 /* ---- rt_thread.c: thread records ---- */
@@ -109,6 +111,9 @@ int rt_consume(lua_State *L);
 /* Reset the counter to the current account's granularity (nothing
    live: call right after a flush). */
 void rt_regranulate(lraf_state *S, lua_State *L);
+/* Everything the state counted so far, live counter included: grows by
+   exactly what runs (the profiler reads it at calls and returns). */
+int64_t rt_total(lraf_state *S, lua_State *L);
 
 /* ---- rt_protect.c: the quota error and protected calls ---- */
 void rt_protect_init(lua_State *L);

@@ -1,0 +1,314 @@
+/*
+** rt_profile.c - the profiler's collector on the stock target, and the
+** lraf_profile_* API.
+**
+** The rewritten code already counts every instruction exactly; the
+** collector only has to say whose instructions they were.  A call and
+** return hook (no line or count hook: between calls and returns Lua
+** runs at full speed) reads the state's running total (rt_total) at
+** every call and return and charges what ran since the last event to
+** the frame on top of the running thread's stack in the profile core
+** (profile/pf.h).  Every accounting block belongs to one function and
+** is charged while that function is on top, so each function gets
+** exactly its own instructions, whatever the cost model.
+**
+** Frames are matched by their CallInfo (lua_Debug.i_ci): frames that an
+** error unwound without a return event are dropped at the next event of
+** their thread.  A coroutine gets its own stack, rooted under the
+** coroutine.create or coroutine.wrap call that made it.  The consume
+** calls of the accounting code are not frames.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "pf.h"
+#include "rt.h"
+
+#define LUA_CACHE 1024  /* Lua functions: (source, lines) -> function */
+#define C_CACHE 256     /* C functions: closure -> function */
+#define PREFIX 48
+
+typedef struct lua_entry {
+  const char *src;      /* lua_Debug.source of the function's chunk */
+  int line, last;
+  char prefix[PREFIX];  /* its first bytes, against a reused address */
+  int fn;
+} lua_entry;
+
+typedef struct c_entry {
+  const void *p;
+  int fn;
+} c_entry;
+
+struct lraf_profile {
+  pf_profile *P;
+  lraf_state *S;
+  int64_t last;          /* rt_total at the last event */
+  const lua_State *curL; /* the stack of the last event's thread */
+  int cur;
+  const void *create, *wrap;  /* coroutine.create and coroutine.wrap */
+  lua_entry lua[LUA_CACHE];
+  c_entry c[C_CACHE];
+};
+
+/* ---- naming functions ---- */
+
+/* The function at the top of L as "module.name" from package.loaded
+   (the smallest such name, "_G." names last and without the prefix),
+   written to buf; 0 when it is in no loaded module. */
+static int module_name(lua_State *L, char *buf, size_t size) {
+  int found = 0, fidx = lua_gettop(L);
+  char best[128] = "";
+  int bestg = 1;
+  if (!lua_checkstack(L, 6)) return 0;
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (!lua_istable(L, -1)) { lua_pop(L, 1); return 0; }
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    if (lua_type(L, -2) == LUA_TSTRING && lua_istable(L, -1)) {
+      const char *mod = lua_tostring(L, -2);
+      lua_pushnil(L);
+      while (lua_next(L, -2)) {
+        if (lua_type(L, -2) == LUA_TSTRING && lua_rawequal(L, -1, fidx)) {
+          char name[128];
+          int g = strcmp(mod, "_G") == 0;
+          snprintf(name, sizeof name, "%s%s%s", g ? "" : mod, g ? "" : ".",
+                   lua_tostring(L, -2));
+          if (!found || g < bestg || (g == bestg && strcmp(name, best) < 0)) {
+            memcpy(best, name, sizeof best);
+            bestg = g;
+          }
+          found = 1;
+        }
+        lua_pop(L, 1);
+      }
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  if (found) snprintf(buf, size, "%s", best);
+  return found;
+}
+
+static int lua_func(lraf_profile *R, lua_State *L, lua_Debug *ar) {
+  uint32_t h = (uint32_t)((uintptr_t)ar->source >> 4) * 31u +
+               (uint32_t)ar->linedefined * 7u + (uint32_t)ar->lastlinedefined;
+  lua_entry *e = &R->lua[h % LUA_CACHE];
+  const char *name;
+  if (e->src == ar->source && e->line == ar->linedefined &&
+      e->last == ar->lastlinedefined &&
+      strncmp(e->prefix, ar->source, PREFIX - 1) == 0)
+    return e->fn;
+  if (ar->what[0] == 'm') {
+    name = "main chunk";
+  } else {
+    lua_getinfo(L, "n", ar);
+    name = ar->name ? ar->name : "?";
+  }
+  e->fn = pf_func_id(R->P, ar->short_src, ar->linedefined, name, 0);
+  e->src = ar->source;
+  e->line = ar->linedefined;
+  e->last = ar->lastlinedefined;
+  strncpy(e->prefix, ar->source, PREFIX - 1);
+  e->prefix[PREFIX - 1] = '\0';
+  return e->fn;
+}
+
+/* The C function at the top of L (left there). */
+static int c_func(lraf_profile *R, lua_State *L, lua_Debug *ar) {
+  const void *p = lua_topointer(L, -1);
+  c_entry *e = &R->c[((uintptr_t)p >> 4) % C_CACHE];
+  char name[128];
+  if (e->p == p) return e->fn;
+  if (!module_name(L, name, sizeof name)) {
+    lua_getinfo(L, "n", ar);
+    snprintf(name, sizeof name, "%s", ar->name ? ar->name : "?");
+  }
+  e->p = p;
+  e->fn = pf_func_id(R->P, "[C]", -1, name, 1);
+  return e->fn;
+}
+
+/* ---- the hook ---- */
+
+static int stack_of(lraf_profile *R, lua_State *L) {
+  if (R->curL != L) {
+    int s = pf_stack_id(R->P, L, 0);
+    if (s < 0) return -1;
+    R->curL = L;
+    R->cur = s;
+  }
+  return R->cur;
+}
+
+/* A coroutine.create or wrap returning in L: the new thread's stack
+   starts under the node of that call. */
+static void created(lraf_profile *R, lua_State *L, lua_Debug *ar, int s) {
+  lua_State *co = NULL;
+  if (!lua_getinfo(L, "r", ar) || ar->ntransfer < 1) return;
+  if (lua_getlocal(L, ar, ar->ftransfer) == NULL) return;
+  co = lua_tothread(L, -1);
+  if (co == NULL && lua_iscfunction(L, -1) &&
+      lua_getupvalue(L, -1, 1) != NULL) {
+    co = lua_tothread(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  if (co != NULL) {
+    pf_stack_reset(R->P, co, pf_top(R->P, s));
+    R->curL = NULL;
+  }
+}
+
+static void hook(lua_State *L, lua_Debug *ar) {
+  lraf_state *S = rt_state(L);
+  lraf_profile *R = S->profile;
+  int s, fn, is_c;
+  int64_t now;
+  const void *cf = NULL;
+  if (R == NULL) {  /* a coroutine hooked by a profile since stopped */
+    lua_sethook(L, NULL, 0, 0);
+    return;
+  }
+  if ((s = stack_of(R, L)) < 0) return;
+  now = rt_total(S, L);
+  pf_charge(R->P, s, now - R->last);
+  R->last = now;
+  if (!lua_getinfo(L, "S", ar)) return;
+  is_c = ar->what[0] == 'C';
+  if (is_c) {
+    lua_getinfo(L, "f", ar);
+    if (lua_tocfunction(L, -1) == rt_consume) {
+      lua_pop(L, 1);
+      return;
+    }
+    cf = lua_topointer(L, -1);
+  }
+  if (ar->event == LUA_HOOKRET) {
+    if (is_c) lua_pop(L, 1);
+    if (pf_unwind(R->P, s, ar->i_ci)) {
+      if (cf != NULL && (cf == R->create || cf == R->wrap))
+        created(R, L, ar, s);
+      pf_leave(R->P, s);
+    }
+    return;
+  }
+  if (ar->event == LUA_HOOKTAILCALL) {
+    if (pf_unwind(R->P, s, ar->i_ci)) pf_leave(R->P, s);
+  } else {
+    lua_Debug caller;
+    pf_unwind(R->P, s, lua_getstack(L, 1, &caller) ? caller.i_ci : NULL);
+  }
+  if (is_c) {
+    fn = c_func(R, L, ar);
+    lua_pop(L, 1);
+  } else {
+    fn = lua_func(R, L, ar);
+  }
+  pf_enter(R->P, s, fn, ar->i_ci);
+}
+
+/* ---- the API ---- */
+
+static const void *loaded_field(lua_State *L, const char *mod,
+                                const char *name) {
+  const void *p = NULL;
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_istable(L, -1) && lua_getfield(L, -1, mod) == LUA_TTABLE) {
+    lua_getfield(L, -1, name);
+    p = lua_topointer(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 2);
+  return p;
+}
+
+lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
+  lraf_profile *R;
+  lua_State *L = S->L;
+  if (S->profile != NULL)
+    return vm_fail(err, LRAF_EARG, "lraf_profile_start: a profile is "
+                   "already running on this state");
+  if (lua_gethook(L) != NULL)
+    return vm_fail(err, LRAF_EARG, "lraf_profile_start: the state's main "
+                   "thread has a debug hook already");
+  R = calloc(1, sizeof *R);
+  if (R == NULL || (R->P = pf_new(S->model)) == NULL) {
+    free(R);
+    return vm_fail(err, LRAF_EMEM, "lraf_profile_start: out of memory");
+  }
+  R->S = S;
+  R->create = loaded_field(L, LUA_COLIBNAME, "create");
+  R->wrap = loaded_field(L, LUA_COLIBNAME, "wrap");
+  R->last = rt_total(S, L);
+  S->profile = R;
+  lua_sethook(L, hook, LUA_MASKCALL | LUA_MASKRET, 0);
+  return LRAF_OK;
+}
+
+lraf_status lraf_profile_stop(lraf_state *S, lraf_profile **out,
+                              lraf_error *err) {
+  lraf_profile *R = S->profile;
+  int s;
+  *out = NULL;
+  if (R == NULL)
+    return vm_fail(err, LRAF_EARG, "lraf_profile_stop: no profile is "
+                   "running on this state");
+  lua_sethook(S->L, NULL, 0, 0);
+  S->profile = NULL;
+  s = pf_stack_id(R->P, S->L, 0);
+  {
+    int64_t now = rt_total(S, S->L);
+    pf_charge(R->P, s, now - R->last);
+    R->last = now;
+  }
+  pf_finish(R->P);
+  if (R->P->oom) {
+    lraf_profile_free(R);
+    return vm_fail(err, LRAF_EMEM, "lraf_profile_stop: out of memory "
+                   "while profiling");
+  }
+  *out = R;
+  return LRAF_OK;
+}
+
+void lraf_profile_free(lraf_profile *R) {
+  if (R == NULL) return;
+  pf_free(R->P);
+  free(R);
+}
+
+lraf_status lraf_profile_write(const lraf_profile *R, const char *format,
+                               int top, FILE *out, lraf_error *err) {
+  pf_format fmt;
+  if (!pf_format_of(format, &fmt))
+    return vm_fail(err, LRAF_EARG, "unknown profile format '%s' (table, "
+                   "folded, callgrind, svg or json)", format);
+  return pf_write(R->P, fmt, top, out, err);
+}
+
+int64_t lraf_profile_total(const lraf_profile *R) {
+  return R->P->total;
+}
+
+int lraf_profile_functions(const lraf_profile *R) {
+  return R->P->nfn;
+}
+
+int lraf_profile_function(const lraf_profile *R, int i,
+                          lraf_profile_func *out) {
+  const pf_func *f;
+  if (i < 0 || i >= R->P->nfn) return 0;
+  f = &R->P->fn[i];
+  out->name = f->name;
+  out->source = f->source;
+  out->line = f->line;
+  out->is_c = f->is_c;
+  out->calls = f->calls;
+  out->self = f->self;
+  out->inclusive = f->incl;
+  return 1;
+}
