@@ -88,7 +88,9 @@ void pf_leave(pf_profile *P, int s);
 /* Pop frames until frame is on top (or the stack is empty when it is
    not on it); returns 1 when found. */
 int pf_unwind(pf_profile *P, int s, const void *frame);
-void pf_charge(pf_profile *P, int s, int64_t n);
+/* n instructions ran in node (the collector's top since its last
+   event: see pf_top). */
+void pf_charge(pf_profile *P, int node, int64_t n);
 /* n instructions of line of function fn (collectors that see lines). */
 void pf_line(pf_profile *P, int fn, int line, int64_t n);
 /* After the last event: sums, inclusive counts and the total. */

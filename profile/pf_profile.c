@@ -280,8 +280,8 @@ int pf_unwind(pf_profile *P, int s, const void *frame) {
   return 0;
 }
 
-void pf_charge(pf_profile *P, int s, int64_t n) {
-  P->node[s >= 0 ? pf_top(P, s) : 0].self += n;
+void pf_charge(pf_profile *P, int node, int64_t n) {
+  P->node[node >= 0 ? node : 0].self += n;
 }
 
 void pf_line(pf_profile *P, int fn, int line, int64_t n) {

@@ -40,13 +40,15 @@ typedef struct lua_entry {
 
 typedef struct c_entry {
   const void *p;
-  int fn;
+  lua_CFunction cfn;  /* against a reused address */
+  int fn;             /* -1: in no loaded module */
 } c_entry;
 
 struct lraf_profile {
   pf_profile *P;
   lraf_state *S;
   int64_t last;          /* rt_total at the last event */
+  int running;           /* the node on top since the last event */
   const lua_State *curL; /* the stack of the last event's thread */
   int cur;
   const void *create, *wrap;  /* coroutine.create and coroutine.wrap */
@@ -117,19 +119,23 @@ static int lua_func(lraf_profile *R, lua_State *L, lua_Debug *ar) {
   return e->fn;
 }
 
-/* The C function at the top of L (left there). */
+/* The C function at the top of L (left there): named by the loaded
+   module that holds it (cached), else by its call (debug.getinfo's
+   name, looked up at every call: closures come and go). */
 static int c_func(lraf_profile *R, lua_State *L, lua_Debug *ar) {
   const void *p = lua_topointer(L, -1);
+  lua_CFunction cfn = lua_tocfunction(L, -1);
   c_entry *e = &R->c[((uintptr_t)p >> 4) % C_CACHE];
   char name[128];
-  if (e->p == p) return e->fn;
-  if (!module_name(L, name, sizeof name)) {
-    lua_getinfo(L, "n", ar);
-    snprintf(name, sizeof name, "%s", ar->name ? ar->name : "?");
+  if (e->p != p || e->cfn != cfn) {
+    e->p = p;
+    e->cfn = cfn;
+    e->fn = module_name(L, name, sizeof name)
+          ? pf_func_id(R->P, "[C]", -1, name, 1) : -1;
   }
-  e->p = p;
-  e->fn = pf_func_id(R->P, "[C]", -1, name, 1);
-  return e->fn;
+  if (e->fn >= 0) return e->fn;
+  lua_getinfo(L, "n", ar);
+  return pf_func_id(R->P, "[C]", -1, ar->name ? ar->name : "?", 1);
 }
 
 /* ---- the hook ---- */
@@ -163,20 +169,10 @@ static void created(lraf_profile *R, lua_State *L, lua_Debug *ar, int s) {
   }
 }
 
-static void hook(lua_State *L, lua_Debug *ar) {
-  lraf_state *S = rt_state(L);
-  lraf_profile *R = S->profile;
-  int s, fn, is_c;
-  int64_t now;
+/* A call or return: the stacks follow it. */
+static void event(lraf_profile *R, lua_State *L, lua_Debug *ar, int s) {
+  int fn, is_c;
   const void *cf = NULL;
-  if (R == NULL) {  /* a coroutine hooked by a profile since stopped */
-    lua_sethook(L, NULL, 0, 0);
-    return;
-  }
-  if ((s = stack_of(R, L)) < 0) return;
-  now = rt_total(S, L);
-  pf_charge(R->P, s, now - R->last);
-  R->last = now;
   if (!lua_getinfo(L, "S", ar)) return;
   is_c = ar->what[0] == 'C';
   if (is_c) {
@@ -209,6 +205,25 @@ static void hook(lua_State *L, lua_Debug *ar) {
     fn = lua_func(R, L, ar);
   }
   pf_enter(R->P, s, fn, ar->i_ci);
+}
+
+/* Everything counted since the last event ran in the node that was on
+   top after it (also when an error then unwound that frame). */
+static void hook(lua_State *L, lua_Debug *ar) {
+  lraf_state *S = rt_state(L);
+  lraf_profile *R = S->profile;
+  int s;
+  int64_t now;
+  if (R == NULL) {  /* a coroutine hooked by a profile since stopped */
+    lua_sethook(L, NULL, 0, 0);
+    return;
+  }
+  if ((s = stack_of(R, L)) < 0) return;
+  now = rt_total(S, L);
+  pf_charge(R->P, R->running, now - R->last);
+  R->last = now;
+  event(R, L, ar, s);
+  R->running = pf_top(R->P, s);
 }
 
 /* ---- the API ---- */
@@ -252,17 +267,15 @@ lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
 lraf_status lraf_profile_stop(lraf_state *S, lraf_profile **out,
                               lraf_error *err) {
   lraf_profile *R = S->profile;
-  int s;
   *out = NULL;
   if (R == NULL)
     return vm_fail(err, LRAF_EARG, "lraf_profile_stop: no profile is "
                    "running on this state");
   lua_sethook(S->L, NULL, 0, 0);
   S->profile = NULL;
-  s = pf_stack_id(R->P, S->L, 0);
   {
     int64_t now = rt_total(S, S->L);
-    pf_charge(R->P, s, now - R->last);
+    pf_charge(R->P, R->running, now - R->last);
     R->last = now;
   }
   pf_finish(R->P);
