@@ -34,6 +34,7 @@ typedef struct pf_node {
   int fn;            /* -1 for the root */
   int parent;
   int child, next;   /* first child, next sibling (creation order) */
+  int last;          /* the child entered last (a fast path) */
   int64_t calls, self, incl;
 } pf_node;
 
@@ -88,6 +89,9 @@ void pf_leave(pf_profile *P, int s);
 /* Pop frames until frame is on top (or the stack is empty when it is
    not on it); returns 1 when found. */
 int pf_unwind(pf_profile *P, int s, const void *frame);
+/* A return of frame: pops it and any frame above it; nothing when
+   frame is not on the stack (entered before the profile started). */
+int pf_return(pf_profile *P, int s, const void *frame);
 /* n instructions ran in node (the collector's top since its last
    event: see pf_top). */
 void pf_charge(pf_profile *P, int node, int64_t n);
@@ -128,7 +132,7 @@ void pf_read_free(pf_read *r);
 
 /* ---- pf_diff.c: comparing profiles ---- */
 typedef struct pf_diffrow {
-  const char *frame;
+  const char *frame;   /* owned by the pf_read it came from */
   int64_t before, after;
 } pf_diffrow;
 typedef struct pf_diff {

@@ -72,7 +72,8 @@ static uint32_t fn_h(const pf_profile *P, int i) {
 }
 
 static uint32_t edge_hash(int parent, int fn) {
-  return hash_int(hash_int(2166136261u, (uint64_t)parent), (uint64_t)fn);
+  uint32_t h = (uint32_t)parent * 0x9e3779b1u ^ (uint32_t)fn * 0x85ebca77u;
+  return h ^ (h >> 15);
 }
 
 static uint32_t edge_h(const pf_profile *P, int i) {
@@ -93,7 +94,7 @@ static int new_node(pf_profile *P, int parent, int fn) {
   memset(n, 0, sizeof *n);
   n->fn = fn;
   n->parent = parent;
-  n->child = n->next = -1;
+  n->child = n->next = n->last = -1;
   if (parent >= 0) {
     /* append: children keep creation order */
     int *link = &P->node[parent].child;
@@ -173,8 +174,8 @@ int pf_func_id(pf_profile *P, const char *source, int line,
   return P->nfn++;
 }
 
-/* The child of parent for fn, created when new. */
-static int child(pf_profile *P, int parent, int fn) {
+/* The node of fn under parent in the edge table, created when new. */
+static int edge(pf_profile *P, int parent, int fn) {
   uint32_t j;
   int n;
   if (P->nnode * 2 >= P->edgesize) {
@@ -190,6 +191,16 @@ static int child(pf_profile *P, int parent, int fn) {
       return P->edge[j];
   n = new_node(P, parent, fn);
   if (n >= 0) P->edge[j] = n;
+  return n;
+}
+
+/* The child of parent for fn: most calls repeat the last one. */
+static int child(pf_profile *P, int parent, int fn) {
+  int n = P->node[parent].last;
+  if (n < 0 || P->node[n].fn != fn) {
+    n = edge(P, parent, fn);
+    if (n >= 0) P->node[parent].last = n;
+  }
   return n;
 }
 
@@ -277,6 +288,17 @@ int pf_unwind(pf_profile *P, int s, const void *frame) {
       return 1;
     }
   st->n = 0;
+  return 0;
+}
+
+int pf_return(pf_profile *P, int s, const void *frame) {
+  pf_stack *st = &P->stack[s];
+  int i;
+  for (i = st->n - 1; i >= 0; i--)
+    if (st->frame[i] == frame) {
+      st->n = i;
+      return 1;
+    }
   return 0;
 }
 

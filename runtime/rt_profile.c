@@ -22,18 +22,18 @@
 #include <string.h>
 
 #include <lauxlib.h>
-#include <lualib.h>
 
 #include "pf.h"
 #include "rt.h"
 
 #define LUA_CACHE 1024  /* Lua functions: (source, lines) -> function */
 #define C_CACHE 256     /* C functions: closure -> function */
-#define PREFIX 48
+#define PREFIX 16
 
 typedef struct lua_entry {
   const char *src;      /* lua_Debug.source of the function's chunk */
   int line, last;
+  size_t len;
   char prefix[PREFIX];  /* its first bytes, against a reused address */
   int fn;
 } lua_entry;
@@ -51,7 +51,7 @@ struct lraf_profile {
   int running;           /* the node on top since the last event */
   const lua_State *curL; /* the stack of the last event's thread */
   int cur;
-  const void *create, *wrap;  /* coroutine.create and coroutine.wrap */
+  int create_fn, wrap_fn;  /* coroutine.create and wrap, once seen */
   lua_entry lua[LUA_CACHE];
   c_entry c[C_CACHE];
 };
@@ -100,9 +100,10 @@ static int lua_func(lraf_profile *R, lua_State *L, lua_Debug *ar) {
                (uint32_t)ar->linedefined * 7u + (uint32_t)ar->lastlinedefined;
   lua_entry *e = &R->lua[h % LUA_CACHE];
   const char *name;
+  size_t n = ar->srclen < PREFIX ? ar->srclen : PREFIX;
   if (e->src == ar->source && e->line == ar->linedefined &&
-      e->last == ar->lastlinedefined &&
-      strncmp(e->prefix, ar->source, PREFIX - 1) == 0)
+      e->last == ar->lastlinedefined && e->len == ar->srclen &&
+      memcmp(e->prefix, ar->source, n) == 0)
     return e->fn;
   if (ar->what[0] == 'm') {
     name = "main chunk";
@@ -114,8 +115,8 @@ static int lua_func(lraf_profile *R, lua_State *L, lua_Debug *ar) {
   e->src = ar->source;
   e->line = ar->linedefined;
   e->last = ar->lastlinedefined;
-  strncpy(e->prefix, ar->source, PREFIX - 1);
-  e->prefix[PREFIX - 1] = '\0';
+  e->len = ar->srclen;
+  memcpy(e->prefix, ar->source, n);
   return e->fn;
 }
 
@@ -126,12 +127,14 @@ static int c_func(lraf_profile *R, lua_State *L, lua_Debug *ar) {
   const void *p = lua_topointer(L, -1);
   lua_CFunction cfn = lua_tocfunction(L, -1);
   c_entry *e = &R->c[((uintptr_t)p >> 4) % C_CACHE];
-  char name[128];
+  char name[128] = "";
   if (e->p != p || e->cfn != cfn) {
     e->p = p;
     e->cfn = cfn;
     e->fn = module_name(L, name, sizeof name)
           ? pf_func_id(R->P, "[C]", -1, name, 1) : -1;
+    if (strcmp(name, "coroutine.create") == 0) R->create_fn = e->fn;
+    if (strcmp(name, "coroutine.wrap") == 0) R->wrap_fn = e->fn;
   }
   if (e->fn >= 0) return e->fn;
   lua_getinfo(L, "n", ar);
@@ -172,7 +175,17 @@ static void created(lraf_profile *R, lua_State *L, lua_Debug *ar, int s) {
 /* A call or return: the stacks follow it. */
 static void event(lraf_profile *R, lua_State *L, lua_Debug *ar, int s) {
   int fn, is_c;
-  const void *cf = NULL;
+  if (ar->event == LUA_HOOKRET) {  /* the common case needs no getinfo */
+    pf_stack *st = &R->P->stack[s];
+    if (st->n > 0 && st->frame[st->n - 1] == ar->i_ci) {
+      fn = R->P->node[st->node[st->n - 1]].fn;
+      if (fn == R->create_fn || fn == R->wrap_fn) created(R, L, ar, s);
+      pf_leave(R->P, s);
+    } else {
+      pf_return(R->P, s, ar->i_ci);
+    }
+    return;
+  }
   if (!lua_getinfo(L, "S", ar)) return;
   is_c = ar->what[0] == 'C';
   if (is_c) {
@@ -181,16 +194,6 @@ static void event(lraf_profile *R, lua_State *L, lua_Debug *ar, int s) {
       lua_pop(L, 1);
       return;
     }
-    cf = lua_topointer(L, -1);
-  }
-  if (ar->event == LUA_HOOKRET) {
-    if (is_c) lua_pop(L, 1);
-    if (pf_unwind(R->P, s, ar->i_ci)) {
-      if (cf != NULL && (cf == R->create || cf == R->wrap))
-        created(R, L, ar, s);
-      pf_leave(R->P, s);
-    }
-    return;
   }
   if (ar->event == LUA_HOOKTAILCALL) {
     if (pf_unwind(R->P, s, ar->i_ci)) pf_leave(R->P, s);
@@ -228,19 +231,6 @@ static void hook(lua_State *L, lua_Debug *ar) {
 
 /* ---- the API ---- */
 
-static const void *loaded_field(lua_State *L, const char *mod,
-                                const char *name) {
-  const void *p = NULL;
-  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-  if (lua_istable(L, -1) && lua_getfield(L, -1, mod) == LUA_TTABLE) {
-    lua_getfield(L, -1, name);
-    p = lua_topointer(L, -1);
-    lua_pop(L, 1);
-  }
-  lua_pop(L, 2);
-  return p;
-}
-
 lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
   lraf_profile *R;
   lua_State *L = S->L;
@@ -256,8 +246,7 @@ lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
     return vm_fail(err, LRAF_EMEM, "lraf_profile_start: out of memory");
   }
   R->S = S;
-  R->create = loaded_field(L, LUA_COLIBNAME, "create");
-  R->wrap = loaded_field(L, LUA_COLIBNAME, "wrap");
+  R->create_fn = R->wrap_fn = -1;
   R->last = rt_total(S, L);
   S->profile = R;
   lua_sethook(L, hook, LUA_MASKCALL | LUA_MASKRET, 0);
