@@ -1,0 +1,239 @@
+/*
+** test_profile_cli.c - the lraf profile and lraf diff commands, run as
+** a user runs them (the binary named by $LRAF, default build/lraf) in a
+** temporary directory: every format to a file, the same counts as lraf
+** run, identical runs diffing to exit 0, and a one-line change in a
+** corpus benchmark found at the top of the diff.
+*/
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tutil_run.h"
+
+static char dir[64];
+
+static const char *lraf(void) {
+  const char *p = getenv("LRAF");
+  return p ? p : "build/lraf";
+}
+
+/* Run "lraf ARGS" with output to dir/out and dir/err; the exit status. */
+static int run(const char *fmt, ...) {
+  char args[1024], cmd[1400];
+  va_list ap;
+  int st;
+  va_start(ap, fmt);
+  vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  snprintf(cmd, sizeof cmd, "%s %s > %s/out 2> %s/err", lraf(), args, dir,
+           dir);
+  st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp_dir(const char *name) {
+  char path[256];
+  size_t len;
+  char *s;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  s = tutil_run_slurp(path, &len);
+  if (s == NULL) fail_msg("cannot read %s", path);
+  return s;
+}
+
+static void put(const char *name, const char *text) {
+  char path[256];
+  FILE *f;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  assert_int_equal(fclose(f), 0);
+}
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(dir, sizeof dir, "/tmp/lraf_pcli_XXXXXX");
+  return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  char cmd[128];
+  (void)state;
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The count lraf run reports for script (from its JSON report). */
+static long long run_count(const char *script) {
+  char *rep, *p;
+  long long n;
+  assert_int_equal(run("run --report %s/rep.json %s", dir, script), 0);
+  rep = slurp_dir("rep.json");
+  p = strstr(rep, "\"instructions\"");
+  if (p == NULL) fail_msg("no instructions in lraf run's report: %s", rep);
+  n = atoll(strchr(p, ':') + 1);
+  free(rep);
+  return n;
+}
+
+static long long json_total(const char *name) {
+  char *j = slurp_dir(name), *p = strstr(j, "\"total\": ");
+  long long n;
+  assert_non_null(p);
+  n = atoll(p + 9);
+  free(j);
+  return n;
+}
+
+static void test_formats(void **state) {
+  static const char *const formats[] = {"table", "folded", "callgrind",
+                                        "svg", "json", NULL};
+  const char *script = "tests/corpus/richards.lua";
+  long long count = run_count(script);
+  int i;
+  (void)state;
+  for (i = 0; formats[i] != NULL; i++) {
+    char name[64], *text, *out;
+    snprintf(name, sizeof name, "p.%s", formats[i]);
+    assert_int_equal(run("profile --format %s -o %s/%s %s", formats[i], dir,
+                         name, script), 0);
+    text = slurp_dir(name);
+    out = slurp_dir("out");
+    assert_true(strlen(text) > 100);
+    /* the script's own output still goes to standard output */
+    assert_non_null(strstr(out, "count=1000 queued="));
+    free(text);
+    free(out);
+  }
+  assert_int_equal(json_total("p.json"), count);
+  {
+    char *t = slurp_dir("p.table"), head[128];
+    snprintf(head, sizeof head, "lraf profile: %lld instructions, cost model "
+             "lua5.4/original", count);
+    assert_non_null(strstr(t, head));
+    free(t);
+  }
+  /* standard output without -o; run options pass through */
+  assert_int_equal(run("profile --exact --granularity 777 --format folded "
+                       "tests/corpus/queens.lua"), 0);
+  {
+    char *out = slurp_dir("out");
+    assert_non_null(strstr(out, "main chunk (tests/corpus/queens.lua:0)"));
+    free(out);
+  }
+}
+
+static void test_usage_errors(void **state) {
+  char *err;
+  (void)state;
+  assert_int_equal(run("profile --format xml tests/corpus/queens.lua"), 2);
+  err = slurp_dir("err");
+  assert_non_null(strstr(err, "unknown format 'xml'"));
+  free(err);
+  assert_int_equal(run("profile -o"), 2);
+  assert_int_equal(run("diff only-one.json"), 2);
+  assert_int_equal(run("diff %s/missing.json %s/missing.json", dir, dir), 2);
+  err = slurp_dir("err");
+  assert_non_null(strstr(err, "missing.json"));
+  free(err);
+  put("bad.json", "{\"format\": \"lraf-profile\", \"total\": 5, "
+      "\"functions\": [{\"frame\": \"f\", \"self\": -3}]}");
+  assert_int_equal(run("diff %s/bad.json %s/bad.json", dir, dir), 2);
+  err = slurp_dir("err");
+  assert_non_null(strstr(err, "bad.json: byte"));
+  assert_non_null(strstr(err, "\"self\" must be an integer"));
+  free(err);
+  put("notjson.json", "hello");
+  assert_int_equal(run("diff %s/notjson.json %s/bad.json", dir, dir), 2);
+  assert_int_equal(run("diff --threshold -1 a b"), 2);
+}
+
+static void test_diff_identical(void **state) {
+  char *out;
+  (void)state;
+  assert_int_equal(run("profile --format json -o %s/a.json "
+                       "tests/corpus/deltablue.lua", dir), 0);
+  assert_int_equal(run("profile --format json -o %s/b.json "
+                       "tests/corpus/deltablue.lua", dir), 0);
+  assert_int_equal(run("diff --threshold 0 %s/a.json %s/b.json", dir, dir),
+                   0);
+  out = slurp_dir("out");
+  assert_non_null(strstr(out, "similarity 1.000000"));
+  free(out);
+}
+
+/* Replace the first occurrence of from in s (of at most 1 MB). */
+static char *replace(const char *s, const char *from, const char *to) {
+  const char *p = strstr(s, from);
+  char *r;
+  size_t a, b = strlen(to), c;
+  assert_non_null(p);
+  a = (size_t)(p - s);
+  c = strlen(p + strlen(from));
+  r = malloc(a + b + c + 1);
+  assert_non_null(r);
+  memcpy(r, s, a);
+  memcpy(r + a, to, b);
+  memcpy(r + a + b, p + strlen(from), c + 1);
+  return r;
+}
+
+/* A one-line change in a function of a benchmark: that function is the
+   first row of the diff, and a threshold trips. */
+static void test_diff_one_line(void **state) {
+  size_t len;
+  char *src = tutil_run_slurp("tests/corpus/towers.lua", &len), *changed;
+  char *out, *row;
+  (void)state;
+  assert_non_null(src);
+  changed = replace(src, "  moves = moves + 1\n",
+                    "  moves = moves + 1 + 0 * moves\n");
+  put("towers.lua", src);
+  put("towers2.lua", changed);
+  assert_int_equal(run("profile --format json -o %s/a.json %s/towers.lua",
+                       dir, dir), 0);
+  {  /* the same chunk name, so that the frames match */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "cp %s/towers2.lua %s/towers.lua", dir, dir);
+    assert_int_equal(system(cmd), 0);
+  }
+  assert_int_equal(run("profile --format json -o %s/b.json %s/towers.lua",
+                       dir, dir), 0);
+  assert_int_equal(run("diff %s/a.json %s/b.json", dir, dir), 0);
+  assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", dir, dir),
+                   1);
+  out = slurp_dir("out");
+  /* the header, the total, then the first function row */
+  row = strstr(out, "(total)\n");
+  assert_non_null(row);
+  row = strchr(row, '\n') + 1;
+  if (strstr(row, "move_top (") == NULL ||
+      strstr(row, "move_top (") > strchr(row, '\n'))
+    fail_msg("move_top is not the first row:\n%s", out);
+  free(out);
+  out = slurp_dir("err");
+  assert_non_null(strstr(out, "move_top ("));
+  free(out);
+  free(src);
+  free(changed);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_formats),
+    cmocka_unit_test(test_usage_errors),
+    cmocka_unit_test(test_diff_identical),
+    cmocka_unit_test(test_diff_one_line),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
