@@ -46,7 +46,7 @@ TEST_SUPPORT := $(wildcard tests/support/*.c)
 # examples/*.c: each one program over the public header only.
 EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all deps run test check unit san-test bench bench-native clean examples memcheck \
+.PHONY: all deps run test check unit san-test bench bench-native bench-profile clean examples memcheck \
         fuzz fuzz-build fuzz-deps fuzz-diff
 
 all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf examples
@@ -121,6 +121,11 @@ unit: $(BUILD)/liblraf.a $(BUILD)/lraf $(EX_BIN) $(TEST_BIN)
 bench: all
 	tests/bench/run.sh
 	tests/bench/native.sh
+	tests/bench/profile.sh
+
+# What lraf profile costs over plain lua5.4 and over lraf run.
+bench-profile: all
+	tests/bench/profile.sh
 
 # Calibration of the native cost model and the overhead of charging.
 bench-native: all
@@ -137,7 +142,7 @@ fuzz-diff: $(BUILD)/tests/test_diff_gen
 # build-fuzz/, run one after another for FUZZ_TIME seconds each on seed
 # corpora made from tests/corpus and tests/gen (tests/fuzz/mkcorpus.sh).
 FUZZ_TIME    ?= 600
-FUZZ_TARGETS := read rewrite source
+FUZZ_TARGETS := read rewrite source pfjson
 FUZZ_BUILD   := build-fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
@@ -168,6 +173,7 @@ fuzz: fuzz-build
 	tests/fuzz/mkcorpus.sh $(FUZZ_RUN)
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  case $$t in source) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
+	              pfjson) seeds=tests/fuzz/pfjson; dict=;; \
 	              *) seeds=$(FUZZ_RUN)/chunks; dict=;; esac; \
 	  mkdir -p $(FUZZ_RUN)/out-$$t $(FUZZ_RUN)/crash-$$t; \
 	  echo "== fuzz_$$t for $(FUZZ_TIME) s"; \
