@@ -107,11 +107,11 @@ void pf_write_svg(const pf_profile *P, FILE *out) {
     fprintf(out, "</title><rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" "
             "height=\"%d\" fill=\"rgb(%d,%d,%d)\" rx=\"2\"/>",
             10 + x[i] * scale, y, w, ROW - 1, r, g, b);
-    fit = w > 3 * CHAR_W ? (size_t)((w - 4) / CHAR_W) : 0;
-    if (fit > 0) {
+    fit = w > 4 * CHAR_W ? (size_t)((w - 4) / CHAR_W) : 0;
+    if (fit >= 3) {  /* the name, or as much as fits and ".." */
       fprintf(out, "<text x=\"%.1f\" y=\"%.0f\">", 12 + x[i] * scale,
               y + ROW - 4);
-      xml_text(out, name, fit < strlen(name) ? fit - 1 : fit);
+      xml_text(out, name, fit < strlen(name) ? fit - 2 : fit);
       if (fit < strlen(name)) fputs("..", out);
       fputs("</text>", out);
     }
