@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "pf.h"
 
 static int by_frame(const void *a, const void *b) {
@@ -64,11 +65,7 @@ lraf_status pf_diff_make(const pf_read *a, const pf_read *b, pf_diff *d,
     free(eb);
     free(d->row);
     d->row = NULL;
-    if (err != NULL) {
-      err->code = LRAF_EMEM;
-      snprintf(err->message, sizeof err->message, "lraf diff: out of memory");
-    }
-    return LRAF_EMEM;
+    return err_fail(err, LRAF_EMEM, "lraf diff: out of memory");
   }
   while (i < na || j < nb) {
     int c = i >= na ? 1 : j >= nb ? -1 : strcmp(ea[i].frame, eb[j].frame);
@@ -106,4 +103,76 @@ void pf_diff_free(pf_diff *d) {
   free(d->row);
   d->row = NULL;
   d->n = 0;
+}
+
+/* ---- the public API (lraf.h) ---- */
+
+struct lraf_profile_diff {
+  pf_read a, b;
+  pf_diff d;
+};
+
+lraf_status lraf_profile_diff_new(const char *a, size_t a_len,
+                                  const char *a_name, const char *b,
+                                  size_t b_len, const char *b_name,
+                                  lraf_profile_diff **out, lraf_error *err) {
+  lraf_profile_diff *D = calloc(1, sizeof *D);
+  lraf_status st;
+  *out = NULL;
+  if (D == NULL)
+    return err_fail(err, LRAF_EMEM, "lraf diff: out of memory");
+  st = pf_read_json(a, a_len, a_name, &D->a, err);
+  if (st == LRAF_OK) {
+    st = pf_read_json(b, b_len, b_name, &D->b, err);
+    if (st == LRAF_OK) {
+      st = pf_diff_make(&D->a, &D->b, &D->d, err);
+      if (st != LRAF_OK) pf_read_free(&D->b);
+    }
+    if (st != LRAF_OK) pf_read_free(&D->a);
+  }
+  if (st != LRAF_OK) {
+    free(D);
+    return st;
+  }
+  *out = D;
+  return LRAF_OK;
+}
+
+int lraf_profile_diff_rows(const lraf_profile_diff *D) {
+  return D->d.n;
+}
+
+int lraf_profile_diff_row(const lraf_profile_diff *D, int i,
+                          lraf_profile_change *out) {
+  if (i == -1) {
+    out->frame = "(total)";
+    out->before = D->d.before;
+    out->after = D->d.after;
+    return 1;
+  }
+  if (i < 0 || i >= D->d.n) return 0;
+  out->frame = D->d.row[i].frame;
+  out->before = D->d.row[i].before;
+  out->after = D->d.row[i].after;
+  return 1;
+}
+
+double lraf_profile_diff_similarity(const lraf_profile_diff *D) {
+  return D->d.similarity;
+}
+
+const char *lraf_profile_diff_model(const lraf_profile_diff *D, int second) {
+  return second ? D->b.model : D->a.model;
+}
+
+double lraf_profile_change_percent(int64_t before, int64_t after) {
+  return pf_diff_percent(before, after);
+}
+
+void lraf_profile_diff_free(lraf_profile_diff *D) {
+  if (D == NULL) return;
+  pf_diff_free(&D->d);
+  pf_read_free(&D->a);
+  pf_read_free(&D->b);
+  free(D);
 }

@@ -6,23 +6,11 @@
 ** byte-identical files.
 */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
 #include "pf.h"
-
-static lraf_status fail(lraf_error *err, lraf_status code, const char *fmt,
-                        ...) {
-  if (err != NULL) {
-    va_list ap;
-    va_start(ap, fmt);
-    err->code = code;
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
 
 int pf_format_of(const char *name, pf_format *fmt) {
   static const char *const names[] = {"table", "folded", "callgrind", "svg",
@@ -287,8 +275,9 @@ lraf_status pf_write(const pf_profile *P, pf_format fmt, int top, FILE *out,
     case PF_SVG: pf_write_svg(P, out); break;
     case PF_JSON: write_json(P, out); break;
   }
-  if (!ok) return fail(err, LRAF_EMEM, "writing the profile: out of memory");
+  if (!ok)
+    return err_fail(err, LRAF_EMEM, "writing the profile: out of memory");
   if (fflush(out) != 0 || ferror(out))
-    return fail(err, LRAF_EIO, "writing the profile: write error");
+    return err_fail(err, LRAF_EIO, "writing the profile: write error");
   return LRAF_OK;
 }

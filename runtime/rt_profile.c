@@ -23,6 +23,7 @@
 
 #include <lauxlib.h>
 
+#include "err.h"
 #include "pf.h"
 #include "rt.h"
 
@@ -235,15 +236,15 @@ lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
   lraf_profile *R;
   lua_State *L = S->L;
   if (S->profile != NULL)
-    return vm_fail(err, LRAF_EARG, "lraf_profile_start: a profile is "
+    return err_fail(err, LRAF_EARG, "lraf_profile_start: a profile is "
                    "already running on this state");
   if (lua_gethook(L) != NULL)
-    return vm_fail(err, LRAF_EARG, "lraf_profile_start: the state's main "
+    return err_fail(err, LRAF_EARG, "lraf_profile_start: the state's main "
                    "thread has a debug hook already");
   R = calloc(1, sizeof *R);
   if (R == NULL || (R->P = pf_new(S->model)) == NULL) {
     free(R);
-    return vm_fail(err, LRAF_EMEM, "lraf_profile_start: out of memory");
+    return err_fail(err, LRAF_EMEM, "lraf_profile_start: out of memory");
   }
   R->S = S;
   R->create_fn = R->wrap_fn = -1;
@@ -258,7 +259,7 @@ lraf_status lraf_profile_stop(lraf_state *S, lraf_profile **out,
   lraf_profile *R = S->profile;
   *out = NULL;
   if (R == NULL)
-    return vm_fail(err, LRAF_EARG, "lraf_profile_stop: no profile is "
+    return err_fail(err, LRAF_EARG, "lraf_profile_stop: no profile is "
                    "running on this state");
   lua_sethook(S->L, NULL, 0, 0);
   S->profile = NULL;
@@ -270,7 +271,7 @@ lraf_status lraf_profile_stop(lraf_state *S, lraf_profile **out,
   pf_finish(R->P);
   if (R->P->oom) {
     lraf_profile_free(R);
-    return vm_fail(err, LRAF_EMEM, "lraf_profile_stop: out of memory "
+    return err_fail(err, LRAF_EMEM, "lraf_profile_stop: out of memory "
                    "while profiling");
   }
   *out = R;
@@ -287,7 +288,7 @@ lraf_status lraf_profile_write(const lraf_profile *R, const char *format,
                                int top, FILE *out, lraf_error *err) {
   pf_format fmt;
   if (!pf_format_of(format, &fmt))
-    return vm_fail(err, LRAF_EARG, "unknown profile format '%s' (table, "
+    return err_fail(err, LRAF_EARG, "unknown profile format '%s' (table, "
                    "folded, callgrind, svg or json)", format);
   return pf_write(R->P, fmt, top, out, err);
 }

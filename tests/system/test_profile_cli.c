@@ -18,66 +18,51 @@
 #include <unistd.h>
 
 #include "tutil_run.h"
+#include "tutil_sh.h"
 
-static char dir[64];
+static tutil_sh sh;
 
-static const char *lraf(void) {
-  const char *p = getenv("LRAF");
-  return p ? p : "build/lraf";
-}
-
-/* Run "lraf ARGS" with output to dir/out and dir/err; the exit status. */
+/* Run "lraf ARGS" (from the repository's root) with its output in the
+   suite's directory; the exit status. */
 static int run(const char *fmt, ...) {
-  char args[1024], cmd[1400];
+  char args[1024];
   va_list ap;
-  int st;
   va_start(ap, fmt);
   vsnprintf(args, sizeof args, fmt, ap);
   va_end(ap);
-  snprintf(cmd, sizeof cmd, "%s %s > %s/out 2> %s/err", lraf(), args, dir,
-           dir);
-  st = system(cmd);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return tutil_sh_run(&sh, "%s %s", tutil_sh_lraf(), args);
 }
 
+/* A file of the suite's directory ("out.txt" and "err.txt": the last run's). */
 static char *slurp_dir(const char *name) {
   char path[256];
   size_t len;
   char *s;
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+  snprintf(path, sizeof path, "%s/%s", sh.dir, name);
   s = tutil_run_slurp(path, &len);
   if (s == NULL) fail_msg("cannot read %s", path);
   return s;
 }
 
 static void put(const char *name, const char *text) {
-  char path[256];
-  FILE *f;
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  assert_int_equal(fclose(f), 0);
+  assert_int_equal(tutil_sh_write(&sh, name, text), 0);
 }
 
 static int setup(void **state) {
   (void)state;
-  snprintf(dir, sizeof dir, "/tmp/lraf_pcli_XXXXXX");
-  return mkdtemp(dir) ? 0 : -1;
+  return tutil_sh_init(&sh, "pcli");
 }
 
 static int teardown(void **state) {
-  char cmd[128];
   (void)state;
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return tutil_sh_cleanup(&sh);
 }
 
 /* The count lraf run reports for script (from its JSON report). */
 static long long run_count(const char *script) {
   char *rep, *p;
   long long n;
-  assert_int_equal(run("run --report %s/rep.json %s", dir, script), 0);
+  assert_int_equal(run("run --report %s/rep.json %s", sh.dir, script), 0);
   rep = slurp_dir("rep.json");
   p = strstr(rep, "\"instructions\"");
   if (p == NULL) fail_msg("no instructions in lraf run's report: %s", rep);
@@ -105,10 +90,10 @@ static void test_formats(void **state) {
   for (i = 0; formats[i] != NULL; i++) {
     char name[64], *text, *out;
     snprintf(name, sizeof name, "p.%s", formats[i]);
-    assert_int_equal(run("profile --format %s -o %s/%s %s", formats[i], dir,
+    assert_int_equal(run("profile --format %s -o %s/%s %s", formats[i], sh.dir,
                          name, script), 0);
     text = slurp_dir(name);
-    out = slurp_dir("out");
+    out = slurp_dir("out.txt");
     assert_true(strlen(text) > 100);
     /* the script's own output still goes to standard output */
     assert_non_null(strstr(out, "count=1000 queued="));
@@ -127,7 +112,7 @@ static void test_formats(void **state) {
   assert_int_equal(run("profile --exact --granularity 777 --format folded "
                        "tests/corpus/queens.lua"), 0);
   {
-    char *out = slurp_dir("out");
+    char *out = slurp_dir("out.txt");
     assert_non_null(strstr(out, "main chunk (tests/corpus/queens.lua:0)"));
     free(out);
   }
@@ -137,24 +122,24 @@ static void test_usage_errors(void **state) {
   char *err;
   (void)state;
   assert_int_equal(run("profile --format xml tests/corpus/queens.lua"), 2);
-  err = slurp_dir("err");
+  err = slurp_dir("err.txt");
   assert_non_null(strstr(err, "unknown format 'xml'"));
   free(err);
   assert_int_equal(run("profile -o"), 2);
   assert_int_equal(run("diff only-one.json"), 2);
-  assert_int_equal(run("diff %s/missing.json %s/missing.json", dir, dir), 2);
-  err = slurp_dir("err");
+  assert_int_equal(run("diff %s/missing.json %s/missing.json", sh.dir, sh.dir), 2);
+  err = slurp_dir("err.txt");
   assert_non_null(strstr(err, "missing.json"));
   free(err);
   put("bad.json", "{\"format\": \"lraf-profile\", \"total\": 5, "
       "\"functions\": [{\"frame\": \"f\", \"self\": -3}]}");
-  assert_int_equal(run("diff %s/bad.json %s/bad.json", dir, dir), 2);
-  err = slurp_dir("err");
+  assert_int_equal(run("diff %s/bad.json %s/bad.json", sh.dir, sh.dir), 2);
+  err = slurp_dir("err.txt");
   assert_non_null(strstr(err, "bad.json: byte"));
   assert_non_null(strstr(err, "\"self\" must be an integer"));
   free(err);
   put("notjson.json", "hello");
-  assert_int_equal(run("diff %s/notjson.json %s/bad.json", dir, dir), 2);
+  assert_int_equal(run("diff %s/notjson.json %s/bad.json", sh.dir, sh.dir), 2);
   assert_int_equal(run("diff --threshold -1 a b"), 2);
 }
 
@@ -162,12 +147,12 @@ static void test_diff_identical(void **state) {
   char *out;
   (void)state;
   assert_int_equal(run("profile --format json -o %s/a.json "
-                       "tests/corpus/deltablue.lua", dir), 0);
+                       "tests/corpus/deltablue.lua", sh.dir), 0);
   assert_int_equal(run("profile --format json -o %s/b.json "
-                       "tests/corpus/deltablue.lua", dir), 0);
-  assert_int_equal(run("diff --threshold 0 %s/a.json %s/b.json", dir, dir),
+                       "tests/corpus/deltablue.lua", sh.dir), 0);
+  assert_int_equal(run("diff --threshold 0 %s/a.json %s/b.json", sh.dir, sh.dir),
                    0);
-  out = slurp_dir("out");
+  out = slurp_dir("out.txt");
   assert_non_null(strstr(out, "similarity 1.000000"));
   free(out);
 }
@@ -201,18 +186,18 @@ static void test_diff_one_line(void **state) {
   put("towers.lua", src);
   put("towers2.lua", changed);
   assert_int_equal(run("profile --format json -o %s/a.json %s/towers.lua",
-                       dir, dir), 0);
+                       sh.dir, sh.dir), 0);
   {  /* the same chunk name, so that the frames match */
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "cp %s/towers2.lua %s/towers.lua", dir, dir);
+    snprintf(cmd, sizeof cmd, "cp %s/towers2.lua %s/towers.lua", sh.dir, sh.dir);
     assert_int_equal(system(cmd), 0);
   }
   assert_int_equal(run("profile --format json -o %s/b.json %s/towers.lua",
-                       dir, dir), 0);
-  assert_int_equal(run("diff %s/a.json %s/b.json", dir, dir), 0);
-  assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", dir, dir),
+                       sh.dir, sh.dir), 0);
+  assert_int_equal(run("diff %s/a.json %s/b.json", sh.dir, sh.dir), 0);
+  assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", sh.dir, sh.dir),
                    1);
-  out = slurp_dir("out");
+  out = slurp_dir("out.txt");
   /* the header, the total, then the first function row */
   row = strstr(out, "(total)\n");
   assert_non_null(row);
@@ -221,7 +206,7 @@ static void test_diff_one_line(void **state) {
       strstr(row, "move_top (") > strchr(row, '\n'))
     fail_msg("move_top is not the first row:\n%s", out);
   free(out);
-  out = slurp_dir("err");
+  out = slurp_dir("err.txt");
   assert_non_null(strstr(out, "move_top ("));
   free(out);
   free(src);
