@@ -493,14 +493,16 @@ LRAF_API void lraf_account_memory(const lraf_account *a, int64_t *allocated,
    hook on the main thread, which coroutines created afterwards inherit
    (so profile from the start; a script that sets its own hook with
    debug.sethook takes the events away).  Recursion counts once in a
-   function's inclusive count.  Use it from the OS thread that runs S. */
+   function's inclusive count; a thread's frames deeper than 256 hang
+   under the frame at depth 256 in the tree (the counts per function
+   stay exact).  Use it from the OS thread that runs S. */
 typedef struct lraf_profile lraf_profile;
 
 /* Start profiling S.  LRAF_EARG when a profile is already running or
    the main thread has a debug hook. */
 LRAF_API lraf_status lraf_profile_start(lraf_state *S, lraf_error *err);
 /* Stop and hand over the profile (*out; free it with
-   lraf_profile_free). */
+   lraf_profile_free).  lraf_close frees a profile still running. */
 LRAF_API lraf_status lraf_profile_stop(lraf_state *S, lraf_profile **out,
                                        lraf_error *err);
 LRAF_API void lraf_profile_free(lraf_profile *P);

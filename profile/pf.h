@@ -73,6 +73,9 @@ void pf_free(pf_profile *P);
    functions, name); -1 when out of memory. */
 int pf_func_id(pf_profile *P, const char *source, int line,
                const char *name, int is_c);
+/* The same without adding it: -1 when it is not there. */
+int pf_func_find(const pf_profile *P, const char *source, int line,
+                 const char *name, int is_c);
 /* The stack of thread key, created under node root when new; -1 when
    out of memory. */
 int pf_stack_id(pf_profile *P, const void *key, int root);
@@ -82,6 +85,12 @@ int pf_stack_reset(pf_profile *P, const void *key, int root);
 int pf_child(pf_profile *P, int parent, int fn);
 /* The node on top of stack s (its root when empty). */
 int pf_top(const pf_profile *P, int s);
+
+/* A thread's frames deeper than this are merged: each hangs under the
+   frame at this depth (deep recursion would otherwise make the tree,
+   and the folded stacks, grow with the square of the depth).  Counts
+   per function stay exact. */
+#define PF_MAX_DEPTH 256
 
 /* Events. */
 void pf_enter(pf_profile *P, int s, int fn, const void *frame);

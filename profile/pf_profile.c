@@ -136,6 +136,20 @@ void pf_free(pf_profile *P) {
   free(P);
 }
 
+int pf_func_find(const pf_profile *P, const char *source, int line,
+                 const char *name, int is_c) {
+  uint32_t j;
+  if (P->fnhashsize == 0) return -1;
+  j = func_hash(source, line, name, is_c) & (uint32_t)(P->fnhashsize - 1);
+  for (; P->fnhash[j] >= 0; j = (j + 1) & (uint32_t)(P->fnhashsize - 1)) {
+    const pf_func *f = &P->fn[P->fnhash[j]];
+    if (f->line == line && f->is_c == is_c && strcmp(f->source, source) == 0
+        && (!is_c || strcmp(f->name, name) == 0))
+      return P->fnhash[j];
+  }
+  return -1;
+}
+
 int pf_func_id(pf_profile *P, const char *source, int line,
                const char *name, int is_c) {
   uint32_t j;
@@ -259,7 +273,9 @@ void pf_enter(pf_profile *P, int s, int fn, const void *frame) {
   pf_stack *st = &P->stack[s];
   int n;
   if (fn < 0) return;
-  n = child(P, pf_top(P, s), fn);
+  /* frames deeper than PF_MAX_DEPTH hang under the one at that depth */
+  n = child(P, st->n < PF_MAX_DEPTH ? pf_top(P, s)
+                                    : st->node[PF_MAX_DEPTH - 1], fn);
   if (n < 0) return;
   if (st->n == st->cap) {
     int cap = st->cap ? st->cap * 2 : 32;

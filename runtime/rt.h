@@ -120,6 +120,10 @@ void rt_regranulate(lraf_state *S, lua_State *L);
    exactly what runs (the profiler reads it at calls and returns). */
 int64_t rt_total(lraf_state *S, lua_State *L);
 
+/* ---- rt_profile.c: the profiler's stock collector ---- */
+/* Stop and free the running profile, if any (lraf_close). */
+void rt_profile_drop(lraf_state *S);
+
 /* ---- rt_protect.c: the quota error, and pcall/xpcall that pass it on ---- */
 void rt_protect_init(lua_State *L);
 int rt_raise_quota(lua_State *L);

@@ -27,17 +27,7 @@
 #include "pf.h"
 #include "rt.h"
 
-#define LUA_CACHE 1024  /* Lua functions: (source, lines) -> function */
 #define C_CACHE 256     /* C functions: closure -> function */
-#define PREFIX 16
-
-typedef struct lua_entry {
-  const char *src;      /* lua_Debug.source of the function's chunk */
-  int line, last;
-  size_t len;
-  char prefix[PREFIX];  /* its first bytes, against a reused address */
-  int fn;
-} lua_entry;
 
 typedef struct c_entry {
   const void *p;
@@ -53,7 +43,6 @@ struct lraf_profile {
   const lua_State *curL; /* the stack of the last event's thread */
   int cur;
   int create_fn, wrap_fn;  /* coroutine.create and wrap, once seen */
-  lua_entry lua[LUA_CACHE];
   c_entry c[C_CACHE];
 };
 
@@ -96,29 +85,21 @@ static int module_name(lua_State *L, char *buf, size_t size) {
   return found;
 }
 
+/* A Lua function is its short source and line defined (what its frame
+   is named by), looked up at every call: the address of a collected
+   chunk's source may come back with another chunk's.  Its name is that
+   of its first call. */
 static int lua_func(lraf_profile *R, lua_State *L, lua_Debug *ar) {
-  uint32_t h = (uint32_t)((uintptr_t)ar->source >> 4) * 31u +
-               (uint32_t)ar->linedefined * 7u + (uint32_t)ar->lastlinedefined;
-  lua_entry *e = &R->lua[h % LUA_CACHE];
+  int fn = pf_func_find(R->P, ar->short_src, ar->linedefined, NULL, 0);
   const char *name;
-  size_t n = ar->srclen < PREFIX ? ar->srclen : PREFIX;
-  if (e->src == ar->source && e->line == ar->linedefined &&
-      e->last == ar->lastlinedefined && e->len == ar->srclen &&
-      memcmp(e->prefix, ar->source, n) == 0)
-    return e->fn;
+  if (fn >= 0) return fn;
   if (ar->what[0] == 'm') {
     name = "main chunk";
   } else {
     lua_getinfo(L, "n", ar);
     name = ar->name ? ar->name : "?";
   }
-  e->fn = pf_func_id(R->P, ar->short_src, ar->linedefined, name, 0);
-  e->src = ar->source;
-  e->line = ar->linedefined;
-  e->last = ar->lastlinedefined;
-  e->len = ar->srclen;
-  memcpy(e->prefix, ar->source, n);
-  return e->fn;
+  return pf_func_id(R->P, ar->short_src, ar->linedefined, name, 0);
 }
 
 /* The C function at the top of L (left there): named by the loaded
@@ -276,6 +257,14 @@ lraf_status lraf_profile_stop(lraf_state *S, lraf_profile **out,
   }
   *out = R;
   return LRAF_OK;
+}
+
+void rt_profile_drop(lraf_state *S) {
+  lraf_profile *R = S->profile;
+  if (R == NULL) return;
+  if (S->L != NULL) lua_sethook(S->L, NULL, 0, 0);
+  S->profile = NULL;
+  lraf_profile_free(R);
 }
 
 void lraf_profile_free(lraf_profile *R) {

@@ -457,6 +457,40 @@ static void test_contexts(void **state) {
   lraf_profile_free(P);
 }
 
+/* Deep recursion: frames past PF_MAX_DEPTH (256) merge, counts stay. */
+static void test_deep_recursion(void **state) {
+  static const char src[] =
+    "local function down(n) if n == 0 then return 0 end "
+    "return 1 + down(n - 1) end\n"
+    "assert(down(20000) == 20000)\n"
+    "local function other(n) if n > 0 then return other(n - 1) end end\n"
+    "other(100)\n";
+  lraf_profile *P = profile_src(src, 0);
+  size_t len;
+  char *folded = write_mem(P, "folded", &len), *line, *save = NULL;
+  lraf_profile_func f;
+  int i, lines = 0, maxdepth = 0;
+  (void)state;
+  for (i = 0; lraf_profile_function(P, i, &f); i++)
+    if (strcmp(f.name, "down") == 0) {
+      assert_int_equal(f.calls, 20001);
+      assert_int_equal(f.self, f.inclusive);
+    }
+  for (line = strtok_r(folded, "\n", &save); line != NULL;
+       line = strtok_r(NULL, "\n", &save)) {
+    int depth = 1;
+    char *p;
+    for (p = line; *p; p++) depth += *p == ';';
+    if (depth > maxdepth) maxdepth = depth;
+    lines++;
+  }
+  assert_true(maxdepth >= 250 && maxdepth <= 258);
+  assert_true(lines < 400);
+  assert_true(len < 20u * 1000 * 1000);
+  free(folded);
+  lraf_profile_free(P);
+}
+
 static void test_api_errors(void **state) {
   lraf_state *S = tutil_rt_new(NULL);
   lraf_error err;
@@ -473,6 +507,20 @@ static void test_api_errors(void **state) {
   assert_int_equal(lraf_profile_total(P), 0);
   lraf_profile_free(P);
   tutil_rt_close(S);
+  /* a profile never stopped goes with its state (ASan checks the
+     leak), and a coroutine hooked by a stopped profile unhooks itself */
+  S = tutil_rt_new(NULL);
+  assert_int_equal(lraf_profile_start(S, &err), LRAF_OK);
+  assert_int_equal(tutil_rt_run(S, "co = coroutine.wrap(function() "
+                                "for i = 1, 3 do coroutine.yield(i) end end) "
+                                "co()", &err), LRAF_OK);
+  assert_int_equal(lraf_profile_stop(S, &P, &err), LRAF_OK);
+  lraf_profile_free(P);
+  assert_int_equal(tutil_rt_run(S, "co() co()", &err), LRAF_OK);
+  assert_int_equal(lraf_profile_start(S, &err), LRAF_OK);
+  assert_int_equal(tutil_rt_run(S, "local x = 0 for i = 1, 10 do x = x + i "
+                                "end", &err), LRAF_OK);
+  tutil_rt_close(S);
 }
 
 int main(void) {
@@ -483,6 +531,7 @@ int main(void) {
     cmocka_unit_test(test_svg_xmllint),
     cmocka_unit_test(test_folded_format),
     cmocka_unit_test(test_contexts),
+    cmocka_unit_test(test_deep_recursion),
     cmocka_unit_test(test_api_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
