@@ -7,10 +7,12 @@
 ** return hook (no line or count hook: between calls and returns Lua
 ** runs at full speed) reads the state's running total (rt_total) at
 ** every call and return and charges what ran since the last event to
-** the frame on top of the running thread's stack in the profile core
+** the frame that was on top after it, in the profile core
 ** (profile/pf.h).  Every accounting block belongs to one function and
 ** is charged while that function is on top, so each function gets
-** exactly its own instructions, whatever the cost model.
+** exactly its own instructions, whatever the cost model.  The cost is
+** two hook calls per Lua call (docs/profiling.md has the figures); the
+** lraf VM can report the same events from its call and return paths.
 **
 ** Frames are matched by their CallInfo (lua_Debug.i_ci): frames that an
 ** error unwound without a return event are dropped at the next event of

@@ -60,17 +60,22 @@ static ofunc *ofn;
 static int nofn, capofn;
 static long long ototal;
 
-static int olast;  /* the function of the last instruction */
+static int olast;              /* the function of the last instruction */
+static const void *olast_fn;   /* its closure (running, so alive) */
 
 static void oracle_hook(lua_State *L, lua_Debug *ar) {
   int i;
-  if (!lua_getinfo(L, "S", ar)) return;
+  const void *f;
+  if (!lua_getinfo(L, "f", ar)) return;
+  f = lua_topointer(L, -1);
+  lua_pop(L, 1);
   ototal++;
-  if (olast < nofn && ofn[olast].line == ar->linedefined &&
-      strcmp(ofn[olast].source, ar->short_src) == 0) {
+  if (f == olast_fn && olast < nofn) {
     ofn[olast].self++;
     return;
   }
+  olast_fn = f;
+  if (!lua_getinfo(L, "S", ar)) return;
   for (i = nofn - 1; i >= 0; i--)
     if (ofn[i].line == ar->linedefined &&
         strcmp(ofn[i].source, ar->short_src) == 0) {
@@ -112,6 +117,7 @@ static void run_oracle(const char *path) {
   int saved, st;
   nofn = 0;
   olast = 0;
+  olast_fn = NULL;
   ototal = 0;
   luaL_openlibs(L);
   saved = quiet();
