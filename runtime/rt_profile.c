@@ -29,6 +29,7 @@
 #include "pf.h"
 #include "rt.h"
 
+#define LUA_CACHE 1024  /* Lua functions: source address, line -> function */
 #define C_CACHE 256     /* C functions: closure -> function */
 
 typedef struct c_entry {
@@ -45,6 +46,7 @@ struct lraf_profile {
   const lua_State *curL; /* the stack of the last event's thread */
   int cur;
   int create_fn, wrap_fn;  /* coroutine.create and wrap, once seen */
+  int lua[LUA_CACHE];    /* -1: empty */
   c_entry c[C_CACHE];
 };
 
@@ -88,20 +90,31 @@ static int module_name(lua_State *L, char *buf, size_t size) {
 }
 
 /* A Lua function is its short source and line defined (what its frame
-   is named by), looked up at every call: the address of a collected
-   chunk's source may come back with another chunk's.  Its name is that
-   of its first call. */
+   is named by).  A cache slot chosen by the chunk's source address
+   remembers the last function seen there; it is used only when its
+   short source and line are this function's (the address of a
+   collected chunk's source may come back with another chunk's).  The
+   name is that of the function's first call. */
 static int lua_func(lraf_profile *R, lua_State *L, lua_Debug *ar) {
-  int fn = pf_func_find(R->P, ar->short_src, ar->linedefined, NULL, 0);
+  uint32_t h = (uint32_t)((uintptr_t)ar->source >> 4) * 31u +
+               (uint32_t)ar->linedefined;
+  int *slot = &R->lua[h % LUA_CACHE], fn = *slot;
   const char *name;
-  if (fn >= 0) return fn;
-  if (ar->what[0] == 'm') {
-    name = "main chunk";
-  } else {
-    lua_getinfo(L, "n", ar);
-    name = ar->name ? ar->name : "?";
+  if (fn >= 0 && R->P->fn[fn].line == ar->linedefined &&
+      strcmp(R->P->fn[fn].source, ar->short_src) == 0)
+    return fn;
+  fn = pf_func_find(R->P, ar->short_src, ar->linedefined, NULL, 0);
+  if (fn < 0) {
+    if (ar->what[0] == 'm') {
+      name = "main chunk";
+    } else {
+      lua_getinfo(L, "n", ar);
+      name = ar->name ? ar->name : "?";
+    }
+    fn = pf_func_id(R->P, ar->short_src, ar->linedefined, name, 0);
   }
-  return pf_func_id(R->P, ar->short_src, ar->linedefined, name, 0);
+  *slot = fn;
+  return fn;
 }
 
 /* The C function at the top of L (left there): named by the loaded
@@ -217,6 +230,7 @@ static void hook(lua_State *L, lua_Debug *ar) {
 
 lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
   lraf_profile *R;
+  int i;
   lua_State *L = S->L;
   if (S->profile != NULL)
     return err_fail(err, LRAF_EARG, "lraf_profile_start: a profile is "
@@ -231,6 +245,7 @@ lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
   }
   R->S = S;
   R->create_fn = R->wrap_fn = -1;
+  for (i = 0; i < LUA_CACHE; i++) R->lua[i] = -1;
   R->last = rt_total(S, L);
   S->profile = R;
   lua_sethook(L, hook, LUA_MASKCALL | LUA_MASKRET, 0);
