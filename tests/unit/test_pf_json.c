@@ -195,12 +195,42 @@ static void test_diff(void **state) {
   pf_free(B);
 }
 
+/* Per-line counts (a collector that sees lines, e.g. the lraf VM's):
+   JSON lists them and Callgrind's format puts the cost on each line. */
+static void test_lines(void **state) {
+  pf_profile *P = sample(100);
+  char *buf = NULL;
+  size_t len;
+  FILE *f;
+  lraf_error err;
+  (void)state;
+  pf_line(P, 2, 9, 150);
+  pf_line(P, 2, 8, 50);
+  pf_line(P, 2, 12, 0);
+  pf_line(P, 2, 9, 0);
+  assert_int_equal(P->fn[2].first, 8);
+  assert_int_equal(P->fn[2].nlines, 5);
+  f = open_memstream(&buf, &len);
+  assert_int_equal(pf_write(P, PF_JSON, 0, f, &err), LRAF_OK);
+  fclose(f);
+  assert_non_null(strstr(buf, "\"lines\": [[8, 50], [9, 150]]"));
+  free(buf);
+  f = open_memstream(&buf, &len);
+  assert_int_equal(pf_write(P, PF_CALLGRIND, 0, f, &err), LRAF_OK);
+  fclose(f);
+  assert_non_null(strstr(buf, "\n8 50\n9 150\n"));
+  assert_non_null(strstr(buf, "summary: 215\n"));
+  free(buf);
+  pf_free(P);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_tree),
     cmocka_unit_test(test_roundtrip),
     cmocka_unit_test(test_bad_input),
     cmocka_unit_test(test_diff),
+    cmocka_unit_test(test_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
