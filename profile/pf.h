@@ -98,8 +98,9 @@ void pf_leave(pf_profile *P, int s);
 /* Pop frames until frame is on top (or the stack is empty when it is
    not on it); returns 1 when found. */
 int pf_unwind(pf_profile *P, int s, const void *frame);
-/* A return of frame: pops it and any frame above it; nothing when
-   frame is not on the stack (entered before the profile started). */
+/* A return of frame: pops it and any frame above it and returns its
+   node; nothing and -1 when frame is not on the stack (entered before
+   the profile started). */
 int pf_return(pf_profile *P, int s, const void *frame);
 /* n instructions ran in node (the collector's top since its last
    event: see pf_top). */

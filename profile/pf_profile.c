@@ -313,9 +313,9 @@ int pf_return(pf_profile *P, int s, const void *frame) {
   for (i = st->n - 1; i >= 0; i--)
     if (st->frame[i] == frame) {
       st->n = i;
-      return 1;
+      return st->node[i];
     }
-  return 0;
+  return -1;
 }
 
 void pf_charge(pf_profile *P, int node, int64_t n) {

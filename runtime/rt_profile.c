@@ -151,8 +151,9 @@ static int stack_of(lraf_profile *R, lua_State *L) {
 }
 
 /* A coroutine.create or wrap returning in L: the new thread's stack
-   starts under the node of that call. */
-static void created(lraf_profile *R, lua_State *L, lua_Debug *ar, int s) {
+   starts under node, that call's. */
+static void created(lraf_profile *R, lua_State *L, lua_Debug *ar,
+                    int node) {
   lua_State *co = NULL;
   if (!lua_getinfo(L, "r", ar) || ar->ntransfer < 1) return;
   if (lua_getlocal(L, ar, ar->ftransfer) == NULL) return;
@@ -164,7 +165,7 @@ static void created(lraf_profile *R, lua_State *L, lua_Debug *ar, int s) {
   }
   lua_pop(L, 1);
   if (co != NULL) {
-    pf_stack_reset(R->P, co, pf_top(R->P, s));
+    pf_stack_reset(R->P, co, node);
     R->curL = NULL;
   }
 }
@@ -172,14 +173,11 @@ static void created(lraf_profile *R, lua_State *L, lua_Debug *ar, int s) {
 /* A call or return: the stacks follow it. */
 static void event(lraf_profile *R, lua_State *L, lua_Debug *ar, int s) {
   int fn, is_c;
-  if (ar->event == LUA_HOOKRET) {  /* the common case needs no getinfo */
-    pf_stack *st = &R->P->stack[s];
-    if (st->n > 0 && st->frame[st->n - 1] == ar->i_ci) {
-      fn = R->P->node[st->node[st->n - 1]].fn;
-      if (fn == R->create_fn || fn == R->wrap_fn) created(R, L, ar, s);
-      pf_leave(R->P, s);
-    } else {
-      pf_return(R->P, s, ar->i_ci);
+  if (ar->event == LUA_HOOKRET) {  /* needs no getinfo */
+    int node = pf_return(R->P, s, ar->i_ci);
+    if (node >= 0) {
+      fn = R->P->node[node].fn;
+      if (fn == R->create_fn || fn == R->wrap_fn) created(R, L, ar, node);
     }
     return;
   }
