@@ -118,6 +118,48 @@ static void test_formats(void **state) {
   }
 }
 
+/* Every cost model: the profile's total is lraf run's count and the
+   profile names the model. */
+static void test_cost_models(void **state) {
+  static const char *const models[] = {"--mode overhead", "--exact",
+    "--weights w.txt", "--native", "--sandbox", NULL};
+  int i;
+  (void)state;
+  put("w.txt", "ADD 5\nGETTABLE 3\nCALL 7\n");
+  for (i = 0; models[i] != NULL; i++) {
+    char opts[128], *rep, *prof, *p, *q;
+    long long want, got;
+    snprintf(opts, sizeof opts, "%s", models[i]);
+    if (strstr(opts, "w.txt")) snprintf(opts, sizeof opts,
+                                        "--weights %s/w.txt", sh.dir);
+    assert_int_equal(run("run %s --report %s/rep.json "
+                         "tests/corpus/deltablue.lua", opts, sh.dir), 0);
+    rep = slurp_dir("rep.json");
+    assert_int_equal(run("profile %s --format json -o %s/m.json "
+                         "tests/corpus/deltablue.lua", opts, sh.dir), 0);
+    prof = slurp_dir("m.json");
+    p = strstr(rep, "\"instructions\"");
+    q = strstr(prof, "\"total\": ");
+    assert_non_null(p);
+    assert_non_null(q);
+    want = atoll(strchr(p, ':') + 1);
+    got = atoll(q + 9);
+    if (want != got)
+      fail_msg("%s: lraf run %lld, lraf profile %lld", opts, want, got);
+    p = strstr(rep, "\"model\": \"");
+    assert_non_null(p);
+    {
+      char model[128];
+      snprintf(model, sizeof model, "\"model\": \"%.*s",
+               (int)(strchr(p + 10, '"') - (p + 10)), p + 10);
+      if (strstr(prof, model) == NULL)
+        fail_msg("%s: the profile does not name %s", opts, model);
+    }
+    free(rep);
+    free(prof);
+  }
+}
+
 static void test_usage_errors(void **state) {
   char *err;
   (void)state;
@@ -216,6 +258,7 @@ static void test_diff_one_line(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_formats),
+    cmocka_unit_test(test_cost_models),
     cmocka_unit_test(test_usage_errors),
     cmocka_unit_test(test_diff_identical),
     cmocka_unit_test(test_diff_one_line),
