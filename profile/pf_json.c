@@ -181,7 +181,10 @@ static void literal(parser *p, const char *word) {
 /* Any value, kept nowhere. */
 static void value(parser *p, int depth) {
   int c = peek(p);
-  if (depth > MAX_DEPTH) { fail(p, "nested more than %d deep", MAX_DEPTH); return; }
+  if (depth > MAX_DEPTH) {
+    fail(p, "nested more than %d deep", MAX_DEPTH);
+    return;
+  }
   if (c == '{' || c == '[') {
     int close = c == '{' ? '}' : ']';
     p->i++;

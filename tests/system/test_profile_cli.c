@@ -33,7 +33,7 @@ static int run(const char *fmt, ...) {
   return tutil_sh_run(&sh, "%s %s", tutil_sh_lraf(), args);
 }
 
-/* A file of the suite's directory ("out.txt" and "err.txt": the last run's). */
+/* A file of the suite's directory (out.txt, err.txt: the last run's). */
 static char *slurp_dir(const char *name) {
   char path[256];
   size_t len;
@@ -169,7 +169,8 @@ static void test_usage_errors(void **state) {
   free(err);
   assert_int_equal(run("profile -o"), 2);
   assert_int_equal(run("diff only-one.json"), 2);
-  assert_int_equal(run("diff %s/missing.json %s/missing.json", sh.dir, sh.dir), 2);
+  assert_int_equal(run("diff %s/missing.json %s/missing.json", sh.dir,
+                       sh.dir), 2);
   err = slurp_dir("err.txt");
   assert_non_null(strstr(err, "missing.json"));
   free(err);
@@ -192,7 +193,8 @@ static void test_diff_identical(void **state) {
                        "tests/corpus/deltablue.lua", sh.dir), 0);
   assert_int_equal(run("profile --format json -o %s/b.json "
                        "tests/corpus/deltablue.lua", sh.dir), 0);
-  assert_int_equal(run("diff --threshold 0 %s/a.json %s/b.json", sh.dir, sh.dir),
+  assert_int_equal(run("diff --threshold 0 %s/a.json %s/b.json", sh.dir,
+                       sh.dir),
                    0);
   out = slurp_dir("out.txt");
   assert_non_null(strstr(out, "similarity 1.000000"));
@@ -231,13 +233,15 @@ static void test_diff_one_line(void **state) {
                        sh.dir, sh.dir), 0);
   {  /* the same chunk name, so that the frames match */
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "cp %s/towers2.lua %s/towers.lua", sh.dir, sh.dir);
+    snprintf(cmd, sizeof cmd, "cp %s/towers2.lua %s/towers.lua", sh.dir,
+             sh.dir);
     assert_int_equal(system(cmd), 0);
   }
   assert_int_equal(run("profile --format json -o %s/b.json %s/towers.lua",
                        sh.dir, sh.dir), 0);
   assert_int_equal(run("diff %s/a.json %s/b.json", sh.dir, sh.dir), 0);
-  assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", sh.dir, sh.dir),
+  assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", sh.dir,
+                       sh.dir),
                    1);
   out = slurp_dir("out.txt");
   /* the header, the total, then the first function row */
