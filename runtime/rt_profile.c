@@ -232,10 +232,10 @@ lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
   lua_State *L = S->L;
   if (S->profile != NULL)
     return err_fail(err, LRAF_EARG, "lraf_profile_start: a profile is "
-                   "already running on this state");
+                    "already running on this state");
   if (lua_gethook(L) != NULL)
     return err_fail(err, LRAF_EARG, "lraf_profile_start: the state's main "
-                   "thread has a debug hook already");
+                    "thread has a debug hook already");
   R = calloc(1, sizeof *R);
   if (R == NULL || (R->P = pf_new(S->model)) == NULL) {
     free(R);
@@ -256,7 +256,7 @@ lraf_status lraf_profile_stop(lraf_state *S, lraf_profile **out,
   *out = NULL;
   if (R == NULL)
     return err_fail(err, LRAF_EARG, "lraf_profile_stop: no profile is "
-                   "running on this state");
+                    "running on this state");
   lua_sethook(S->L, NULL, 0, 0);
   S->profile = NULL;
   {
@@ -268,7 +268,7 @@ lraf_status lraf_profile_stop(lraf_state *S, lraf_profile **out,
   if (R->P->oom) {
     lraf_profile_free(R);
     return err_fail(err, LRAF_EMEM, "lraf_profile_stop: out of memory "
-                   "while profiling");
+                    "while profiling");
   }
   *out = R;
   return LRAF_OK;
@@ -293,7 +293,7 @@ lraf_status lraf_profile_write(const lraf_profile *R, const char *format,
   pf_format fmt;
   if (!pf_format_of(format, &fmt))
     return err_fail(err, LRAF_EARG, "unknown profile format '%s' (table, "
-                   "folded, callgrind, svg or json)", format);
+                    "folded, callgrind, svg or json)", format);
   return pf_write(R->P, fmt, top, out, err);
 }
 
