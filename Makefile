@@ -15,6 +15,7 @@
 #   vm/        Lua 5.4 bytecode in memory: vm_read, checks, vm_list, vm_write
 #   rewriter/  rw_rewrite adds the accounting code to a chunk; rw_verify
 #   accounts/  accounts and managers (total, limit, hierarchical, rate)
+#   profile/   the profiler's core: calling-context tree, outputs, diff
 #   runtime/   the host API: states, loading, calls, the counter
 #   cli/       the lraf command, compiled against include/lraf.h only
 #
@@ -44,7 +45,7 @@ LUA_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) 2>/dev/null)
 LUA_LIBS   := $(shell pkg-config --libs $(LUA_PC) 2>/dev/null)
 
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
-           -fPIC -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iruntime $(LUA_CFLAGS) $(SAN)
+           -fPIC -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iprofile -Iruntime $(LUA_CFLAGS) $(SAN)
 LDFLAGS := $(SAN)
 LIBS    := $(LUA_LIBS) -lm -lpthread
 # service/: the ledger's stores; cli/cli_serve.c: the HTTP front
@@ -52,7 +53,9 @@ PQ_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null)
 CFLAGS  += -Iservice $(PQ_CFLAGS)
 LIBS    += -lsqlite3 -lpq -lmicrohttpd
 
-MODULES  := common vm rewriter accounts runtime service
+MODULES  := common vm rewriter accounts profile runtime service
+# profile/: the profiler's core (pf_; knows no Lua, like accounts/); its
+# stock collector is runtime/rt_profile.c.
 LIB_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CLI_SRC  := $(wildcard cli/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -68,7 +71,7 @@ TEST_SUPPORT := $(wildcard tests/support/*.c)
 # examples/*.c: each one program over the public header only.
 EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all deps run test check unit san-test bench bench-native clean examples memcheck \
+.PHONY: all deps run test check unit san-test bench bench-native bench-profile clean examples memcheck \
         fuzz fuzz-build fuzz-deps fuzz-diff
 
 all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf examples
@@ -95,7 +98,7 @@ $(BUILD)/%.o: %.c $(HEADERS)
 
 # The command is compiled against the public header alone (and its own
 # cli/*.h): no internal header of the library is on its include path.
-CLI_CFLAGS := $(filter-out -Icommon -Ivm -Irewriter -Iaccounts -Iruntime,$(CFLAGS)) -Icli
+CLI_CFLAGS := $(filter-out -Icommon -Ivm -Irewriter -Iaccounts -Iprofile -Iruntime,$(CFLAGS)) -Icli
 $(BUILD)/cli/%.o: cli/%.c include/lraf.h $(wildcard cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -c $< -o $@
@@ -167,6 +170,11 @@ bench: all
 	tests/bench/run.sh
 	tests/bench/native.sh
 	tests/bench/serve.sh
+	tests/bench/profile.sh
+
+# What lraf profile costs over plain lua5.4 and over lraf run.
+bench-profile: all
+	tests/bench/profile.sh
 
 # Calibration of the native cost model and the overhead of charging.
 bench-native: all
@@ -183,7 +191,7 @@ fuzz-diff: $(BUILD)/tests/test_diff_gen
 # build-fuzz/, run one after another for FUZZ_TIME seconds each on seed
 # corpora made from tests/corpus and tests/gen (tests/fuzz/mkcorpus.sh).
 FUZZ_TIME    ?= 600
-FUZZ_TARGETS := read rewrite source pool
+FUZZ_TARGETS := read rewrite source pool pfjson
 FUZZ_BUILD   := build-fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
@@ -214,6 +222,7 @@ fuzz: fuzz-build
 	tests/fuzz/mkcorpus.sh $(FUZZ_RUN)
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  case $$t in source|pool) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
+	              pfjson) seeds=tests/fuzz/pfjson; dict=;; \
 	              *) seeds=$(FUZZ_RUN)/chunks; dict=;; esac; \
 	  mkdir -p $(FUZZ_RUN)/out-$$t $(FUZZ_RUN)/crash-$$t; \
 	  echo "== fuzz_$$t for $(FUZZ_TIME) s"; \

@@ -34,6 +34,21 @@ int cli_disasm(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_rewrite(int argc, char **argv);
 int cli_serve(int argc, char **argv);
+int cli_profile(int argc, char **argv);
+int cli_diff(int argc, char **argv);
+
+/* lraf run's body with callbacks around the script's call (lraf
+   profile): the options are parsed for the subcommand argv[0];
+   before(S, a, ud) runs just before the call and may refuse with an
+   exit status; after(S, ud) runs once when the call ended, also
+   through os.exit, and its status becomes the command's when the
+   script succeeded. */
+typedef struct cli_run_hooks {
+  int (*before)(lraf_state *S, const cli_args *a, void *ud);
+  int (*after)(lraf_state *S, void *ud);
+  void *ud;
+} cli_run_hooks;
+int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks);
 
 /* Print "lraf: <message>" on stderr and return CLI_EUSAGE. */
 int cli_error(const char *fmt, ...);

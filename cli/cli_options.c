@@ -60,6 +60,12 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "no native charging, even in the sandbox"},
   {"--report", KIND_TEXT, "FILE|-", 0, 0,
    "a JSON report to FILE, or a summary on stderr with -"},
+  {"--format", KIND_TEXT, "FORMAT", 0, 0,
+   "table (default), folded, callgrind, svg or json"},
+  {"--top", KIND_COUNT, "N", 0, 1000000,
+   "rows of the table (default 20; 0: all)"},
+  {"--threshold", KIND_TEXT, "P", 0, 0,
+   "exit 1 when anything changed by more than P percent"},
   {"--help", KIND_FLAG, NULL, 0, 0,
    "print this help and exit"},
   {"--port", KIND_COUNT, "N", 0, 65535,
@@ -125,6 +131,23 @@ static const cli_command commands[] = {
    CLI_OPERANDS_AFTER, "SCRIPT [ARGS...]",
    "run SCRIPT like lua5.4, counting every instruction",
    ST(0) | ST(1) | ST(2) | ST(3) | ST(4)},
+  {"profile", cli_profile,
+   CLI_BIT(CLI_OPT_LIMIT) | CLI_BIT(CLI_OPT_RATE) |
+     CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | CLI_BIT(CLI_OPT_REPORT) |
+     CLI_BIT(CLI_OPT_FORMAT) | CLI_BIT(CLI_OPT_OUTPUT) |
+     CLI_BIT(CLI_OPT_TOP) | CLI_BIT(CLI_OPT_HELP),
+   CLI_OPERANDS_AFTER, "[-o OUT] SCRIPT [ARGS...]",
+   "run SCRIPT like lraf run and write its exact profile to OUT (or\n"
+   "standard output): per function calls, self and inclusive\n"
+   "instructions, and the calling contexts (docs/profiling.md)",
+   ST(0) | ST(1) | ST(2) | ST(3) | ST(4)},
+  {"diff", cli_diff,
+   CLI_BIT(CLI_OPT_THRESHOLD) | CLI_BIT(CLI_OPT_TOP) | CLI_BIT(CLI_OPT_HELP),
+   CLI_OPERANDS_MIXED, "A.json B.json",
+   "compare two JSON profiles function by function, sorted by absolute\n"
+   "change, with their similarity; exit status 1 when the total or a\n"
+   "function changed by more than --threshold P percent",
+   ST(0) | ST(2)},
   {"rewrite", cli_rewrite,
    COUNTING | CLI_BIT(CLI_OPT_OUTPUT) | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_MIXED, "IN.lua|IN.luac -o OUT",
@@ -333,6 +356,17 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
     case CLI_OPT_LEDGER: a->ledger = v; break;
     case CLI_OPT_SLICE: a->slice = n; break;
     case CLI_OPT_NO_METERING: a->no_metering = 1; break;
+    case CLI_OPT_FORMAT: a->format = v; break;
+    case CLI_OPT_TOP: a->top = n; break;
+    case CLI_OPT_THRESHOLD: {
+      char *end;
+      a->threshold = strtod(v, &end);
+      if (end == v || *end != '\0' || !(a->threshold >= 0) ||
+          isinf(a->threshold))
+        rc = cli_error("--threshold needs a percentage of at least 0, "
+                       "not '%s'", v);
+      break;
+    }
     case CLI_OPT_HELP: case CLI_NUM_OPTS: break;
   }
   return rc;
@@ -352,6 +386,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a) {
   a->native = -1;
   a->port = -1;
   a->workers = -1;
+  a->top = -1;
+  a->threshold = -1;
   for (i = 1; i < argc; i++) {
     const char *arg = argv[i];
     int o;

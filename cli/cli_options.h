@@ -31,6 +31,9 @@ typedef enum cli_opt {
   CLI_OPT_NATIVE,        /* --native */
   CLI_OPT_NO_NATIVE,     /* --no-native */
   CLI_OPT_REPORT,        /* --report FILE|- */
+  CLI_OPT_FORMAT,        /* --format FORMAT (lraf profile) */
+  CLI_OPT_TOP,           /* --top N (lraf profile, lraf diff) */
+  CLI_OPT_THRESHOLD,     /* --threshold P (lraf diff) */
   CLI_OPT_HELP,          /* --help */
   /* lraf serve */
   CLI_OPT_PORT,          /* --port N */
@@ -89,6 +92,9 @@ typedef struct cli_args {
   double rate;            /* --rate; 0: none */
   const char *report;     /* --report; NULL: none */
   const char *output;     /* -o; NULL: none */
+  const char *format;     /* --format; NULL: not said */
+  int64_t top;            /* --top; -1: not said */
+  double threshold;       /* --threshold; -1: none */
   int runs;               /* -n; 0: not said */
   /* lraf serve */
   int port, workers;      /* -1: not said */

@@ -44,6 +44,9 @@ typedef struct run_ctx {
   lraf_manager *m;
   double wall0, cpu0;
   int reported;
+  cli_args args;               /* what the options said */
+  const cli_run_hooks *hooks;  /* lraf profile's, or NULL */
+  int hooked, hook_rc;
 } run_ctx;
 
 static run_ctx *active;  /* for os.exit */
@@ -87,8 +90,14 @@ static void outcome(const run_ctx *c, cli_outcome *o, const char *status,
   o->cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - c->cpu0;
 }
 
-/* Write the report once: the summary on stderr, or the JSON file. */
+/* Write the report once: the summary on stderr, or the JSON file.  A
+   hook's after() (lraf profile) runs first, once, while the state is
+   still there. */
 static void report(run_ctx *c, const cli_outcome *o) {
+  if (c->hooks != NULL && !c->hooked && c->S != NULL) {
+    c->hooked = 1;
+    c->hook_rc = c->hooks->after(c->S, c->hooks->ud);
+  }
   if (c->report == NULL || c->reported) return;
   c->reported = 1;
   if (c->rfile == NULL) {
@@ -142,13 +151,17 @@ static int run_exit(lua_State *L) {
    native charging by default in the sandbox only. */
 static int parse_args(run_ctx *c, int argc, char **argv, int *script) {
   cli_args a;
-  int rc = cli_parse(cli_command_find("run"), argc, argv, &a);
+  const cli_command *cmd = cli_command_find(argv[0]);  /* run, profile */
+  int rc;
+  if (cmd == NULL) cmd = cli_command_find("run");
+  rc = cli_parse(cmd, argc, argv, &a);
   if (rc != CLI_OK) return rc;
   if (a.noperands == 0) {
     cli_error("no script");
-    cli_usage(stderr, cli_command_find("run"));
+    cli_usage(stderr, cmd);
     return CLI_EUSAGE;
   }
+  c->args = a;
   c->opt = a.opt;
   memcpy(c->weights, a.weights, sizeof c->weights);
   if (a.opt.weights != NULL) c->opt.weights = c->weights;
@@ -329,11 +342,16 @@ static int not_started(run_ctx *c, int code) {
 }
 
 int cli_run(int argc, char **argv) {
+  return cli_run_with(argc, argv, NULL);
+}
+
+int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
   run_ctx c;
   lraf_error err;
   lraf_status st;
   int script = 0, rc;
   memset(&c, 0, sizeof c);
+  c.hooks = hooks;
   if ((rc = parse_args(&c, argc, argv, &script)) != CLI_OK)
     return rc == CLI_HELP ? CLI_OK : rc;
   c.script = argv[script];
@@ -366,8 +384,15 @@ int cli_run(int argc, char **argv) {
     if (strcmp(path, "-") == 0 && strcmp(argv[script - 1], "--") != 0)
       path = NULL;
     st = load_script(&c, path, &err);
-    if (st != LRAF_OK) rc = finish(&c, st, &err, 1);
-    else rc = finish(&c, call(&c, 1, &err), &err, 0);
+    if (st != LRAF_OK) {
+      rc = finish(&c, st, &err, 1);
+    } else if (hooks != NULL &&
+               (rc = hooks->before(c.S, &c.args, hooks->ud)) != CLI_OK) {
+      c.hooks = NULL;
+    } else {
+      rc = finish(&c, call(&c, 1, &err), &err, 0);
+      if (rc == CLI_OK) rc = c.hook_rc;
+    }
   }
   active = NULL;
   lraf_close(c.S);

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define LRAF_VERSION "0.1.0"
 
@@ -663,5 +664,99 @@ LRAF_API lraf_manager *lraf_ledger_tenant(lraf_ledger *l,
                                           lraf_error *err);
 /* Give back unused leases, finish the pending commits, close. */
 LRAF_API void lraf_ledger_close(lraf_ledger *l);
+
+/* ================================================================== */
+/* Profiles (runtime/rt_profile.c, profile/)                           */
+/* ================================================================== */
+
+/* An exact, reproducible profile of what a state ran between
+   lraf_profile_start and lraf_profile_stop, in the state's cost model
+   (lraf_model names it): per function (Lua functions by short source
+   and line defined, named as debug.getinfo names them at their first
+   call, "main chunk" for a chunk; C functions as "[C] module.name"
+   when a loaded module holds them) its calls, self and inclusive
+   instructions, and the calling-context tree, in which a function
+   reached by two paths is two nodes and a coroutine's frames hang under
+   the coroutine.create or coroutine.wrap call that made it.  Self
+   counts sum to exactly what the state counted meanwhile (the native
+   units of C functions, with the native option, are their self count).
+   On the stock target the profile is collected by a call and return
+   hook on the main thread, which coroutines created afterwards inherit
+   (so profile from the start; a script that sets its own hook with
+   debug.sethook takes the events away).  Recursion counts once in a
+   function's inclusive count; a thread's frames deeper than 256 hang
+   under the frame at depth 256 in the tree (the counts per function
+   stay exact).  Use it from the OS thread that runs S. */
+typedef struct lraf_profile lraf_profile;
+
+/* Start profiling S.  LRAF_EARG when a profile is already running or
+   the main thread has a debug hook. */
+LRAF_API lraf_status lraf_profile_start(lraf_state *S, lraf_error *err);
+/* Stop and hand over the profile (*out; free it with
+   lraf_profile_free).  lraf_close frees a profile still running. */
+LRAF_API lraf_status lraf_profile_stop(lraf_state *S, lraf_profile **out,
+                                       lraf_error *err);
+LRAF_API void lraf_profile_free(lraf_profile *P);
+
+/* Write P to out in format "table" (the top functions by self count;
+   top rows, 0: all), "folded" (one line "frame;frame;... N" per
+   calling context with self instructions, flamegraph.pl's input),
+   "callgrind" (Callgrind's format, for callgrind_annotate and
+   KCachegrind), "svg" (a self-contained flame graph) or "json".  In
+   folded, JSON and SVG a Lua frame is "NAME (SOURCE:LINE)" and a C
+   frame "[C] NAME".  docs/profiling.md describes every format.
+   LRAF_EARG for an unknown format, LRAF_EIO when writing fails. */
+LRAF_API lraf_status lraf_profile_write(const lraf_profile *P,
+                                        const char *format, int top,
+                                        FILE *out, lraf_error *err);
+
+/* Everything P counted (the sum of the self counts). */
+LRAF_API int64_t lraf_profile_total(const lraf_profile *P);
+/* One function of P: i from 0 to lraf_profile_functions(P) - 1, in the
+   order of their first call.  The strings live as long as P.  Returns 0
+   when i is out of range. */
+typedef struct lraf_profile_func {
+  const char *name;    /* "?" when debug.getinfo gives none */
+  const char *source;  /* short source; "[C]" for C functions */
+  int line;            /* line defined; -1 for C functions */
+  int is_c;
+  int64_t calls, self, inclusive;
+} lraf_profile_func;
+LRAF_API int lraf_profile_functions(const lraf_profile *P);
+LRAF_API int lraf_profile_function(const lraf_profile *P, int i,
+                                   lraf_profile_func *out);
+
+/* Comparing two JSON profiles (lraf diff), function by function by
+   frame name.  lraf_profile_diff reads both texts (a_name and b_name
+   name them in errors: LRAF_EFORMAT with the byte offset and what was
+   expected there) and compares their self counts.  The rows come
+   sorted by absolute change, largest first, then by frame; their
+   strings live as long as the diff.  The similarity is the cosine of
+   the two per-function count vectors, each count weighted by
+   1 + ln(2 / df), df the number of the two profiles that ran the
+   function: 1 for identical profiles, near 0 for different programs. */
+typedef struct lraf_profile_diff lraf_profile_diff;
+typedef struct lraf_profile_change {
+  const char *frame;     /* "(total)" for the totals */
+  int64_t before, after;
+} lraf_profile_change;
+LRAF_API lraf_status lraf_profile_diff_new(const char *a, size_t a_len,
+                                           const char *a_name,
+                                           const char *b, size_t b_len,
+                                           const char *b_name,
+                                           lraf_profile_diff **out,
+                                           lraf_error *err);
+LRAF_API int lraf_profile_diff_rows(const lraf_profile_diff *d);
+/* Row i (0 .. rows - 1); 0 when out of range.  i = -1: the totals. */
+LRAF_API int lraf_profile_diff_row(const lraf_profile_diff *d, int i,
+                                   lraf_profile_change *out);
+LRAF_API double lraf_profile_diff_similarity(const lraf_profile_diff *d);
+/* The cost models the two profiles name. */
+LRAF_API const char *lraf_profile_diff_model(const lraf_profile_diff *d,
+                                             int second);
+/* The change from before to after in percent: 0 when equal, +HUGE_VAL
+   when before is 0. */
+LRAF_API double lraf_profile_change_percent(int64_t before, int64_t after);
+LRAF_API void lraf_profile_diff_free(lraf_profile_diff *d);
 
 #endif

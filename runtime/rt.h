@@ -80,6 +80,8 @@ struct lraf_state {
   /* rt_stop.c: where the last call stopped */
   char where[192], mem_where[192];
   int where_noted;
+  int64_t charged;       /* everything ever charged (rt_total) */
+  struct lraf_profile *profile;  /* the running profile (rt_profile.c) */
 };
 
 /* ---- rt_thread.c: thread records ---- */
@@ -118,6 +120,13 @@ int rt_consume(lua_State *L);
 /* Reset the counter to the current account's granularity (nothing
    live: call right after a flush). */
 void rt_regranulate(lraf_state *S, lua_State *L);
+/* Everything the state counted so far, live counter included: grows by
+   exactly what runs (the profiler reads it at calls and returns). */
+int64_t rt_total(lraf_state *S, lua_State *L);
+
+/* ---- rt_profile.c: the profiler's stock collector ---- */
+/* Stop and free the running profile, if any (lraf_close). */
+void rt_profile_drop(lraf_state *S);
 
 /* ---- rt_protect.c: the quota error, and pcall/xpcall that pass it on ---- */
 void rt_protect_init(lua_State *L);

@@ -41,6 +41,10 @@ int64_t rt_live(lraf_state *S, lua_State *L) {
   return counter(S, L) - S->base + S->pending;
 }
 
+int64_t rt_total(lraf_state *S, lua_State *L) {
+  return S->charged + rt_live(S, L);
+}
+
 static int64_t next_granularity(lraf_state *S, rt_thread *t) {
   if (S->quota || t->acct == NULL) return 0;
   return acct_granularity(t->acct, S->granularity);
@@ -55,6 +59,7 @@ static lraf_verdict charge_n(lraf_state *S, int64_t n, int can_pause) {
   rt_thread *t = S->cur;
   lraf_verdict v;
   if (t->acct == NULL) t = &S->main;
+  S->charged += n;
   v = acct_charge(t->acct, n, can_pause);
   if (v == LRAF_STOP) S->quota = 1;
   return v;

@@ -139,6 +139,7 @@ lraf_status lraf_new(const lraf_options *o, lraf_state **out,
 
 void lraf_close(lraf_state *S) {
   if (S == NULL) return;
+  rt_profile_drop(S);  /* a profile the host did not stop */
   if (S->L != NULL) {
     S->closing = 1;
     S->cur = &S->main;

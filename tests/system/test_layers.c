@@ -1,10 +1,10 @@
 /*
 ** test_layers.c - the layering rules of the sources: an #include never
 ** runs from a lower layer to a higher one (include/ <- common/ <- vm/
-** <- rewriter/ <- runtime/ <- service/ <- cli/; accounts/ sits on
-** common/ and knows no Lua; service/ and cli/ see only include/lraf.h), and no two files of the
-** library call each other in a loop (from `nm` of the objects next to
-** the lraf binary named by $LRAF).
+** <- rewriter/ <- runtime/ <- service/ <- cli/; accounts/ and profile/
+** sit on common/ and know no Lua; service/ and cli/ see only
+** include/lraf.h), and no two files of the library call each other in a
+** loop (from `nm` of the objects next to the lraf binary named by $LRAF).
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,10 +22,11 @@
 #include "tutil_sh.h"
 
 /* The folders, lowest first, and which ones each may include from. */
-enum { INCLUDE, COMMON, VM, REWRITER, ACCOUNTS, RUNTIME, SERVICE, CLI,
-       NLAYERS };
+enum { INCLUDE, COMMON, VM, REWRITER, ACCOUNTS, PROFILE, RUNTIME, SERVICE,
+       CLI, NLAYERS };
 static const char *const layer_dir[NLAYERS] = {
-  "include", "common", "vm", "rewriter", "accounts", "runtime", "service",
+  "include", "common", "vm", "rewriter", "accounts", "profile", "runtime",
+  "service",
   "cli"
 };
 #define B(l) (1u << (l))
@@ -35,7 +36,9 @@ static const unsigned may_include[NLAYERS] = {
   B(INCLUDE) | B(COMMON) | B(VM),
   B(INCLUDE) | B(COMMON) | B(VM) | B(REWRITER),
   B(INCLUDE) | B(COMMON) | B(ACCOUNTS),
-  B(INCLUDE) | B(COMMON) | B(VM) | B(REWRITER) | B(ACCOUNTS) | B(RUNTIME),
+  B(INCLUDE) | B(COMMON) | B(PROFILE),
+  B(INCLUDE) | B(COMMON) | B(VM) | B(REWRITER) | B(ACCOUNTS) | B(PROFILE) |
+    B(RUNTIME),
   B(INCLUDE) | B(SERVICE),   /* the request pool: lraf.h and Lua only */
   B(INCLUDE) | B(CLI),
 };
@@ -66,11 +69,13 @@ static int check_includes(int l, const char *path) {
         print_error("%s includes %s/%s\n", path, layer_dir[to], name);
         bad++;
       }
-    } else if (l == ACCOUNTS && sscanf(p, "#include <%255[^>]>", name) == 1
-               && (strcmp(name, "lua.h") == 0 ||
-                   strcmp(name, "lauxlib.h") == 0 ||
-                   strcmp(name, "lualib.h") == 0)) {
-      print_error("%s includes <%s>: accounts/ knows no Lua\n", path, name);
+    } else if ((l == ACCOUNTS || l == PROFILE) &&
+               sscanf(p, "#include <%255[^>]>", name) == 1 &&
+               (strcmp(name, "lua.h") == 0 ||
+                strcmp(name, "lauxlib.h") == 0 ||
+                strcmp(name, "lualib.h") == 0)) {
+      print_error("%s includes <%s>: %s/ knows no Lua\n", path, name,
+                  layer_dir[l]);
       bad++;
     }
   }

@@ -1,0 +1,271 @@
+/*
+** test_profile_cli.c - the lraf profile and lraf diff commands, run as
+** a user runs them (the binary named by $LRAF, default build/lraf) in a
+** temporary directory: every format to a file, the same counts as lraf
+** run, identical runs diffing to exit 0, and a one-line change in a
+** corpus benchmark found at the top of the diff.
+*/
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tutil_run.h"
+#include "tutil_sh.h"
+
+static tutil_sh sh;
+
+/* Run "lraf ARGS" (from the repository's root) with its output in the
+   suite's directory; the exit status. */
+static int run(const char *fmt, ...) {
+  char args[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  return tutil_sh_run(&sh, "%s %s", tutil_sh_lraf(), args);
+}
+
+/* A file of the suite's directory (out.txt, err.txt: the last run's). */
+static char *slurp_dir(const char *name) {
+  char path[256];
+  size_t len;
+  char *s;
+  snprintf(path, sizeof path, "%s/%s", sh.dir, name);
+  s = tutil_run_slurp(path, &len);
+  if (s == NULL) fail_msg("cannot read %s", path);
+  return s;
+}
+
+static void put(const char *name, const char *text) {
+  assert_int_equal(tutil_sh_write(&sh, name, text), 0);
+}
+
+static int setup(void **state) {
+  (void)state;
+  return tutil_sh_init(&sh, "pcli");
+}
+
+static int teardown(void **state) {
+  (void)state;
+  return tutil_sh_cleanup(&sh);
+}
+
+/* The count lraf run reports for script (from its JSON report). */
+static long long run_count(const char *script) {
+  char *rep, *p;
+  long long n;
+  assert_int_equal(run("run --report %s/rep.json %s", sh.dir, script), 0);
+  rep = slurp_dir("rep.json");
+  p = strstr(rep, "\"count\"");
+  if (p == NULL) fail_msg("no count in lraf run's report: %s", rep);
+  n = atoll(strchr(p, ':') + 1);
+  free(rep);
+  return n;
+}
+
+static long long json_total(const char *name) {
+  char *j = slurp_dir(name), *p = strstr(j, "\"total\": ");
+  long long n;
+  assert_non_null(p);
+  n = atoll(p + 9);
+  free(j);
+  return n;
+}
+
+static void test_formats(void **state) {
+  static const char *const formats[] = {"table", "folded", "callgrind",
+                                        "svg", "json", NULL};
+  const char *script = "tests/corpus/richards.lua";
+  long long count = run_count(script);
+  int i;
+  (void)state;
+  for (i = 0; formats[i] != NULL; i++) {
+    char name[64], *text, *out;
+    snprintf(name, sizeof name, "p.%s", formats[i]);
+    assert_int_equal(run("profile --format %s -o %s/%s %s", formats[i], sh.dir,
+                         name, script), 0);
+    text = slurp_dir(name);
+    out = slurp_dir("out.txt");
+    assert_true(strlen(text) > 100);
+    /* the script's own output still goes to standard output */
+    assert_non_null(strstr(out, "count=1000 queued="));
+    free(text);
+    free(out);
+  }
+  assert_int_equal(json_total("p.json"), count);
+  {
+    char *t = slurp_dir("p.table"), head[128];
+    snprintf(head, sizeof head, "lraf profile: %lld instructions, cost model "
+             "lua5.4/original", count);
+    assert_non_null(strstr(t, head));
+    free(t);
+  }
+  /* standard output without -o; run options pass through */
+  assert_int_equal(run("profile --exact --granularity 777 --format folded "
+                       "tests/corpus/queens.lua"), 0);
+  {
+    char *out = slurp_dir("out.txt");
+    assert_non_null(strstr(out, "main chunk (tests/corpus/queens.lua:0)"));
+    free(out);
+  }
+}
+
+/* Every cost model: the profile's total is lraf run's count and the
+   profile names the model. */
+static void test_cost_models(void **state) {
+  static const char *const models[] = {"--mode overhead", "--exact",
+    "--weights w.txt", "--native", "--sandbox", NULL};
+  int i;
+  (void)state;
+  put("w.txt", "ADD 5\nGETTABLE 3\nCALL 7\n");
+  for (i = 0; models[i] != NULL; i++) {
+    char opts[128], *rep, *prof, *p, *q;
+    long long want, got;
+    snprintf(opts, sizeof opts, "%s", models[i]);
+    if (strstr(opts, "w.txt")) snprintf(opts, sizeof opts,
+                                        "--weights %s/w.txt", sh.dir);
+    assert_int_equal(run("run %s --report %s/rep.json "
+                         "tests/corpus/deltablue.lua", opts, sh.dir), 0);
+    rep = slurp_dir("rep.json");
+    assert_int_equal(run("profile %s --format json -o %s/m.json "
+                         "tests/corpus/deltablue.lua", opts, sh.dir), 0);
+    prof = slurp_dir("m.json");
+    p = strstr(rep, "\"count\"");
+    q = strstr(prof, "\"total\": ");
+    assert_non_null(p);
+    assert_non_null(q);
+    want = atoll(strchr(p, ':') + 1);
+    got = atoll(q + 9);
+    if (want != got)
+      fail_msg("%s: lraf run %lld, lraf profile %lld", opts, want, got);
+    p = strstr(rep, "\"model\": \"");
+    assert_non_null(p);
+    {
+      char model[128];
+      snprintf(model, sizeof model, "\"model\": \"%.*s",
+               (int)(strchr(p + 10, '"') - (p + 10)), p + 10);
+      if (strstr(prof, model) == NULL)
+        fail_msg("%s: the profile does not name %s", opts, model);
+    }
+    free(rep);
+    free(prof);
+  }
+}
+
+static void test_usage_errors(void **state) {
+  char *err;
+  (void)state;
+  assert_int_equal(run("profile --format xml tests/corpus/queens.lua"), 2);
+  err = slurp_dir("err.txt");
+  assert_non_null(strstr(err, "unknown format 'xml'"));
+  free(err);
+  assert_int_equal(run("profile -o"), 2);
+  assert_int_equal(run("diff only-one.json"), 2);
+  assert_int_equal(run("diff %s/missing.json %s/missing.json", sh.dir,
+                       sh.dir), 2);
+  err = slurp_dir("err.txt");
+  assert_non_null(strstr(err, "missing.json"));
+  free(err);
+  put("bad.json", "{\"format\": \"lraf-profile\", \"total\": 5, "
+      "\"functions\": [{\"frame\": \"f\", \"self\": -3}]}");
+  assert_int_equal(run("diff %s/bad.json %s/bad.json", sh.dir, sh.dir), 2);
+  err = slurp_dir("err.txt");
+  assert_non_null(strstr(err, "bad.json: byte"));
+  assert_non_null(strstr(err, "\"self\" must be an integer"));
+  free(err);
+  put("notjson.json", "hello");
+  assert_int_equal(run("diff %s/notjson.json %s/bad.json", sh.dir, sh.dir), 2);
+  assert_int_equal(run("diff --threshold -1 a b"), 2);
+}
+
+static void test_diff_identical(void **state) {
+  char *out;
+  (void)state;
+  assert_int_equal(run("profile --format json -o %s/a.json "
+                       "tests/corpus/deltablue.lua", sh.dir), 0);
+  assert_int_equal(run("profile --format json -o %s/b.json "
+                       "tests/corpus/deltablue.lua", sh.dir), 0);
+  assert_int_equal(run("diff --threshold 0 %s/a.json %s/b.json", sh.dir,
+                       sh.dir),
+                   0);
+  out = slurp_dir("out.txt");
+  assert_non_null(strstr(out, "similarity 1.000000"));
+  free(out);
+}
+
+/* Replace the first occurrence of from in s (of at most 1 MB). */
+static char *replace(const char *s, const char *from, const char *to) {
+  const char *p = strstr(s, from);
+  char *r;
+  size_t a, b = strlen(to), c;
+  assert_non_null(p);
+  a = (size_t)(p - s);
+  c = strlen(p + strlen(from));
+  r = malloc(a + b + c + 1);
+  assert_non_null(r);
+  memcpy(r, s, a);
+  memcpy(r + a, to, b);
+  memcpy(r + a + b, p + strlen(from), c + 1);
+  return r;
+}
+
+/* A one-line change in a function of a benchmark: that function is the
+   first row of the diff, and a threshold trips. */
+static void test_diff_one_line(void **state) {
+  size_t len;
+  char *src = tutil_run_slurp("tests/corpus/towers.lua", &len), *changed;
+  char *out, *row;
+  (void)state;
+  assert_non_null(src);
+  changed = replace(src, "  moves = moves + 1\n",
+                    "  moves = moves + 1 + 0 * moves\n");
+  put("towers.lua", src);
+  put("towers2.lua", changed);
+  assert_int_equal(run("profile --format json -o %s/a.json %s/towers.lua",
+                       sh.dir, sh.dir), 0);
+  {  /* the same chunk name, so that the frames match */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "cp %s/towers2.lua %s/towers.lua", sh.dir,
+             sh.dir);
+    assert_int_equal(system(cmd), 0);
+  }
+  assert_int_equal(run("profile --format json -o %s/b.json %s/towers.lua",
+                       sh.dir, sh.dir), 0);
+  assert_int_equal(run("diff %s/a.json %s/b.json", sh.dir, sh.dir), 0);
+  assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", sh.dir,
+                       sh.dir),
+                   1);
+  out = slurp_dir("out.txt");
+  /* the header, the total, then the first function row */
+  row = strstr(out, "(total)\n");
+  assert_non_null(row);
+  row = strchr(row, '\n') + 1;
+  if (strstr(row, "move_top (") == NULL ||
+      strstr(row, "move_top (") > strchr(row, '\n'))
+    fail_msg("move_top is not the first row:\n%s", out);
+  free(out);
+  out = slurp_dir("err.txt");
+  assert_non_null(strstr(out, "move_top ("));
+  free(out);
+  free(src);
+  free(changed);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_formats),
+    cmocka_unit_test(test_cost_models),
+    cmocka_unit_test(test_usage_errors),
+    cmocka_unit_test(test_diff_identical),
+    cmocka_unit_test(test_diff_one_line),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
