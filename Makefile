@@ -14,13 +14,37 @@
 
 CC      ?= cc
 LUA_PC  := lua5.4
-PKGS    := liblua5.4-dev lua5.4 lua-lpeg libcmocka-dev pkg-config valgrind
+PKGS    := liblua5.4-dev lua5.4 lua-lpeg libcmocka-dev pkg-config valgrind \
+           dpkg-dev patch
 BUILD   ?= build
 OPT     ?= -O2
 SAN     ?=
 
 LUA_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) 2>/dev/null)
 LUA_LIBS   := $(shell pkg-config --libs $(LUA_PC) 2>/dev/null)
+LUA_DEP    :=
+
+# The lraf VM (issue 17, docs/lraf-vm.md): with LRAF_VM=1 everything is
+# built against Lua 5.4.4 from Debian's source package plus
+# vm/lravm/lua-acct.patch (vm/lravm/fetch.sh puts it in $(LRAVM_SRC)),
+# compiled into $(BUILD)/lua/liblua.a.  `make vm` builds that into
+# build/vm; `make unit BUILD=build/vm LRAF_VM=1` runs the tests there.
+LRAVM_SRC := build/lua-lravm
+LRAVM_C   := lapi lcode lctype ldebug ldo ldump lfunc lgc llex lmem lobject \
+             lopcodes lparser lstate lstring ltable ltm lundump lvm lzio \
+             lauxlib lbaselib lcorolib ldblib liolib lmathlib loadlib loslib \
+             lstrlib ltablib lutf8lib linit
+LRAVM_OBJ := $(LRAVM_C:%=$(BUILD)/lua/%.o)
+# Debian's flags for liblua5.4 (debian/rules, src/Makefile), then ours
+LRAVM_CFLAGS = -std=gnu99 -Wall -Wextra -DLUA_COMPAT_5_3 -DLUA_USE_LINUX \
+             $(shell dpkg-buildflags --get CPPFLAGS 2>/dev/null) \
+             $(shell dpkg-buildflags --get CFLAGS 2>/dev/null) $(OPT) -fPIC $(SAN)
+ifeq ($(LRAF_VM),1)
+LUA_CFLAGS := -I$(LRAVM_SRC)/src -DLRAF_VM
+# -E: C modules (Debian's lpeg.so) find the Lua API in the executable
+LUA_LIBS   := $(BUILD)/lua/liblua.a -Wl,-E -ldl
+LUA_DEP    := $(LRAVM_SRC)/.ok $(BUILD)/lua/liblua.a
+endif
 
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
            -fPIC -Iinclude -Ivm -Irewriter -Iaccounts -Iruntime $(LUA_CFLAGS) $(SAN)
@@ -44,7 +68,7 @@ TEST_SUPPORT := $(wildcard tests/support/*.c)
 EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
 .PHONY: all deps run test check unit san-test bench bench-native clean examples memcheck \
-        fuzz fuzz-build fuzz-deps fuzz-diff
+        fuzz fuzz-build fuzz-deps fuzz-diff vm
 
 all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf examples
 
@@ -61,28 +85,49 @@ deps:
 	  fi; \
 	fi
 
-$(BUILD)/%.o: %.c $(HEADERS)
+$(BUILD)/%.o: %.c $(HEADERS) $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# ---- the lraf VM's Lua (LRAF_VM=1) ----
+$(LRAVM_SRC)/.ok: vm/lravm/fetch.sh vm/lravm/lua-acct.patch tools/apt-source.sh
+	vm/lravm/fetch.sh $(LRAVM_SRC)
+
+$(LRAVM_OBJ): $(BUILD)/lua/%.o: $(LRAVM_SRC)/.ok
+	@mkdir -p $(dir $@)
+	$(CC) $(LRAVM_CFLAGS) -c $(LRAVM_SRC)/src/$*.c -o $@
+
+$(BUILD)/lua/liblua.a: $(LRAVM_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+# the lraf VM's stand-alone lua (no readline), for benchmarks
+$(BUILD)/lua/lua: $(LRAVM_SRC)/.ok $(BUILD)/lua/liblua.a
+	$(CC) $(LRAVM_CFLAGS) -o $@ $(LRAVM_SRC)/src/lua.c $(BUILD)/lua/liblua.a \
+	  -Wl,-E -ldl -lm
+
+# lraf, its libraries, tests and examples against the lraf VM in build/vm
+vm: deps
+	$(MAKE) --no-print-directory BUILD=build/vm LRAF_VM=1 build/vm/liblraf.a \
+	  build/vm/liblraf.so build/vm/lraf build/vm/lua/lua
 
 $(BUILD)/liblraf.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/liblraf.so: $(LIB_OBJ)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LIBS)
+$(BUILD)/liblraf.so: $(LIB_OBJ) $(LUA_DEP)
+	$(CC) -shared $(LDFLAGS) -o $@ $(LIB_OBJ) $(LIBS)
 
-$(BUILD)/lraf: $(CLI_OBJ) $(BUILD)/liblraf.a
+$(BUILD)/lraf: $(CLI_OBJ) $(BUILD)/liblraf.a $(LUA_DEP)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/liblraf.a $(LIBS)
 
 vpath test_%.c tests/unit tests/system
-$(BUILD)/tests/%: %.c $(TEST_SUPPORT) $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h
+$(BUILD)/tests/%: %.c $(TEST_SUPPORT) $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/support -o $@ $< $(TEST_SUPPORT) $(BUILD)/liblraf.a $(LIBS) -lcmocka
 
 examples: $(EX_BIN)
 
-$(BUILD)/examples/%: examples/%.c $(BUILD)/liblraf.a include/lraf.h
+$(BUILD)/examples/%: examples/%.c $(BUILD)/liblraf.a include/lraf.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
 	  -Iinclude $(LUA_CFLAGS) $(SAN) -o $@ $< $(BUILD)/liblraf.a $(LIBS)

@@ -60,12 +60,49 @@ static lraf_status verify_function(const vm_proto *f, const vm_proto *parent,
   return st != LRAF_OK ? LRAF_EVERIFY : LRAF_OK;
 }
 
-lraf_status rw_verify(const vm_chunk *chunk, lraf_error *err) {
+/* The lraf VM's chunks: structure only (vm_check_code checks ACCT's
+   mode); the counter is the state's, so no upvalue is needed. */
+static lraf_status verify_fused(const vm_proto *f, int index, int depth,
+                                lraf_error *err) {
+  char path[64];
+  lraf_status st;
+  int i;
+  snprintf(path, sizeof path, "function %d at depth %d (line %d)", index,
+           depth, f->linedefined);
+  st = vm_check_code(f, path, VM_CHECK_REWRITTEN, err);
+  for (i = 0; st == LRAF_OK && i < f->sizep; i++)
+    st = verify_fused(f->p[i], i, depth + 1, err);
+  if (st != LRAF_OK && err != NULL)
+    err->code = LRAF_EVERIFY;
+  return st != LRAF_OK ? LRAF_EVERIFY : LRAF_OK;
+}
+
+/* Whether f or a function nested in it holds an ACCT. */
+static int has_acct(const vm_proto *f) {
+  int i;
+  for (i = 0; i < f->sizecode; i++)
+    if (vm_op(f->code[i]) == VM_OP_ACCT) return 1;
+  for (i = 0; i < f->sizep; i++)
+    if (has_acct(f->p[i])) return 1;
+  return 0;
+}
+
+lraf_status rw_verify_target(const vm_chunk *chunk, rw_target target,
+                             lraf_error *err) {
   if (chunk == NULL || chunk->main == NULL)
     return vm_fail(err, LRAF_EARG, "rw_verify: no chunk");
   if (chunk->nupvalues != chunk->main->sizeupvalues)
     return vm_fail(err, LRAF_EVERIFY,
                    "chunk header says %d upvalues, main has %d",
                    chunk->nupvalues, chunk->main->sizeupvalues);
+  if (target == RW_LRAVM)
+    return verify_fused(chunk->main, 0, 0, err);
+  if (has_acct(chunk->main))
+    return vm_fail(err, LRAF_EVERIFY,
+                   "the chunk holds ACCT, which only the lraf VM runs");
   return verify_function(chunk->main, NULL, 0, 0, err);
+}
+
+lraf_status rw_verify(const vm_chunk *chunk, lraf_error *err) {
+  return rw_verify_target(chunk, RW_STOCK, err);
 }

@@ -110,6 +110,12 @@ int rt_consume(lua_State *L);
    live: call right after a flush). */
 void rt_regranulate(lraf_state *S, lua_State *L);
 
+/* ---- rt_lravm.c: the lraf VM's counter (target RW_LRAVM only) ---- */
+/* The state's ACCT counter, which replaces the counter cell. */
+lua_Integer *rt_vm_counter(lua_State *L);
+/* Make consume the function ACCT calls at a zero check. */
+void rt_vm_bind(lua_State *L, lua_CFunction consume);
+
 /* ---- rt_protect.c: the quota error and protected calls ---- */
 void rt_protect_init(lua_State *L);
 int rt_raise_quota(lua_State *L);

@@ -88,8 +88,9 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
                    "counts %s", (int)mlen, model, S->rwmodel);
   st = vm_read_rewritten((const char *)data + skip, size - skip, NULL,
                          &chunk, err);
-  if (st == LRAF_OK) st = rw_verify(chunk, err);
-  if (st == LRAF_OK && chunk->main->sizeupvalues < 2)
+  if (st == LRAF_OK) st = rw_verify_target(chunk, S->opt.target, err);
+  if (st == LRAF_OK && S->opt.target == RW_STOCK &&
+      chunk->main->sizeupvalues < 2)
     st = vm_fail(err, LRAF_EVERIFY, "chunk has no counter upvalues");
   if (st != LRAF_OK) {
     vm_chunk_free(chunk);

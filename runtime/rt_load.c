@@ -48,7 +48,7 @@ lraf_status rt_rewrite_top(lua_State *L, const rw_options *opt,
   st = vm_read(b.p, b.n, NULL, &chunk, err);
   free(b.p);
   if (st == LRAF_OK) st = rw_rewrite(chunk, opt, NULL, err);
-  if (st == LRAF_OK) st = rw_verify(chunk, err);
+  if (st == LRAF_OK) st = rw_verify_target(chunk, opt->target, err);
   if (st != LRAF_OK) {
     vm_chunk_free(chunk);
     return st;
@@ -93,7 +93,9 @@ rt_loadres rt_load_rewritten(lua_State *L, const vm_chunk *chunk,
     r.code = r.status == LUA_ERRMEM ? LRAF_EMEM : LRAF_EFORMAT;
     return r;
   }
-  if (S->anchor_ref == LUA_NOREF || S->anchor_ref == LUA_REFNIL) {
+  if (S->opt.target == RW_LRAVM) {
+    /* the lraf VM: ACCT uses the state's counter, nothing to join */
+  } else if (S->anchor_ref == LUA_NOREF || S->anchor_ref == LUA_REFNIL) {
     /* this is the anchor: it gets the cells everything else shares */
     S->counter_up = n + 1;
     lua_pushinteger(L, 0);

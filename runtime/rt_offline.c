@@ -60,7 +60,7 @@ lraf_status lraf_rewrite(const lraf_options *o, const char *src, size_t len,
     st = vm_read(b.p, b.n, NULL, &chunk, err);
   free(b.p);
   if (st == LRAF_OK) st = rw_rewrite(chunk, &opt, NULL, err);
-  if (st == LRAF_OK) st = rw_verify(chunk, err);
+  if (st == LRAF_OK) st = rw_verify_target(chunk, opt.target, err);
   if (st == LRAF_OK) st = vm_write(chunk, &data, &size, err);
   vm_chunk_free(chunk);
   if (st != LRAF_OK) return st;
