@@ -28,7 +28,7 @@ LUA_DEP    :=
 # built against Lua 5.4.4 from Debian's source package plus
 # vm/lravm/lua-acct.patch (vm/lravm/fetch.sh puts it in $(LRAVM_SRC)),
 # compiled into $(BUILD)/lua/liblua.a.  `make vm` builds that into
-# build/vm; `make unit BUILD=build/vm LRAF_VM=1` runs the tests there.
+# build/lravm; `make unit BUILD=build/lravm LRAF_VM=1` runs the tests there.
 LRAVM_SRC := build/lua-lravm
 LRAVM_C   := lapi lcode lctype ldebug ldo ldump lfunc lgc llex lmem lobject \
              lopcodes lparser lstate lstring ltable ltm lundump lvm lzio \
@@ -105,10 +105,10 @@ $(BUILD)/lua/lua: $(LRAVM_SRC)/.ok $(BUILD)/lua/liblua.a
 	$(CC) $(LRAVM_CFLAGS) -o $@ $(LRAVM_SRC)/src/lua.c $(BUILD)/lua/liblua.a \
 	  -Wl,-E -ldl -lm
 
-# lraf, its libraries, tests and examples against the lraf VM in build/vm
+# lraf, its libraries, tests and examples against the lraf VM in build/lravm
 vm: deps
-	$(MAKE) --no-print-directory BUILD=build/vm LRAF_VM=1 build/vm/liblraf.a \
-	  build/vm/liblraf.so build/vm/lraf build/vm/lua/lua
+	$(MAKE) --no-print-directory BUILD=build/lravm LRAF_VM=1 build/lravm/liblraf.a \
+	  build/lravm/liblraf.so build/lravm/lraf build/lravm/lua/lua
 
 $(BUILD)/liblraf.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
