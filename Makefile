@@ -110,6 +110,13 @@ vm: deps
 	$(MAKE) --no-print-directory BUILD=build/lravm LRAF_VM=1 build/lravm/liblraf.a \
 	  build/lravm/liblraf.so build/lravm/lraf build/lravm/lua/lua
 
+# The command is compiled against the public header alone (and its own
+# cli/*.h): no internal header of the library is on its include path.
+CLI_CFLAGS := $(filter-out -Ivm -Irewriter -Iaccounts -Iruntime,$(CFLAGS)) -Icli
+$(BUILD)/cli/%.o: cli/%.c include/lraf.h $(wildcard cli/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CLI_CFLAGS) -c $< -o $@
+
 $(BUILD)/liblraf.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^

@@ -329,6 +329,13 @@ lraf_status lraf_rewrite(const lraf_options *opt, const char *src,
                          size_t len, const char *name, void **out,
                          size_t *outsize, lraf_error *err);
 
+/* The bytecode listing of data - Lua source (compiled with chunk name
+   name), a binary chunk, or a chunk rewritten offline (its first line
+   then names the cost model) - in the layout of luac -l -l.  *out (free
+   it with free) gets the NUL-terminated text and *outlen its length. */
+lraf_status lraf_listing(const void *data, size_t size, const char *name,
+                         char **out, size_t *outlen, lraf_error *err);
+
 /* Call the function below nargs arguments on the main thread's stack
    (from the host, or from a host function the main thread runs), like
    lua_pcall: on success nresults results (LUA_MULTRET: all) are

@@ -16,6 +16,7 @@
 
 #include "acct.h"
 #include "lraf.h"
+#include "rt_pipeline.h"
 #include "rw.h"
 
 /* The record of one Lua thread: a full userdata kept alive by its thread
@@ -145,10 +146,6 @@ rt_loadres rt_load_reader(lua_State *L, lua_Reader reader, void *ud,
    it to the counter. */
 rt_loadres rt_load_rewritten(lua_State *L, const vm_chunk *chunk,
                              const char *name);
-/* Rewrite+verify the compiled function at the top of L for S and
-   serialize it. */
-lraf_status rt_rewrite_top(lua_State *L, const rw_options *opt,
-                           vm_chunk **out, lraf_error *err);
 
 /* ---- rt_loadlib.c: load, loadfile, dofile, require's Lua searcher ---- */
 void rt_loadlib_open(lua_State *L, lraf_state *S);
@@ -196,12 +193,5 @@ lraf_status rt_rw_options(const lraf_options *o, rw_options *opt,
 lraf_status rt_offline_header(const void *data, size_t size,
                               const char **model, size_t *mlen,
                               size_t *skip, lraf_error *err);
-
-/* A growing byte buffer for lua_dump, and the writer that fills it. */
-typedef struct rt_dumpbuf {
-  char *p;
-  size_t n, cap;
-} rt_dumpbuf;
-int rt_dump_writer(lua_State *L, const void *p, size_t sz, void *ud);
 
 #endif

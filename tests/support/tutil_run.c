@@ -13,6 +13,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "rt_pipeline.h"
 #include "tutil_run.h"
 
 /* One run's state, reachable from the Lua C functions below. */
@@ -185,22 +186,6 @@ static int consume(lua_State *L) {
   return 0;
 }
 
-typedef struct dumpbuf {
-  char *p;
-  size_t n;
-} dumpbuf;
-
-static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
-  dumpbuf *d = ud;
-  char *q = realloc(d->p, d->n + sz);
-  (void)L;
-  if (q == NULL) return 1;
-  memcpy(q + d->n, p, sz);
-  d->p = q;
-  d->n += sz;
-  return 0;
-}
-
 typedef struct readbuf {
   const char *p;
   size_t n;
@@ -239,19 +224,16 @@ static int load_rewritten(lua_State *L, run_state *s, const char *src,
   vm_chunk *chunk = NULL;
   void *bytes = NULL;
   size_t size = 0;
-  dumpbuf d = {NULL, 0};
   readbuf rb;
   rw_stats stats;
+  rt_input in;
   lraf_status ls;
   int st = luaL_loadbufferx(L, src, len, name, "t");
   if (st != LUA_OK) return st;
-  lua_dump(L, dump_writer, &d, 0);
-  lua_pop(L, 1);
-  ls = vm_read(d.p, d.n, NULL, &chunk, &err);
-  if (ls == LRAF_OK) ls = rw_rewrite(chunk, s->opt, &stats, &err);
-  if (ls == LRAF_OK) ls = rw_verify_target(chunk, s->opt->target, &err);
+  in.kind = RT_INPUT_TOP;
+  in.L = L;
+  ls = rt_pipeline(&in, s->opt, &stats, &chunk, &err);
   if (ls == LRAF_OK) ls = vm_write(chunk, &bytes, &size, &err);
-  free(d.p);
   if (ls != LRAF_OK) {
     vm_chunk_free(chunk);
     lua_pushfstring(L, "lraf: %s", err.message);
