@@ -68,7 +68,7 @@ TEST_SUPPORT := $(wildcard tests/support/*.c)
 EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
 .PHONY: all deps run test check unit san-test bench bench-native clean examples memcheck \
-        fuzz fuzz-build fuzz-deps fuzz-diff vm
+        fuzz fuzz-build fuzz-deps fuzz-diff vm bench-vm
 
 all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf examples
 
@@ -170,6 +170,11 @@ unit: $(BUILD)/liblraf.a $(BUILD)/lraf $(EX_BIN) $(TEST_BIN)
 bench: all
 	tests/bench/run.sh
 	tests/bench/native.sh
+	tests/bench/vm.sh
+
+# The lraf VM's columns alone (tests/bench/vm.sh)
+bench-vm: deps
+	tests/bench/vm.sh
 
 # Calibration of the native cost model and the overhead of charging.
 bench-native: all

@@ -51,6 +51,9 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "weights"},
   {"--weights", KIND_TEXT, "FILE", 0, 0,
    "per-opcode weights, lines \"OPNAME WEIGHT\" (sets --mode weighted)"},
+  {"--vm", KIND_TEXT, "lraf|stock", 0, 0,
+   "code for the lraf VM (the default where lraf is built with it) or "
+   "for any Lua 5.4"},
   {"--sandbox", KIND_FLAG, NULL, 0, 0,
    "untrusted code: no io, no debug, os.clock/time/date only; turns on "
    "--native"},
@@ -78,7 +81,7 @@ static const char *const statuses[] = {
 
 #define ST(n) (1u << (n))
 #define COUNTING (CLI_BIT(CLI_OPT_EXACT) | CLI_BIT(CLI_OPT_MODE) | \
-                  CLI_BIT(CLI_OPT_WEIGHTS))
+                  CLI_BIT(CLI_OPT_WEIGHTS) | CLI_BIT(CLI_OPT_VM))
 #define RUNNING (COUNTING | CLI_BIT(CLI_OPT_GRANULARITY) | \
                  CLI_BIT(CLI_OPT_SANDBOX) | CLI_BIT(CLI_OPT_NATIVE) | \
                  CLI_BIT(CLI_OPT_NO_NATIVE))
@@ -201,6 +204,16 @@ static int parse_mode(const char *s, lraf_mode *mode) {
   return CLI_OK;
 }
 
+static int parse_vm(const char *s, lraf_vm *vm) {
+  if (strcmp(s, "lraf") == 0) *vm = LRAF_VM_LRAF;
+  else if (strcmp(s, "stock") == 0) *vm = LRAF_VM_STOCK;
+  else return cli_error("unknown VM '%s' (lraf or stock)", s);
+  if (*vm == LRAF_VM_LRAF && !lraf_vm_builtin())
+    return cli_error("--vm lraf: this lraf is built for stock Lua 5.4 "
+                     "(the lraf VM build is make vm)");
+  return CLI_OK;
+}
+
 static int read_weights(const char *path, cli_args *a) {
   lraf_error err;
   char *text;
@@ -250,6 +263,7 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
       rc = parse_mode(v, &a->opt.mode);
       break;
     case CLI_OPT_WEIGHTS: *wfile = v; break;
+    case CLI_OPT_VM: rc = parse_vm(v, &a->opt.vm); break;
     case CLI_OPT_SANDBOX: a->opt.env = LRAF_ENV_SANDBOX; break;
     case CLI_OPT_NATIVE: a->native = 1; break;
     case CLI_OPT_NO_NATIVE: a->native = 0; break;

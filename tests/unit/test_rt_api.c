@@ -265,7 +265,7 @@ static void test_granularity_and_modes(void **state) {
   opt.mode = LRAF_MODE_OVERHEAD;
   opt.granularity = 1000;
   S = tutil_rt_new(&opt);
-  assert_string_equal(lraf_model(S), "lua5.4/overhead");
+  assert_string_equal(lraf_model(S), TUTIL_VM "/overhead");
   assert_int_equal(lraf_load_string(S, src, len, "=towers", &err), LRAF_OK);
   assert_int_equal(lraf_call(S, 0, 0, &err), LRAF_OK);
   rw_default_options(&ro);
