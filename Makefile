@@ -1,7 +1,8 @@
 # lraf - build, test and benchmark.
 #
 #   make run    install missing packages, build, list a bundled example
-#   make test   install missing packages, build, run every test
+#   make test   install missing packages, build, run every test (also
+#               against the lraf VM: make vm, test-vm, docs/lraf-vm.md)
 #   make examples  build examples/*.c into $(BUILD)/examples (tests run them)
 #   make bench  overhead benchmarks (tests/bench; bench-native: native
 #               cost calibration and the overhead of native charging)
@@ -68,7 +69,7 @@ TEST_SUPPORT := $(wildcard tests/support/*.c)
 EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
 .PHONY: all deps run test check unit san-test bench bench-native clean examples memcheck \
-        fuzz fuzz-build fuzz-deps fuzz-diff vm bench-vm
+        fuzz fuzz-build fuzz-deps fuzz-diff vm bench-vm test-vm
 
 all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf examples
 
@@ -104,6 +105,13 @@ $(BUILD)/lua/liblua.a: $(LRAVM_OBJ)
 $(BUILD)/lua/lua: $(LRAVM_SRC)/.ok $(BUILD)/lua/liblua.a
 	$(CC) $(LRAVM_CFLAGS) -o $@ $(LRAVM_SRC)/src/lua.c $(BUILD)/lua/liblua.a \
 	  -Wl,-E -ldl -lm
+
+# Every unit test against the lraf VM (build/lravm).  Without the sources
+# (no network, no deb-src derivable) it says so and skips, never passes.
+test-vm: deps
+	@if vm/lravm/fetch.sh $(LRAVM_SRC); then \
+	  $(MAKE) --no-print-directory -j2 unit BUILD=build/lravm LRAF_VM=1; \
+	else echo "SKIP: the lraf VM's tests: vm/lravm/fetch.sh failed (above)"; fi
 
 # lraf, its libraries, tests and examples against the lraf VM in build/lravm
 vm: deps
@@ -143,10 +151,12 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/liblraf.a include/lraf.h $(LUA_DEP)
 run: all
 	$(BUILD)/lraf run --report - examples/hello.lua
 
-# Every unit test, then the same tests under ASan and UBSan, then the
-# runtime's tests and the lraf command under valgrind.
+# Every unit test, then the same tests against the lraf VM, then under
+# ASan and UBSan, then the runtime's tests and the lraf command under
+# valgrind.
 test: deps
 	$(MAKE) --no-print-directory unit
+	$(MAKE) --no-print-directory test-vm
 	LRAF_QUICK=1 $(MAKE) --no-print-directory unit BUILD=build-san OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 	$(MAKE) --no-print-directory memcheck

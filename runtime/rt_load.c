@@ -105,6 +105,15 @@ static rt_loadres finish(lua_State *L, int status, const char *mode) {
     case LUA_ERRSYNTAX: r.code = LRAF_ESYNTAX; return r;
     default: r.code = LRAF_ERUN; return r;
   }
+  if (S->opt.target == RW_LRAVM) {  /* the lraf VM: in memory */
+    r.code = rt_pipeline_in_place(L, &S->opt, NULL, &err);
+    if (r.code != LRAF_OK) {
+      lua_pop(L, 1);
+      lua_pushfstring(L, "lraf: %s", err.message);
+      r.status = LUA_ERRSYNTAX;
+    }
+    return r;
+  }
   in.kind = RT_INPUT_TOP;
   in.L = L;
   r.code = rt_pipeline(&in, &S->opt, NULL, &chunk, &err);

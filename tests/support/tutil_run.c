@@ -230,6 +230,18 @@ static int load_rewritten(lua_State *L, run_state *s, const char *src,
   lraf_status ls;
   int st = luaL_loadbufferx(L, src, len, name, "t");
   if (st != LUA_OK) return st;
+  if (s->opt->target == RW_LRAVM) {  /* in memory, as the runtime does */
+    memset(&stats, 0, sizeof stats);
+    ls = rt_pipeline_in_place(L, s->opt, &stats, &err);
+    if (ls != LRAF_OK) {
+      lua_pop(L, 1);
+      lua_pushfstring(L, "lraf: %s", err.message);
+      return LUA_ERRSYNTAX;
+    }
+    add_stats(&s->r->stats, &stats);
+    *counter_up = 0;
+    return LUA_OK;
+  }
   in.kind = RT_INPUT_TOP;
   in.L = L;
   ls = rt_pipeline(&in, s->opt, &stats, &chunk, &err);

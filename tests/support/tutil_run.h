@@ -14,8 +14,10 @@
    the lraf VM's when built with LRAF_VM=1. */
 #ifdef LRAF_VM
 #define TUTIL_VM "lraf-vm5.4"
+#define TUTIL_ACCT_CODE "ACCT"  /* what disasm shows of accounting code */
 #else
 #define TUTIL_VM "lua5.4"
+#define TUTIL_ACCT_CODE "(lraf counter)"
 #endif
 
 typedef struct tutil_run {

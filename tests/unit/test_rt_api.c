@@ -274,7 +274,10 @@ static void test_granularity_and_modes(void **state) {
   printf("  original %lld, overhead %lld (hook on rewritten code %lld)\n",
          oracle, (long long)tutil_rt_total(S), rw.count);
   assert_int_equal(tutil_rt_total(S), rw.count);
-  assert_true(rw.count > oracle);
+  if (ro.target == RW_LRAVM)  /* the hook never sees ACCT */
+    assert_true(rw.count >= oracle);
+  else
+    assert_true(rw.count > oracle);
   tutil_run_free(&rw);
   tutil_rt_close(S);
   free(src);

@@ -51,7 +51,7 @@ static void test_table(void **state) {
   assert_string_equal(vm_opname(VM_OP_ACCT), "ACCT");
   assert_null(vm_opinfo_of(84));
   assert_null(vm_opinfo_of(127));
-  assert_string_equal(vm_opname(83), "?");
+  assert_string_equal(vm_opname(84), "?");
   assert_string_equal(vm_opname(-5), "?");
 }
 
