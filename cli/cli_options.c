@@ -2,6 +2,7 @@
 ** cli_options.c - the option table, the subcommand table, the parser
 ** every subcommand uses, and the help printed from those tables.
 */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,7 +10,8 @@
 
 #include "cli.h"
 
-/* Kinds of option values. */
+/* Kinds of option values.  (Help lines fit 53 columns, so that --help
+   shows each option on one line.) */
 typedef enum opt_kind {
   KIND_FLAG,   /* no value */
   KIND_COUNT,  /* an integer; k, M, G multiply by 10^3, 10^6, 10^9 */
@@ -36,34 +38,29 @@ static const opt_info options[CLI_NUM_OPTS] = {
   {"-o", KIND_TEXT, "OUT", 0, 0,
    "the file to write"},
   {"--limit", KIND_COUNT, "N", 0, INT64_MAX,
-   "stop the script after N instructions (exit 3); turns on --native"},
+   "stop after N instructions (exit 3); turns on --native"},
   {"--rate", KIND_REAL, "N", 0, 0,
-   "run at most N instructions per second (sleeping when ahead)"},
+   "at most N instructions per second (sleeps when ahead)"},
   {"--memory-limit", KIND_BYTES, "BYTES", 1, INT64_MAX,
-   "stop the script when it holds more than BYTES (exit 4); turns on "
-   "--native"},
+   "stop above BYTES held (exit 4); turns on --native"},
   {"--granularity", KIND_COUNT, "N", 1, INT64_MAX,
-   "instructions between two reports to the manager (default 10000)"},
+   "instructions between reports to the manager (10000)"},
   {"--exact", KIND_FLAG, NULL, 0, 0,
-   "exact even when errors are caught or coroutines abandoned (slower)"},
-  {"--mode", KIND_MODE, "original|overhead|weighted", 0, 0,
-   "count what a count hook sees (default), the rewritten code, or "
-   "weights"},
+   "exact even when errors are caught (slower)"},
+  {"--mode", KIND_MODE, "MODE", 0, 0,
+   "what to count: original (default), overhead, weighted"},
   {"--weights", KIND_TEXT, "FILE", 0, 0,
-   "per-opcode weights, lines \"OPNAME WEIGHT\" (sets --mode weighted)"},
-  {"--vm", KIND_TEXT, "lraf|stock", 0, 0,
-   "code for the lraf VM (the default where lraf is built with it) or "
-   "for any Lua 5.4"},
+   "per-opcode weights, \"OPNAME WEIGHT\" lines (weighted)"},
+  {"--vm", KIND_TEXT, "VM", 0, 0,
+   "lraf (the default where built with it) or stock"},
   {"--sandbox", KIND_FLAG, NULL, 0, 0,
-   "untrusted code: no io, no debug, os.clock/time/date only; turns on "
-   "--native"},
+   "untrusted code: no io, no debug; turns on --native"},
   {"--native", KIND_FLAG, NULL, 0, 0,
-   "charge the native work of C built-ins (string.rep, table.sort...)"},
+   "charge the native work of C built-ins (string.rep...)"},
   {"--no-native", KIND_FLAG, NULL, 0, 0,
-   "do not charge native work, even with --limit, --memory-limit or "
-   "--sandbox"},
+   "no native charging, even with a limit or the sandbox"},
   {"--report", KIND_TEXT, "FILE|-", 0, 0,
-   "write a JSON report to FILE, or a summary to stderr with -"},
+   "a JSON report to FILE, or a summary on stderr with -"},
   {"--help", KIND_FLAG, NULL, 0, 0,
    "print this help and exit"},
 };
@@ -455,12 +452,15 @@ static void md_cell(FILE *out, const char *s) {
 
 void cli_help_markdown(FILE *out) {
   int n, o, s;
+  fputs("Numbers take k, M, G (x 1000, 10^6, 10^9); byte sizes also KiB, "
+        "MiB, GiB.\n", out);
   for (n = 0; n < NCOMMANDS; n++) {
     const cli_command *cmd = &commands[n];
-    fprintf(out, "%s### lraf %s\n\n```\n", n ? "\n" : "", cmd->name);
+    fprintf(out, "\n### lraf %s\n\n```\n", cmd->name);
     synopsis(out, "lraf ", cmd);
     fputs("```\n\n", out);
-    md_cell(out, cmd->summary);
+    fputc(toupper((unsigned char)cmd->summary[0]), out);
+    md_cell(out, cmd->summary + 1);
     fputs(".\n\n| option | meaning |\n|---|---|\n", out);
     for (o = 0; o < CLI_NUM_OPTS; o++) {
       char opt[64];

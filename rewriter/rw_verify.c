@@ -23,12 +23,12 @@ static lraf_status verify_accounting(const vm_proto *f, const char *path,
     int op = vm_op(i);
     if ((op == VM_OP_GETUPVAL || op == VM_OP_SETUPVAL) &&
         (vm_b(i) == counter || vm_b(i) == consume) && vm_a(i) != scratch)
-      return vm_fail(err, LRAF_EVERIFY,
-                     "%s: pc %d uses the lraf upvalue %d outside the "
-                     "scratch register", path, pc + 1, vm_b(i));
+      return err_fail(err, LRAF_EVERIFY,
+                      "%s: pc %d uses the lraf upvalue %d outside the "
+                      "scratch register", path, pc + 1, vm_b(i));
     if (op == VM_OP_SETUPVAL && vm_b(i) == consume)
-      return vm_fail(err, LRAF_EVERIFY, "%s: pc %d overwrites consume", path,
-                     pc + 1);
+      return err_fail(err, LRAF_EVERIFY, "%s: pc %d overwrites consume", path,
+                      pc + 1);
   }
   return LRAF_OK;
 }
@@ -41,17 +41,17 @@ static lraf_status verify_function(const vm_proto *f, const vm_proto *parent,
   snprintf(path, sizeof path, "function %d at depth %d (line %d)", index,
            depth, f->linedefined);
   if (f->sizeupvalues < 2)
-    return vm_fail(err, LRAF_EVERIFY, "%s lacks the lraf upvalues", path);
+    return err_fail(err, LRAF_EVERIFY, "%s lacks the lraf upvalues", path);
   if (f->maxstacksize < 1)
-    return vm_fail(err, LRAF_EVERIFY, "%s has no scratch register", path);
+    return err_fail(err, LRAF_EVERIFY, "%s has no scratch register", path);
   if (parent != NULL) {
     const vm_upvaldesc *uv = &f->upvalues[f->sizeupvalues - 2];
     int pc = parent->sizeupvalues - 2;
     if (uv[0].instack || uv[1].instack || uv[0].idx != pc ||
         uv[1].idx != pc + 1)
-      return vm_fail(err, LRAF_EVERIFY,
-                     "%s does not capture its parent's counter and consume",
-                     path);
+      return err_fail(err, LRAF_EVERIFY,
+                      "%s does not capture its parent's counter and consume",
+                      path);
   }
   st = vm_check_code(f, path, VM_CHECK_REWRITTEN, err);
   if (st == LRAF_OK)
@@ -159,15 +159,15 @@ static lraf_status verify_fused(const vm_proto *f, int index, int depth,
          !is_check(f->code[entry]))
     entry++;  /* a charge too large for one ACCT: the last one checks */
   if (st == LRAF_OK && (entry >= f->sizecode || !is_check(f->code[entry])))
-    st = vm_fail(err, LRAF_EVERIFY, "%s does not start with a zero check "
-                 "(ACCT)", path);
+    st = err_fail(err, LRAF_EVERIFY, "%s does not start with a zero check "
+                  "(ACCT)", path);
   if (st == LRAF_OK) {
     int at = 0, c = unchecked_cycle(f, &at);
     if (c < 0)
-      st = vm_fail(err, LRAF_EMEM, "out of memory verifying %s", path);
+      st = err_fail(err, LRAF_EMEM, "out of memory verifying %s", path);
     else if (c)
-      st = vm_fail(err, LRAF_EVERIFY, "%s has a loop through pc %d without "
-                   "a zero check", path, at + 1);
+      st = err_fail(err, LRAF_EVERIFY, "%s has a loop through pc %d without "
+                    "a zero check", path, at + 1);
   }
   for (i = 0; st == LRAF_OK && i < f->sizep; i++)
     st = verify_fused(f->p[i], i, depth + 1, err);
@@ -189,16 +189,16 @@ static int has_acct(const vm_proto *f) {
 lraf_status rw_verify_target(const vm_chunk *chunk, rw_target target,
                              lraf_error *err) {
   if (chunk == NULL || chunk->main == NULL)
-    return vm_fail(err, LRAF_EARG, "rw_verify: no chunk");
+    return err_fail(err, LRAF_EARG, "rw_verify: no chunk");
   if (chunk->nupvalues != chunk->main->sizeupvalues)
-    return vm_fail(err, LRAF_EVERIFY,
-                   "chunk header says %d upvalues, main has %d",
-                   chunk->nupvalues, chunk->main->sizeupvalues);
+    return err_fail(err, LRAF_EVERIFY,
+                    "chunk header says %d upvalues, main has %d",
+                    chunk->nupvalues, chunk->main->sizeupvalues);
   if (target == RW_LRAVM)
     return verify_fused(chunk->main, 0, 0, err);
   if (has_acct(chunk->main))
-    return vm_fail(err, LRAF_EVERIFY,
-                   "the chunk holds ACCT, which only the lraf VM runs");
+    return err_fail(err, LRAF_EVERIFY,
+                    "the chunk holds ACCT, which only the lraf VM runs");
   return verify_function(chunk->main, NULL, 0, 0, err);
 }
 

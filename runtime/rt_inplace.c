@@ -204,18 +204,18 @@ lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
   int status;
   if (opt->target != RW_LRAVM || !lua_isfunction(L, -1) ||
       lua_iscfunction(L, -1))
-    return vm_fail(err, LRAF_EARG, "rt_pipeline_in_place: needs a Lua "
-                   "function and the lraf VM's target");
+    return err_fail(err, LRAF_EARG, "rt_pipeline_in_place: needs a Lua "
+                    "function and the lraf VM's target");
   w.p = ((LClosure *)lua_topointer(L, -1))->p;
   chunk.main = from_proto(w.p, NULL);
   if (chunk.main == NULL)
-    return vm_fail(err, LRAF_EMEM, "out of memory reading a function");
+    return err_fail(err, LRAF_EMEM, "out of memory reading a function");
   chunk.nupvalues = (uint8_t)chunk.main->sizeupvalues;
   st = rw_rewrite(&chunk, opt, stats, err);
   if (st == LRAF_OK) st = rw_verify_target(&chunk, opt->target, err);
   if (st == LRAF_OK && !same_shape(w.p, chunk.main))
-    st = vm_fail(err, LRAF_EREWRITE, "the rewritten function does not fit "
-                 "its prototype");
+    st = err_fail(err, LRAF_EREWRITE, "the rewritten function does not fit "
+                  "its prototype");
   if (st == LRAF_OK) {
     w.f = chunk.main;
     lua_pushcfunction(L, write_all);
@@ -223,8 +223,8 @@ lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
     status = lua_pcall(L, 1, 0, 0);
     if (status != LUA_OK) {
       lua_pop(L, 1);
-      st = vm_fail(err, status == LUA_ERRMEM ? LRAF_EMEM : LRAF_ERUN,
-                   "cannot write the rewritten code back");
+      st = err_fail(err, status == LUA_ERRMEM ? LRAF_EMEM : LRAF_ERUN,
+                    "cannot write the rewritten code back");
     }
   }
   vm_proto_free(chunk.main);
@@ -238,7 +238,7 @@ lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
   (void)L;
   (void)opt;
   (void)stats;
-  return vm_fail(err, LRAF_EARG, "rewriting in memory needs the lraf VM");
+  return err_fail(err, LRAF_EARG, "rewriting in memory needs the lraf VM");
 }
 
 #endif

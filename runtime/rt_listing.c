@@ -14,30 +14,32 @@ lraf_status lraf_listing(const void *data, size_t size, const char *name,
   const char *p = data, *model = NULL;
   size_t mlen = 0, skip = 0;
   vm_chunk *chunk = NULL;
+  rt_input in;
   lraf_status st;
   FILE *f;
   if (data == NULL || out == NULL || outlen == NULL)
-    return vm_fail(err, LRAF_EARG, "lraf_listing: missing argument");
+    return err_fail(err, LRAF_EARG, "lraf_listing: missing argument");
+  in.data = p;
+  in.size = size;
+  in.name = name ? name : "=(lraf)";
   if (size >= LRAF_OFFLINE_MAGIC_LEN &&
       memcmp(p, LRAF_OFFLINE_MAGIC, LRAF_OFFLINE_MAGIC_LEN) == 0) {
     st = rt_offline_header(p, size, &model, &mlen, &skip, err);
-    if (st == LRAF_OK)
-      st = vm_read_rewritten(p + skip, size - skip, NULL, &chunk, err);
+    in.kind = RT_INPUT_REWRITTEN;
+    in.data = p + skip;
+    in.size = size - skip;
   } else {
-    rt_input in;
     in.kind = size >= 4 && memcmp(p, "\x1bLua", 4) == 0 ? RT_INPUT_CHUNK
                                                         : RT_INPUT_SOURCE;
-    in.data = p;
-    in.size = size;
-    in.name = name ? name : "=(lraf)";
-    st = rt_pipeline(&in, NULL, NULL, &chunk, err);
+    st = LRAF_OK;
   }
+  if (st == LRAF_OK) st = rt_pipeline(&in, NULL, NULL, &chunk, err);
   if (st != LRAF_OK) return st;
   *out = NULL;
   f = open_memstream(out, outlen);
   if (f == NULL) {
     vm_chunk_free(chunk);
-    return vm_fail(err, LRAF_EMEM, "out of memory listing a chunk");
+    return err_fail(err, LRAF_EMEM, "out of memory listing a chunk");
   }
   if (model != NULL)
     fprintf(f, "lraf-rewritten chunk, cost model %.*s\n", (int)mlen, model);
@@ -46,7 +48,7 @@ lraf_status lraf_listing(const void *data, size_t size, const char *name,
   if (fclose(f) != 0) {
     free(*out);
     *out = NULL;
-    return vm_fail(err, LRAF_EMEM, "out of memory listing a chunk");
+    return err_fail(err, LRAF_EMEM, "out of memory listing a chunk");
   }
   return LRAF_OK;
 }

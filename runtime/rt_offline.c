@@ -24,7 +24,7 @@ lraf_status lraf_rewrite(const lraf_options *o, const char *src, size_t len,
   lraf_status st;
   unsigned char *p;
   if (src == NULL || result == NULL || outsize == NULL)
-    return vm_fail(err, LRAF_EARG, "lraf_rewrite: missing argument");
+    return err_fail(err, LRAF_EARG, "lraf_rewrite: missing argument");
   if (o == NULL) {
     lraf_default_options(&dflt);
     o = &dflt;
@@ -37,8 +37,8 @@ lraf_status lraf_rewrite(const lraf_options *o, const char *src, size_t len,
   in.kind = len >= 4 && memcmp(src, "\x1bLua", 4) == 0 ? RT_INPUT_CHUNK
                                                        : RT_INPUT_SOURCE;
   if (in.kind == RT_INPUT_SOURCE && len >= 1 && src[0] == '\x1b')
-    return vm_fail(err, LRAF_EFORMAT, "%s is not Lua source nor a Lua 5.4 "
-                   "binary chunk", name ? name : "input");
+    return err_fail(err, LRAF_EFORMAT, "%s is not Lua source nor a Lua 5.4 "
+                    "binary chunk", name ? name : "input");
   st = rt_pipeline(&in, &opt, NULL, &chunk, err);
   if (st == LRAF_OK) st = vm_write(chunk, &data, &size, err);
   vm_chunk_free(chunk);
@@ -47,7 +47,7 @@ lraf_status lraf_rewrite(const lraf_options *o, const char *src, size_t len,
   p = malloc(LRAF_OFFLINE_MAGIC_LEN + 1 + mlen + size);
   if (p == NULL) {
     free(data);
-    return vm_fail(err, LRAF_EMEM, "out of memory");
+    return err_fail(err, LRAF_EMEM, "out of memory");
   }
   memcpy(p, LRAF_OFFLINE_MAGIC, LRAF_OFFLINE_MAGIC_LEN);
   p[LRAF_OFFLINE_MAGIC_LEN] = (unsigned char)mlen;
@@ -66,17 +66,17 @@ lraf_status rt_offline_header(const void *data, size_t size,
   if (size < LRAF_OFFLINE_MAGIC_LEN ||
       memcmp(p, LRAF_OFFLINE_MAGIC, LRAF_OFFLINE_MAGIC_LEN) != 0) {
     if (size >= 4 && memcmp(p, "\x1bLua", 4) == 0)
-      return vm_fail(err, LRAF_EFORMAT,
-                     "a plain Lua binary chunk is not an lraf-rewritten "
-                     "chunk; lraf loads binary chunks only from "
-                     "`lraf rewrite`");
-    return vm_fail(err, LRAF_EFORMAT,
-                   "not an lraf-rewritten chunk (no lraf marker)");
+      return err_fail(err, LRAF_EFORMAT,
+                      "a plain Lua binary chunk is not an lraf-rewritten "
+                      "chunk; lraf loads binary chunks only from "
+                      "`lraf rewrite`");
+    return err_fail(err, LRAF_EFORMAT,
+                    "not an lraf-rewritten chunk (no lraf marker)");
   }
   *mlen = size > LRAF_OFFLINE_MAGIC_LEN ? p[LRAF_OFFLINE_MAGIC_LEN] : 0;
   *skip = LRAF_OFFLINE_MAGIC_LEN + 1 + *mlen;
   if (size < *skip)
-    return vm_fail(err, LRAF_EFORMAT, "truncated lraf-rewritten chunk");
+    return err_fail(err, LRAF_EFORMAT, "truncated lraf-rewritten chunk");
   *model = (const char *)p + LRAF_OFFLINE_MAGIC_LEN + 1;
   return LRAF_OK;
 }

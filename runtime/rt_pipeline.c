@@ -36,7 +36,7 @@ lraf_status rt_dump(lua_State *L, int strip, char **data, size_t *size,
   dumpbuf b = {NULL, 0, 0};
   if (lua_dump(L, dump_writer, &b, strip) != 0) {
     free(b.p);
-    return vm_fail(err, LRAF_EMEM, "out of memory dumping a chunk");
+    return err_fail(err, LRAF_EMEM, "out of memory dumping a chunk");
   }
   *data = b.p;
   *size = b.n;
@@ -49,12 +49,12 @@ lraf_status rt_compile(const char *src, size_t len, const char *name,
   lua_State *L = luaL_newstate();
   lraf_status st;
   if (L == NULL)
-    return vm_fail(err, LRAF_EMEM, "cannot create a Lua state");
+    return err_fail(err, LRAF_EMEM, "cannot create a Lua state");
   if (luaL_loadbufferx(L, src, len, name, "t") != LUA_OK) {
     const char *msg = lua_tostring(L, -1);
-    st = vm_fail(err, LRAF_ESYNTAX, "%s", msg ? msg : "syntax error");
+    st = err_fail(err, LRAF_ESYNTAX, "%s", msg ? msg : "syntax error");
   } else if ((st = rt_dump(L, strip, data, size, err)) != LRAF_OK) {
-    vm_fail(err, st, "out of memory dumping %s", name);
+    err_fail(err, st, "out of memory dumping %s", name);
   }
   lua_close(L);
   return st;
@@ -76,12 +76,16 @@ lraf_status rt_pipeline(const rt_input *in, const rw_options *opt,
       st = rt_compile(in->data, in->size, in->name, 0, &bytes, &size, err);
       if (st == LRAF_OK) st = vm_read(bytes, size, NULL, &chunk, err);
       break;
-    default:
+    case RT_INPUT_CHUNK:
       st = vm_read(in->data, in->size, NULL, &chunk, err);
+      break;
+    default:
+      st = vm_read_rewritten(in->data, in->size, NULL, &chunk, err);
       break;
   }
   free(bytes);
-  if (st == LRAF_OK && opt != NULL) st = rw_rewrite(chunk, opt, stats, err);
+  if (st == LRAF_OK && opt != NULL && in->kind != RT_INPUT_REWRITTEN)
+    st = rw_rewrite(chunk, opt, stats, err);
   if (st == LRAF_OK && opt != NULL)
     st = rw_verify_target(chunk, opt->target, err);
   if (st != LRAF_OK) {

@@ -32,20 +32,23 @@
 typedef enum rt_input_kind {
   RT_INPUT_TOP,    /* the compiled Lua function at the top of L (popped) */
   RT_INPUT_SOURCE, /* Lua source text, compiled in a fresh Lua state */
-  RT_INPUT_CHUNK   /* a binary chunk (lua_dump's format, e.g. luac's) */
+  RT_INPUT_CHUNK,  /* a binary chunk (lua_dump's format, e.g. luac's) */
+  RT_INPUT_REWRITTEN /* a chunk the rewriter wrote earlier (offline; its
+                        header stripped): read with vm_read_rewritten,
+                        verified again, never rewritten twice */
 } rt_input_kind;
 
 typedef struct rt_input {
   rt_input_kind kind;
   lua_State *L;     /* RT_INPUT_TOP */
-  const char *data; /* RT_INPUT_SOURCE and RT_INPUT_CHUNK */
+  const char *data; /* the other kinds */
   size_t size;
   const char *name; /* RT_INPUT_SOURCE: the chunk name, as for lua_load */
 } rt_input;
 
 /* Read, rewrite with opt and verify in into *out (free it with
    vm_chunk_free).  opt NULL: read only, neither rewritten nor verified
-   (listings).  stats (may be NULL) gets what the rewriter did.  On
+   (listings).  RT_INPUT_REWRITTEN with opt: verified only.  stats (may be NULL) gets what the rewriter did.  On
    failure *out is untouched and err says what was wrong and where. */
 lraf_status rt_pipeline(const rt_input *in, const rw_options *opt,
                         rw_stats *stats, vm_chunk **out, lraf_error *err);

@@ -14,6 +14,7 @@
 #include <lualib.h>
 
 #include "rt_pipeline.h"
+#include "tutil_capture.h"
 #include "tutil_run.h"
 
 /* One run's state, reachable from the Lua C functions below. */
@@ -38,52 +39,6 @@ static run_state *get_state(lua_State *L) {
   return s;
 }
 
-static void append(tutil_run *r, const char *s, size_t n) {
-  char *p = realloc(r->output, r->outlen + n + 1);
-  if (p == NULL) return;
-  memcpy(p + r->outlen, s, n);
-  r->outlen += n;
-  p[r->outlen] = '\0';
-  r->output = p;
-}
-
-static int cap_print(lua_State *L) {
-  tutil_run *r = get_state(L)->r;
-  int n = lua_gettop(L), i;
-  for (i = 1; i <= n; i++) {
-    size_t len;
-    const char *s = luaL_tolstring(L, i, &len);
-    if (i > 1) append(r, "\t", 1);
-    append(r, s, len);
-    lua_pop(L, 1);
-  }
-  append(r, "\n", 1);
-  return 0;
-}
-
-static int cap_write(lua_State *L) {
-  tutil_run *r = get_state(L)->r;
-  int n = lua_gettop(L), i;
-  for (i = 1; i <= n; i++) {
-    char buf[64];
-    size_t len;
-    const char *s;
-    if (lua_type(L, i) == LUA_TNUMBER) {
-      if (lua_isinteger(L, i))
-        snprintf(buf, sizeof buf, LUA_INTEGER_FMT, lua_tointeger(L, i));
-      else
-        snprintf(buf, sizeof buf, LUA_NUMBER_FMT, lua_tonumber(L, i));
-      s = buf;
-      len = strlen(buf);
-    } else {
-      s = luaL_checklstring(L, i, &len);
-    }
-    append(r, s, len);
-  }
-  lua_getglobal(L, "io");
-  return 1;
-}
-
 static void count_hook(lua_State *L, lua_Debug *ar) {
   (void)L; (void)ar;
   hook_count++;
@@ -94,12 +49,7 @@ static lua_State *new_state(run_state *s) {
   luaL_openlibs(L);
   lua_pushlightuserdata(L, s);
   lua_setfield(L, LUA_REGISTRYINDEX, STATE_KEY);
-  lua_pushcfunction(L, cap_print);
-  lua_setglobal(L, "print");
-  lua_getglobal(L, "io");
-  lua_pushcfunction(L, cap_write);
-  lua_setfield(L, -2, "write");
-  lua_pop(L, 1);
+  tutil_capture(L, &s->r->output, &s->r->outlen);
   return L;
 }
 

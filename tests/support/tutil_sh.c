@@ -28,15 +28,20 @@ const char *tutil_sh_lraf(void) {
   return p ? p : "build/lraf";
 }
 
+int tutil_sh_exec(const char *cmd, const char *out, const char *err) {
+  char full[4096];
+  int st;
+  snprintf(full, sizeof full, "%s > '%s' 2> '%s'", cmd, out, err);
+  st = system(full);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 static int run(tutil_sh *sh, const char *prefix, const char *fmt,
                va_list ap) {
-  char args[2048], cmd[4096];
-  int st;
+  char args[2048], cmd[3072];
   vsnprintf(args, sizeof args, fmt, ap);
-  snprintf(cmd, sizeof cmd, "%s%s > '%s' 2> '%s'", prefix, args, sh->out,
-           sh->err);
-  st = system(cmd);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  snprintf(cmd, sizeof cmd, "%s%s", prefix, args);
+  return tutil_sh_exec(cmd, sh->out, sh->err);
 }
 
 int tutil_sh_run(tutil_sh *sh, const char *fmt, ...) {
@@ -71,27 +76,4 @@ int tutil_sh_write(tutil_sh *sh, const char *name, const char *text) {
   if ((f = fopen(path, "w")) == NULL) return -1;
   ok = fputs(text, f) >= 0;
   return fclose(f) == 0 && ok ? 0 : -1;
-}
-
-char *tutil_sh_slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  size_t len = 0, cap = 0, got;
-  if (f == NULL) return NULL;
-  do {
-    if (cap - len < 4096) {
-      char *nb = realloc(buf, cap = cap ? cap * 2 : 8192);
-      if (nb == NULL) {
-        free(buf);
-        fclose(f);
-        return NULL;
-      }
-      buf = nb;
-    }
-    got = fread(buf + len, 1, cap - len - 1, f);
-    len += got;
-  } while (got > 0);
-  fclose(f);
-  buf[len] = '\0';
-  return buf;
 }

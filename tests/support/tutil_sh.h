@@ -22,6 +22,10 @@ int tutil_sh_cleanup(tutil_sh *sh);
 /* The lraf binary under test: $LRAF, or build/lraf. */
 const char *tutil_sh_lraf(void);
 
+/* Run the shell command cmd with its stdout and stderr going to the
+   files out and err.  Returns its exit status, or -1 when it did not
+   exit (e.g. killed by a signal). */
+int tutil_sh_exec(const char *cmd, const char *out, const char *err);
 /* Run the printf-formatted shell command, its stdout and stderr going
    to sh->out and sh->err.  Returns its exit status, or -1 when it did
    not exit (e.g. killed by a signal). */
@@ -29,10 +33,8 @@ int tutil_sh_run(tutil_sh *sh, const char *fmt, ...);
 /* Run `lraf ARGS` (ARGS printf-formatted) in sh->dir the same way. */
 int tutil_sh_lraf_run(tutil_sh *sh, const char *fmt, ...);
 
-/* Write text to the file name in sh->dir.  Returns 0, or -1. */
+/* Write text to the file name in sh->dir.  Returns 0, or -1.  (Read
+   files back with tutil_run_slurp.) */
 int tutil_sh_write(tutil_sh *sh, const char *name, const char *text);
-/* The contents of a file, NUL-terminated (free it); NULL when it
-   cannot be read. */
-char *tutil_sh_slurp(const char *path);
 
 #endif

@@ -16,11 +16,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tutil_run.h"
 #include "tutil_sh.h"
 
 static tutil_sh sh;
 static const char *const commands[] = {"run", "bench", "rewrite", "disasm"};
 #define NCOMMANDS 4
+
+/* A file's contents (free it); NULL when it cannot be read. */
+static char *slurp(const char *path) {
+  size_t len;
+  return tutil_run_slurp(path, &len);
+}
 
 static int setup(void **state) {
   (void)state;
@@ -39,13 +46,13 @@ static int teardown(void **state) {
 }
 
 static char *out(void) {
-  char *s = tutil_sh_slurp(sh.out);
+  char *s = slurp(sh.out);
   assert_non_null(s);
   return s;
 }
 
 static char *err(void) {
-  char *s = tutil_sh_slurp(sh.err);
+  char *s = slurp(sh.err);
   assert_non_null(s);
   return s;
 }
@@ -95,6 +102,16 @@ static void test_help_from_one_table(void **state) {
     again = out();
     assert_string_equal(help, again);
     assert_non_null(strstr(help, "\nexit status:\n  0  success\n"));
+    {  /* one line per option, none wider than 79 columns */
+      const char *line = strstr(help, "\noptions:\n") + 10;
+      const char *end = strstr(help, "\n\nexit status:");
+      while (line < end) {
+        size_t n = strcspn(line, "\n");
+        if (strncmp(line, "  -", 3) != 0 || n > 79)
+          fail_msg("lraf %s --help: '%.*s'", commands[i], (int)n, line);
+        line += n + 1;
+      }
+    }
     assert_non_null(strstr(help, "  2  bad usage or bad input\n"));
     snprintf(head, sizeof head, "### lraf %s\n", commands[i]);
     section = strstr(markdown, head);
@@ -205,13 +222,13 @@ static void test_numbers(void **state) {
   err_has("(limit 1000000)");
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --memory-limit 64MiB "
                                      "--report r.json ok.lua"), 0);
-  o = tutil_sh_slurp(report);
+  o = slurp(report);
   assert_non_null(o);
   assert_non_null(strstr(o, "\"memory_limit\": 67108864,"));
   free(o);
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --memory-limit 1G "
                                      "--report r.json ok.lua"), 0);
-  o = tutil_sh_slurp(report);
+  o = slurp(report);
   assert_non_null(o);
   assert_non_null(strstr(o, "\"memory_limit\": 1000000000,"));
   free(o);
