@@ -127,7 +127,8 @@ $(BUILD)/lua/lua: $(LRAVM_SRC)/.ok $(BUILD)/lua/liblua.a
 # (no network, no deb-src derivable) it says so and skips, never passes.
 test-vm: deps
 	@if vm/lravm/fetch.sh $(LRAVM_SRC); then \
-	  $(MAKE) --no-print-directory -j2 unit BUILD=build/lravm LRAF_VM=1; \
+	  $(MAKE) --no-print-directory -j2 build/lravm/liblraf.so unit BUILD=build/lravm \
+	    LRAF_VM=1; \
 	else echo "SKIP: the lraf VM's tests: vm/lravm/fetch.sh failed (above)"; fi
 
 # lraf, its libraries, tests and examples against the lraf VM in build/lravm
