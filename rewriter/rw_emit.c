@@ -45,8 +45,10 @@
 ** For the lraf VM (RW_LRAVM) the accounting code is ACCT instead: one
 ** instruction adds the charge and makes the zero check, in the order
 ** that the stock code would (emit_acct), and neither the register r nor
-** the sync analysis is needed.  The count hook never sees ACCT, so the
-** overhead mode charges nothing for it; everything else is as above.
+** the sync analysis is needed.  Nor are metamethod stubs: the lraf VM's
+** MMBIN* charge themselves when they run (lua_setacctmmbin), so the op
+** and its MMBIN stay as they are.  The count hook never sees ACCT, so
+** the overhead mode charges nothing for it; the rest is as above.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -443,7 +445,7 @@ static void emit_main(ctx *c) {
     } else if (op == VM_OP_LFALSESKIP) {
       put(c, vm_abck(VM_OP_LOADFALSE, vm_a(i), 0, 0, 0), line, J_NONE, 0);
       put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
-    } else if (vm_mmbin_pair(f, pc)) {
+    } else if (!c->fused && vm_mmbin_pair(f, pc)) {
       put(c, i, line, J_NONE, 0);
       c->stub_pc[c->nstubs] = pc;
       pc++;
@@ -670,7 +672,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   if (!c.group || !c.pos || !c.lines || !c.stub_pc || !c.stub_start ||
       !c.stub_end || !c.base || !c.emits || !c.adds ||
       !c.wide || !c.setters || !c.nsetters ||
-      !rw_name_setters(f, c.setters, c.nsetters)) {
+      (!c.fused && !rw_name_setters(f, c.setters, c.nsetters))) {
     st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     goto done;
   }

@@ -24,8 +24,12 @@ lua_Integer *rt_vm_counter(lua_State *L) {
 #define BYTE_RATE 112
 #define VALUE_RATE 4096
 
-void rt_vm_bind(lua_State *L, lua_CFunction consume, int native) {
+void rt_vm_bind(lua_State *L, lua_CFunction consume, const rw_options *opt,
+                int native) {
   lua_setacctconsume(L, consume);
+  lua_setacctmmbin(L, rw_op_cost(VM_OP_MMBIN, opt),
+                   rw_op_cost(VM_OP_MMBINI, opt),
+                   rw_op_cost(VM_OP_MMBINK, opt));
   lua_setacctrates(L, native ? BYTE_RATE : 0, native ? VALUE_RATE : 0);
 }
 
@@ -42,9 +46,11 @@ lua_Integer *rt_vm_counter(lua_State *L) {
   return &none;
 }
 
-void rt_vm_bind(lua_State *L, lua_CFunction consume, int native) {
+void rt_vm_bind(lua_State *L, lua_CFunction consume, const rw_options *opt,
+                int native) {
   (void)L;
   (void)consume;
+  (void)opt;
   (void)native;
 }
 

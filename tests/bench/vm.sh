@@ -15,9 +15,10 @@ B=build/lravm
 make --no-print-directory -j2 vm >/dev/null
 mkdir -p "$B/bench"
 cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
-  -Iinclude -Ivm -Irewriter -Iaccounts -Iruntime -Itests/support \
+  -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iruntime -Itests/support \
   -Ibuild/lua-lravm/src -DLRAF_VM \
-  tests/bench/bench.c tests/support/tutil_run.c "$B/liblraf.a" \
+  tests/bench/bench.c tests/support/tutil_run.c tests/support/tutil_capture.c \
+  "$B/liblraf.a" \
   "$B/lua/liblua.a" -Wl,-E -ldl -lm -o "$B/bench/bench"
 cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
   tests/bench/vmbench.c -lm -o "$B/bench/vmbench"

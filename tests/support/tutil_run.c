@@ -260,6 +260,9 @@ void tutil_run_rewritten(const char *src, size_t len, const char *name,
 #ifdef LUA_ACCT_VM
       *vm_counter(L) = -granularity;
       lua_setacctconsume(L, consume);
+      lua_setacctmmbin(L, rw_op_cost(VM_OP_MMBIN, opt),
+                       rw_op_cost(VM_OP_MMBINI, opt),
+                       rw_op_cost(VM_OP_MMBINK, opt));
 #endif
     } else {
       lua_pushinteger(L, -granularity);
