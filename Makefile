@@ -139,7 +139,7 @@ vm: deps
 # The command is compiled against the public header alone (and its own
 # cli/*.h): no internal header of the library is on its include path.
 CLI_CFLAGS := $(filter-out -Icommon -Ivm -Irewriter -Iaccounts -Iruntime,$(CFLAGS)) -Icli
-$(BUILD)/cli/%.o: cli/%.c include/lraf.h $(wildcard cli/*.h)
+$(BUILD)/cli/%.o: cli/%.c include/lraf.h $(wildcard cli/*.h) $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -c $< -o $@
 
