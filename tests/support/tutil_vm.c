@@ -63,27 +63,3 @@ int tutil_vm_load(const void *data, size_t size, char *msg, size_t msgsize) {
   lua_close(L);
   return ok;
 }
-
-int tutil_vm_read_file(const char *path, tutil_vm_buf *out) {
-  FILE *fp = fopen(path, "rb");
-  uint8_t chunk[8192];
-  size_t n;
-  out->data = NULL;
-  out->size = 0;
-  if (fp == NULL)
-    return 0;
-  while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) {
-    uint8_t *nd = realloc(out->data, out->size + n);
-    if (nd == NULL) {
-      fclose(fp);
-      free(out->data);
-      out->data = NULL;
-      return 0;
-    }
-    memcpy(nd + out->size, chunk, n);
-    out->data = nd;
-    out->size += n;
-  }
-  fclose(fp);
-  return 1;
-}

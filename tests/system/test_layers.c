@@ -104,7 +104,7 @@ static void test_includes_go_down(void **state) {
 /* ---- calls between the library's files ---- */
 
 #define MAXFILES 256
-#define MAXSYMS 8192
+#define MAXSYMS 16384
 
 typedef struct graph {
   char *file[MAXFILES];
@@ -112,6 +112,9 @@ typedef struct graph {
   char *sym[MAXSYMS];      /* defined global symbols ... */
   int owner[MAXSYMS];      /* ... and the file defining each */
   int nsyms;
+  char *use[MAXSYMS];      /* undefined symbols ... */
+  int user[MAXSYMS];       /* ... and the file using each */
+  int nuses;
   unsigned char *edge;     /* edge[a * MAXFILES + b]: a calls b */
 } graph;
 
@@ -122,26 +125,50 @@ static int owner_of(const graph *g, const char *sym) {
   return -1;
 }
 
-/* Run nm on object f of g; defined symbols (pass 0) or calls (pass 1). */
-static void scan(graph *g, int f, int pass) {
-  char cmd[1200], line[512];
+static int file_index(const graph *g, const char *path) {
+  int i;
+  for (i = 0; i < g->nfiles; i++)
+    if (strcmp(g->file[i], path) == 0) return i;
+  return -1;
+}
+
+/* One `nm -A` over every object: the symbols each defines and uses;
+   then an edge from each file to the files defining what it uses. */
+static void scan(graph *g) {
+  static char cmd[MAXFILES * 1100];
+  char line[1400];
+  size_t n;
+  int f, i;
   FILE *p;
-  snprintf(cmd, sizeof cmd, "nm '%s'", g->file[f]);
+  n = (size_t)snprintf(cmd, sizeof cmd, "nm -A");
+  for (f = 0; f < g->nfiles; f++)
+    n += (size_t)snprintf(cmd + n, sizeof cmd - n, " '%s'", g->file[f]);
   p = popen(cmd, "r");
   assert_non_null(p);
   while (fgets(line, sizeof line, p) != NULL) {
-    char a[128], b[128], c[256];
-    int n = sscanf(line, "%127s %127s %255s", a, b, c);
-    if (pass == 0 && n == 3 && strchr("TDBR", b[0]) != NULL) {
+    char *colon = strstr(line, ".o:"), a[128], b[128], c[256];
+    int k;
+    if (colon == NULL) continue;
+    colon[2] = '\0';
+    f = file_index(g, line);
+    assert_true(f >= 0);
+    k = sscanf(colon + 3, "%127s %127s %255s", a, b, c);
+    if (k == 3 && strchr("TDBR", b[0]) != NULL) {
       assert_true(g->nsyms < MAXSYMS);
       g->sym[g->nsyms] = strdup(c);
       g->owner[g->nsyms++] = f;
-    } else if (pass == 1 && n == 2 && strcmp(a, "U") == 0) {
-      int to = owner_of(g, b);
-      if (to >= 0 && to != f) g->edge[f * MAXFILES + to] = 1;
+    } else if (k == 2 && strcmp(a, "U") == 0) {
+      assert_true(g->nuses < MAXSYMS);
+      g->use[g->nuses] = strdup(b);
+      g->user[g->nuses++] = f;
     }
   }
   assert_int_equal(pclose(p), 0);
+  for (i = 0; i < g->nuses; i++) {
+    int to = owner_of(g, g->use[i]);
+    if (to >= 0 && to != g->user[i])
+      g->edge[g->user[i] * MAXFILES + to] = 1;
+  }
 }
 
 /* Depth-first search for a loop; on finding one, print it and stop
@@ -199,14 +226,14 @@ static void test_no_call_loops(void **state) {
     closedir(d);
   }
   assert_true(g.nfiles > 30);
-  for (f = 0; f < g.nfiles; f++) scan(&g, f, 0);
-  for (f = 0; f < g.nfiles; f++) scan(&g, f, 1);
+  scan(&g);
   memset(color, 0, sizeof color);
   for (f = 0; f < g.nfiles && loops == 0; f++)
     if (color[f] == 0) loops = loop_from(&g, f, color, path, 0);
   assert_int_equal(loops, 0);
   for (f = 0; f < g.nfiles; f++) free(g.file[f]);
   for (f = 0; f < g.nsyms; f++) free(g.sym[f]);
+  for (f = 0; f < g.nuses; f++) free(g.use[f]);
   free(g.edge);
 }
 

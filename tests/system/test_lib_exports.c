@@ -1,10 +1,11 @@
 /*
 ** test_lib_exports.c - liblraf.so (next to the lraf binary named by
 ** $LRAF) exports exactly the functions include/lraf.h declares with
-** LRAF_API: `nm -D` lists no internal name (vm_, rw_, rt_, acct_, err_)
-** and no public function is missing.  Built against the lraf VM (make
-** vm) the library carries its own Lua, so it exports Lua's C API too
-** (lua_, luaL_, luaopen_), which embedders and C modules use.
+** LRAF_API: `nm -D` lists no internal name (vm_, rw_, rt_, acct_, err_),
+** no public function is missing, and lraf.h declares none without
+** LRAF_API.  Built against the lraf VM (make vm) the library carries
+** its own Lua, so it exports Lua's C API too (lua_, luaL_, luaopen_),
+** which embedders and C modules use.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -50,10 +51,23 @@ static void drop(names *s) {
   while (s->n > 0) free(s->v[--s->n]);
 }
 
-/* The names declared "LRAF_API type name(" in include/lraf.h. */
+/* The names declared "LRAF_API type name(" in include/lraf.h; fails
+   the test on a function declared there without LRAF_API (a line that
+   starts with a type and names an lraf_ function), which would not be
+   exported. */
 static void declared(names *s) {
   char *h = slurp("include/lraf.h"), *p;
   assert_non_null(h);
+  for (p = h; (p = strchr(p, '\n')) != NULL; ) {
+    const char *line = ++p, *eol = strchr(line, '\n'), *fn;
+    if (eol == NULL) break;
+    if (*line < 'a' || *line > 'z' || strncmp(line, "typedef", 7) == 0)
+      continue;
+    fn = strstr(line, "lraf_");
+    if (fn != NULL && fn < eol && memchr(line, '(', (size_t)(eol - line)))
+      fail_msg("include/lraf.h declares without LRAF_API: %.*s",
+               (int)(eol - line), line);
+  }
   for (p = h; (p = strstr(p, "\nLRAF_API ")) != NULL; p++) {
     char *paren = strchr(p, '('), *q = paren;
     while (q > p && (q[-1] == '_' || (q[-1] >= 'a' && q[-1] <= 'z') ||
