@@ -24,7 +24,13 @@
 #include "lstate.h"
 #include "lmem.h"
 
-/* ---- Proto -> chunk model ---- */
+/* ---- Proto -> chunk model ----
+   The model keeps what the rewriter and the verifier read: code, line
+   information, the tags of constants and the lengths of string ones
+   (not their bytes: data stays NULL), upvalue descriptors, the pc
+   ranges of locals (not their names, which are written back from the
+   Proto, since the lraf VM's target adds no local), nested functions
+   and the source name for messages. */
 
 static int copy_tstring(vm_string *s, const TString *ts) {
   size_t len;
@@ -45,7 +51,10 @@ static int copy_const(vm_const *k, const TValue *o) {
   switch (k->tag) {
     case LUA_VNUMINT: k->i = ivalue(o); return 1;
     case LUA_VNUMFLT: k->n = fltvalue(o); return 1;
-    case LUA_VSHRSTR: case LUA_VLNGSTR: return copy_tstring(&k->s, tsvalue(o));
+    case LUA_VSHRSTR: case LUA_VLNGSTR:
+      k->s.len = tsslen(tsvalue(o));
+      k->s.present = 1;
+      return 1;
     default: return 1;  /* nil, false, true */
   }
 }
@@ -65,13 +74,12 @@ static vm_proto *from_proto(const Proto *p, const TString *psource) {
   f->code = malloc(n * sizeof *f->code + 1);
   f->k = calloc((size_t)p->sizek + 1, sizeof *f->k);
   f->upvalues = calloc((size_t)p->sizeupvalues + 1, sizeof *f->upvalues);
-  f->upnames = calloc((size_t)p->sizeupvalues + 1, sizeof *f->upnames);
   f->p = calloc((size_t)p->sizep + 1, sizeof *f->p);
   f->lineinfo = malloc((size_t)p->sizelineinfo + 1);
   f->abslineinfo = calloc((size_t)p->sizeabslineinfo + 1,
                           sizeof *f->abslineinfo);
   f->locvars = calloc((size_t)p->sizelocvars + 1, sizeof *f->locvars);
-  if (!ok || !f->code || !f->k || !f->upvalues || !f->upnames || !f->p ||
+  if (!ok || !f->code || !f->k || !f->upvalues || !f->p ||
       !f->lineinfo || !f->abslineinfo || !f->locvars) {
     vm_proto_free(f);
     return NULL;
@@ -86,8 +94,6 @@ static vm_proto *from_proto(const Proto *p, const TString *psource) {
     f->upvalues[i].kind = p->upvalues[i].kind;
   }
   f->sizeupvalues = p->sizeupvalues;
-  for (i = 0; i < p->sizeupvalues; i++, f->sizeupnames++)
-    if (!copy_tstring(&f->upnames[i], p->upvalues[i].name)) break;
   f->sizelineinfo = p->sizelineinfo;
   memcpy(f->lineinfo, p->lineinfo, (size_t)p->sizelineinfo);
   f->sizeabslineinfo = p->sizeabslineinfo;
@@ -95,15 +101,14 @@ static vm_proto *from_proto(const Proto *p, const TString *psource) {
     f->abslineinfo[i].pc = p->abslineinfo[i].pc;
     f->abslineinfo[i].line = p->abslineinfo[i].line;
   }
-  for (i = 0; i < p->sizelocvars; i++, f->sizelocvars++) {
-    if (!copy_tstring(&f->locvars[i].name, p->locvars[i].varname)) break;
+  for (i = 0; i < p->sizelocvars; i++) {
     f->locvars[i].startpc = p->locvars[i].startpc;
     f->locvars[i].endpc = p->locvars[i].endpc;
   }
+  f->sizelocvars = p->sizelocvars;
   for (i = 0; i < p->sizep; i++, f->sizep++)
     if ((f->p[i] = from_proto(p->p[i], p->source)) == NULL) break;
-  if (f->sizek < p->sizek || f->sizeupnames < p->sizeupvalues ||
-      f->sizelocvars < p->sizelocvars || f->sizep < p->sizep) {
+  if (f->sizek < p->sizek || f->sizep < p->sizep) {
     vm_proto_free(f);
     return NULL;
   }
@@ -116,20 +121,6 @@ typedef struct writeback {
   Proto *p;
   const vm_proto *f;
 } writeback;
-
-/* The name of a local variable of the rewritten f: the rewriter keeps
-   the original entries and adds copies of them for its stubs, so every
-   name is one that p already has. */
-static TString *find_name(const Proto *p, const vm_string *s) {
-  int i;
-  for (i = 0; i < p->sizelocvars; i++) {
-    TString *ts = p->locvars[i].varname;
-    if (ts != NULL && tsslen(ts) == s->len &&
-        memcmp(getstr(ts), s->data, s->len) == 0)
-      return ts;
-  }
-  return NULL;
-}
 
 /* Replace p's code, line information and locals by f's.  The new arrays
    are allocated (a memory error is raised) before anything changes, so
@@ -155,8 +146,8 @@ static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
   }
   if (f->sizelocvars > 0)
     lv = luaM_newvectorchecked(L, f->sizelocvars, LocVar);
-  for (i = 0; i < f->sizelocvars; i++) {
-    lv[i].varname = find_name(p, &f->locvars[i].name);
+  for (i = 0; i < f->sizelocvars; i++) {  /* the same locals, remapped */
+    lv[i].varname = p->locvars[i].varname;
     lv[i].startpc = f->locvars[i].startpc;
     lv[i].endpc = f->locvars[i].endpc;
   }
@@ -182,15 +173,12 @@ static int write_all(lua_State *L) {
 }
 
 /* Whether the rewritten tree still matches p's in shape (the lraf VM's
-   target adds no constant, upvalue or function) and every local's name
-   is one of p's. */
+   target adds no constant, upvalue, local or function). */
 static int same_shape(const Proto *p, const vm_proto *f) {
   int i;
   if (f->sizek != p->sizek || f->sizeupvalues != p->sizeupvalues ||
-      f->sizep != p->sizep)
+      f->sizelocvars != p->sizelocvars || f->sizep != p->sizep)
     return 0;
-  for (i = 0; i < f->sizelocvars; i++)
-    if (find_name(p, &f->locvars[i].name) == NULL) return 0;
   for (i = 0; i < f->sizep; i++)
     if (!same_shape(p->p[i], f->p[i])) return 0;
   return 1;
