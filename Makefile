@@ -1,7 +1,8 @@
 # lraf - build, test and benchmark.
 #
 #   make run    install missing packages, build, list a bundled example
-#   make test   install missing packages, build, run every test
+#   make test   install missing packages, build, run every test (also
+#               against the lraf VM: make vm, test-vm, docs/lraf-vm.md)
 #   make examples  build examples/*.c into $(BUILD)/examples (tests run them)
 #   make bench  overhead benchmarks (tests/bench; bench-native: native
 #               cost calibration and the overhead of native charging)
@@ -36,6 +37,8 @@ PKGS    := liblua5.4-dev lua5.4 lua-lpeg libcmocka-dev pkg-config
 TEST_PKGS := valgrind
 # service/ (request pool, ledger) and lraf serve
 PKGS    += libsqlite3-dev libpq-dev libmicrohttpd-dev
+# the lraf VM: apt-get source and Debian's patches
+PKGS    += dpkg-dev patch
 TEST_PKGS += sqlite3 postgresql curl
 BUILD   ?= build
 OPT     ?= -O2
@@ -43,6 +46,29 @@ SAN     ?=
 
 LUA_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) 2>/dev/null)
 LUA_LIBS   := $(shell pkg-config --libs $(LUA_PC) 2>/dev/null)
+LUA_DEP    :=
+
+# The lraf VM (issue 17, docs/lraf-vm.md): with LRAF_VM=1 everything is
+# built against Lua 5.4.4 from Debian's source package plus
+# vm/lravm/lua-acct.patch (vm/lravm/fetch.sh puts it in $(LRAVM_SRC)),
+# compiled into $(BUILD)/lua/liblua.a.  `make vm` builds that into
+# build/lravm; `make unit BUILD=build/lravm LRAF_VM=1` runs the tests there.
+LRAVM_SRC := build/lua-lravm
+LRAVM_C   := lapi lcode lctype ldebug ldo ldump lfunc lgc llex lmem lobject \
+             lopcodes lparser lstate lstring ltable ltm lundump lvm lzio \
+             lauxlib lbaselib lcorolib ldblib liolib lmathlib loadlib loslib \
+             lstrlib ltablib lutf8lib linit
+LRAVM_OBJ := $(LRAVM_C:%=$(BUILD)/lua/%.o)
+# Debian's flags for liblua5.4 (debian/rules, src/Makefile), then ours
+LRAVM_CFLAGS = -std=gnu99 -Wall -Wextra -DLUA_COMPAT_5_3 -DLUA_USE_LINUX \
+             $(shell dpkg-buildflags --get CPPFLAGS 2>/dev/null) \
+             $(shell dpkg-buildflags --get CFLAGS 2>/dev/null) $(OPT) -fPIC $(SAN)
+ifeq ($(LRAF_VM),1)
+LUA_CFLAGS := -I$(LRAVM_SRC)/src -DLRAF_VM
+# -E: C modules (Debian's lpeg.so) find the Lua API in the executable
+LUA_LIBS   := $(BUILD)/lua/liblua.a -Wl,-E -ldl
+LUA_DEP    := $(LRAVM_SRC)/.ok $(BUILD)/lua/liblua.a
+endif
 
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
            -fPIC -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iprofile -Iruntime $(LUA_CFLAGS) $(SAN)
@@ -72,7 +98,7 @@ TEST_SUPPORT := $(wildcard tests/support/*.c)
 EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
 .PHONY: all deps run test check unit san-test bench bench-native bench-profile clean examples memcheck \
-        fuzz fuzz-build fuzz-deps fuzz-diff
+        fuzz fuzz-build fuzz-deps fuzz-diff vm bench-vm test-vm
 
 all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf examples
 
@@ -92,14 +118,43 @@ deps:
 	fi
 
 # The library exports only what include/lraf.h marks LRAF_API.
-$(BUILD)/%.o: %.c $(HEADERS)
+$(BUILD)/%.o: %.c $(HEADERS) $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@
+
+# ---- the lraf VM's Lua (LRAF_VM=1) ----
+$(LRAVM_SRC)/.ok: vm/lravm/fetch.sh vm/lravm/lua-acct.patch tools/apt-source.sh
+	vm/lravm/fetch.sh $(LRAVM_SRC)
+
+$(LRAVM_OBJ): $(BUILD)/lua/%.o: $(LRAVM_SRC)/.ok
+	@mkdir -p $(dir $@)
+	$(CC) $(LRAVM_CFLAGS) -c $(LRAVM_SRC)/src/$*.c -o $@
+
+$(BUILD)/lua/liblua.a: $(LRAVM_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+# the lraf VM's stand-alone lua (no readline), for benchmarks
+$(BUILD)/lua/lua: $(LRAVM_SRC)/.ok $(BUILD)/lua/liblua.a
+	$(CC) $(LRAVM_CFLAGS) -o $@ $(LRAVM_SRC)/src/lua.c $(BUILD)/lua/liblua.a \
+	  -Wl,-E -ldl -lm
+
+# Every unit test against the lraf VM (build/lravm).  Without the sources
+# (no network, no deb-src derivable) it says so and skips, never passes.
+test-vm: deps
+	@if vm/lravm/fetch.sh $(LRAVM_SRC); then \
+	  $(MAKE) --no-print-directory -j2 build/lravm/liblraf.so unit BUILD=build/lravm \
+	    LRAF_VM=1 $(if $(TALLY),TALLY=$(TALLY)); \
+	else echo "SKIP: the lraf VM's tests: vm/lravm/fetch.sh failed (above)"; fi
+
+# lraf, its libraries, tests and examples against the lraf VM in build/lravm
+vm: deps
+	$(MAKE) --no-print-directory BUILD=build/lravm LRAF_VM=1 build/lravm/liblraf.a \
+	  build/lravm/liblraf.so build/lravm/lraf build/lravm/lua/lua
 
 # The command is compiled against the public header alone (and its own
 # cli/*.h): no internal header of the library is on its include path.
 CLI_CFLAGS := $(filter-out -Icommon -Ivm -Irewriter -Iaccounts -Iprofile -Iruntime,$(CFLAGS)) -Icli
-$(BUILD)/cli/%.o: cli/%.c include/lraf.h $(wildcard cli/*.h)
+$(BUILD)/cli/%.o: cli/%.c include/lraf.h $(wildcard cli/*.h) $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -c $< -o $@
 
@@ -107,20 +162,20 @@ $(BUILD)/liblraf.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/liblraf.so: $(LIB_OBJ)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LIBS)
+$(BUILD)/liblraf.so: $(LIB_OBJ) $(LUA_DEP)
+	$(CC) -shared $(LDFLAGS) -o $@ $(LIB_OBJ) $(LIBS)
 
-$(BUILD)/lraf: $(CLI_OBJ) $(BUILD)/liblraf.a
+$(BUILD)/lraf: $(CLI_OBJ) $(BUILD)/liblraf.a $(LUA_DEP)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/liblraf.a $(LIBS)
 
 vpath test_%.c tests/unit tests/system
-$(BUILD)/tests/%: %.c $(TEST_SUPPORT) $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h
+$(BUILD)/tests/%: %.c $(TEST_SUPPORT) $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/support -o $@ $< $(TEST_SUPPORT) $(BUILD)/liblraf.a $(LIBS) -lcmocka
 
 examples: $(EX_BIN)
 
-$(BUILD)/examples/%: examples/%.c $(BUILD)/liblraf.a include/lraf.h
+$(BUILD)/examples/%: examples/%.c $(BUILD)/liblraf.a include/lraf.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
 	  -Iinclude $(LUA_CFLAGS) $(SAN) -o $@ $< $(BUILD)/liblraf.a $(LIBS)
@@ -129,13 +184,15 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/liblraf.a include/lraf.h
 run: all
 	$(BUILD)/lraf run --report - examples/hello.lua
 
-# Every unit test, then the same tests under ASan and UBSan, then the
-# runtime's tests and the lraf command under valgrind; the last line adds
-# up what cmocka reported in all three (tests/run_suites.sh).
+# Every unit test, then the same tests against the lraf VM, then under
+# ASan and UBSan, then the runtime's tests and the lraf command under
+# valgrind; the last line adds up what cmocka reported in all of them
+# (tests/run_suites.sh).
 TEST_TALLY := $(CURDIR)/build/test-tally
 test: deps
 	@mkdir -p build && rm -f $(TEST_TALLY)
 	$(MAKE) --no-print-directory unit TALLY=$(TEST_TALLY)
+	$(MAKE) --no-print-directory test-vm TALLY=$(TEST_TALLY)
 	LRAF_QUICK=1 $(MAKE) --no-print-directory unit BUILD=build-san OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  TALLY=$(TEST_TALLY)
@@ -171,10 +228,15 @@ bench: all
 	tests/bench/native.sh
 	tests/bench/serve.sh
 	tests/bench/profile.sh
+	tests/bench/vm.sh
 
 # What lraf profile costs over plain lua5.4 and over lraf run.
 bench-profile: all
 	tests/bench/profile.sh
+
+# The lraf VM's columns alone (tests/bench/vm.sh)
+bench-vm: deps
+	tests/bench/vm.sh
 
 # Calibration of the native cost model and the overhead of charging.
 bench-native: all

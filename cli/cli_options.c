@@ -52,6 +52,8 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "what to count: original (default), overhead, weighted"},
   {"--weights", KIND_TEXT, "FILE", 0, 0,
    "per-opcode weights, \"OPNAME WEIGHT\" lines (weighted)"},
+  {"--vm", KIND_TEXT, "VM", 0, 0,
+   "lraf (the default where built with it) or stock"},
   {"--sandbox", KIND_FLAG, NULL, 0, 0,
    "untrusted code: no io, no debug; turns on --native"},
   {"--native", KIND_FLAG, NULL, 0, 0,
@@ -103,7 +105,7 @@ static const char *const statuses[] = {
 
 #define ST(n) (1u << (n))
 #define COUNTING (CLI_BIT(CLI_OPT_EXACT) | CLI_BIT(CLI_OPT_MODE) | \
-                  CLI_BIT(CLI_OPT_WEIGHTS))
+                  CLI_BIT(CLI_OPT_WEIGHTS) | CLI_BIT(CLI_OPT_VM))
 #define RUNNING (COUNTING | CLI_BIT(CLI_OPT_GRANULARITY) | \
                  CLI_BIT(CLI_OPT_SANDBOX) | CLI_BIT(CLI_OPT_NATIVE) | \
                  CLI_BIT(CLI_OPT_NO_NATIVE))
@@ -261,6 +263,16 @@ static int parse_mode(const char *s, lraf_mode *mode) {
   return CLI_OK;
 }
 
+static int parse_vm(const char *s, lraf_vm *vm) {
+  if (strcmp(s, "lraf") == 0) *vm = LRAF_VM_LRAF;
+  else if (strcmp(s, "stock") == 0) *vm = LRAF_VM_STOCK;
+  else return cli_error("unknown VM '%s' (lraf or stock)", s);
+  if (*vm == LRAF_VM_LRAF && !lraf_vm_builtin())
+    return cli_error("--vm lraf: this lraf is built for stock Lua 5.4 "
+                     "(the lraf VM build is make vm)");
+  return CLI_OK;
+}
+
 static int read_weights(const char *path, cli_args *a) {
   lraf_error err;
   char *text;
@@ -342,6 +354,7 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
       rc = parse_mode(v, &a->opt.mode);
       break;
     case CLI_OPT_WEIGHTS: *wfile = v; break;
+    case CLI_OPT_VM: rc = parse_vm(v, &a->opt.vm); break;
     case CLI_OPT_SANDBOX: a->opt.env = LRAF_ENV_SANDBOX; break;
     case CLI_OPT_NATIVE: a->native = 1; break;
     case CLI_OPT_NO_NATIVE: a->native = 0; break;

@@ -27,6 +27,7 @@ typedef enum cli_opt {
   CLI_OPT_EXACT,         /* --exact */
   CLI_OPT_MODE,          /* --mode original|overhead|weighted */
   CLI_OPT_WEIGHTS,       /* --weights FILE */
+  CLI_OPT_VM,            /* --vm lraf|stock */
   CLI_OPT_SANDBOX,       /* --sandbox */
   CLI_OPT_NATIVE,        /* --native */
   CLI_OPT_NO_NATIVE,     /* --no-native */

@@ -234,6 +234,19 @@ typedef enum lraf_env {
                         package.cpath the state started with */
 } lraf_env;
 
+/* What rewritten code runs on (lraf_options.vm, docs/lraf-vm.md). */
+typedef enum lraf_vm {
+  LRAF_VM_DEFAULT = 0, /* the lraf VM when this library is built against it
+                          (lraf_vm_builtin), stock Lua 5.4 otherwise */
+  LRAF_VM_STOCK,       /* any Lua 5.4: accounting through two upvalues */
+  LRAF_VM_LRAF         /* the lraf VM: one ACCT instruction per increment
+                          and zero check (needs lraf_vm_builtin()) */
+} lraf_vm;
+
+/* 1 when this library is built against the lraf VM (make vm), 0 when
+   against stock Lua 5.4. */
+LRAF_API int lraf_vm_builtin(void);
+
 #define LRAF_NUM_OPCODES 83
 #define LRAF_DEFAULT_GRANULARITY 10000
 
@@ -268,6 +281,7 @@ typedef struct lraf_options {
                               (default LRAF_NATIVE_CALL_DEFAULT) */
   size_t memory_limit;     /* bytes the state may hold; 0: no limit (see
                               "Memory" below) */
+  lraf_vm vm;              /* what the rewritten code runs on */
 } lraf_options;
 
 #define LRAF_NATIVE_CALL_DEFAULT 20

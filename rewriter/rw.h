@@ -26,11 +26,29 @@ typedef enum rw_mode {
   RW_WEIGHTED   /* per-opcode weights */
 } rw_mode;
 
+/* What the rewritten code runs on.  The stock target is any Lua 5.4 and
+   uses the counter and consume upvalues described above; the lraf VM
+   (vm/lravm) has ACCT, one instruction per increment and zero check,
+   and the counter in the Lua state (no upvalue, no scratch register). */
+typedef enum rw_target {
+  RW_STOCK,
+  RW_LRAVM
+} rw_target;
+
+/* The default target: the lraf VM when lraf is built against it (make
+   vm), which defines LRAF_VM; stock Lua otherwise. */
+#ifdef LRAF_VM
+#define RW_DEFAULT_TARGET RW_LRAVM
+#else
+#define RW_DEFAULT_TARGET RW_STOCK
+#endif
+
 typedef struct rw_options {
   rw_mode mode;
   int exact;                 /* also end blocks at calls and error points */
   int fold;                  /* fold control-equivalent blocks (default 1) */
   const uint32_t *weights;   /* RW_WEIGHTED: VM_NUM_OPCODES weights */
+  rw_target target;          /* RW_DEFAULT_TARGET unless set */
 } rw_options;
 
 /* What a rewrite did, summed over all functions. */
@@ -54,6 +72,9 @@ typedef struct rw_stats {
    GETUPVAL and CALL of consume, the GETUPVAL that reloads the counter),
    which the runtime adds to the count each time it is called. */
 #define RW_CONSUME_OVERHEAD 3
+/* The same for opt's target: none on the lraf VM, whose ACCT calls
+   consume itself. */
+int rw_consume_overhead(const rw_options *opt);
 
 /* Metamethod event number for "add" (Lua's TM_ADD), used by MMBINI. */
 #define RW_TM_ADD 6
@@ -75,6 +96,11 @@ lraf_status rw_rewrite(vm_chunk *chunk, const rw_options *opt,
    function (vm_check_proto), stack size, upvalue descriptors of the
    counter and consume, and that the accounting code is well formed. */
 lraf_status rw_verify(const vm_chunk *chunk, lraf_error *err);
+/* The same for a chunk rewritten for target: on the lraf VM, functions
+   have no lraf upvalues and the accounting is ACCT; on the stock target
+   no ACCT may appear (rw_verify is rw_verify_target for RW_STOCK). */
+lraf_status rw_verify_target(const vm_chunk *chunk, rw_target target,
+                             lraf_error *err);
 
 /* The cost-model id of opt, e.g. "lua5.4/original" or
    "lua5.4/weighted/5f1c03aa".  Writes at most size bytes. */

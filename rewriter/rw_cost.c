@@ -20,6 +20,11 @@ void rw_default_options(rw_options *opt) {
   opt->exact = 0;
   opt->fold = 1;
   opt->weights = NULL;
+  opt->target = RW_DEFAULT_TARGET;
+}
+
+int rw_consume_overhead(const rw_options *opt) {
+  return opt->target == RW_LRAVM ? 0 : RW_CONSUME_OVERHEAD;
 }
 
 uint32_t rw_op_cost(int op, const rw_options *opt) {
@@ -71,16 +76,18 @@ static uint32_t fnv1a(const uint32_t *w, int n) {
 }
 
 void rw_model_id(const rw_options *opt, char *buf, size_t size) {
+  /* code for the lraf VM runs only there */
+  const char *vm = opt->target == RW_LRAVM ? "lraf-vm5.4" : "lua5.4";
   switch (opt->mode) {
     case RW_ORIGINAL:
-      snprintf(buf, size, "lua5.4/original");
+      snprintf(buf, size, "%s/original", vm);
       break;
     case RW_OVERHEAD:
-      snprintf(buf, size, "lua5.4/overhead%s%s", opt->exact ? "/exact" : "",
+      snprintf(buf, size, "%s/overhead%s%s", vm, opt->exact ? "/exact" : "",
                opt->fold ? "" : "/nofold");
       break;
     case RW_WEIGHTED:
-      snprintf(buf, size, "lua5.4/weighted/%08x",
+      snprintf(buf, size, "%s/weighted/%08x", vm,
                opt->weights ? fnv1a(opt->weights, VM_NUM_OPCODES) : 0u);
       break;
   }

@@ -41,6 +41,14 @@
 ** outgrows that, the loop is "widened": its instructions jump to
 ** trampoline JMPs next to them (layouts at wide_forprep and below), and
 ** each block running a trampoline is charged for it in overhead mode.
+**
+** For the lraf VM (RW_LRAVM) the accounting code is ACCT instead: one
+** instruction adds the charge and makes the zero check, in the order
+** that the stock code would (emit_acct), and neither the register r nor
+** the sync analysis is needed.  Nor are metamethod stubs: the lraf VM's
+** MMBIN* charge themselves when they run (lua_setacctmmbin), so the op
+** and its MMBIN stay as they are.  The count hook never sees ACCT, so
+** the overhead mode charges nothing for it; the rest is as above.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +94,8 @@ typedef struct ctx {
   int cur_pc;           /* original pc being emitted */
   int b2;               /* index of the last wide TFORCALL's back JMP */
   rw_stats *stats;
+  int fused;            /* target RW_LRAVM: ACCT instead of r */
+  int used_r;           /* fused code that still uses r (stub names) */
 } ctx;
 
 static void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
@@ -157,6 +167,7 @@ static uint32_t adds_needed(ctx *c, int64_t n) {
 /* Instructions of accounting code the count hook sees (overhead mode). */
 static uint32_t accounting_cost(ctx *c, uint32_t n, int check, int synced) {
   uint32_t k = 0;
+  if (c->fused) return 0;  /* the hook never sees ACCT */
   if ((n > 0 || check) && !synced) k++;   /* GETUPVAL */
   if (n > 0) k += adds_needed(c, n) + 1;  /* ADDI..., SETUPVAL (overhead
                                             mode has no lazy increments) */
@@ -193,6 +204,28 @@ static void emit_check(ctx *c, int ahead, int line) {
   c->stats->checks++;
 }
 
+/* The lraf VM: ACCT adds n with the zero check after it, or before it
+   with check_first.  An n beyond sBx's range takes several ACCTs, of
+   which only the last checks (the first with check_first). */
+static void emit_acct(ctx *c, int64_t n, int check, int check_first,
+                      int line) {
+  int first = 1;
+  if (n == 0 && !check) return;
+  if (n != 0) c->stats->increments++;
+  if (check) c->stats->checks++;
+  do {
+    int64_t step = n > VM_OFFSET_SBX ? VM_OFFSET_SBX
+                 : n < -VM_OFFSET_SBX ? -VM_OFFSET_SBX : n;
+    int last = n == step, mode = VM_ACCT_ADD;
+    if (check && check_first && first) mode = VM_ACCT_CHECKADD;
+    else if (check && !check_first && last) mode = VM_ACCT_ADDCHECK;
+    put(c, vm_set_bx(vm_abck(VM_OP_ACCT, mode, 0, 0, 0),
+                     (int)step + VM_OFFSET_SBX), line, J_NONE, 0);
+    n -= step;
+    first = 0;
+  } while (n != 0);
+}
+
 /* Add n to the counter (r already holds it when synced), write r back
    to the cell if flush, then the zero check if asked for; with
    check_first the check comes before the increment, which then pays
@@ -201,6 +234,10 @@ static void emit_check(ctx *c, int ahead, int line) {
 static void emit_accounting(ctx *c, int64_t n, int check, int check_first,
                             int synced, int flush, int line) {
   int r = c->r, adds = n != 0, ahead;
+  if (c->fused) {
+    emit_acct(c, n, check, check_first, line);
+    return;
+  }
   if (n == 0 && !check) {
     if (flush) {  /* a block that only writes back what r ran ahead */
       put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
@@ -293,8 +330,9 @@ static int64_t block_charge(ctx *c, int bi) {
 static uint32_t stub_charge(ctx *c, int pc, int ncopies) {
   if (c->opt->mode != RW_OVERHEAD)
     return rw_op_cost(vm_op(c->f->code[pc + 1]), c->opt);
-  /* JMP to the stub, LFALSESKIP per copy, op, MMBIN, GETUPVAL, JMP back */
-  return settle_charge(c, (uint32_t)(5 + ncopies), 0, 0);
+  /* JMP to the stub, LFALSESKIP per copy, op, MMBIN, GETUPVAL (not on the
+     lraf VM), JMP back */
+  return settle_charge(c, (uint32_t)(5 - c->fused + ncopies), 0, 0);
 }
 
 /* What each block's accounting code does, for rw_sync_find; in the
@@ -314,6 +352,15 @@ static void accounting_kinds(ctx *c) {
 /* ---------------------------------------------------------------- */
 /* Code                                                              */
 /* ---------------------------------------------------------------- */
+
+/* The lraf VM has no r to keep in sync: nothing synced, flushed, lazy. */
+static int no_sync(const rw_cfg *cfg, rw_sync *s) {
+  size_t n = (size_t)cfg->nblocks + 1;
+  s->synced = calloc(n, 1);
+  s->flush = calloc(n, 1);
+  s->lazy = calloc(n, 1);
+  return s->synced && s->flush && s->lazy;
+}
 
 static int line_of(const ctx *c, int pc) {
   return c->lines[pc];
@@ -398,7 +445,7 @@ static void emit_main(ctx *c) {
     } else if (op == VM_OP_LFALSESKIP) {
       put(c, vm_abck(VM_OP_LOADFALSE, vm_a(i), 0, 0, 0), line, J_NONE, 0);
       put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
-    } else if (vm_mmbin_pair(f, pc)) {
+    } else if (!c->fused && vm_mmbin_pair(f, pc)) {
       put(c, i, line, J_NONE, 0);
       c->stub_pc[c->nstubs] = pc;
       pc++;
@@ -428,11 +475,14 @@ static void emit_stubs(ctx *c) {
     for (k = 0; k < nset; k++) {  /* never run: names for error messages */
       put(c, vm_abck(VM_OP_LFALSESKIP, c->r, 0, 0, 0), line, J_NONE, 0);
       put(c, f->code[setters[k]], line, J_NONE, 0);
+      c->used_r = 1;
     }
     put(c, f->code[pc], line_of(c, pc), J_NONE, 0);
     put(c, f->code[pc + 1], line, J_NONE, 0);
     /* the metamethod may have charged: r holds the counter again */
-    put(c, vm_abck(VM_OP_GETUPVAL, c->r, c->counter, 0, 0), line, J_NONE, 0);
+    if (!c->fused)
+      put(c, vm_abck(VM_OP_GETUPVAL, c->r, c->counter, 0, 0), line, J_NONE,
+          0);
     put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
     c->stub_end[s] = c->o.n;
     c->stats->stubs++;
@@ -590,7 +640,8 @@ static lraf_status finish(ctx *c, int main_end) {
   f->code = c->o.code;
   f->sizecode = c->o.n;
   c->o.code = NULL;
-  f->maxstacksize = (uint8_t)(c->r + 1);
+  if (!c->fused || c->used_r)
+    f->maxstacksize = (uint8_t)(c->r + 1);
   return LRAF_OK;
 }
 
@@ -605,6 +656,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   memset(&c, 0, sizeof c);
   c.f = f; c.cfg = cfg; c.opt = opt; c.path = path; c.stats = stats;
   c.r = f->maxstacksize; c.counter = counter; c.consume = consume;
+  c.fused = opt->target == RW_LRAVM;
   c.group = malloc(n * sizeof(int));
   c.pos = malloc(n * sizeof(int));
   c.lines = malloc(n * sizeof(int));
@@ -620,7 +672,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   if (!c.group || !c.pos || !c.lines || !c.stub_pc || !c.stub_start ||
       !c.stub_end || !c.base || !c.emits || !c.adds ||
       !c.wide || !c.setters || !c.nsetters ||
-      !rw_name_setters(f, c.setters, c.nsetters)) {
+      (!c.fused && !rw_name_setters(f, c.setters, c.nsetters))) {
     st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     goto done;
   }
@@ -634,8 +686,10 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
       overhead_bases(&c);
     accounting_kinds(&c);
     rw_sync_free(&c.sync);
-    if (!rw_sync_find(f, cfg, c.emits, c.adds, opt->mode != RW_OVERHEAD,
-                      &c.sync)) {
+    c.used_r = 0;
+    if (c.fused ? !no_sync(cfg, &c.sync)
+        : !rw_sync_find(f, cfg, c.emits, c.adds, opt->mode != RW_OVERHEAD,
+                        &c.sync)) {
       st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
       goto done;
     }

@@ -1,6 +1,7 @@
 /*
 ** rw_rewrite.c - the rewriter's driver: walks the function tree, checks
-** the limits, adds the counter and consume upvalues and rewrites each
+** the limits, adds the counter and consume upvalues (stock target only:
+** the lraf VM keeps its counter in the state) and rewrites each
 ** function's code.
 */
 #include <stdio.h>
@@ -82,12 +83,12 @@ static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
   name_function(path, sizeof path, f, source, is_main);
   if (f->maxstacksize >= VM_MAXREGS - 1)
     return err_fail(err, LRAF_EREWRITE,
-                    "%s uses %d registers; lraf needs one more and allows at "
-                    "most %d", path, f->maxstacksize, VM_MAXREGS - 2);
-  if (f->sizeupvalues >= VM_MAXUPVALS - 1)
+                   "%s uses %d registers; lraf needs one more and allows at "
+                   "most %d", path, f->maxstacksize, VM_MAXREGS - 2);
+  if (opt->target != RW_LRAVM && f->sizeupvalues >= VM_MAXUPVALS - 1)
     return err_fail(err, LRAF_EREWRITE,
-                    "%s has %d upvalues; lraf adds two and allows at most %d",
-                    path, f->sizeupvalues, VM_MAXUPVALS - 2);
+                   "%s has %d upvalues; lraf adds two and allows at most %d",
+                   path, f->sizeupvalues, VM_MAXUPVALS - 2);
   st = rw_cfg_build(f, opt, path, &cfg, err);
   if (st != LRAF_OK)
     return st;
@@ -99,7 +100,7 @@ static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
   }
   st = rw_emit(f, &cfg, opt, counter, counter + 1, path, stats, err);
   rw_cfg_free(&cfg);
-  if (st == LRAF_OK)
+  if (st == LRAF_OK && opt->target != RW_LRAVM)
     st = add_upvalues(f, is_main, parent_counter, path, err);
   for (i = 0; st == LRAF_OK && i < f->sizep; i++)
     st = rewrite_function(f->p[i], opt, 0, counter, source, stats, err);
@@ -115,6 +116,9 @@ lraf_status rw_rewrite(vm_chunk *chunk, const rw_options *opt,
   memset(stats, 0, sizeof *stats);
   if (chunk == NULL || chunk->main == NULL || opt == NULL)
     return err_fail(err, LRAF_EARG, "rw_rewrite: no chunk or options");
+  if (opt->target != RW_STOCK && opt->target != RW_LRAVM)
+    return err_fail(err, LRAF_EARG, "rw_rewrite: unknown target %d",
+                   (int)opt->target);
   if (opt->mode == RW_WEIGHTED && opt->weights == NULL)
     return err_fail(err, LRAF_EARG, "weighted mode needs a weights table");
   st = rewrite_function(chunk->main, opt, 1, 0, NULL, stats, err);

@@ -5,9 +5,12 @@
 ** ranges, jump targets, required pairs), every function must carry the
 ** counter and consume upvalues, nested functions must capture their
 ** parent's, and the accounting code may touch them only through the
-** scratch register at the top of the frame.
+** scratch register at the top of the frame.  Chunks for the lraf VM
+** carry no such upvalues; there every function must start with a zero
+** check (ACCT) and every loop must pass one (verify_fused).
 */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "rw.h"
 
@@ -60,12 +63,145 @@ static lraf_status verify_function(const vm_proto *f, const vm_proto *parent,
   return st != LRAF_OK ? LRAF_EVERIFY : LRAF_OK;
 }
 
-lraf_status rw_verify(const vm_chunk *chunk, lraf_error *err) {
+/* An ACCT that makes a zero check. */
+static int is_check(vm_instr i) {
+  return vm_op(i) == VM_OP_ACCT && vm_a(i) != VM_ACCT_ADD;
+}
+
+/* Where control may go after pc (a superset: a skip edge where the next
+   instruction may be skipped, both ways of a loop instruction). */
+static int successors(const vm_proto *f, int pc, int *s) {
+  vm_instr i = f->code[pc];
+  const vm_opinfo *oi = vm_opinfo_of(vm_op(i));
+  int n = 0, t, k, m = 0;
+  if (oi->flags & VM_OPF_ENDS) return 0;
+  if (vm_jump_target(i, pc, &t)) s[n++] = t;
+  if (vm_op(i) != VM_OP_JMP) s[n++] = pc + 1;
+  if ((oi->flags & (VM_OPF_TEST | VM_OPF_MMBIN | VM_OPF_SKIPNEXT)) ||
+      vm_needs_extraarg(i))
+    s[n++] = pc + 2;
+  for (k = 0; k < n; k++)
+    if (s[k] >= 0 && s[k] < f->sizecode) s[m++] = s[k];
+  return m;
+}
+
+/* Whether a cycle of f's code that can run avoids every zero check,
+   with *at a pc on it: a depth-first search that stops at checks, over
+   the code reachable from the entry (the compiler leaves dead code, such
+   as the else of "elseif true", which the rewriter does not check).
+   -1 when out of memory. */
+static int unchecked_cycle(const vm_proto *f, int *at) {
+  int n = f->sizecode, sp, root, found = 0;
+  int *stack = malloc((size_t)n * sizeof *stack);
+  int *next = calloc((size_t)n, sizeof *next);
+  char *state = calloc((size_t)n, 1);  /* 0 new, 1 on the stack, 2 done */
+  char *live = calloc((size_t)n, 1);   /* reachable from pc 0 */
+  if (!stack || !next || !state || !live) {
+    found = -1;
+    goto done;
+  }
+  sp = 0;
+  stack[sp++] = 0;
+  live[0] = 1;
+  while (sp > 0) {
+    int v = stack[--sp], s[3], ns = successors(f, v, s), k;
+    for (k = 0; k < ns; k++)
+      if (!live[s[k]]) {
+        live[s[k]] = 1;
+        stack[sp++] = s[k];
+      }
+  }
+  for (root = 0; root < n && !found; root++) {
+    if (!live[root] || state[root] || is_check(f->code[root])) continue;
+    sp = 0;
+    stack[sp++] = root;
+    state[root] = 1;
+    while (sp > 0 && !found) {
+      int v = stack[sp - 1], s[3], ns = successors(f, v, s);
+      if (next[v] < ns) {
+        int w = s[next[v]++];
+        if (is_check(f->code[w]) || state[w] == 2) continue;
+        if (state[w] == 1) {
+          found = 1;
+          *at = w;
+        }
+        else {
+          state[w] = 1;
+          stack[sp++] = w;
+        }
+      } else {
+        state[v] = 2;
+        sp--;
+      }
+    }
+  }
+done:
+  free(stack);
+  free(next);
+  free(state);
+  free(live);
+  return found;
+}
+
+/* The lraf VM's chunks: the counter is the state's, so no upvalue is
+   needed; the function must start with a zero check and every cycle of
+   its code must pass one, so that no run goes on unchecked. */
+static lraf_status verify_fused(const vm_proto *f, int index, int depth,
+                                lraf_error *err) {
+  char path[64];
+  lraf_status st;
+  int i, entry;
+  snprintf(path, sizeof path, "function %d at depth %d (line %d)", index,
+           depth, f->linedefined);
+  st = vm_check_code(f, path, VM_CHECK_REWRITTEN, err);
+  entry = f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP;
+  while (entry < f->sizecode && vm_op(f->code[entry]) == VM_OP_ACCT &&
+         !is_check(f->code[entry]))
+    entry++;  /* a charge too large for one ACCT: the last one checks */
+  if (st == LRAF_OK && (entry >= f->sizecode || !is_check(f->code[entry])))
+    st = err_fail(err, LRAF_EVERIFY, "%s does not start with a zero check "
+                  "(ACCT)", path);
+  if (st == LRAF_OK) {
+    int at = 0, c = unchecked_cycle(f, &at);
+    if (c < 0)
+      st = err_fail(err, LRAF_EMEM, "out of memory verifying %s", path);
+    else if (c)
+      st = err_fail(err, LRAF_EVERIFY, "%s has a loop through pc %d without "
+                    "a zero check", path, at + 1);
+  }
+  for (i = 0; st == LRAF_OK && i < f->sizep; i++)
+    st = verify_fused(f->p[i], i, depth + 1, err);
+  if (st != LRAF_OK && err != NULL)
+    err->code = LRAF_EVERIFY;
+  return st != LRAF_OK ? LRAF_EVERIFY : LRAF_OK;
+}
+
+/* Whether f or a function nested in it holds an ACCT. */
+static int has_acct(const vm_proto *f) {
+  int i;
+  for (i = 0; i < f->sizecode; i++)
+    if (vm_op(f->code[i]) == VM_OP_ACCT) return 1;
+  for (i = 0; i < f->sizep; i++)
+    if (has_acct(f->p[i])) return 1;
+  return 0;
+}
+
+lraf_status rw_verify_target(const vm_chunk *chunk, rw_target target,
+                             lraf_error *err) {
   if (chunk == NULL || chunk->main == NULL)
     return err_fail(err, LRAF_EARG, "rw_verify: no chunk");
   if (chunk->nupvalues != chunk->main->sizeupvalues)
     return err_fail(err, LRAF_EVERIFY,
                     "chunk header says %d upvalues, main has %d",
                     chunk->nupvalues, chunk->main->sizeupvalues);
+  if (target == RW_LRAVM)
+    return verify_fused(chunk->main, 0, 0, err);
+  if (has_acct(chunk->main))
+    return err_fail(err, LRAF_EVERIFY,
+                    "the chunk holds ACCT, which only the lraf VM runs");
   return verify_function(chunk->main, NULL, 0, 0, err);
+}
+
+lraf_status rw_verify(const vm_chunk *chunk, lraf_error *err) {
+  return rw_verify_target(chunk, RW_STOCK, err);
 }

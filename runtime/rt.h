@@ -128,6 +128,16 @@ int64_t rt_total(lraf_state *S, lua_State *L);
 /* Stop and free the running profile, if any (lraf_close). */
 void rt_profile_drop(lraf_state *S);
 
+/* ---- rt_lravm.c: the lraf VM's counter (target RW_LRAVM only) ---- */
+/* The state's ACCT counter, which replaces the counter cell. */
+lua_Integer *rt_vm_counter(lua_State *L);
+/* Make consume the function ACCT calls at a zero check and let MMBIN*
+   charge their cost under opt when they run; with native, also charge
+   the VM's work that grows with its operands (long-string comparisons,
+   values moved by VARARG, RETURN, TAILCALL, SETLIST). */
+void rt_vm_bind(lua_State *L, lua_CFunction consume, const rw_options *opt,
+                int native);
+
 /* ---- rt_protect.c: the quota error, and pcall/xpcall that pass it on ---- */
 void rt_protect_init(lua_State *L);
 int rt_raise_quota(lua_State *L);

@@ -14,6 +14,7 @@
 
 static int64_t counter(lraf_state *S, lua_State *L) {
   lua_Integer v;
+  if (S->opt.target == RW_LRAVM) return (int64_t)*rt_vm_counter(L);
   lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
   lua_getupvalue(L, -1, S->counter_up);
   v = lua_tointeger(L, -1);
@@ -24,6 +25,10 @@ static int64_t counter(lraf_state *S, lua_State *L) {
 static void reset(lraf_state *S, lua_State *L, int64_t g) {
   S->base = -g;
   S->pending = 0;
+  if (S->opt.target == RW_LRAVM) {
+    *rt_vm_counter(L) = (lua_Integer)-g;
+    return;
+  }
   lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
   lua_pushinteger(L, (lua_Integer)-g);
   lua_setupvalue(L, -2, S->counter_up);
@@ -31,6 +36,10 @@ static void reset(lraf_state *S, lua_State *L, int64_t g) {
 }
 
 static void set(lraf_state *S, lua_State *L, int64_t v) {
+  if (S->opt.target == RW_LRAVM) {
+    *rt_vm_counter(L) = (lua_Integer)v;
+    return;
+  }
   lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
   lua_pushinteger(L, (lua_Integer)v);
   lua_setupvalue(L, -2, S->counter_up);
@@ -98,7 +107,8 @@ lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to,
 int rt_consume(lua_State *L) {
   rt_thread *t = rt_thread_of(L);
   lraf_state *S = t->S;
-  int64_t extra = S->opt.mode == RW_OVERHEAD ? RW_CONSUME_OVERHEAD : 0;
+  int64_t extra = S->opt.mode == RW_OVERHEAD ? rw_consume_overhead(&S->opt)
+                                             : 0;
   int can_pause;
   lraf_verdict v;
   if (S->cur != t) rt_switch(S, L, t, 0);  /* resumed behind lraf's back */

@@ -92,7 +92,8 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
   in.data = (const char *)data + skip;
   in.size = size - skip;
   st = rt_pipeline(&in, &S->opt, NULL, &chunk, err);
-  if (st == LRAF_OK && chunk->main->sizeupvalues < 2)
+  if (st == LRAF_OK && S->opt.target == RW_STOCK &&
+      chunk->main->sizeupvalues < 2)
     st = err_fail(err, LRAF_EVERIFY, "chunk has no counter upvalues");
   if (st != LRAF_OK) {
     vm_chunk_free(chunk);

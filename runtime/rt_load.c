@@ -53,7 +53,9 @@ rt_loadres rt_load_rewritten(lua_State *L, const vm_chunk *chunk,
     r.code = r.status == LUA_ERRMEM ? LRAF_EMEM : LRAF_EFORMAT;
     return r;
   }
-  if (S->anchor_ref == LUA_NOREF || S->anchor_ref == LUA_REFNIL) {
+  if (S->opt.target == RW_LRAVM) {
+    /* the lraf VM: ACCT uses the state's counter, nothing to join */
+  } else if (S->anchor_ref == LUA_NOREF || S->anchor_ref == LUA_REFNIL) {
     /* this is the anchor: it gets the cells everything else shares */
     S->counter_up = n + 1;
     lua_pushinteger(L, 0);
@@ -102,6 +104,15 @@ static rt_loadres finish(lua_State *L, int status, const char *mode) {
     case LUA_ERRFILE: r.code = LRAF_EIO; return r;
     case LUA_ERRSYNTAX: r.code = LRAF_ESYNTAX; return r;
     default: r.code = LRAF_ERUN; return r;
+  }
+  if (S->opt.target == RW_LRAVM) {  /* the lraf VM: in memory */
+    r.code = rt_pipeline_in_place(L, &S->opt, NULL, &err);
+    if (r.code != LRAF_OK) {
+      lua_pop(L, 1);
+      lua_pushfstring(L, "lraf: %s", err.message);
+      r.status = LUA_ERRSYNTAX;
+    }
+    return r;
   }
   in.kind = RT_INPUT_TOP;
   in.L = L;

@@ -43,6 +43,18 @@ lraf_status rt_rw_options(const lraf_options *o, rw_options *opt,
                       (int)o->mode);
   }
   opt->exact = o->exact != 0;
+  switch (o->vm) {
+    case LRAF_VM_DEFAULT: opt->target = RW_DEFAULT_TARGET; break;
+    case LRAF_VM_STOCK: opt->target = RW_STOCK; break;
+    case LRAF_VM_LRAF:
+      if (!lraf_vm_builtin())
+        return err_fail(err, LRAF_EARG, "this lraf is built for stock Lua "
+                        "5.4; the lraf VM needs the lraf VM build (make vm)");
+      opt->target = RW_LRAVM;
+      break;
+    default:
+      return err_fail(err, LRAF_EARG, "unknown VM %d", (int)o->vm);
+  }
   rw_model_id(opt, model, msize);
   return LRAF_OK;
 }

@@ -86,7 +86,8 @@ lraf_status rt_pipeline(const rt_input *in, const rw_options *opt,
   free(bytes);
   if (st == LRAF_OK && opt != NULL && in->kind != RT_INPUT_REWRITTEN)
     st = rw_rewrite(chunk, opt, stats, err);
-  if (st == LRAF_OK && opt != NULL) st = rw_verify(chunk, err);
+  if (st == LRAF_OK && opt != NULL)
+    st = rw_verify_target(chunk, opt->target, err);
   if (st != LRAF_OK) {
     vm_chunk_free(chunk);
     return st;

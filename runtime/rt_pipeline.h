@@ -5,6 +5,10 @@
 **   source --(Lua's parser)--> compiled function --(rt_dump)--> bytes
 **   bytes --(vm_read)--> vm_chunk --(rw_rewrite)--> --(rw_verify)--> out
 **
+** On the lraf VM the state's loaders rewrite in memory instead
+** (rt_pipeline_in_place): Proto tree -> vm_chunk -> rewrite, verify ->
+** the same Proto tree.
+**
 ** Every caller goes through rt_pipeline: the state's loaders
 ** (rt_load.c), offline rewriting (rt_offline.c), listings
 ** (rt_listing.c) and the test helpers (tests/support).  rt_dump holds
@@ -48,6 +52,16 @@ typedef struct rt_input {
    failure *out is untouched and err says what was wrong and where. */
 lraf_status rt_pipeline(const rt_input *in, const rw_options *opt,
                         rw_stats *stats, vm_chunk **out, lraf_error *err);
+
+/* The lraf VM's target (RW_LRAVM) only: rewrite and verify the compiled
+   Lua function at the top of L in place (rt_inplace.c).  Its Proto tree
+   is read into the chunk model, rewritten and verified there, and the
+   new code written back into the same Protos: no dump, no load, and
+   constants keep their identity.  The function stays at the top; after
+   a failure it is half rewritten and must be dropped.  Built against
+   stock Lua it fails with LRAF_EARG. */
+lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
+                                 rw_stats *stats, lraf_error *err);
 
 /* lua_dump of the function at the top of L (left there), with debug
    information unless strip, into a new malloc'ed buffer. */

@@ -23,6 +23,8 @@ static int init(lua_State *L) {
   r = rt_load_buffer(L, "", 0, "=(lraf anchor)", "t");
   if (r.status != LUA_OK) return lua_error(L);
   S->anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  if (S->opt.target == RW_LRAVM)
+    rt_vm_bind(L, rt_consume, &S->opt, S->native);
   rt_regranulate(S, L);
   rt_env_open(L, S);
   return 0;

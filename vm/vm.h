@@ -121,6 +121,16 @@ enum {
   VM_NUM_OPCODES
 };
 
+/* The lraf VM's accounting instruction (vm/lravm/lua-acct.patch), after
+   Lua's opcodes: ACCT A sBx adds sBx to the state's counter, with a zero
+   check that calls consume when the counter is 0 or more; A is one of
+   VM_ACCT_*.  The count hook never sees it.  Only chunks for the lraf VM
+   may hold it (rw_verify_target). */
+#define VM_OP_ACCT VM_NUM_OPCODES
+#define VM_ACCT_ADDCHECK 0   /* add, then check */
+#define VM_ACCT_CHECKADD 1   /* check, then add */
+#define VM_ACCT_ADD 2        /* add only */
+
 typedef enum vm_format {
   VM_FMT_ABC, VM_FMT_ABX, VM_FMT_ASBX, VM_FMT_AX, VM_FMT_SJ
 } vm_format;

@@ -245,6 +245,10 @@ static void print_operands(FILE *out, const vm_proto *f, int pc, vm_instr i) {
             vm_bx(i) < f->sizep ? (const void *)f->p[vm_bx(i)] : NULL);
   else if (op == VM_OP_EXTRAARG)
     fprintf(out, "%d", vm_ax(i));
+  else if (op == VM_OP_ACCT)  /* the lraf VM's: mode, amount */
+    fprintf(out, "%d %d" COMMENT "%s", vm_a(i), vm_sbx(i),
+            vm_a(i) == VM_ACCT_ADDCHECK ? "add, check"
+            : vm_a(i) == VM_ACCT_CHECKADD ? "check, add" : "add");
   else if (vm_opinfo_of(op) != NULL)  /* CLOSE TBC VARARGPREP */
     fprintf(out, "%d", vm_a(i));
   else

@@ -118,7 +118,11 @@ static const vm_opinfo opinfo[VM_NUM_OPCODES] = {
   {"EXTRAARG", AX, U},
 };
 
+/* The lraf VM's instruction: never fetched as far as the hook knows. */
+static const vm_opinfo acct = {"ACCT", ASBX, U};
+
 const vm_opinfo *vm_opinfo_of(int op) {
+  if (op == VM_OP_ACCT) return &acct;
   if (op < 0 || op >= VM_NUM_OPCODES) return NULL;
   return &opinfo[op];
 }

@@ -5,11 +5,14 @@
 # here is committed; DEST is a cache, and a second run does nothing.
 #
 # The upstream tarball lua-lpeg_1.0.2.orig.tar.gz comes from
-# `apt-get source --download-only lua-lpeg` (a deb-src line for
-# bookworm), or else straight from deb.debian.org's pool with curl.
-# Either way its SHA-256 must be the one Debian's lua-lpeg_1.0.2-2.dsc
-# lists.  Debian applies no patches to it (debian/patches/series is
-# empty), so these are the files the lua-lpeg package is built from.
+# `apt-get source --download-only lua-lpeg` through the private apt
+# configuration in build/apt that tools/apt-source.sh derives from the
+# machine's own apt sources (also used by vm/lravm/fetch.sh); no host is
+# named here.  That script checks every file against the SHA-256 that
+# Debian's lua-lpeg .dsc lists, and this one checks the tarball once more
+# against the SHA-256 of lua-lpeg_1.0.2-2.dsc below.  Debian applies no
+# patches to it (debian/patches/series is empty), so these are the files
+# the lua-lpeg package is built from.
 #
 # Exit status 0 when DEST holds test.lua and re.lua, 1 otherwise, with
 # the reason on stderr.
@@ -19,7 +22,6 @@ set -u
 DEST=${1:-build/lpeg-src}
 ORIG=lua-lpeg_1.0.2.orig.tar.gz
 SHA256=48d66576051b6c78388faad09b70493093264588fcd0f258ddaab1cdd4a15ffe
-POOL=https://deb.debian.org/debian/pool/main/l/lua-lpeg
 
 if [ -f "$DEST/test.lua" ] && [ -f "$DEST/re.lua" ]; then
   exit 0
@@ -35,30 +37,13 @@ mkdir -p "$(dirname "$DEST")" || fail "cannot create $(dirname "$DEST")"
 TMP=$(mktemp -d "$(dirname "$DEST")/lpeg-fetch.XXXXXX") ||
   fail "cannot create a temporary directory"
 
-got=""
-echo "apt-get not found" >"$TMP/apt.log"
-echo "curl not found" >"$TMP/curl.log"
-if command -v apt-get >/dev/null 2>&1; then
-  if (cd "$TMP" && apt-get -qq -o Acquire::Retries=0 \
-        -o Acquire::http::Timeout=20 source --download-only lua-lpeg) \
-        >"$TMP/apt.log" 2>&1 && [ -f "$TMP/$ORIG" ]; then
-    got="apt-get source lua-lpeg"
-  fi
-fi
-if [ -z "$got" ] && command -v curl >/dev/null 2>&1; then
-  rm -f "$TMP/$ORIG"
-  if curl -fsSL --connect-timeout 15 --max-time 120 -o "$TMP/$ORIG" \
-       "$POOL/$ORIG" 2>"$TMP/curl.log"; then
-    got="$POOL/$ORIG"
-  fi
-fi
-if [ -z "$got" ]; then
-  echo "tests/lpeg/fetch.sh: apt-get source said:" >&2
-  sed 's/^/  /' "$TMP/apt.log" >&2
-  echo "tests/lpeg/fetch.sh: curl $POOL/$ORIG said:" >&2
-  sed 's/^/  /' "$TMP/curl.log" >&2
-  fail "could not download $ORIG (no network? no deb-src line?)"
-fi
+HERE=$(cd "$(dirname "$0")" && pwd)
+"$HERE/../../tools/apt-source.sh" build/apt "$TMP/dl" lua-lpeg=1.0.2-2 \
+    --download-only ||
+  fail "could not download $ORIG (no network? no deb source in apt's configuration?)"
+[ -f "$TMP/dl/$ORIG" ] || fail "apt-get source lua-lpeg left no $ORIG"
+mv "$TMP/dl/$ORIG" "$TMP/$ORIG" || fail "cannot move $ORIG"
+got="apt-get source lua-lpeg"
 
 sum=$(sha256sum "$TMP/$ORIG" | cut -d' ' -f1)
 [ "$sum" = "$SHA256" ] ||

@@ -146,7 +146,17 @@ int tutil_fuzz_rewrite(const uint8_t *data, size_t size, char *why,
   opt.fold = 1;
   opt.mode = RW_WEIGHTED;
   opt.weights = weights;
-  return rewrite_with(data, size, &opt, "weighted", why, n);
+  if (rewrite_with(data, size, &opt, "weighted", why, n) != 0) return -1;
+  /* the lraf VM's target (ACCT): emitted, verified, written, read back
+     and loaded (never run here, so any build can check it) */
+  opt.target = RW_LRAVM;
+  if (rewrite_with(data, size, &opt, "lraf VM weighted", why, n) != 0)
+    return -1;
+  opt.mode = RW_ORIGINAL;
+  opt.weights = NULL;
+  if (rewrite_with(data, size, &opt, "lraf VM", why, n) != 0) return -1;
+  opt.exact = 1;
+  return rewrite_with(data, size, &opt, "lraf VM exact", why, n);
 }
 
 /* ---------------------------------------------------------------- */

@@ -1,6 +1,9 @@
 /*
 ** tutil_run.c - running Lua source unmodified under a count hook, or
 ** rewritten by lraf with a minimal counter binding, for the tests.
+** Rewritten for the lraf VM (target RW_LRAVM, built with LRAF_VM=1), the
+** counter is the state's ACCT counter and consume is set with
+** lua_setacctconsume instead of upvalues.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,13 +91,32 @@ void tutil_run_hook(const char *src, size_t len, const char *name,
 /* Rewritten runs                                                    */
 /* ---------------------------------------------------------------- */
 
+/* The lraf VM's counter (NULL on stock Lua, where no chunk for the
+   lraf VM can run). */
+static lua_Integer *vm_counter(lua_State *L) {
+#ifdef LUA_ACCT_VM
+  return lua_acctcounter(L);
+#else
+  (void)L;
+  return NULL;
+#endif
+}
+
 static void counter_get(lua_State *L, run_state *s) {
+  if (s->opt->target == RW_LRAVM) {
+    lua_pushinteger(L, *vm_counter(L));
+    return;
+  }
   lua_getfield(L, LUA_REGISTRYINDEX, MAIN_KEY);
   lua_getupvalue(L, -1, s->counter_up);
   lua_remove(L, -2);
 }
 
 static void counter_set(lua_State *L, run_state *s, long long v) {
+  if (s->opt->target == RW_LRAVM) {
+    *vm_counter(L) = v;
+    return;
+  }
   lua_getfield(L, LUA_REGISTRYINDEX, MAIN_KEY);
   lua_pushinteger(L, v);
   lua_setupvalue(L, -2, s->counter_up);
@@ -106,7 +128,7 @@ static int consume(lua_State *L) {
   counter_get(L, s);
   s->flushed += lua_tointeger(L, -1) + s->granularity;
   lua_pop(L, 1);
-  if (s->opt->mode == RW_OVERHEAD) s->flushed += RW_CONSUME_OVERHEAD;
+  if (s->opt->mode == RW_OVERHEAD) s->flushed += rw_consume_overhead(s->opt);
   s->r->consumes++;
   counter_set(L, s, -s->granularity);
   if (tutil_run_consume_limit > 0 && s->r->consumes >= tutil_run_consume_limit)
@@ -158,6 +180,18 @@ static int load_rewritten(lua_State *L, run_state *s, const char *src,
   lraf_status ls;
   int st = luaL_loadbufferx(L, src, len, name, "t");
   if (st != LUA_OK) return st;
+  if (s->opt->target == RW_LRAVM) {  /* in memory, as the runtime does */
+    memset(&stats, 0, sizeof stats);
+    ls = rt_pipeline_in_place(L, s->opt, &stats, &err);
+    if (ls != LRAF_OK) {
+      lua_pop(L, 1);
+      lua_pushfstring(L, "lraf: %s", err.message);
+      return LUA_ERRSYNTAX;
+    }
+    add_stats(&s->r->stats, &stats);
+    *counter_up = 0;
+    return LUA_OK;
+  }
   in.kind = RT_INPUT_TOP;
   in.L = L;
   ls = rt_pipeline(&in, s->opt, &stats, &chunk, &err);
@@ -190,10 +224,12 @@ static int rewriting_load(lua_State *L) {
     lua_insert(L, -2);
     return 2;
   }
-  lua_getfield(L, LUA_REGISTRYINDEX, MAIN_KEY);
-  lua_upvaluejoin(L, -2, up, -1, s->counter_up);
-  lua_upvaluejoin(L, -2, up + 1, -1, s->counter_up + 1);
-  lua_pop(L, 1);
+  if (s->opt->target != RW_LRAVM) {
+    lua_getfield(L, LUA_REGISTRYINDEX, MAIN_KEY);
+    lua_upvaluejoin(L, -2, up, -1, s->counter_up);
+    lua_upvaluejoin(L, -2, up + 1, -1, s->counter_up + 1);
+    lua_pop(L, 1);
+  }
   if (env) {
     lua_pushvalue(L, 4);
     if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
@@ -220,10 +256,20 @@ void tutil_run_rewritten(const char *src, size_t len, const char *name,
     s.counter_up = up;
     lua_pushvalue(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, MAIN_KEY);
-    lua_pushinteger(L, -granularity);
-    lua_setupvalue(L, -2, up);
-    lua_pushcfunction(L, consume);
-    lua_setupvalue(L, -2, up + 1);
+    if (opt->target == RW_LRAVM) {
+#ifdef LUA_ACCT_VM
+      *vm_counter(L) = -granularity;
+      lua_setacctconsume(L, consume);
+      lua_setacctmmbin(L, rw_op_cost(VM_OP_MMBIN, opt),
+                       rw_op_cost(VM_OP_MMBINI, opt),
+                       rw_op_cost(VM_OP_MMBINK, opt));
+#endif
+    } else {
+      lua_pushinteger(L, -granularity);
+      lua_setupvalue(L, -2, up);
+      lua_pushcfunction(L, consume);
+      lua_setupvalue(L, -2, up + 1);
+    }
     hook_count = 0;
     if (hook) lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
     st = lua_pcall(L, 0, 0, 0);

@@ -10,6 +10,16 @@
 
 #include "rw.h"
 
+/* The VM part of this build's default cost-model ids (rw_model_id):
+   the lraf VM's when built with LRAF_VM=1. */
+#ifdef LRAF_VM
+#define TUTIL_VM "lraf-vm5.4"
+#define TUTIL_ACCT_CODE "ACCT"  /* what disasm shows of accounting code */
+#else
+#define TUTIL_VM "lua5.4"
+#define TUTIL_ACCT_CODE "(lraf counter)"
+#endif
+
 typedef struct tutil_run {
   long long count;   /* instructions counted */
   long long consumes;  /* consume() calls (rewritten runs) */

@@ -3,7 +3,9 @@
 ** $LRAF) exports exactly the functions include/lraf.h declares with
 ** LRAF_API: `nm -D` lists no internal name (vm_, rw_, rt_, acct_, err_),
 ** no public function is missing, and lraf.h declares none without
-** LRAF_API.
+** LRAF_API.  Built against the lraf VM (make vm) the library carries
+** its own Lua, so it exports Lua's C API too (lua_, luaL_, luaopen_),
+** which embedders and C modules use.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -76,7 +78,19 @@ static void declared(names *s) {
   free(h);
 }
 
-/* The defined dynamic symbols of the library (functions and data). */
+/* Whether name is Lua's C API, which the lraf VM's library exports. */
+static int lua_api(const char *name) {
+#ifdef LRAF_VM
+  return strncmp(name, "lua_", 4) == 0 || strncmp(name, "luaL_", 5) == 0 ||
+         strncmp(name, "luaopen_", 8) == 0;
+#else
+  (void)name;
+  return 0;
+#endif
+}
+
+/* The defined dynamic symbols of the library (functions and data), but
+   Lua's C API where the library carries it. */
 static void exported(const char *lib, names *s) {
   char cmd[1200], line[512];
   FILE *p;
@@ -85,7 +99,8 @@ static void exported(const char *lib, names *s) {
   assert_non_null(p);
   while (fgets(line, sizeof line, p) != NULL) {
     char addr[64], type[8], name[400];
-    if (sscanf(line, "%63s %7s %399s", addr, type, name) == 3)
+    if (sscanf(line, "%63s %7s %399s", addr, type, name) == 3 &&
+        !lua_api(name))
       add(s, name, strlen(name));
   }
   assert_int_equal(pclose(p), 0);

@@ -24,6 +24,7 @@
 
 #include "rt_natcost.h"
 #include "tutil_rt.h"
+#include "tutil_run.h"
 
 static lraf_state *new_state(int native) {
   lraf_options opt;
@@ -312,9 +313,9 @@ static void test_model_id(void **state) {
   lraf_state *a = new_state(0), *b = new_state(1);
   char want[64];
   (void)state;
-  snprintf(want, sizeof want, "lua5.4/original/native-%08x",
+  snprintf(want, sizeof want, TUTIL_VM "/original/native-%08x",
            (unsigned)rt_native_hash());
-  assert_string_equal(lraf_model(a), "lua5.4/original");
+  assert_string_equal(lraf_model(a), TUTIL_VM "/original");
   assert_string_equal(lraf_model(b), want);
   tutil_rt_close(a);
   tutil_rt_close(b);

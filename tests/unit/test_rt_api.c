@@ -265,7 +265,7 @@ static void test_granularity_and_modes(void **state) {
   opt.mode = LRAF_MODE_OVERHEAD;
   opt.granularity = 1000;
   S = tutil_rt_new(&opt);
-  assert_string_equal(lraf_model(S), "lua5.4/overhead");
+  assert_string_equal(lraf_model(S), TUTIL_VM "/overhead");
   assert_int_equal(lraf_load_string(S, src, len, "=towers", &err), LRAF_OK);
   assert_int_equal(lraf_call(S, 0, 0, &err), LRAF_OK);
   rw_default_options(&ro);
@@ -274,7 +274,10 @@ static void test_granularity_and_modes(void **state) {
   printf("  original %lld, overhead %lld (hook on rewritten code %lld)\n",
          oracle, (long long)tutil_rt_total(S), rw.count);
   assert_int_equal(tutil_rt_total(S), rw.count);
-  assert_true(rw.count > oracle);
+  if (ro.target == RW_LRAVM)  /* the hook never sees ACCT */
+    assert_true(rw.count >= oracle);
+  else
+    assert_true(rw.count > oracle);
   tutil_run_free(&rw);
   tutil_rt_close(S);
   free(src);

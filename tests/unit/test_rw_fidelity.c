@@ -161,6 +161,12 @@ static void test_upvalue_limit(void **state) {
   snprintf(s + n, cap - n, "\n  end\nend\n");
   rw_default_options(&opt);
   tutil_run_rewritten(s, strlen(s), "=ups", &opt, 1000, 0, &rw);
+  if (opt.target == RW_LRAVM) {  /* the lraf VM adds no upvalue */
+    if (!rw.ok) fail_msg("lraf VM: %s", rw.error);
+    tutil_run_free(&rw);
+    opt.target = RW_STOCK;
+    tutil_run_rewritten(s, strlen(s), "=ups", &opt, 1000, 0, &rw);
+  }
   assert_false(rw.ok);
   printf("  refused as expected: %s\n", rw.error);
   assert_non_null(strstr(rw.error, "upvalues"));

@@ -269,12 +269,12 @@ static void test_weights_file(void **state) {
   rw_default_options(&a);
   rw_default_options(&b);
   rw_model_id(&a, ida, sizeof ida);
-  assert_string_equal(ida, "lua5.4/original");
+  assert_string_equal(ida, TUTIL_VM "/original");
   b.mode = RW_WEIGHTED;
   rw_parse_weights(good, strlen(good), w, &err);
   b.weights = w;
   rw_model_id(&b, idb, sizeof idb);
-  assert_non_null(strstr(idb, "lua5.4/weighted/"));
+  assert_non_null(strstr(idb, TUTIL_VM "/weighted/"));
   w[VM_OP_CALL] = 11;
   rw_model_id(&b, ida, sizeof ida);
   assert_string_not_equal(ida, idb);

@@ -82,6 +82,7 @@ static void check_modes(const char *src, int expect_widened) {
   if (!hook.ok) fail_msg("oracle failed: %s", hook.error);
   for (exact = 0; exact <= 1; exact++) {
     rw_default_options(&opt);
+    opt.target = RW_STOCK;  /* whose accounting code makes loops this long */
     opt.exact = exact;
     tutil_run_rewritten(src, strlen(src), "=widen", &opt, 1000, 0, &rw);
     if (!rw.ok) fail_msg("exact=%d: %s", exact, rw.error);
@@ -97,6 +98,7 @@ static void check_modes(const char *src, int expect_widened) {
   /* overhead mode: lraf's count is what a hook sees on the rewritten code,
      trampolines included */
   rw_default_options(&opt);
+  opt.target = RW_STOCK;
   opt.mode = RW_OVERHEAD;
   tutil_run_rewritten(src, strlen(src), "=widen", &opt, 1000, 1, &seen);
   tutil_run_rewritten(src, strlen(src), "=widen", &opt, 1000, 0, &rw);

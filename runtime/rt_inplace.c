@@ -1,0 +1,232 @@
+/*
+** rt_inplace.c - rewriting in memory on the lraf VM: the Proto tree that
+** Lua's parser produced is copied into the chunk model (vm/), rewritten
+** and verified there, and the new code, line information and local
+** variables are written back into the same Protos.  There is no
+** lua_dump/lua_load round trip: constants, upvalue descriptors and
+** nested functions stay as the parser made them, so string constants
+** keep their identity (a literal shared by two functions of a chunk is
+** one string, as under lua5.4).
+**
+** This is the one file of lraf that reads Lua's internal structures
+** (lobject.h, lstate.h, lmem.h); it is compiled against the lraf VM's
+** sources only (LUA_ACCT_VM, make vm).  Built against stock Lua it only
+** says that it cannot, and the stock target keeps the dump path.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_pipeline.h"
+
+#ifdef LUA_ACCT_VM
+
+#include "lobject.h"
+#include "lstate.h"
+#include "lmem.h"
+
+/* ---- Proto -> chunk model ----
+   The model keeps what the rewriter and the verifier read: code, line
+   information, the tags of constants and the lengths of string ones
+   (not their bytes: data stays NULL), upvalue descriptors, the pc
+   ranges of locals (not their names, which are written back from the
+   Proto, since the lraf VM's target adds no local), nested functions
+   and the source name for messages. */
+
+static int copy_tstring(vm_string *s, const TString *ts) {
+  size_t len;
+  memset(s, 0, sizeof *s);
+  if (ts == NULL) return 1;
+  len = tsslen(ts);
+  s->data = malloc(len + 1);
+  if (s->data == NULL) return 0;
+  memcpy(s->data, getstr(ts), len + 1);
+  s->len = len;
+  s->present = 1;
+  return 1;
+}
+
+static int copy_const(vm_const *k, const TValue *o) {
+  memset(k, 0, sizeof *k);
+  k->tag = ttypetag(o);
+  switch (k->tag) {
+    case LUA_VNUMINT: k->i = ivalue(o); return 1;
+    case LUA_VNUMFLT: k->n = fltvalue(o); return 1;
+    case LUA_VSHRSTR: case LUA_VLNGSTR:
+      k->s.len = tsslen(tsvalue(o));
+      k->s.present = 1;
+      return 1;
+    default: return 1;  /* nil, false, true */
+  }
+}
+
+static vm_proto *from_proto(const Proto *p, const TString *psource) {
+  vm_proto *f = calloc(1, sizeof *f);
+  int i, ok;
+  size_t n;
+  if (f == NULL) return NULL;
+  f->linedefined = p->linedefined;
+  f->lastlinedefined = p->lastlinedefined;
+  f->numparams = p->numparams;
+  f->is_vararg = p->is_vararg;
+  f->maxstacksize = p->maxstacksize;
+  ok = p->source == psource || copy_tstring(&f->source, p->source);
+  n = (size_t)p->sizecode;
+  f->code = malloc(n * sizeof *f->code + 1);
+  f->k = calloc((size_t)p->sizek + 1, sizeof *f->k);
+  f->upvalues = calloc((size_t)p->sizeupvalues + 1, sizeof *f->upvalues);
+  f->p = calloc((size_t)p->sizep + 1, sizeof *f->p);
+  f->lineinfo = malloc((size_t)p->sizelineinfo + 1);
+  f->abslineinfo = calloc((size_t)p->sizeabslineinfo + 1,
+                          sizeof *f->abslineinfo);
+  f->locvars = calloc((size_t)p->sizelocvars + 1, sizeof *f->locvars);
+  if (!ok || !f->code || !f->k || !f->upvalues || !f->p ||
+      !f->lineinfo || !f->abslineinfo || !f->locvars) {
+    vm_proto_free(f);
+    return NULL;
+  }
+  f->sizecode = p->sizecode;
+  memcpy(f->code, p->code, n * sizeof *f->code);
+  for (i = 0; i < p->sizek; i++, f->sizek++)
+    if (!copy_const(&f->k[i], &p->k[i])) break;
+  for (i = 0; i < p->sizeupvalues; i++) {
+    f->upvalues[i].instack = p->upvalues[i].instack;
+    f->upvalues[i].idx = p->upvalues[i].idx;
+    f->upvalues[i].kind = p->upvalues[i].kind;
+  }
+  f->sizeupvalues = p->sizeupvalues;
+  f->sizelineinfo = p->sizelineinfo;
+  memcpy(f->lineinfo, p->lineinfo, (size_t)p->sizelineinfo);
+  f->sizeabslineinfo = p->sizeabslineinfo;
+  for (i = 0; i < p->sizeabslineinfo; i++) {
+    f->abslineinfo[i].pc = p->abslineinfo[i].pc;
+    f->abslineinfo[i].line = p->abslineinfo[i].line;
+  }
+  for (i = 0; i < p->sizelocvars; i++) {
+    f->locvars[i].startpc = p->locvars[i].startpc;
+    f->locvars[i].endpc = p->locvars[i].endpc;
+  }
+  f->sizelocvars = p->sizelocvars;
+  for (i = 0; i < p->sizep; i++, f->sizep++)
+    if ((f->p[i] = from_proto(p->p[i], p->source)) == NULL) break;
+  if (f->sizek < p->sizek || f->sizep < p->sizep) {
+    vm_proto_free(f);
+    return NULL;
+  }
+  return f;
+}
+
+/* ---- chunk model -> Proto ---- */
+
+typedef struct writeback {
+  Proto *p;
+  const vm_proto *f;
+} writeback;
+
+/* Replace p's code, line information and locals by f's.  The new arrays
+   are allocated (a memory error is raised) before anything changes, so
+   that a collection during an allocation sees a consistent Proto. */
+static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
+  Instruction *code;
+  ls_byte *li = NULL;
+  AbsLineInfo *abs = NULL;
+  LocVar *lv = NULL;
+  int i;
+  for (i = 0; i < p->sizep; i++) write_proto(L, p->p[i], f->p[i]);
+  code = luaM_newvectorchecked(L, f->sizecode, Instruction);
+  memcpy(code, f->code, (size_t)f->sizecode * sizeof *code);
+  if (f->sizelineinfo > 0) {
+    li = luaM_newvectorchecked(L, f->sizelineinfo, ls_byte);
+    memcpy(li, f->lineinfo, (size_t)f->sizelineinfo);
+  }
+  if (f->sizeabslineinfo > 0)
+    abs = luaM_newvectorchecked(L, f->sizeabslineinfo, AbsLineInfo);
+  for (i = 0; i < f->sizeabslineinfo; i++) {
+    abs[i].pc = f->abslineinfo[i].pc;
+    abs[i].line = f->abslineinfo[i].line;
+  }
+  if (f->sizelocvars > 0)
+    lv = luaM_newvectorchecked(L, f->sizelocvars, LocVar);
+  for (i = 0; i < f->sizelocvars; i++) {  /* the same locals, remapped */
+    lv[i].varname = p->locvars[i].varname;
+    lv[i].startpc = f->locvars[i].startpc;
+    lv[i].endpc = f->locvars[i].endpc;
+  }
+  luaM_freearray(L, p->code, p->sizecode);
+  luaM_freearray(L, p->lineinfo, p->sizelineinfo);
+  luaM_freearray(L, p->abslineinfo, p->sizeabslineinfo);
+  luaM_freearray(L, p->locvars, p->sizelocvars);
+  p->code = code;
+  p->sizecode = f->sizecode;
+  p->lineinfo = li;
+  p->sizelineinfo = f->sizelineinfo;
+  p->abslineinfo = abs;
+  p->sizeabslineinfo = f->sizeabslineinfo;
+  p->locvars = lv;
+  p->sizelocvars = f->sizelocvars;
+  p->maxstacksize = f->maxstacksize;
+}
+
+static int write_all(lua_State *L) {
+  writeback *w = lua_touserdata(L, 1);
+  write_proto(L, w->p, w->f);
+  return 0;
+}
+
+/* Whether the rewritten tree still matches p's in shape (the lraf VM's
+   target adds no constant, upvalue, local or function). */
+static int same_shape(const Proto *p, const vm_proto *f) {
+  int i;
+  if (f->sizek != p->sizek || f->sizeupvalues != p->sizeupvalues ||
+      f->sizelocvars != p->sizelocvars || f->sizep != p->sizep)
+    return 0;
+  for (i = 0; i < f->sizep; i++)
+    if (!same_shape(p->p[i], f->p[i])) return 0;
+  return 1;
+}
+
+lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
+                                 rw_stats *stats, lraf_error *err) {
+  vm_chunk chunk;
+  writeback w;
+  lraf_status st;
+  int status;
+  if (opt->target != RW_LRAVM || !lua_isfunction(L, -1) ||
+      lua_iscfunction(L, -1))
+    return err_fail(err, LRAF_EARG, "rt_pipeline_in_place: needs a Lua "
+                    "function and the lraf VM's target");
+  w.p = ((LClosure *)lua_topointer(L, -1))->p;
+  chunk.main = from_proto(w.p, NULL);
+  if (chunk.main == NULL)
+    return err_fail(err, LRAF_EMEM, "out of memory reading a function");
+  chunk.nupvalues = (uint8_t)chunk.main->sizeupvalues;
+  st = rw_rewrite(&chunk, opt, stats, err);
+  if (st == LRAF_OK) st = rw_verify_target(&chunk, opt->target, err);
+  if (st == LRAF_OK && !same_shape(w.p, chunk.main))
+    st = err_fail(err, LRAF_EREWRITE, "the rewritten function does not fit "
+                  "its prototype");
+  if (st == LRAF_OK) {
+    w.f = chunk.main;
+    lua_pushcfunction(L, write_all);
+    lua_pushlightuserdata(L, &w);
+    status = lua_pcall(L, 1, 0, 0);
+    if (status != LUA_OK) {
+      lua_pop(L, 1);
+      st = err_fail(err, status == LUA_ERRMEM ? LRAF_EMEM : LRAF_ERUN,
+                    "cannot write the rewritten code back");
+    }
+  }
+  vm_proto_free(chunk.main);
+  return st;
+}
+
+#else
+
+lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
+                                 rw_stats *stats, lraf_error *err) {
+  (void)L;
+  (void)opt;
+  (void)stats;
+  return err_fail(err, LRAF_EARG, "rewriting in memory needs the lraf VM");
+}
+
+#endif
