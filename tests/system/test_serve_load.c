@@ -110,7 +110,7 @@ static void drive(const combo *c, const char *opts, int64_t *x, int64_t *n,
     char st[32];
     if (first && sscanf(line, "%lld", &v) == 1) *x = v, first = 0;
     else if (sscanf(line, "count %lld", &v) == 1) *n = v;
-    else if (sscanf(line, "lraf: %lld instructions (%*[^)]), status %31s",
+    else if (sscanf(line, "lraf: %lld %*s (%*[^)]), status %31s",
                     &v, st) == 2) {
       *total = v;
       strcpy(status, st);
