@@ -153,6 +153,11 @@ void rt_coro_open(lua_State *L);
 /* ---- rt_env.c: environments ---- */
 void rt_env_open(lua_State *L, lraf_state *S);
 
+/* ---- rt_debug.c: the debug library blind to the accounting ---- */
+/* Replace the debug library's introspection functions (stock target;
+   call after the environment is open). */
+void rt_debug_open(lua_State *L);
+
 /* ---- rt_native.c: charged wrappers ---- */
 /* With S->native: wrap the modelled built-ins and the C searchers. */
 void rt_native_open(lua_State *L, lraf_state *S);
