@@ -157,6 +157,19 @@ void rt_env_open(lua_State *L, lraf_state *S);
 /* Replace the debug library's introspection functions (stock target;
    call after the environment is open). */
 void rt_debug_open(lua_State *L);
+/* The number of upvalues of the unmodified function at idx, or -1 when
+   it does not carry lraf's counter and consume. */
+int rt_own_upvalues(lua_State *L, int idx);
+
+/* ---- rt_dump.c: string.dump and the binary chunks it makes ---- */
+/* Keep the original dump of a chunk being loaded (source: its main's). */
+lraf_status rt_dump_remember(lua_State *L, const char *p, size_t n,
+                             const vm_string *source, lraf_error *err);
+/* 1 when s is a binary chunk this state's string.dump made and the
+   environment is full. */
+int rt_dump_known(lua_State *L, const char *s, size_t len);
+/* Replace string.dump. */
+void rt_dump_open(lua_State *L);
 
 /* ---- rt_native.c: charged wrappers ---- */
 /* With S->native: wrap the modelled built-ins and the C searchers. */

@@ -55,7 +55,7 @@ static int is_consume(lua_State *L, int idx) {
 
 /* The number of upvalues the unmodified function at idx has, or -1
    when it does not carry lraf's two. */
-static int own_upvalues(lua_State *L, int idx) {
+int rt_own_upvalues(lua_State *L, int idx) {
   lraf_state *S = rt_state(L);
   lua_Debug ar;
   void *counter, *consume;
@@ -80,7 +80,7 @@ static int own_upvalues(lua_State *L, int idx) {
 /* The number of upvalues a script sees for the function at idx. */
 static int visible_upvalues(lua_State *L, int idx) {
   lua_Debug ar;
-  int own = own_upvalues(L, idx);
+  int own = rt_own_upvalues(L, idx);
   if (own >= 0) return own;
   if (lua_type(L, idx) != LUA_TFUNCTION) return 0;
   lua_pushvalue(L, idx);
@@ -106,7 +106,7 @@ static int frame_size(lua_State *L, int idx) {
   lua_pop(L, 1);
   lua_pushvalue(L, idx);
   if (lua_dump(L, rt_dump_writer, &b, 1) == 0 &&
-      vm_read(b.p, b.n, NULL, &chunk, NULL) == LRAF_OK)
+      vm_read_rewritten(b.p, b.n, NULL, &chunk, NULL) == LRAF_OK)
     size = chunk->main->maxstacksize;
   free(b.p);
   vm_chunk_free(chunk);
@@ -189,7 +189,7 @@ static int local_index(lua_State *L, lua_State *L1, lua_Debug *ar, int n) {
   checkstack(L, L1, 1);
   lua_getinfo(L1, "f", ar);
   if (L != L1) lua_xmove(L1, L, 1);
-  if (own_upvalues(L, -1) < 0) {
+  if (rt_own_upvalues(L, -1) < 0) {
     lua_pop(L, 1);
     return n;
   }
@@ -434,7 +434,9 @@ static void set_cell(lraf_state *S, lua_State *L, int64_t v) {
   lua_pop(L, 1);
 }
 
-/* Call the hook function at the top with (event, line).  The hook may
+/* Call the thread's hook function with (event, line), the stack as
+   lua5.4's hook leaves it: the hook table, then the function called
+   (getlocal can see both).  The hook may
    interrupt a block whose scratch register runs ahead of the counter
    cell, or holds its value, and will write it back: so the cell gets
    its value from before the hook again, and what the hook was charged
@@ -445,9 +447,17 @@ static void call_hook(lua_State *L, const char *event, int line) {
   lraf_state *S = t->S;
   int64_t v0;
   int status;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, HOOKKEY) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pushthread(L);
+  if (lua_rawget(L, -2) != LUA_TFUNCTION) {
+    lua_pop(L, 2);
+    return;
+  }
   if (S->cur != t) rt_switch(S, L, t, 0);
   v0 = cell(S, L);
-  lua_pushvalue(L, -1);
   lua_pushstring(L, event);
   if (line >= 0)
     lua_pushinteger(L, line);
@@ -460,18 +470,24 @@ static void call_hook(lua_State *L, const char *event, int line) {
     set_cell(S, L, v0);
   }
   if (status != LUA_OK) lua_error(L);
+  lua_pop(L, 1);
 }
 
 static void hookf(lua_State *L, lua_Debug *ar) {
   static const char *const names[] =
       {"call", "return", "line", "count", "tail call"};
   if (!lua_checkstack(L, 6)) return;
-  lua_getfield(L, LUA_REGISTRYINDEX, HOOKKEY);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, HOOKKEY) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return;
+  }
   lua_pushthread(L);
-  if (lua_rawget(L, -2) != LUA_TFUNCTION) {
+  lua_rawget(L, -2);
+  if (!lua_isfunction(L, -1)) {
     lua_pop(L, 2);
     return;
   }
+  lua_pop(L, 2);
   if (ar->event == LUA_HOOKCOUNT) {
     /* one call per `count` units of the thread's own count; what the
        hook itself runs is not part of it */
@@ -501,7 +517,6 @@ static void hookf(lua_State *L, lua_Debug *ar) {
     }
     if (!hidden) call_hook(L, names[ar->event], ar->currentline);
   }
-  lua_pop(L, 2);
 }
 
 static int makemask(const char *smask, int count) {

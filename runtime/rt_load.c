@@ -3,7 +3,9 @@
 ** (text only), lraf dumps it, rewrites and verifies it, writes it back
 ** and loads the result, whose counter and consume upvalues are then
 ** joined to the state's anchor closure.  Binary chunks are refused with
-** a message of their own; Lua's mode argument keeps its meaning.
+** a message of their own, except in the full environment the exact
+** bytes this state's string.dump made (rt_dump.c), which are rewritten
+** like source; Lua's mode argument keeps its meaning.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,8 @@
 
 #define BINARY_REFUSED \
   "attempt to load a binary chunk (lraf runs only Lua source, which it " \
-  "rewrites: binary chunks could carry unaccounted code)"
+  "rewrites, and in the full environment what string.dump made in this " \
+  "state: other binary chunks could carry unaccounted or unsafe code)"
 #define LUA_BINARY_ERROR "attempt to load a binary chunk (mode is 't')"
 
 int rt_dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
@@ -46,6 +49,8 @@ lraf_status rt_rewrite_top(lua_State *L, const rw_options *opt,
     return vm_fail(err, LRAF_EMEM, "out of memory dumping a chunk");
   }
   st = vm_read(b.p, b.n, NULL, &chunk, err);
+  if (st == LRAF_OK)
+    st = rt_dump_remember(L, b.p, b.n, &chunk->main->source, err);
   free(b.p);
   if (st == LRAF_OK) st = rw_rewrite(chunk, opt, NULL, err);
   if (st == LRAF_OK) st = rw_verify(chunk, err);
@@ -111,7 +116,8 @@ rt_loadres rt_load_rewritten(lua_State *L, const vm_chunk *chunk,
 
 /* The compiled function at the top becomes the rewritten one.  Lua
    compiled with mode "t"; mode is what the caller asked for. */
-static rt_loadres finish(lua_State *L, int status, const char *mode) {
+static rt_loadres finish(lua_State *L, int status, const char *mode,
+                         int binary) {
   rt_loadres r = {status, LRAF_OK};
   lraf_state *S = rt_state(L);
   vm_chunk *chunk = NULL;
@@ -127,7 +133,7 @@ static rt_loadres finish(lua_State *L, int status, const char *mode) {
     r.code = LRAF_EFORMAT;
     return r;
   }
-  if (strchr(mode, 't') == NULL &&
+  if (!binary && strchr(mode, 't') == NULL &&
       (status == LUA_OK || status == LUA_ERRSYNTAX)) {
     lua_pop(L, 1);
     lua_pushfstring(L, "attempt to load a text chunk (mode is '%s')", mode);
@@ -155,14 +161,16 @@ static rt_loadres finish(lua_State *L, int status, const char *mode) {
 
 rt_loadres rt_load_buffer(lua_State *L, const char *s, size_t len,
                           const char *name, const char *mode) {
-  return finish(L, luaL_loadbufferx(L, s, len, name, "t"), mode);
+  if (strchr(mode, 'b') != NULL && rt_dump_known(L, s, len))
+    return finish(L, luaL_loadbufferx(L, s, len, name, "b"), mode, 1);
+  return finish(L, luaL_loadbufferx(L, s, len, name, "t"), mode, 0);
 }
 
 rt_loadres rt_load_file(lua_State *L, const char *path, const char *mode) {
-  return finish(L, luaL_loadfilex(L, path, "t"), mode);
+  return finish(L, luaL_loadfilex(L, path, "t"), mode, 0);
 }
 
 rt_loadres rt_load_reader(lua_State *L, lua_Reader reader, void *ud,
                           const char *name, const char *mode) {
-  return finish(L, lua_load(L, reader, ud, name, "t"), mode);
+  return finish(L, lua_load(L, reader, ud, name, "t"), mode, 0);
 }

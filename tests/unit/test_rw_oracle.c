@@ -32,7 +32,8 @@ static const char *const abandons_blocks[] = {
 };
 /* Programs with Lua __gc finalizers (uncounted by the hook). */
 static const char *const has_finalizers[] = {"metatables.lua", NULL};
-/* Programs that load binary chunks, which lraf refuses. */
+/* Programs that load binary chunks, which this harness (the rewriter
+   without the runtime's string.dump) refuses. */
 static const char *const loads_binary[] = {"loadkx.lua", NULL};
 
 /* Under the sanitizers (LRAF_QUICK set) Lua's allocations are slow, so
