@@ -413,6 +413,7 @@ static hookstate *hook_state(lua_State *L, int create) {
     h = lua_newuserdatauv(L, sizeof *h, 0);
     h->next = thread_count(L) + lua_gethookcount(L);
     lua_rawset(L, -3);
+    lua_pushnil(L);  /* in the place of the value looked up */
   }
   lua_pop(L, 2);
   return h;
