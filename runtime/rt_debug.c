@@ -53,30 +53,6 @@ static int is_consume(lua_State *L, int idx) {
   return lua_tocfunction(L, idx) == rt_consume;
 }
 
-/* The number of upvalues the unmodified function at idx has, or -1
-   when it does not carry lraf's two. */
-int rt_own_upvalues(lua_State *L, int idx) {
-  lraf_state *S = rt_state(L);
-  lua_Debug ar;
-  void *counter, *consume;
-  int n;
-  idx = lua_absindex(L, idx);
-  if (lua_type(L, idx) != LUA_TFUNCTION || lua_iscfunction(L, idx))
-    return -1;
-  lua_pushvalue(L, idx);
-  lua_getinfo(L, ">u", &ar);
-  n = ar.nups;
-  if (n < 2) return -1;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
-  counter = lua_upvalueid(L, -1, S->counter_up);
-  consume = lua_upvalueid(L, -1, S->counter_up + 1);
-  lua_pop(L, 1);
-  if (lua_upvalueid(L, idx, n - 1) != counter ||
-      lua_upvalueid(L, idx, n) != consume)
-    return -1;
-  return n - 2;
-}
-
 /* The number of upvalues a script sees for the function at idx. */
 static int visible_upvalues(lua_State *L, int idx) {
   lua_Debug ar;
@@ -91,7 +67,8 @@ static int visible_upvalues(lua_State *L, int idx) {
 /* The frame size (maxstacksize) of the rewritten function at idx, read
    from its dump once per closure. */
 static int frame_size(lua_State *L, int idx) {
-  rt_dumpbuf b = {NULL, 0, 0};
+  char *data = NULL;
+  size_t n = 0;
   vm_chunk *chunk = NULL;
   int size = 0;
   idx = lua_absindex(L, idx);
@@ -105,10 +82,10 @@ static int frame_size(lua_State *L, int idx) {
   }
   lua_pop(L, 1);
   lua_pushvalue(L, idx);
-  if (lua_dump(L, rt_dump_writer, &b, 1) == 0 &&
-      vm_read_rewritten(b.p, b.n, NULL, &chunk, NULL) == LRAF_OK)
+  if (rt_dump(L, 1, &data, &n, NULL) == LRAF_OK &&
+      vm_read_rewritten(data, n, NULL, &chunk, NULL) == LRAF_OK)
     size = chunk->main->maxstacksize;
-  free(b.p);
+  free(data);
   vm_chunk_free(chunk);
   lua_pop(L, 1);
   if (size == 0) return luaL_error(L, "not enough memory");

@@ -36,8 +36,27 @@ static const char dumped_key = 0;   /* {string.dump output = true} */
 typedef struct remember_args {
   const char *p;
   size_t n;
-  const vm_string *source;
+  const char *source;  /* the main function's source; NULL: none */
+  size_t len;
 } remember_args;
+
+/* The main function's source in a dump made by lua_dump: after the
+   32 bytes of header and upvalue count, a size (7 bits a byte, the last
+   byte marked by its high bit) plus one, then the bytes. */
+static void dump_source(remember_args *a) {
+  size_t i = 32, x = 0;
+  a->source = NULL;
+  a->len = 0;
+  while (i < a->n) {
+    unsigned char b = (unsigned char)a->p[i++];
+    x = (x << 7) | (b & 0x7f);
+    if (b & 0x80) break;
+  }
+  if (x > 0 && x - 1 <= a->n - i) {
+    a->source = a->p + i;
+    a->len = x - 1;
+  }
+}
 
 static int remember(lua_State *L) {
   remember_args *a = lua_touserdata(L, 1);
@@ -47,10 +66,7 @@ static int remember(lua_State *L) {
     lua_pushvalue(L, -1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &origins_key);
   }
-  if (a->source->present)
-    lua_pushlstring(L, a->source->data, a->source->len);
-  else
-    lua_pushliteral(L, "");
+  lua_pushlstring(L, a->source ? a->source : "", a->len);
   lua_pushvalue(L, -1);
   if (lua_rawget(L, -3) != LUA_TTABLE) {
     lua_pop(L, 1);
@@ -66,11 +82,11 @@ static int remember(lua_State *L) {
 }
 
 lraf_status rt_dump_remember(lua_State *L, const char *p, size_t n,
-                             const vm_string *source, lraf_error *err) {
+                             lraf_error *err) {
   remember_args a;
   a.p = p;
   a.n = n;
-  a.source = source;
+  dump_source(&a);
   if (!lua_checkstack(L, 2))
     return vm_fail(err, LRAF_EMEM, "out of memory keeping a chunk");
   lua_pushcfunction(L, remember);
@@ -80,6 +96,24 @@ lraf_status rt_dump_remember(lua_State *L, const char *p, size_t n,
     return vm_fail(err, LRAF_EMEM, "out of memory keeping a chunk");
   }
   return LRAF_OK;
+}
+
+/* Push size bytes at data as a string and free data, also when Lua
+   runs out of memory (then the error is raised after the free). */
+static int push_bytes_f(lua_State *L) {
+  lua_pushlstring(L, lua_touserdata(L, 1), (size_t)lua_tointeger(L, 2));
+  return 1;
+}
+
+static void push_bytes(lua_State *L, char *data, size_t size) {
+  int st;
+  luaL_checkstack(L, 3, "too many nested functions");
+  lua_pushcfunction(L, push_bytes_f);
+  lua_pushlightuserdata(L, data);
+  lua_pushinteger(L, (lua_Integer)size);
+  st = lua_pcall(L, 2, 1, 0);
+  free(data);
+  if (st != LUA_OK) lua_error(L);
 }
 
 /* ---------------------------------------------------------------- */
@@ -129,9 +163,10 @@ static lraf_status write_alone(vm_proto *f, const vm_string *src,
    set of original dumps) rewrites to it; else push nothing. */
 static int search(lua_State *L, const vm_proto *want) {
   lraf_state *S = rt_state(L);
-  int found = 0;
+  char *data = NULL;
+  size_t size = 0;
   lua_pushnil(L);
-  while (!found && lua_next(L, -2)) {
+  while (data == NULL && lua_next(L, -2)) {
     size_t n;
     const char *p = lua_tolstring(L, -2, &n);
     vm_chunk *orig = NULL, *re = NULL;
@@ -140,37 +175,34 @@ static int search(lua_State *L, const vm_proto *want) {
         vm_read(p, n, NULL, &re, NULL) == LRAF_OK &&
         rw_rewrite(re, &S->opt, NULL, NULL) == LRAF_OK) {
       vm_proto *f = find(orig->main, re->main, want);
-      void *data = NULL;
-      size_t size = 0;
+      void *d = NULL;
       if (f != NULL &&
-          write_alone(f, &orig->main->source, &data, &size) == LRAF_OK) {
-        lua_pop(L, 1);  /* the key: the search ends */
-        lua_pushlstring(L, data, size);
-        found = 1;
-      }
-      free(data);
+          write_alone(f, &orig->main->source, &d, &size) == LRAF_OK)
+        data = d;
+      else
+        free(d);
     }
     vm_chunk_free(orig);
     vm_chunk_free(re);
   }
-  return found;
+  if (data == NULL) return 0;
+  lua_pop(L, 1);  /* the key: the search ended early */
+  push_bytes(L, data, size);
+  return 1;
 }
 
 /* Push the original (unstripped) dump of the rewritten function at
    idx, or raise "unable to dump given function". */
 static void original(lua_State *L, int idx) {
-  rt_dumpbuf b = {NULL, 0, 0};
+  char *data = NULL;
+  size_t size = 0;
   vm_chunk *chunk = NULL;
   int ok;
   lua_pushvalue(L, idx);
-  ok = lua_dump(L, rt_dump_writer, &b, 0) == 0;
+  ok = rt_dump(L, 0, &data, &size, NULL) == LRAF_OK;
   lua_pop(L, 1);
-  if (!ok) {
-    free(b.p);
-    luaL_error(L, "not enough memory");
-  }
-  lua_pushlstring(L, b.p, b.n);  /* the key of the cache */
-  free(b.p);
+  if (!ok) luaL_error(L, "not enough memory");
+  push_bytes(L, data, size);  /* the key of the cache */
   lua_rawgetp(L, LUA_REGISTRYINDEX, &cache_key);
   lua_pushvalue(L, -2);
   if (lua_rawget(L, -2) == LUA_TSTRING) {

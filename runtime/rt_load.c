@@ -1,11 +1,12 @@
 /*
 ** rt_load.c - every way code enters a state: Lua compiles the source
-** (text only), lraf dumps it, rewrites and verifies it, writes it back
-** and loads the result, whose counter and consume upvalues are then
+** (text only), the pipeline (rt_pipeline.c) rewrites and verifies it,
+** this file writes it back and loads the result, whose counter and consume upvalues are then
 ** joined to the state's anchor closure.  Binary chunks are refused with
 ** a message of their own, except in the full environment the exact
 ** bytes this state's string.dump made (rt_dump.c), which are rewritten
-** like source; Lua's mode argument keeps its meaning.
+** like source; Lua's mode argument keeps its meaning.  The original
+** dump of every chunk is kept for string.dump (rt_dump_remember).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -19,48 +20,6 @@
   "rewrites, and in the full environment what string.dump made in this " \
   "state: other binary chunks could carry unaccounted or unsafe code)"
 #define LUA_BINARY_ERROR "attempt to load a binary chunk (mode is 't')"
-
-int rt_dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
-  rt_dumpbuf *b = ud;
-  (void)L;
-  if (b->n + sz > b->cap) {
-    size_t cap = b->cap ? b->cap : 4096;
-    char *q;
-    while (cap < b->n + sz) cap *= 2;
-    q = realloc(b->p, cap);
-    if (q == NULL) return 1;
-    b->p = q;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, p, sz);
-  b->n += sz;
-  return 0;
-}
-
-lraf_status rt_rewrite_top(lua_State *L, const rw_options *opt,
-                           vm_chunk **out, lraf_error *err) {
-  rt_dumpbuf b = {NULL, 0, 0};
-  vm_chunk *chunk = NULL;
-  lraf_status st;
-  int bad = lua_dump(L, rt_dump_writer, &b, 0);
-  lua_pop(L, 1);
-  if (bad) {
-    free(b.p);
-    return vm_fail(err, LRAF_EMEM, "out of memory dumping a chunk");
-  }
-  st = vm_read(b.p, b.n, NULL, &chunk, err);
-  if (st == LRAF_OK)
-    st = rt_dump_remember(L, b.p, b.n, &chunk->main->source, err);
-  free(b.p);
-  if (st == LRAF_OK) st = rw_rewrite(chunk, opt, NULL, err);
-  if (st == LRAF_OK) st = rw_verify(chunk, err);
-  if (st != LRAF_OK) {
-    vm_chunk_free(chunk);
-    return st;
-  }
-  *out = chunk;
-  return LRAF_OK;
-}
 
 typedef struct bytes {
   const char *p;
@@ -122,6 +81,7 @@ static rt_loadres finish(lua_State *L, int status, const char *mode,
   lraf_state *S = rt_state(L);
   vm_chunk *chunk = NULL;
   lraf_error err;
+  rt_input in;
   const char *msg = status == LUA_ERRSYNTAX ? lua_tostring(L, -1) : NULL;
   if (msg != NULL && strcmp(msg, LUA_BINARY_ERROR) == 0) {
     lua_pop(L, 1);
@@ -148,7 +108,20 @@ static rt_loadres finish(lua_State *L, int status, const char *mode,
     case LUA_ERRSYNTAX: r.code = LRAF_ESYNTAX; return r;
     default: r.code = LRAF_ERUN; return r;
   }
-  r.code = rt_rewrite_top(L, &S->opt, &chunk, &err);
+  {
+    /* the original bytes are kept for string.dump, then rewritten */
+    char *bytes = NULL;
+    size_t size = 0;
+    r.code = rt_dump(L, 0, &bytes, &size, &err);
+    lua_pop(L, 1);
+    if (r.code == LRAF_OK) r.code = rt_dump_remember(L, bytes, size, &err);
+    in.kind = RT_INPUT_CHUNK;
+    in.data = bytes;
+    in.size = size;
+    if (r.code == LRAF_OK)
+      r.code = rt_pipeline(&in, &S->opt, NULL, &chunk, &err);
+    free(bytes);
+  }
   if (r.code != LRAF_OK) {
     lua_pushfstring(L, "lraf: %s", err.message);
     r.status = LUA_ERRSYNTAX;
