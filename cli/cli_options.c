@@ -59,6 +59,10 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "no native charging, even with a limit or the sandbox"},
   {"--report", KIND_TEXT, "FILE|-", 0, 0,
    "a JSON report to FILE, or a summary on stderr with -"},
+  {"--allow-dir", KIND_TEXT, "DIR", 0, 0,
+   "sandbox: loadfile, dofile, require may read DIR"},
+  {"--allow-module", KIND_TEXT, "NAME", 0, 0,
+   "sandbox: require may load C module NAME (and lpeg)"},
   {"--help", KIND_FLAG, NULL, 0, 0,
    "print this help and exit"},
 };
@@ -79,7 +83,8 @@ static const char *const statuses[] = {
                   CLI_BIT(CLI_OPT_WEIGHTS))
 #define RUNNING (COUNTING | CLI_BIT(CLI_OPT_GRANULARITY) | \
                  CLI_BIT(CLI_OPT_SANDBOX) | CLI_BIT(CLI_OPT_NATIVE) | \
-                 CLI_BIT(CLI_OPT_NO_NATIVE))
+                 CLI_BIT(CLI_OPT_NO_NATIVE) | CLI_BIT(CLI_OPT_ALLOW_DIR) | \
+                 CLI_BIT(CLI_OPT_ALLOW_MODULE))
 
 static const cli_command commands[] = {
   {"bench", cli_bench, CLI_BIT(CLI_OPT_RUNS) | RUNNING | CLI_BIT(CLI_OPT_HELP),
@@ -227,6 +232,10 @@ static int find_option(const char *name) {
   return -1;
 }
 
+/* --allow-dir and --allow-module values (NULL-terminated). */
+static const char *allow_dirs[CLI_MAX_ALLOW + 1];
+static const char *allow_modules[CLI_MAX_ALLOW + 1];
+
 /* Apply option o with value v (NULL for flags). */
 static int set_option(int o, const char *v, cli_args *a, int *mode_set,
                       const char **wfile) {
@@ -252,6 +261,17 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
     case CLI_OPT_NATIVE: a->native = 1; break;
     case CLI_OPT_NO_NATIVE: a->native = 0; break;
     case CLI_OPT_REPORT: a->report = v; break;
+    case CLI_OPT_ALLOW_DIR:
+    case CLI_OPT_ALLOW_MODULE: {
+      int dir = o == CLI_OPT_ALLOW_DIR;
+      int *n = dir ? &a->ndirs : &a->nmodules;
+      if (*n >= CLI_MAX_ALLOW)
+        return cli_error("at most %d %s options", CLI_MAX_ALLOW, info->name);
+      (dir ? allow_dirs : allow_modules)[(*n)++] = v;
+      a->opt.allow_dirs = allow_dirs;
+      a->opt.allow_modules = allow_modules;
+      break;
+    }
     case CLI_OPT_HELP: case CLI_NUM_OPTS: break;
   }
   return rc;

@@ -31,6 +31,8 @@ typedef enum cli_opt {
   CLI_OPT_NATIVE,        /* --native */
   CLI_OPT_NO_NATIVE,     /* --no-native */
   CLI_OPT_REPORT,        /* --report FILE|- */
+  CLI_OPT_ALLOW_DIR,     /* --allow-dir DIR (repeatable) */
+  CLI_OPT_ALLOW_MODULE,  /* --allow-module NAME (repeatable) */
   CLI_OPT_HELP,          /* --help */
   CLI_NUM_OPTS
 } cli_opt;
@@ -59,6 +61,9 @@ typedef struct cli_command {
   unsigned statuses;       /* 1u << status for each exit status */
 } cli_command;
 
+/* How many --allow-dir (and --allow-module) options a command takes. */
+#define CLI_MAX_ALLOW 32
+
 /* What the options said.  opt starts as lraf_default_options. */
 typedef struct cli_args {
   lraf_options opt;       /* mode, exact, granularity, env, weights */
@@ -73,6 +78,9 @@ typedef struct cli_args {
   int first;              /* argv index of the first operand */
   int noperands;          /* operands from argv[first] on (MIXED: moved
                              there in order; AFTER: argc - first) */
+  int ndirs, nmodules;     /* --allow-dir, --allow-module given (opt
+                             points to lists that live as long as the
+                             process) */
 } cli_args;
 
 /* cli_parse's status when --help was given and printed: exit 0. */

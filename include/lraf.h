@@ -267,6 +267,13 @@ typedef struct lraf_options {
                               (default LRAF_NATIVE_CALL_DEFAULT) */
   size_t memory_limit;     /* bytes the state may hold; 0: no limit (see
                               "Memory" below) */
+  const char *const *allow_dirs;    /* sandbox: NULL-terminated list of
+                              directories whose files loadfile, dofile
+                              and require may read (NULL: none; each
+                              must exist; symbolic links are resolved) */
+  const char *const *allow_modules; /* sandbox: NULL-terminated list of C
+                              modules require may load besides "lpeg",
+                              found on the default package.cpath */
 } lraf_options;
 
 #define LRAF_NATIVE_CALL_DEFAULT 20

@@ -76,6 +76,9 @@ struct lraf_state {
   char *last_error;      /* full message of the last failed call */
   int64_t retired_sum, retired_count;
   char *cpath;           /* sandbox: package.cpath when created */
+  char **allow_dirs;     /* sandbox: real paths of the allowed
+                            directories (NULL-terminated) */
+  char **allow_modules;  /* sandbox: C modules require may load */
 };
 
 /* ---- rt_thread.c: thread records ---- */
@@ -161,6 +164,14 @@ void rt_env_open(lua_State *L, lraf_state *S);
 /* Replace the debug library's introspection functions (stock target;
    call after the environment is open). */
 void rt_debug_open(lua_State *L);
+
+/* ---- rt_sandbox.c: files and C modules in the sandbox ---- */
+lraf_status rt_sandbox_options(lraf_state *S, const lraf_options *o,
+                               lraf_error *err);
+void rt_sandbox_free(lraf_state *S);
+/* Restrict loadfile, dofile, package.searchpath and require's
+   searchers (after rt_loadlib_open). */
+void rt_sandbox_open(lua_State *L);
 
 /* ---- rt_dump.c: string.dump and the binary chunks it makes ---- */
 /* Keep the original dump of a chunk being loaded. */

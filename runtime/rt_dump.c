@@ -88,12 +88,12 @@ lraf_status rt_dump_remember(lua_State *L, const char *p, size_t n,
   a.n = n;
   dump_source(&a);
   if (!lua_checkstack(L, 2))
-    return vm_fail(err, LRAF_EMEM, "out of memory keeping a chunk");
+    return err_fail(err, LRAF_EMEM, "out of memory keeping a chunk");
   lua_pushcfunction(L, remember);
   lua_pushlightuserdata(L, &a);
   if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
     lua_pop(L, 1);
-    return vm_fail(err, LRAF_EMEM, "out of memory keeping a chunk");
+    return err_fail(err, LRAF_EMEM, "out of memory keeping a chunk");
   }
   return LRAF_OK;
 }

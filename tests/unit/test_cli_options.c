@@ -140,6 +140,7 @@ static const char *value_for(const char *opt) {
     {"-n", "2"}, {"-o", "out.luac"}, {"--limit", "1M"}, {"--rate", "1G"},
     {"--memory-limit", "64MiB"}, {"--granularity", "1k"},
     {"--mode", "overhead"}, {"--weights", "w.txt"}, {"--report", "-"},
+    {"--allow-dir", "."}, {"--allow-module", "lpeg"},
   };
   size_t i;
   for (i = 0; i < sizeof values / sizeof values[0]; i++)
