@@ -63,6 +63,8 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "sandbox: loadfile, dofile, require may read DIR"},
   {"--allow-module", KIND_TEXT, "NAME", 0, 0,
    "sandbox: require may load C module NAME (and lpeg)"},
+  {"--allow-offline", KIND_FLAG, NULL, 0, 0,
+   "sandbox: run a chunk from lraf rewrite (unproven)"},
   {"--help", KIND_FLAG, NULL, 0, 0,
    "print this help and exit"},
 };
@@ -84,7 +86,7 @@ static const char *const statuses[] = {
 #define RUNNING (COUNTING | CLI_BIT(CLI_OPT_GRANULARITY) | \
                  CLI_BIT(CLI_OPT_SANDBOX) | CLI_BIT(CLI_OPT_NATIVE) | \
                  CLI_BIT(CLI_OPT_NO_NATIVE) | CLI_BIT(CLI_OPT_ALLOW_DIR) | \
-                 CLI_BIT(CLI_OPT_ALLOW_MODULE))
+                 CLI_BIT(CLI_OPT_ALLOW_MODULE) | CLI_BIT(CLI_OPT_ALLOW_OFFLINE))
 
 static const cli_command commands[] = {
   {"bench", cli_bench, CLI_BIT(CLI_OPT_RUNS) | RUNNING | CLI_BIT(CLI_OPT_HELP),
@@ -261,6 +263,7 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
     case CLI_OPT_NATIVE: a->native = 1; break;
     case CLI_OPT_NO_NATIVE: a->native = 0; break;
     case CLI_OPT_REPORT: a->report = v; break;
+    case CLI_OPT_ALLOW_OFFLINE: a->opt.allow_offline = 1; break;
     case CLI_OPT_ALLOW_DIR:
     case CLI_OPT_ALLOW_MODULE: {
       int dir = o == CLI_OPT_ALLOW_DIR;

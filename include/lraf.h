@@ -274,6 +274,10 @@ typedef struct lraf_options {
   const char *const *allow_modules; /* sandbox: NULL-terminated list of C
                               modules require may load besides "lpeg",
                               found on the default package.cpath */
+  int allow_offline;       /* sandbox: lraf_load_rewritten accepts chunks
+                              rewritten offline (refused otherwise: their
+                              accounting is verified for form only, see
+                              docs/security.md) */
 } lraf_options;
 
 #define LRAF_NATIVE_CALL_DEFAULT 20

@@ -73,15 +73,16 @@ static uint32_t fnv1a(const uint32_t *w, int n) {
 void rw_model_id(const rw_options *opt, char *buf, size_t size) {
   switch (opt->mode) {
     case RW_ORIGINAL:
-      snprintf(buf, size, "lua5.4/original");
+      snprintf(buf, size, "lua5.4/original%s", opt->exact ? "/exact" : "");
       break;
     case RW_OVERHEAD:
       snprintf(buf, size, "lua5.4/overhead%s%s", opt->exact ? "/exact" : "",
                opt->fold ? "" : "/nofold");
       break;
     case RW_WEIGHTED:
-      snprintf(buf, size, "lua5.4/weighted/%08x",
-               opt->weights ? fnv1a(opt->weights, VM_NUM_OPCODES) : 0u);
+      snprintf(buf, size, "lua5.4/weighted/%08x%s",
+               opt->weights ? fnv1a(opt->weights, VM_NUM_OPCODES) : 0u,
+               opt->exact ? "/exact" : "");
       break;
   }
 }

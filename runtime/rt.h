@@ -79,6 +79,7 @@ struct lraf_state {
   char **allow_dirs;     /* sandbox: real paths of the allowed
                             directories (NULL-terminated) */
   char **allow_modules;  /* sandbox: C modules require may load */
+  int allow_offline;     /* sandbox: lraf_load_rewritten allowed */
 };
 
 /* ---- rt_thread.c: thread records ---- */

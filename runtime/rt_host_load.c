@@ -81,6 +81,12 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
   lraf_status st;
   if (S == NULL || data == NULL)
     return err_fail(err, LRAF_EARG, "lraf_load_rewritten: no chunk");
+  if (S->env == LRAF_ENV_SANDBOX && !S->allow_offline)
+    return err_fail(err, LRAF_EFORMAT,
+                    "the sandbox refuses chunks rewritten offline (their "
+                    "accounting is checked for form, not proven complete); "
+                    "the host may allow them (allow_offline, "
+                    "--allow-offline)");
   st = rt_offline_header(data, size, &model, &mlen, &skip, err);
   if (st != LRAF_OK) return st;
   if (mlen != strlen(S->rwmodel) || memcmp(model, S->rwmodel, mlen) != 0)

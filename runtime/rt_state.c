@@ -87,6 +87,7 @@ static lraf_status options(lraf_state *S, const lraf_options *o,
   S->env = o->env;
   S->keep_accounts = o->keep_accounts > 0 ? o->keep_accounts : 0;
   S->traceback = o->traceback != 0;
+  S->allow_offline = o->allow_offline != 0;
   if (o->env == LRAF_ENV_SANDBOX) return rt_sandbox_options(S, o, err);
   return LRAF_OK;
 }

@@ -148,7 +148,7 @@ static void test_report(void **state) {
   json = slurp(json_path);
   assert_int_equal(json_int(json, "instructions"), hook.count);
   assert_non_null(strstr(json, "\"status\": \"ok\""));
-  assert_non_null(strstr(json, "\"model\": \"lua5.4/original\""));
+  assert_non_null(strstr(json, "\"model\": \"lua5.4/original/exact\""));
   assert_non_null(strstr(json, "\"wall_seconds\": "));
   assert_non_null(strstr(json, "\"cpu_seconds\": "));
   assert_non_null(strstr(json, "\"instructions_per_cpu_second\": "));

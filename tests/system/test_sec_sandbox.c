@@ -164,8 +164,36 @@ static void test_allowed_module(void **state) {
                                      "nonexistent attack.lua"), 2);
 }
 
+/* Chunks rewritten offline: the sandbox refuses them unless allowed;
+   a copied marker on foreign bytecode (no accounting at all) and a
+   chunk of the other mode are refused in both environments. */
+static void test_offline_chunks(void **state) {
+  (void)state;
+  assert_int_equal(tutil_sh_write(&sh, "spin.lua",
+                                  "local x = 0 while true do x = x + 1 end\n"), 0);
+  assert_int_equal(tutil_sh_lraf_run(&sh, "rewrite spin.lua -o spin.luac"), 0);
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --sandbox --limit 100000 "
+                                     "spin.luac"), 2);
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --sandbox --allow-offline "
+                                     "--limit 100000 spin.luac"), 3);
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --limit 100000 spin.luac"), 3);
+  /* the default mode's chunk in an exact state */
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --exact --limit 100000 "
+                                     "spin.luac"), 2);
+  /* lraf's header (magic, model id) copied onto lua5.4's bytecode */
+  assert_int_equal(tutil_sh_run(&sh, "cd %s && lua5.4 -e \"local f = "
+      "io.open('spin.luac', 'rb') local d = f:read('a') f:close() "
+      "local n = d:find('\\27Lua', 2, true) local g = io.open('forged.luac', "
+      "'wb') g:write(d:sub(1, n - 1), string.dump(loadfile('spin.lua'))) "
+      "g:close()\"", sh.dir), 0);
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --limit 100000 forged.luac"), 2);
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --sandbox --allow-offline "
+                                     "--limit 100000 forged.luac"), 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_offline_chunks),
     cmocka_unit_test(test_module_is_live),
     cmocka_unit_test(test_contained),
     cmocka_unit_test(test_allowed_dir),

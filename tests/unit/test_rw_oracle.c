@@ -271,6 +271,10 @@ static void test_weights_file(void **state) {
   rw_default_options(&b);
   rw_model_id(&a, ida, sizeof ida);
   assert_string_equal(ida, "lua5.4/original");
+  a.exact = 1;
+  rw_model_id(&a, ida, sizeof ida);
+  assert_string_equal(ida, "lua5.4/original/exact");
+  a.exact = 0;
   b.mode = RW_WEIGHTED;
   rw_parse_weights(good, strlen(good), w, &err);
   b.weights = w;
