@@ -45,7 +45,7 @@ LIBS    := $(LUA_LIBS) -lm -lpthread
 
 MODULES  := common vm rewriter accounts runtime
 LIB_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
-CLI_SRC  := $(wildcard cli/*.c)
+CLI_SRC  := $(filter-out cli/lraf_lua.c,$(wildcard cli/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 HEADERS  := $(wildcard include/*.h cli/*.h $(foreach m,$(MODULES),$(m)/*.h))
@@ -62,7 +62,7 @@ EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)
 .PHONY: all deps run test check unit san-test bench bench-native clean examples memcheck \
         fuzz fuzz-build fuzz-deps fuzz-diff
 
-all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf examples
+all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf $(BUILD)/lraf-lua examples
 
 # Install the Debian packages lraf needs, or say how to.
 deps:
@@ -98,6 +98,11 @@ $(BUILD)/liblraf.so: $(LIB_OBJ)
 
 $(BUILD)/lraf: $(CLI_OBJ) $(BUILD)/liblraf.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/liblraf.a $(LIBS)
+
+# lraf-lua (issue 15): lua5.4's command line, metered through
+# LRAF_OPTIONS; one file over include/lraf.h.
+$(BUILD)/lraf-lua: $(BUILD)/cli/lraf_lua.o $(BUILD)/liblraf.a
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/liblraf.a $(LIBS)
 
 vpath test_%.c tests/unit tests/system
 $(BUILD)/tests/%: %.c $(TEST_SUPPORT) $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h
@@ -135,7 +140,7 @@ memcheck: $(BUILD)/lraf $(MEMCHECK_TESTS:%=$(BUILD)/tests/%)
 	  LRAF_QUICK=1 LRAF=$(BUILD)/lraf $(VALGRIND) $(BUILD)/tests/$$t >/dev/null; done
 	$(VALGRIND) $(BUILD)/lraf run --report - examples/hello.lua >/dev/null
 
-unit: $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf $(EX_BIN) $(TEST_BIN)
+unit: $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf $(BUILD)/lraf-lua $(EX_BIN) $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do \
 	  echo "== $$t"; LRAF=$(BUILD)/lraf $$t; done
 
