@@ -65,6 +65,8 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "sandbox: require may load C module NAME (and lpeg)"},
   {"--allow-offline", KIND_FLAG, NULL, 0, 0,
    "sandbox: run a chunk from lraf rewrite (unproven)"},
+  {"--key-file", KIND_TEXT, "FILE", 0, 0,
+   "sign (rewrite) or require signed (run) offline chunks"},
   {"--help", KIND_FLAG, NULL, 0, 0,
    "print this help and exit"},
 };
@@ -86,7 +88,8 @@ static const char *const statuses[] = {
 #define RUNNING (COUNTING | CLI_BIT(CLI_OPT_GRANULARITY) | \
                  CLI_BIT(CLI_OPT_SANDBOX) | CLI_BIT(CLI_OPT_NATIVE) | \
                  CLI_BIT(CLI_OPT_NO_NATIVE) | CLI_BIT(CLI_OPT_ALLOW_DIR) | \
-                 CLI_BIT(CLI_OPT_ALLOW_MODULE) | CLI_BIT(CLI_OPT_ALLOW_OFFLINE))
+                 CLI_BIT(CLI_OPT_ALLOW_MODULE) | CLI_BIT(CLI_OPT_ALLOW_OFFLINE) | \
+                 CLI_BIT(CLI_OPT_KEY_FILE))
 
 static const cli_command commands[] = {
   {"bench", cli_bench, CLI_BIT(CLI_OPT_RUNS) | RUNNING | CLI_BIT(CLI_OPT_HELP),
@@ -108,7 +111,8 @@ static const cli_command commands[] = {
    "run SCRIPT like lua5.4, counting every instruction",
    ST(0) | ST(1) | ST(2) | ST(3) | ST(4)},
   {"rewrite", cli_rewrite,
-   COUNTING | CLI_BIT(CLI_OPT_OUTPUT) | CLI_BIT(CLI_OPT_HELP),
+   COUNTING | CLI_BIT(CLI_OPT_OUTPUT) | CLI_BIT(CLI_OPT_KEY_FILE) |
+     CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_MIXED, "IN.lua|IN.luac -o OUT",
    "rewrite IN offline; OUT loads only through lraf",
    ST(0) | ST(1) | ST(2)},
@@ -264,6 +268,19 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
     case CLI_OPT_NO_NATIVE: a->native = 0; break;
     case CLI_OPT_REPORT: a->report = v; break;
     case CLI_OPT_ALLOW_OFFLINE: a->opt.allow_offline = 1; break;
+    case CLI_OPT_KEY_FILE: {
+      static char *key;  /* lives as long as the process */
+      lraf_error err;
+      size_t len;
+      free(key);
+      key = NULL;
+      if (cli_read_file(v, &key, &len, &err) != LRAF_OK)
+        return cli_report(&err);
+      if (len == 0) return cli_error("--key-file %s is empty", v);
+      a->opt.offline_key = key;
+      a->opt.offline_key_len = len;
+      break;
+    }
     case CLI_OPT_ALLOW_DIR:
     case CLI_OPT_ALLOW_MODULE: {
       int dir = o == CLI_OPT_ALLOW_DIR;

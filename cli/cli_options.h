@@ -34,6 +34,7 @@ typedef enum cli_opt {
   CLI_OPT_ALLOW_DIR,     /* --allow-dir DIR (repeatable) */
   CLI_OPT_ALLOW_MODULE,  /* --allow-module NAME (repeatable) */
   CLI_OPT_ALLOW_OFFLINE, /* --allow-offline */
+  CLI_OPT_KEY_FILE,      /* --key-file FILE */
   CLI_OPT_HELP,          /* --help */
   CLI_NUM_OPTS
 } cli_opt;

@@ -80,6 +80,8 @@ struct lraf_state {
                             directories (NULL-terminated) */
   char **allow_modules;  /* sandbox: C modules require may load */
   int allow_offline;     /* sandbox: lraf_load_rewritten allowed */
+  unsigned char *key;    /* offline_key (copied); NULL: none */
+  size_t keylen;
 };
 
 /* ---- rt_thread.c: thread records ---- */
@@ -165,6 +167,13 @@ void rt_env_open(lua_State *L, lraf_state *S);
 /* Replace the debug library's introspection functions (stock target;
    call after the environment is open). */
 void rt_debug_open(lua_State *L);
+
+/* ---- rt_mac.c: HMAC-SHA-256 of offline chunks ---- */
+#define RT_MAC_LEN 32
+void rt_hmac(const void *key, size_t keylen, const void *data, size_t len,
+             unsigned char out[RT_MAC_LEN]);
+/* Compare two MACs in constant time. */
+int rt_mac_equal(const unsigned char *a, const unsigned char *b);
 
 /* ---- rt_sandbox.c: files and C modules in the sandbox ---- */
 lraf_status rt_sandbox_options(lraf_state *S, const lraf_options *o,

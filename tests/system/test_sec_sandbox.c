@@ -191,8 +191,55 @@ static void test_offline_chunks(void **state) {
                                      "--limit 100000 forged.luac"), 2);
 }
 
+/* Signed offline chunks (--key-file): a chunk loads only with a valid
+   HMAC-SHA-256 under the host's key, in both environments; any edited
+   byte (an increment, a check, the model id, the signature itself) is
+   refused; the sandbox takes signed chunks without --allow-offline. */
+static void test_offline_signed(void **state) {
+  int n, refused = 0;
+  (void)state;
+  assert_int_equal(tutil_sh_write(&sh, "key", "a host's secret key"), 0);
+  assert_int_equal(tutil_sh_write(&sh, "key2", "another key"), 0);
+  assert_int_equal(tutil_sh_write(&sh, "spin.lua",
+                                  "local x = 0 while true do x = x + 1 end\n"), 0);
+  assert_int_equal(tutil_sh_lraf_run(&sh, "rewrite --key-file key spin.lua "
+                                     "-o signed.luac"), 0);
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --key-file key --limit 100000 "
+                                     "signed.luac"), 3);
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --sandbox --key-file key "
+                                     "--limit 100000 signed.luac"), 3);
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --key-file key2 --limit 100000 "
+                                     "signed.luac"), 2);
+  /* an unsigned chunk where a key is held */
+  assert_int_equal(tutil_sh_lraf_run(&sh, "rewrite spin.lua -o plain.luac"), 0);
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --key-file key --limit 100000 "
+                                     "plain.luac"), 2);
+  /* every 5th byte changed in turn, in both environments */
+  for (n = 0; n < 400; n += 5) {
+    int rc = tutil_sh_run(&sh, "cd %s && lua5.4 -e \"local f = io.open("
+        "'signed.luac', 'rb') local d = f:read('a') f:close() if %d >= #d "
+        "then os.exit(9) end local g = io.open('forged.luac', 'wb') "
+        "g:write(d:sub(1, %d), string.char((d:byte(%d + 1) + 1) %% 256), "
+        "d:sub(%d + 2)) g:close()\"", sh.dir, n, n, n, n);
+    if (rc == 9) break;
+    assert_int_equal(rc, 0);
+    /* refused: 2, or 1 where the change unmade the marker and the
+       bytes were read as (bad) source */
+    rc = tutil_sh_lraf_run(&sh, "run --key-file key --limit 100000 "
+                           "forged.luac");
+    if (rc != 2 && !(n == 0 && rc == 1)) fail_msg("byte %d: exit %d", n, rc);
+    rc = tutil_sh_lraf_run(&sh, "run --sandbox --key-file key --limit "
+                           "100000 forged.luac");
+    if (rc != 2 && !(n == 0 && rc == 1)) fail_msg("byte %d: exit %d", n, rc);
+    refused++;
+  }
+  printf("  %d edited signed chunks refused in both environments\n", refused);
+  assert_true(refused >= 20);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_offline_signed),
     cmocka_unit_test(test_offline_chunks),
     cmocka_unit_test(test_module_is_live),
     cmocka_unit_test(test_contained),
