@@ -142,10 +142,20 @@ static int report(meter *m, lraf_status st, const lraf_error *err) {
   return rc;
 }
 
+/* Calls the function below its arguments from a C function, as lua.c
+   does from pmain (so that tracebacks end with "[C]: in ?" there too). */
+static int trampoline(lua_State *L) {
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
 /* Call the function under narg arguments; 0 or an exit status. */
 static int docall(meter *m, int narg, int nres) {
+  lua_State *L = lraf_lua(m->S);
   lraf_error err;
-  return report(m, lraf_call(m->S, narg, nres, &err), &err);
+  lua_pushcfunction(L, trampoline);
+  lua_insert(L, -(narg + 2));
+  return report(m, lraf_call(m->S, narg + 1, nres, &err), &err);
 }
 
 static int dochunk(meter *m, lraf_status st, const lraf_error *err) {

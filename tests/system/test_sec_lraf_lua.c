@@ -51,12 +51,12 @@ static int teardown(void **state) {
   return tutil_sh_cleanup(&sh);
 }
 
-/* The first line of stderr, and stdout (both with the interpreter's
-   own name made lua5.4's), and the exit status of a command line. */
+/* stderr, then stdout (both with the interpreter's own name made
+   lua5.4's), and the exit status of a command line. */
 static int run_both(const char *interp, const char *env, const char *args,
                     char **out) {
   int rc = tutil_sh_run(&sh, "cd %s && { %s %s %s > o.txt 2> e.txt; rc=$?; "
-                        "head -n 1 e.txt; cat o.txt; exit $rc; } | "
+                        "cat e.txt o.txt; exit $rc; } | "
                         "sed 's|[^\\t ]*lraf-lua|lua5.4|g'; "
                         "exit $(cd %s && %s %s %s > /dev/null 2>&1; echo $?)",
                         sh.dir, env, interp, args, sh.dir, env, interp, args);
@@ -65,7 +65,7 @@ static int run_both(const char *interp, const char *env, const char *args,
 }
 
 /* The same command line under lua5.4 and lraf-lua prints the same
-   (stdout, the first line of stderr) and exits the same way. */
+   (stderr and stdout, tracebacks included) and exits the same way. */
 static void same_as_lua(const char *env, const char *args) {
   char *a, *b;
   int ra = run_both("lua5.4", env, args, &a);
