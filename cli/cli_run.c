@@ -198,6 +198,14 @@ static int run_exit(lua_State *L) {
 
 /* ---- running ---- */
 
+/* Calls the script below its arguments from a C function, as lua.c
+   does from pmain, so that the stack a script sees (debug.getinfo,
+   tracebacks ending with "[C]: in ?") is lua5.4's. */
+static int call_script(lua_State *L) {
+  lua_call(L, lua_gettop(L) - 1, 0);
+  return 0;
+}
+
 /* The options (cli_options.c), then what they imply for lraf run:
    native charging by default with a limit or the sandbox. */
 static int parse_args(run_ctx *c, int argc, char **argv, int *script) {
@@ -368,7 +376,9 @@ int cli_run(int argc, char **argv) {
       nargs = argc - script - 1;
       luaL_checkstack(L, nargs + 3, "too many arguments to script");
       for (i = script + 1; i < argc; i++) lua_pushstring(L, argv[i]);
-      st = lraf_call(c.S, nargs, 0, &err);
+      lua_pushcfunction(L, call_script);
+      lua_insert(L, -(nargs + 2));
+      st = lraf_call(c.S, nargs + 1, 0, &err);
       rc = finish(&c, st, &err, 0);
     }
   }

@@ -14,7 +14,7 @@ for _, f in ipairs{none, one, three, env, nested, nested(), print, pcall,
   local i = debug.getinfo(f, "u")
   print(i.nups, i.nparams, i.isvararg)
 end
-for level = 1, 1 do
+for level = 1, 3 do
   local i = debug.getinfo(level, "u")
   if i then print("level", level, i.nups, i.nparams, i.isvararg) end
 end
