@@ -179,8 +179,51 @@ static void test_binary_policy(void **state) {
   free(out);
 }
 
+/* string.dump of every corpus program's main chunk, with and without
+   strip, and of a function it loads back, gives lua5.4's bytes. */
+static void test_dump_corpus_like_lua(void **state) {
+  static const char script[] =
+    "for _, path in ipairs(arg) do\n"
+    "  local f = assert(loadfile(path))\n"
+    "  local d, s = string.dump(f), string.dump(f, true)\n"
+    "  local g = assert(load(d))\n"
+    "  io.write(path, '\\n', d, s, string.dump(g), string.dump(g, true))\n"
+    "end\n";
+  char cmd[512], o1[64], o2[64], sp[64];
+  FILE *f;
+  size_t n1, n2;
+  char *a, *b;
+  (void)state;
+  if (system("command -v lua5.4 > /dev/null") != 0) skip();
+  snprintf(sp, sizeof sp, "/tmp/lraf-tr-%d-dump.lua", (int)getpid());
+  snprintf(o1, sizeof o1, "/tmp/lraf-tr-%d-d1", (int)getpid());
+  snprintf(o2, sizeof o2, "/tmp/lraf-tr-%d-d2", (int)getpid());
+  f = fopen(sp, "w");
+  assert_non_null(f);
+  fputs(script, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "lua5.4 %s tests/corpus/*.lua", sp);
+  assert_int_equal(sh(cmd, o1), 0);
+  snprintf(cmd, sizeof cmd, "%s run %s tests/corpus/*.lua", lraf(), sp);
+  assert_int_equal(sh(cmd, o2), 0);
+  a = tutil_run_slurp(o1, &n1);
+  b = tutil_run_slurp(o2, &n2);
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_true(n1 > 100000);
+  if (n1 != n2 || memcmp(a, b, n1) != 0)
+    fail_msg("string.dump differs from lua5.4's (%zu and %zu bytes)", n2, n1);
+  printf("  %zu bytes of dumps identical\n", n1);
+  free(a);
+  free(b);
+  remove(sp);
+  remove(o1);
+  remove(o2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_dump_corpus_like_lua),
     cmocka_unit_test(test_introspect_default),
     cmocka_unit_test(test_introspect_exact),
     cmocka_unit_test(test_binary_policy),
