@@ -4,7 +4,10 @@
 ** accounting (debug library, hooks, registry, string.dump round trips)
 ** and then runs forever; each must be stopped by the quota (exit 3)
 ** under `lraf run --limit`, with and without --exact, and nothing it
-** prints may name lraf's internals.  Runs the command named by $LRAF.
+** prints may name lraf's internals.  Then tests/security/chaos.lua with
+** many seeds: random debug operations from the program and from hooks,
+** then a loop that only the quota stops.  Runs the command named by
+** $LRAF.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,8 +89,38 @@ static void test_escape_exact(void **state) {
   run_all("--exact");
 }
 
+/* tests/security/chaos.lua with many seeds: random debug operations
+   (from the program and from hooks), then a loop only the quota stops. */
+static void test_chaos(void **state) {
+  int seeds = getenv("LRAF_QUICK") ? 6 : 40, seed, m;
+  (void)state;
+  for (seed = 1; seed <= seeds; seed++) {
+    for (m = 0; m < 2; m++) {
+      char cmd[512], path[64];
+      size_t len;
+      char *text;
+      int st;
+      snprintf(path, sizeof path, "/tmp/lraf-chaos-%d.txt", (int)getpid());
+      snprintf(cmd, sizeof cmd, "timeout 120 %s run --limit 3000000 %s "
+               "tests/security/chaos.lua %d > %s 2>&1", lraf(),
+               m ? "--exact" : "", seed, path);
+      st = system(cmd);
+      text = tutil_run_slurp(path, &len);
+      remove(path);
+      assert_non_null(text);
+      if (!WIFEXITED(st) || WEXITSTATUS(st) != 3 ||
+          strstr(text, "(lraf ") != NULL)
+        fail_msg("chaos.lua %d %s: exit %d\n%s", seed, m ? "--exact" : "",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1, text);
+      free(text);
+    }
+  }
+  printf("  %d chaos seeds stopped by the quota, both modes\n", seeds);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_chaos),
     cmocka_unit_test(test_escape_default),
     cmocka_unit_test(test_escape_exact),
   };
