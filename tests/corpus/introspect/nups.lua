@@ -24,3 +24,4 @@ for k, v in pairs(debug.getinfo(three)) do
 end
 table.sort(names)
 print(table.concat(names, " "))
+for i, s in ipairs(package.searchers) do print("searcher", i, debug.getinfo(s, "u").nups) end
