@@ -83,7 +83,7 @@ MODULES  := common vm rewriter accounts profile runtime service
 # profile/: the profiler's core (pf_; knows no Lua, like accounts/); its
 # stock collector is runtime/rt_profile.c.
 LIB_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
-CLI_SRC  := $(wildcard cli/*.c)
+CLI_SRC  := $(filter-out cli/lraf_lua.c,$(wildcard cli/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 HEADERS  := $(wildcard include/*.h cli/*.h $(foreach m,$(MODULES),$(m)/*.h))
@@ -100,7 +100,7 @@ EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)
 .PHONY: all deps run test check unit san-test bench bench-native bench-profile clean examples memcheck \
         fuzz fuzz-build fuzz-deps fuzz-diff vm bench-vm test-vm
 
-all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf examples
+all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf $(BUILD)/lraf-lua examples
 
 # Install the Debian packages lraf needs, or say how to.
 DEPS_PKGS = $(PKGS)
@@ -168,6 +168,11 @@ $(BUILD)/liblraf.so: $(LIB_OBJ) $(LUA_DEP)
 $(BUILD)/lraf: $(CLI_OBJ) $(BUILD)/liblraf.a $(LUA_DEP)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/liblraf.a $(LIBS)
 
+# lraf-lua (issue 15): lua5.4's command line, metered through
+# LRAF_OPTIONS; one file over include/lraf.h.
+$(BUILD)/lraf-lua: $(BUILD)/cli/lraf_lua.o $(BUILD)/liblraf.a
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/liblraf.a $(LIBS)
+
 vpath test_%.c tests/unit tests/system
 $(BUILD)/tests/%: %.c $(TEST_SUPPORT) $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
@@ -218,7 +223,7 @@ memcheck: deps $(BUILD)/lraf $(MEMCHECK_TESTS:%=$(BUILD)/tests/%)
 	$(VALGRIND) $(BUILD)/lraf run --report - examples/hello.lua >/dev/null
 	@$(if $(TALLY_OWN),tests/run_suites.sh --total $(TALLY))
 
-unit: $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf $(EX_BIN) $(TEST_BIN)
+unit: $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf $(BUILD)/lraf-lua $(EX_BIN) $(TEST_BIN)
 	@mkdir -p $(dir $(TALLY)) && rm -f $(TALLY_OWN)
 	@LRAF=$(BUILD)/lraf tests/run_suites.sh $(TALLY) $(TEST_BIN)
 	@$(if $(TALLY_OWN),tests/run_suites.sh --total $(TALLY))

@@ -68,6 +68,14 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "rows of the table (default 20; 0: all)"},
   {"--threshold", KIND_TEXT, "P", 0, 0,
    "exit 1 when anything changed by more than P percent"},
+  {"--allow-dir", KIND_TEXT, "DIR", 0, 0,
+   "sandbox: loadfile, dofile, require may read DIR"},
+  {"--allow-module", KIND_TEXT, "NAME", 0, 0,
+   "sandbox: require may load C module NAME (and lpeg)"},
+  {"--allow-offline", KIND_FLAG, NULL, 0, 0,
+   "sandbox: run a chunk from lraf rewrite (unproven)"},
+  {"--key-file", KIND_TEXT, "FILE", 0, 0,
+   "sign (rewrite) or require signed (run) offline chunks"},
   {"--help", KIND_FLAG, NULL, 0, 0,
    "print this help and exit"},
   {"--port", KIND_COUNT, "N", 0, 65535,
@@ -108,7 +116,9 @@ static const char *const statuses[] = {
                   CLI_BIT(CLI_OPT_WEIGHTS) | CLI_BIT(CLI_OPT_VM))
 #define RUNNING (COUNTING | CLI_BIT(CLI_OPT_GRANULARITY) | \
                  CLI_BIT(CLI_OPT_SANDBOX) | CLI_BIT(CLI_OPT_NATIVE) | \
-                 CLI_BIT(CLI_OPT_NO_NATIVE))
+                 CLI_BIT(CLI_OPT_NO_NATIVE) | CLI_BIT(CLI_OPT_ALLOW_DIR) | \
+                 CLI_BIT(CLI_OPT_ALLOW_MODULE) | CLI_BIT(CLI_OPT_ALLOW_OFFLINE) | \
+                 CLI_BIT(CLI_OPT_KEY_FILE))
 
 static const cli_command commands[] = {
   {"bench", cli_bench,
@@ -151,7 +161,8 @@ static const cli_command commands[] = {
    "function changed by more than --threshold P percent",
    ST(0) | ST(2)},
   {"rewrite", cli_rewrite,
-   COUNTING | CLI_BIT(CLI_OPT_OUTPUT) | CLI_BIT(CLI_OPT_HELP),
+   COUNTING | CLI_BIT(CLI_OPT_OUTPUT) | CLI_BIT(CLI_OPT_KEY_FILE) |
+     CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_MIXED, "IN.lua|IN.luac -o OUT",
    "rewrite IN offline; OUT loads only through lraf",
    ST(0) | ST(1) | ST(2)},
@@ -333,6 +344,10 @@ static int add_tenant_value(int o, const char *v, cli_args *a) {
   return CLI_OK;
 }
 
+/* --allow-dir and --allow-module values (NULL-terminated). */
+static const char *allow_dirs[CLI_MAX_ALLOW + 1];
+static const char *allow_modules[CLI_MAX_ALLOW + 1];
+
 /* Apply option o with value v (NULL for flags). */
 static int set_option(int o, const char *v, cli_args *a, int *mode_set,
                       const char **wfile) {
@@ -378,6 +393,31 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
           isinf(a->threshold))
         rc = cli_error("--threshold needs a percentage of at least 0, "
                        "not '%s'", v);
+      break;
+    }
+    case CLI_OPT_ALLOW_OFFLINE: a->opt.allow_offline = 1; break;
+    case CLI_OPT_KEY_FILE: {
+      static char *key;  /* lives as long as the process */
+      lraf_error err;
+      size_t len;
+      free(key);
+      key = NULL;
+      if (cli_read_file(v, &key, &len, &err) != LRAF_OK)
+        return cli_report(&err);
+      if (len == 0) return cli_error("--key-file %s is empty", v);
+      a->opt.offline_key = key;
+      a->opt.offline_key_len = len;
+      break;
+    }
+    case CLI_OPT_ALLOW_DIR:
+    case CLI_OPT_ALLOW_MODULE: {
+      int dir = o == CLI_OPT_ALLOW_DIR;
+      int *n = dir ? &a->ndirs : &a->nmodules;
+      if (*n >= CLI_MAX_ALLOW)
+        return cli_error("at most %d %s options", CLI_MAX_ALLOW, info->name);
+      (dir ? allow_dirs : allow_modules)[(*n)++] = v;
+      a->opt.allow_dirs = allow_dirs;
+      a->opt.allow_modules = allow_modules;
       break;
     }
     case CLI_OPT_HELP: case CLI_NUM_OPTS: break;

@@ -35,6 +35,10 @@ typedef enum cli_opt {
   CLI_OPT_FORMAT,        /* --format FORMAT (lraf profile) */
   CLI_OPT_TOP,           /* --top N (lraf profile, lraf diff) */
   CLI_OPT_THRESHOLD,     /* --threshold P (lraf diff) */
+  CLI_OPT_ALLOW_DIR,     /* --allow-dir DIR (repeatable) */
+  CLI_OPT_ALLOW_MODULE,  /* --allow-module NAME (repeatable) */
+  CLI_OPT_ALLOW_OFFLINE, /* --allow-offline */
+  CLI_OPT_KEY_FILE,      /* --key-file FILE */
   CLI_OPT_HELP,          /* --help */
   /* lraf serve */
   CLI_OPT_PORT,          /* --port N */
@@ -82,6 +86,8 @@ typedef struct cli_tenant_value {
 } cli_tenant_value;
 
 #define CLI_MAX_TENANT_VALUES 64
+/* How many --allow-dir (and --allow-module) options a command takes. */
+#define CLI_MAX_ALLOW 32
 
 /* What the options said.  opt starts as lraf_default_options. */
 typedef struct cli_args {
@@ -107,6 +113,9 @@ typedef struct cli_args {
   int first;              /* argv index of the first operand */
   int noperands;          /* operands from argv[first] on (MIXED: moved
                              there in order; AFTER: argc - first) */
+  int ndirs, nmodules;     /* --allow-dir, --allow-module given (opt
+                             points to lists that live as long as the
+                             process) */
 } cli_args;
 
 /* cli_parse's status when --help was given and printed: exit 0. */

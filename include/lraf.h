@@ -282,6 +282,23 @@ typedef struct lraf_options {
   size_t memory_limit;     /* bytes the state may hold; 0: no limit (see
                               "Memory" below) */
   lraf_vm vm;              /* what the rewritten code runs on */
+  const char *const *allow_dirs;    /* sandbox: NULL-terminated list of
+                              directories whose files loadfile, dofile
+                              and require may read (NULL: none; each
+                              must exist; symbolic links are resolved) */
+  const char *const *allow_modules; /* sandbox: NULL-terminated list of C
+                              modules require may load besides "lpeg",
+                              found on the default package.cpath */
+  int allow_offline;       /* sandbox: lraf_load_rewritten accepts chunks
+                              rewritten offline (refused otherwise: their
+                              accounting is verified for form only, see
+                              docs/security.md) */
+  const void *offline_key; /* with offline_key_len > 0: lraf_rewrite signs
+                              its output with HMAC-SHA-256 under this key,
+                              and a state loads only chunks that carry a
+                              valid signature under it (in the sandbox
+                              too, without allow_offline); copied */
+  size_t offline_key_len;
 } lraf_options;
 
 #define LRAF_NATIVE_CALL_DEFAULT 20
@@ -325,8 +342,10 @@ LRAF_API lraf_status lraf_load_file(lraf_state *S, const char *path,
 /* Only chunks that start with LRAF_OFFLINE_MAGIC and were rewritten for
    this state's cost model are accepted; they are read with vm_read's
    limits and verified again.  The marker says who made the chunk, it
-   does not authenticate it: load offline chunks only from a source you
-   trust as much as the rewriter. */
+   does not authenticate it: without offline_key, load offline chunks
+   only from a source you trust as much as the rewriter (the sandbox
+   refuses them unless allow_offline).  With offline_key, a chunk must
+   end with the HMAC-SHA-256 of everything before it under that key. */
 LRAF_API lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
                                          size_t size, lraf_error *err);
 

@@ -103,7 +103,9 @@ lraf_status rw_verify_target(const vm_chunk *chunk, rw_target target,
                              lraf_error *err);
 
 /* The cost-model id of opt, e.g. "lua5.4/original" or
-   "lua5.4/weighted/5f1c03aa".  Writes at most size bytes. */
+   "lua5.4/weighted/5f1c03aa", with "/exact" in exact mode (its
+   accounting code differs, so an offline chunk of one mode must not
+   load into a state of the other).  Writes at most size bytes. */
 void rw_model_id(const rw_options *opt, char *buf, size_t size);
 
 /* Parse a weights file's text: lines "OPNAME WEIGHT", '#' starts a

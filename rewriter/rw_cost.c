@@ -80,15 +80,16 @@ void rw_model_id(const rw_options *opt, char *buf, size_t size) {
   const char *vm = opt->target == RW_LRAVM ? "lraf-vm5.4" : "lua5.4";
   switch (opt->mode) {
     case RW_ORIGINAL:
-      snprintf(buf, size, "%s/original", vm);
+      snprintf(buf, size, "%s/original%s", vm, opt->exact ? "/exact" : "");
       break;
     case RW_OVERHEAD:
       snprintf(buf, size, "%s/overhead%s%s", vm, opt->exact ? "/exact" : "",
                opt->fold ? "" : "/nofold");
       break;
     case RW_WEIGHTED:
-      snprintf(buf, size, "%s/weighted/%08x", vm,
-               opt->weights ? fnv1a(opt->weights, VM_NUM_OPCODES) : 0u);
+      snprintf(buf, size, "%s/weighted/%08x%s", vm,
+               opt->weights ? fnv1a(opt->weights, VM_NUM_OPCODES) : 0u,
+               opt->exact ? "/exact" : "");
       break;
   }
 }

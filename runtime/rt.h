@@ -82,6 +82,12 @@ struct lraf_state {
   int where_noted;
   int64_t charged;       /* everything ever charged (rt_total) */
   struct lraf_profile *profile;  /* the running profile (rt_profile.c) */
+  char **allow_dirs;     /* sandbox: real paths of the allowed
+                            directories (NULL-terminated) */
+  char **allow_modules;  /* sandbox: C modules require may load */
+  int allow_offline;     /* sandbox: lraf_load_rewritten allowed */
+  unsigned char *key;    /* offline_key (copied); NULL: none */
+  size_t keylen;
 };
 
 /* ---- rt_thread.c: thread records ---- */
@@ -137,6 +143,9 @@ lua_Integer *rt_vm_counter(lua_State *L);
    values moved by VARARG, RETURN, TAILCALL, SETLIST). */
 void rt_vm_bind(lua_State *L, lua_CFunction consume, const rw_options *opt,
                 int native);
+/* The number of upvalues of the unmodified function at idx, or -1 when
+   it does not carry lraf's counter and consume. */
+int rt_own_upvalues(lua_State *L, int idx);
 
 /* ---- rt_protect.c: the quota error, and pcall/xpcall that pass it on ---- */
 void rt_protect_init(lua_State *L);
@@ -176,6 +185,36 @@ void rt_coro_open(lua_State *L);
 
 /* ---- rt_env.c: environments ---- */
 void rt_env_open(lua_State *L, lraf_state *S);
+
+/* ---- rt_debug.c: the debug library blind to the accounting ---- */
+/* Replace the debug library's introspection functions (stock target;
+   call after the environment is open). */
+void rt_debug_open(lua_State *L);
+
+/* ---- rt_mac.c: HMAC-SHA-256 of offline chunks ---- */
+#define RT_MAC_LEN 32
+void rt_hmac(const void *key, size_t keylen, const void *data, size_t len,
+             unsigned char out[RT_MAC_LEN]);
+/* Compare two MACs in constant time. */
+int rt_mac_equal(const unsigned char *a, const unsigned char *b);
+
+/* ---- rt_sandbox.c: files and C modules in the sandbox ---- */
+lraf_status rt_sandbox_options(lraf_state *S, const lraf_options *o,
+                               lraf_error *err);
+void rt_sandbox_free(lraf_state *S);
+/* Restrict loadfile, dofile, package.searchpath and require's
+   searchers (after rt_loadlib_open). */
+void rt_sandbox_open(lua_State *L);
+
+/* ---- rt_dump.c: string.dump and the binary chunks it makes ---- */
+/* Keep the original dump of a chunk being loaded. */
+lraf_status rt_dump_remember(lua_State *L, const char *p, size_t n,
+                             lraf_error *err);
+/* 1 when s is a binary chunk this state's string.dump made and the
+   environment is full. */
+int rt_dump_known(lua_State *L, const char *s, size_t len);
+/* Replace string.dump. */
+void rt_dump_open(lua_State *L);
 
 /* ---- rt_native.c: charged wrappers ---- */
 /* With S->native: wrap the modelled built-ins and the C searchers. */

@@ -163,3 +163,28 @@ void rt_charge(lua_State *L, int64_t n) {
   rt_flush(S, L, n, 0);
   if (S->quota) rt_raise_quota(L);
 }
+
+/* The number of upvalues the unmodified function at idx has, or -1
+   when it does not carry lraf's two (its last two upvalues are not the
+   anchor's counter and consume cells). */
+int rt_own_upvalues(lua_State *L, int idx) {
+  lraf_state *S = rt_state(L);
+  lua_Debug ar;
+  void *counter, *consume;
+  int n;
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TFUNCTION || lua_iscfunction(L, idx))
+    return -1;
+  lua_pushvalue(L, idx);
+  lua_getinfo(L, ">u", &ar);
+  n = ar.nups;
+  if (n < 2) return -1;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
+  counter = lua_upvalueid(L, -1, S->counter_up);
+  consume = lua_upvalueid(L, -1, S->counter_up + 1);
+  lua_pop(L, 1);
+  if (lua_upvalueid(L, idx, n - 1) != counter ||
+      lua_upvalueid(L, idx, n) != consume)
+    return -1;
+  return n - 2;
+}

@@ -80,10 +80,15 @@ void rt_env_open(lua_State *L, lraf_state *S) {
   lua_pop(L, 1);
   rt_coro_open(L);
   rt_loadlib_open(L, S);
-  if (S->env == LRAF_ENV_SANDBOX) drop_loadlib(L);
+  if (S->env == LRAF_ENV_SANDBOX) {
+    drop_loadlib(L);
+    rt_sandbox_open(L);
+  }
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, rt_open_module);
   lua_setfield(L, -2, "lraf");
   lua_pop(L, 1);
   rt_native_open(L, S);
+  rt_dump_open(L);
+  if (S->env == LRAF_ENV_FULL) rt_debug_open(L);
 }

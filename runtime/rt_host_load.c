@@ -82,6 +82,24 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
   lraf_status st;
   if (S == NULL || data == NULL)
     return err_fail(err, LRAF_EARG, "lraf_load_rewritten: no chunk");
+  if (S->key != NULL) {
+    /* signed chunks only: the last RT_MAC_LEN bytes */
+    unsigned char mac[RT_MAC_LEN];
+    if (size < RT_MAC_LEN + LRAF_OFFLINE_MAGIC_LEN)
+      return err_fail(err, LRAF_EVERIFY, "chunk rewritten offline carries "
+                      "no signature");
+    size -= RT_MAC_LEN;
+    rt_hmac(S->key, S->keylen, data, size, mac);
+    if (!rt_mac_equal(mac, (const unsigned char *)data + size))
+      return err_fail(err, LRAF_EVERIFY, "chunk rewritten offline is not "
+                      "signed with this host's key (changed, or signed "
+                      "with another)");
+  } else if (S->env == LRAF_ENV_SANDBOX && !S->allow_offline)
+    return err_fail(err, LRAF_EFORMAT,
+                    "the sandbox refuses chunks rewritten offline (their "
+                    "accounting is checked for form, not proven complete); "
+                    "the host may allow them (allow_offline, "
+                    "--allow-offline)");
   st = rt_offline_header(data, size, &model, &mlen, &skip, err);
   if (st != LRAF_OK) return st;
   if (mlen != strlen(S->rwmodel) || memcmp(model, S->rwmodel, mlen) != 0)

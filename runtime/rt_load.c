@@ -3,7 +3,10 @@
 ** (text only), the pipeline (rt_pipeline.c) rewrites and verifies it,
 ** this file writes it back and loads the result, whose counter and consume upvalues are then
 ** joined to the state's anchor closure.  Binary chunks are refused with
-** a message of their own; Lua's mode argument keeps its meaning.
+** a message of their own, except in the full environment the exact
+** bytes this state's string.dump made (rt_dump.c), which are rewritten
+** like source; Lua's mode argument keeps its meaning.  The original
+** dump of every chunk is kept for string.dump (rt_dump_remember).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +17,8 @@
 
 #define BINARY_REFUSED \
   "attempt to load a binary chunk (lraf runs only Lua source, which it " \
-  "rewrites: binary chunks could carry unaccounted code)"
+  "rewrites, and in the full environment what string.dump made in this " \
+  "state: other binary chunks could carry unaccounted or unsafe code)"
 #define LUA_BINARY_ERROR "attempt to load a binary chunk (mode is 't')"
 
 typedef struct bytes {
@@ -73,7 +77,8 @@ rt_loadres rt_load_rewritten(lua_State *L, const vm_chunk *chunk,
 
 /* The compiled function at the top becomes the rewritten one.  Lua
    compiled with mode "t"; mode is what the caller asked for. */
-static rt_loadres finish(lua_State *L, int status, const char *mode) {
+static rt_loadres finish(lua_State *L, int status, const char *mode,
+                         int binary) {
   rt_loadres r = {status, LRAF_OK};
   lraf_state *S = rt_state(L);
   vm_chunk *chunk = NULL;
@@ -90,7 +95,7 @@ static rt_loadres finish(lua_State *L, int status, const char *mode) {
     r.code = LRAF_EFORMAT;
     return r;
   }
-  if (strchr(mode, 't') == NULL &&
+  if (!binary && strchr(mode, 't') == NULL &&
       (status == LUA_OK || status == LUA_ERRSYNTAX)) {
     lua_pop(L, 1);
     lua_pushfstring(L, "attempt to load a text chunk (mode is '%s')", mode);
@@ -105,18 +110,31 @@ static rt_loadres finish(lua_State *L, int status, const char *mode) {
     case LUA_ERRSYNTAX: r.code = LRAF_ESYNTAX; return r;
     default: r.code = LRAF_ERUN; return r;
   }
-  if (S->opt.target == RW_LRAVM) {  /* the lraf VM: in memory */
-    r.code = rt_pipeline_in_place(L, &S->opt, NULL, &err);
-    if (r.code != LRAF_OK) {
-      lua_pop(L, 1);
-      lua_pushfstring(L, "lraf: %s", err.message);
-      r.status = LUA_ERRSYNTAX;
+  {
+    /* the original bytes are kept for string.dump, then rewritten */
+    char *bytes = NULL;
+    size_t size = 0;
+    r.code = rt_dump(L, 0, &bytes, &size, &err);
+    if (r.code == LRAF_OK) r.code = rt_dump_remember(L, bytes, size, &err);
+    if (S->opt.target == RW_LRAVM) {  /* the lraf VM: in memory */
+      free(bytes);
+      if (r.code == LRAF_OK)
+        r.code = rt_pipeline_in_place(L, &S->opt, NULL, &err);
+      if (r.code != LRAF_OK) {
+        lua_pop(L, 1);
+        lua_pushfstring(L, "lraf: %s", err.message);
+        r.status = LUA_ERRSYNTAX;
+      }
+      return r;
     }
-    return r;
+    lua_pop(L, 1);
+    in.kind = RT_INPUT_CHUNK;
+    in.data = bytes;
+    in.size = size;
+    if (r.code == LRAF_OK)
+      r.code = rt_pipeline(&in, &S->opt, NULL, &chunk, &err);
+    free(bytes);
   }
-  in.kind = RT_INPUT_TOP;
-  in.L = L;
-  r.code = rt_pipeline(&in, &S->opt, NULL, &chunk, &err);
   if (r.code != LRAF_OK) {
     lua_pushfstring(L, "lraf: %s", err.message);
     r.status = LUA_ERRSYNTAX;
@@ -129,14 +147,16 @@ static rt_loadres finish(lua_State *L, int status, const char *mode) {
 
 rt_loadres rt_load_buffer(lua_State *L, const char *s, size_t len,
                           const char *name, const char *mode) {
-  return finish(L, luaL_loadbufferx(L, s, len, name, "t"), mode);
+  if (strchr(mode, 'b') != NULL && rt_dump_known(L, s, len))
+    return finish(L, luaL_loadbufferx(L, s, len, name, "b"), mode, 1);
+  return finish(L, luaL_loadbufferx(L, s, len, name, "t"), mode, 0);
 }
 
 rt_loadres rt_load_file(lua_State *L, const char *path, const char *mode) {
-  return finish(L, luaL_loadfilex(L, path, "t"), mode);
+  return finish(L, luaL_loadfilex(L, path, "t"), mode, 0);
 }
 
 rt_loadres rt_load_reader(lua_State *L, lua_Reader reader, void *ud,
                           const char *name, const char *mode) {
-  return finish(L, lua_load(L, reader, ud, name, "t"), mode);
+  return finish(L, lua_load(L, reader, ud, name, "t"), mode, 0);
 }

@@ -88,10 +88,21 @@ static int rt_lua_dofile(lua_State *L) {
   return dofile_done(L, 0, 0);
 }
 
-/* package.searchpath(name, path) with upvalue 2; pushes the file name,
-   or the "no file" message and returns 0. */
+/* The package library's own searchpath and loadlib, kept where a
+   script cannot change them (not as upvalues: the searchers have
+   lua5.4's one upvalue, the package table). */
+static const char tools_key = 0;
+
+static void push_tool(lua_State *L, int i) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &tools_key);
+  lua_rawgeti(L, -1, i);
+  lua_remove(L, -2);
+}
+
+/* package.searchpath(name, path); pushes the file name, or the "no
+   file" message and returns 0. */
 static int search(lua_State *L, const char *name, const char *path) {
-  lua_pushvalue(L, lua_upvalueindex(2));
+  push_tool(L, 1);
   lua_pushstring(L, name);
   lua_pushstring(L, path);
   lua_call(L, 2, 2);
@@ -104,7 +115,7 @@ static int search(lua_State *L, const char *name, const char *path) {
 }
 
 /* require's searcher for Lua files on package.path (upvalue 1: the
-   package table, 2: package.searchpath). */
+   package table). */
 static int searcher_lua(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
   const char *path, *filename;
@@ -121,7 +132,7 @@ static int searcher_lua(lua_State *L) {
 }
 
 /* The sandbox's searcher for C modules: package.cpath as it was when
-   the state was created (upvalue 3: package.loadlib). */
+   the state was created (upvalue 1: the package table). */
 static int searcher_c(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
   lraf_state *S = rt_state(L);
@@ -138,7 +149,7 @@ static int searcher_c(lua_State *L) {
     const char *part = i == 0 ? name : mark + 1;
     size_t n = i == 0 && mark ? (size_t)(mark - name) : strlen(part);
     size_t k;
-    lua_pushvalue(L, lua_upvalueindex(3));
+    push_tool(L, 2);
     lua_pushstring(L, filename);
     luaL_buffinit(L, &b);
     luaL_addstring(&b, "luaopen_");
@@ -172,17 +183,19 @@ void rt_loadlib_open(lua_State *L, lraf_state *S) {
   /* package.searchers[2] (Lua files); in the sandbox also [3] (C) */
   lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   lua_getfield(L, -1, LUA_LOADLIBNAME);
+  lua_createtable(L, 2, 0);
+  lua_getfield(L, -2, "searchpath");
+  lua_rawseti(L, -2, 1);
+  lua_getfield(L, -2, "loadlib");
+  lua_rawseti(L, -2, 2);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &tools_key);
   lua_getfield(L, -1, "searchers");
   lua_pushvalue(L, -2);
-  lua_getfield(L, -3, "searchpath");
-  lua_getfield(L, -4, "loadlib");
-  lua_pushcclosure(L, searcher_lua, 3);
+  lua_pushcclosure(L, searcher_lua, 1);
   lua_rawseti(L, -2, 2);
   if (S->env == LRAF_ENV_SANDBOX) {
     lua_pushvalue(L, -2);
-    lua_getfield(L, -3, "searchpath");
-    lua_getfield(L, -4, "loadlib");
-    lua_pushcclosure(L, searcher_c, 3);
+    lua_pushcclosure(L, searcher_c, 1);
     lua_rawseti(L, -2, 3);
     lua_pushnil(L);
     lua_rawseti(L, -2, 4);

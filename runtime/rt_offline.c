@@ -23,6 +23,7 @@ lraf_status lraf_rewrite(const lraf_options *o, const char *src, size_t len,
   size_t size = 0, mlen;
   lraf_status st;
   unsigned char *p;
+  int keyed;
   if (src == NULL || result == NULL || outsize == NULL)
     return err_fail(err, LRAF_EARG, "lraf_rewrite: missing argument");
   if (o == NULL) {
@@ -44,7 +45,8 @@ lraf_status lraf_rewrite(const lraf_options *o, const char *src, size_t len,
   vm_chunk_free(chunk);
   if (st != LRAF_OK) return st;
   mlen = strlen(model);
-  p = malloc(LRAF_OFFLINE_MAGIC_LEN + 1 + mlen + size);
+  keyed = o->offline_key != NULL && o->offline_key_len > 0;
+  p = malloc(LRAF_OFFLINE_MAGIC_LEN + 1 + mlen + size + RT_MAC_LEN);
   if (p == NULL) {
     free(data);
     return err_fail(err, LRAF_EMEM, "out of memory");
@@ -56,6 +58,11 @@ lraf_status lraf_rewrite(const lraf_options *o, const char *src, size_t len,
   free(data);
   *result = p;
   *outsize = LRAF_OFFLINE_MAGIC_LEN + 1 + mlen + size;
+  if (keyed) {
+    /* the signature of everything before it */
+    rt_hmac(o->offline_key, o->offline_key_len, p, *outsize, p + *outsize);
+    *outsize += RT_MAC_LEN;
+  }
   return LRAF_OK;
 }
 

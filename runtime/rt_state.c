@@ -89,6 +89,18 @@ static lraf_status options(lraf_state *S, const lraf_options *o,
   S->env = o->env;
   S->keep_accounts = o->keep_accounts > 0 ? o->keep_accounts : 0;
   S->traceback = o->traceback != 0;
+  S->allow_offline = o->allow_offline != 0;
+  if (o->offline_key != NULL && o->offline_key_len > 0) {
+    S->key = malloc(o->offline_key_len);
+    if (S->key == NULL) return err_fail(err, LRAF_EMEM, "out of memory");
+    memcpy(S->key, o->offline_key, o->offline_key_len);
+    S->keylen = o->offline_key_len;
+  }
+  if (o->env == LRAF_ENV_SANDBOX) {
+    lraf_status st2 = rt_sandbox_options(S, o, err);
+    if (st2 != LRAF_OK) free(S->key);
+    return st2;
+  }
   return LRAF_OK;
 }
 
@@ -150,6 +162,8 @@ void lraf_close(lraf_state *S) {
   }
   rt_threads_free(S);
   free(S->cpath);
+  rt_sandbox_free(S);
+  free(S->key);
   free(S->last_error);
   free(S);
 }

@@ -27,7 +27,7 @@ static const char *const abandons_blocks[] = {
   "nesting.lua", "utf8lib.lua", "pcallnest.lua", NULL
 };
 static const char *const has_finalizers[] = {"metatables.lua", NULL};
-static const char *const loads_binary[] = {"loadkx.lua", NULL};
+static const char *const loads_binary[] = {NULL};
 /* Under the sanitizers only these run to the end; the others stop at a
    quota, which must be the only way they fail. */
 static const char *const quick_full[] = {"errors.lua", "coroutines.lua",

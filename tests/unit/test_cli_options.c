@@ -35,7 +35,8 @@ static int setup(void **state) {
   if (tutil_sh_write(&sh, "ok.lua", "local s = 0\nfor i = 1, 100 do "
                      "s = s + i end\nprint(s)\n") != 0 ||
       tutil_sh_write(&sh, "spin.lua", "while true do end\n") != 0 ||
-      tutil_sh_write(&sh, "w.txt", "ADD 3\nCALL 7\n") != 0)
+      tutil_sh_write(&sh, "w.txt", "ADD 3\nCALL 7\n") != 0 ||
+      tutil_sh_write(&sh, "key.txt", "a key") != 0)
     return -1;
   return 0;
 }
@@ -141,6 +142,7 @@ static const char *value_for(const char *opt) {
     {"--memory-limit", "64MiB"}, {"--granularity", "1k"},
     {"--mode", "overhead"}, {"--weights", "w.txt"}, {"--report", "-"},
     {"--vm", "stock"},
+    {"--allow-dir", "."}, {"--allow-module", "lpeg"}, {"--key-file", "key.txt"},
   };
   size_t i;
   for (i = 0; i < sizeof values / sizeof values[0]; i++)

@@ -32,7 +32,8 @@ static const char *const abandons_blocks[] = {
 };
 /* Programs with Lua __gc finalizers (uncounted by the hook). */
 static const char *const has_finalizers[] = {"metatables.lua", NULL};
-/* Programs that load binary chunks, which lraf refuses. */
+/* Programs that load binary chunks, which this harness (the rewriter
+   without the runtime's string.dump) refuses. */
 static const char *const loads_binary[] = {"loadkx.lua", NULL};
 
 /* Under the sanitizers (LRAF_QUICK set) Lua's allocations are slow, so
@@ -270,6 +271,10 @@ static void test_weights_file(void **state) {
   rw_default_options(&b);
   rw_model_id(&a, ida, sizeof ida);
   assert_string_equal(ida, TUTIL_VM "/original");
+  a.exact = 1;
+  rw_model_id(&a, ida, sizeof ida);
+  assert_string_equal(ida, TUTIL_VM "/original/exact");
+  a.exact = 0;
   b.mode = RW_WEIGHTED;
   rw_parse_weights(good, strlen(good), w, &err);
   b.weights = w;

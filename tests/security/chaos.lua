@@ -1,0 +1,69 @@
+-- Random debug-library operations (seeded by arg[1]) on closures, from
+-- the program and from hooks of random kinds, then a loop that only the
+-- quota can stop.  Used by test_sec_escape with many seeds: every run
+-- must end with the quota (exit 3), whatever the operations did.
+-- Everything the driver uses is a local: the operations may set _ENV.
+local pcall, pairs, ipairs, type, load = pcall, pairs, ipairs, type, load
+local debug, dump, mtype = debug, string.dump, math.type
+local seed = tonumber(arg[1]) or 1
+math.randomseed(seed)
+local R = math.random
+local up1, up2 = 0, 0
+local vals = {-1e15, math.mininteger, 0, 7, function() end, print, {}, "x",
+              false, true, 2^53}
+local fs = {}
+local function mk(i)
+  return function(a)
+    local s = (mtype(a) and a or 0)
+    for k = 1, 3 do s = s + k + (mtype(up1) and up1 or 0) end
+    up2 = s
+    return s
+  end
+end
+for i = 1, 6 do fs[i] = mk(i) end
+fs[7] = function() return up1, up2 end
+local mine = {}
+for _, f in ipairs(fs) do mine[f] = true end
+
+local function op()
+  local f, g = fs[R(1, #fs)], fs[R(1, #fs)]
+  local n, v = R(-1, 7), vals[R(1, #vals)]
+  local k = R(1, 9)
+  if k == 1 then
+    debug.setupvalue(f, n, v)
+  elseif k == 2 then
+    debug.upvaluejoin(f, n, g, R(-1, 7))
+  elseif k == 3 then
+    debug.getupvalue(f, n)
+    debug.upvalueid(f, n)
+  elseif k == 4 or k == 5 then
+    for level = 2, 8 do
+      local info = debug.getinfo(level, "f")
+      if not info then break end
+      if mine[info.func] then
+        local i = R(1, 20)
+        if k == 4 then debug.getlocal(level, i)
+        else debug.setlocal(level, i, v) end
+      end
+    end
+  elseif k == 6 then
+    local r = debug.getregistry()
+    for key, val in pairs(r) do
+      if type(val) == "function" then debug.setupvalue(val, R(1, 4), v) end
+    end
+  elseif k == 7 then
+    debug.traceback("t", R(0, 5))
+  elseif k == 8 then
+    local masks = {"", "c", "r", "l", "crl"}
+    debug.sethook(function() pcall(op) end, masks[R(1, #masks)], R(0, 5))
+  else
+    local x = load(dump(f, R(1, 2) == 1))
+    if x then fs[R(1, #fs)] = x mine[x] = true end
+  end
+end
+
+for i = 1, 200 do
+  pcall(op)
+  pcall(fs[R(1, #fs)], R(1, 10))
+end
+while true do end
