@@ -435,7 +435,10 @@ LRAF_API lraf_status lraf_flush(lraf_state *S, lraf_error *err);
 LRAF_API lraf_status lraf_set_manager(lraf_state *S, lraf_account *a,
                                       lraf_manager *m, lraf_error *err);
 /* Call fn for the main account, every live coroutine's account and the
-   kept dead ones (keep_accounts), with its exact consumption. */
+   kept dead ones (keep_accounts), with its exact consumption.  "Live"
+   and alive mean not yet garbage collected: a coroutine that finished
+   but is still referenced is alive; alive is 0 only for the kept
+   accounts of collected threads (lraf run's report: "collected"). */
 LRAF_API void lraf_foreach_account(lraf_state *S,
                                    void (*fn)(lraf_account *a, int64_t consumed,
                                               int alive, void *ud),
