@@ -43,8 +43,8 @@ struct lraf_state {
   char model[96];         /* the cost-model id (lraf_model) */
   char rwmodel[80];       /* the rewriter's part, for offline chunks */
   int native;             /* charge native work */
-  int native_after;       /* set by a size function: charge after too */
   int64_t native_call;    /* default per-call charge of C modules */
+  void *natnext;          /* rt_natnext.c's scan cache (in the registry) */
   size_t mem_limit;       /* 0: none */
   size_t mem_used, mem_peak;
   int mem_refused;        /* the allocator refused a block */
@@ -140,9 +140,16 @@ rt_loadres rt_load_reader(lua_State *L, lua_Reader reader, void *ud,
 rt_loadres rt_load_rewritten(lua_State *L, const vm_chunk *chunk,
                              const char *name);
 /* Rewrite+verify the compiled function at the top of L for S and
-   serialize it. */
+   serialize it.  The rewriter's memory is counted in L's state until
+   rt_rwmem_release(L, *held) (LRAF_EMEM when the limit refuses it). */
 lraf_status rt_rewrite_top(lua_State *L, const rw_options *opt,
-                           vm_chunk **out, lraf_error *err);
+                           vm_chunk **out, size_t *held, lraf_error *err);
+
+/* ---- rt_rwmem.c: the rewriter's memory under the memory limit ---- */
+/* Count the rewriter's estimated memory for a dump of `dumped` bytes in
+   L's state (*held); 0 when the memory limit refuses it. */
+int rt_rwmem_reserve(lua_State *L, size_t dumped, size_t *held);
+void rt_rwmem_release(lua_State *L, size_t held);
 
 /* ---- rt_loadlib.c: load, loadfile, dofile, require's Lua searcher ---- */
 void rt_loadlib_open(lua_State *L, lraf_state *S);

@@ -35,7 +35,7 @@ int rt_dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
 }
 
 lraf_status rt_rewrite_top(lua_State *L, const rw_options *opt,
-                           vm_chunk **out, lraf_error *err) {
+                           vm_chunk **out, size_t *held, lraf_error *err) {
   rt_dumpbuf b = {NULL, 0, 0};
   vm_chunk *chunk = NULL;
   lraf_status st;
@@ -44,6 +44,11 @@ lraf_status rt_rewrite_top(lua_State *L, const rw_options *opt,
   if (bad) {
     free(b.p);
     return vm_fail(err, LRAF_EMEM, "out of memory dumping a chunk");
+  }
+  if (!rt_rwmem_reserve(L, b.n, held)) {
+    free(b.p);
+    return vm_fail(err, LRAF_EMEM,
+                   "not enough memory to rewrite a chunk (memory limit)");
   }
   st = vm_read(b.p, b.n, NULL, &chunk, err);
   free(b.p);
@@ -116,6 +121,7 @@ static rt_loadres finish(lua_State *L, int status, const char *mode) {
   lraf_state *S = rt_state(L);
   vm_chunk *chunk = NULL;
   lraf_error err;
+  size_t held = 0;
   const char *msg = status == LUA_ERRSYNTAX ? lua_tostring(L, -1) : NULL;
   if (msg != NULL && strcmp(msg, LUA_BINARY_ERROR) == 0) {
     lua_pop(L, 1);
@@ -142,14 +148,16 @@ static rt_loadres finish(lua_State *L, int status, const char *mode) {
     case LUA_ERRSYNTAX: r.code = LRAF_ESYNTAX; return r;
     default: r.code = LRAF_ERUN; return r;
   }
-  r.code = rt_rewrite_top(L, &S->opt, &chunk, &err);
+  r.code = rt_rewrite_top(L, &S->opt, &chunk, &held, &err);
   if (r.code != LRAF_OK) {
+    rt_rwmem_release(L, held);
     lua_pushfstring(L, "lraf: %s", err.message);
-    r.status = LUA_ERRSYNTAX;
+    r.status = r.code == LRAF_EMEM ? LUA_ERRMEM : LUA_ERRSYNTAX;
     return r;
   }
   r = rt_load_rewritten(L, chunk, "=(lraf)");
   vm_chunk_free(chunk);
+  rt_rwmem_release(L, held);
   return r;
 }
 

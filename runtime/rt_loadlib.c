@@ -11,6 +11,7 @@
 #include <lualib.h>
 
 #include "rt.h"
+#include "rt_natcost.h"
 
 /* Results of load/loadfile: the function (with env as its first
    upvalue when given) or fail plus the message.  A quota error that a
@@ -34,6 +35,7 @@ static int load_result(lua_State *L, rt_loadres r, int envidx) {
 #define PIECE_SLOT 5
 
 static const char *call_reader(lua_State *L, void *ud, size_t *size) {
+  const char *s;
   (void)ud;
   luaL_checkstack(L, 2, "too many nested functions");
   lua_pushvalue(L, 1);
@@ -46,7 +48,11 @@ static const char *call_reader(lua_State *L, void *ud, size_t *size) {
   if (!lua_isstring(L, -1))
     luaL_error(L, "reader function must return a string");
   lua_replace(L, PIECE_SLOT);
-  return lua_tolstring(L, PIECE_SLOT, size);
+  s = lua_tolstring(L, PIECE_SLOT, size);
+  /* compiling and rewriting the piece, charged before either */
+  if (rt_state(L)->native)
+    rt_native_steps(L, rt_native_find("_G", "load"), (int64_t)*size);
+  return s;
 }
 
 static int rt_lua_load(lua_State *L) {

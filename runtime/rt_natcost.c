@@ -68,7 +68,8 @@ static int64_t sz_rep(lua_State *L, const rt_native_model *m) {
   int64_t n = optint(L, 2, 0);
   (void)m;
   if (n <= 0) return 0;
-  return clamp((double)n * (double)slen(L, 1) +
+  /* the loop runs n times even when it copies nothing */
+  return clamp((double)n * (double)(slen(L, 1) + 1) +
                (double)(n - 1) * (double)slen(L, 3));
 }
 
@@ -150,7 +151,7 @@ typedef struct dry {
 
 static void dry_charge(void *ud, int64_t steps) {
   dry *d = ud;
-  rt_charge(d->L, rt_native_units(d->m, steps) - d->m->per_call);
+  rt_native_steps(d->L, d->m, steps);
 }
 
 /* How many items of p can match a variable length (quantified
@@ -184,8 +185,6 @@ static double structural_bound(int k, size_t lp, int64_t n, int anchored) {
 
 /* Searches this small are charged their structural bound, no dry run. */
 #define SMALL_BOUND 256.0
-/* Steps per start of a linear search (as the matcher counts them). */
-#define LINEAR_STEPS 1.5
 
 enum { P_FIND, P_MATCH, P_GMATCH, P_GSUB };
 
@@ -210,23 +209,12 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
   bound = structural_bound(k, lp, (int64_t)(ls - init), anchored);
   if (kind == P_GSUB) bound *= 2;
   if (bound <= SMALL_BOUND) return (int64_t)bound;
-  if (kind == P_FIND && (lua_toboolean(L, 4) || k == 0)) {
-    rt_state(L)->native_after = 1;
-    return 0;  /* linear: charged after the call, by where it matched */
-  }
-  if (kind == P_GSUB && !anchored && k == 0) {
-    rt_state(L)->native_after = 1;
-    /* linear: a whole scan now, the replacements after the call */
-    double out = (double)ls;
-    if (lua_type(L, 3) == LUA_TSTRING) {
-      size_t lr, i, pct = 0;
-      const char *r = lua_tolstring(L, 3, &lr);
-      for (i = 0; i < lr; i++)
-        if (r[i] == '%') pct++;
-      out += (double)pct * (double)ls;
-    }
-    return clamp(LINEAR_STEPS * (double)(ls - init + 1) + out);
-  }
+  /* a special-free pattern is searched for by comparing bytes: its
+     steps, counted dry, grow with |s| x |p| */
+  if (kind == P_FIND && (lua_toboolean(L, 4) || rt_match_plain(p, lp)))
+    return rt_natmore_plain(L, m, s, ls, p, lp, init, 1);
+  if (kind == P_MATCH && rt_match_plain(p, lp))
+    return rt_natmore_plain(L, m, s, ls, p, lp, init, 0);
   d.L = L;
   d.m = m;
   rt_match_init(&mt, s, ls, dry_charge, &d);
@@ -272,30 +260,6 @@ static int64_t sz_gsub(lua_State *L, const rt_native_model *m) {
   return pattern_size(L, m, P_GSUB);
 }
 
-/* After string.find with a linear pattern (or plain; pattern_size
-   decided): the starts it tried, up to where it matched. */
-static int64_t after_find(lua_State *L, int nargs, int nres,
-                          const rt_native_model *m) {
-  size_t ls;
-  int64_t init, stop;
-  (void)m;
-  (void)nargs;
-  lua_tolstring(L, 1, &ls);
-  init = start_pos(optint(L, 3, 1), (int64_t)ls) - 1;
-  stop = (int64_t)ls;
-  if (nres >= 2 && lua_isinteger(L, -nres)) stop = lua_tointeger(L, -nres + 1);
-  return clamp(LINEAR_STEPS * (double)(stop - init + 1));
-}
-
-/* After string.gsub with a linear pattern: the replacements' bytes. */
-static int64_t after_gsub(lua_State *L, int nargs, int nres,
-                          const rt_native_model *m) {
-  (void)m;
-  (void)nargs;
-  if (nres < 2 || lua_type(L, 3) != LUA_TSTRING) return 0;
-  return clamp((double)lua_tointeger(L, -1) * (double)lua_rawlen(L, 3));
-}
-
 /* ---- tables ---- */
 
 /* table.concat: the bytes of the raw elements i..j up to the first one
@@ -303,7 +267,7 @@ static int64_t after_gsub(lua_State *L, int nargs, int nres,
 static int64_t sz_concat(lua_State *L, const rt_native_model *m) {
   int64_t i, j, n = 0, lsep = slen(L, 2), k;
   (void)m;
-  if (lua_type(L, 1) != LUA_TTABLE || !lua_checkstack(L, 1)) return 0;
+  if (!rt_nattab_plain(L) || !lua_checkstack(L, 1)) return 0;
   i = optint(L, 3, 1);
   j = optint(L, 4, tlen(L, 1));
   for (k = i; k <= j && k >= i; k++) {
@@ -317,7 +281,7 @@ static int64_t sz_concat(lua_State *L, const rt_native_model *m) {
 }
 
 static int64_t sz_sort(lua_State *L, const rt_native_model *m) {
-  int64_t n = tlen(L, 1);
+  int64_t n = rt_nattab_plain(L) ? tlen(L, 1) : 0;
   (void)m;
   return n < 2 ? n : clamp((double)n * log2((double)n));
 }
@@ -329,18 +293,20 @@ static int64_t span(int64_t i, int64_t j) {
 
 static int64_t sz_unpack_t(lua_State *L, const rt_native_model *m) {
   (void)m;
+  if (!rt_nattab_plain(L) && lua_isnoneornil(L, 3)) return 0;
   return span(optint(L, 2, 1), optint(L, 3, tlen(L, 1)));
 }
 
 static int64_t sz_insert(lua_State *L, const rt_native_model *m) {
   (void)m;
-  if (lua_gettop(L) != 3) return 0;
+  if (lua_gettop(L) != 3 || !rt_nattab_plain(L)) return 0;
   return span(optint(L, 2, 1), tlen(L, 1));
 }
 
 static int64_t sz_remove(lua_State *L, const rt_native_model *m) {
   int64_t n = tlen(L, 1);
   (void)m;
+  if (!rt_nattab_plain(L)) return 0;
   return span(optint(L, 2, n), n);
 }
 
@@ -368,13 +334,6 @@ static int64_t sz_ulen(lua_State *L, const rt_native_model *m) {
   return sz_utf8_range(L, m, 1, 0);
 }
 
-static int64_t sz_offset(lua_State *L, const rt_native_model *m) {
-  int64_t l = slen(L, 1), n = optint(L, 2, 0);
-  (void)m;
-  if (n < 0) n = -n;
-  return n < l ? n : l;
-}
-
 /* ---- base ---- */
 
 static int64_t sz_tonumber(lua_State *L, const rt_native_model *m) {
@@ -385,16 +344,6 @@ static int64_t sz_tonumber(lua_State *L, const rt_native_model *m) {
 static int64_t sz_load(lua_State *L, const rt_native_model *m) {
   (void)m;
   return lua_type(L, 1) == LUA_TSTRING ? slen(L, 1) : 0;
-}
-
-/* A full collection traverses the heap: its size in KiB. */
-static int64_t sz_collect(lua_State *L, const rt_native_model *m) {
-  const char *opt = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1)
-                                                  : NULL;
-  (void)m;
-  if (!lua_isnoneornil(L, 1) && (opt == NULL || strcmp(opt, "collect") != 0))
-    return 0;
-  return lua_gc(L, LUA_GCCOUNT, 0);
 }
 
 /* ---- lpeg ---- */
@@ -419,10 +368,10 @@ static int64_t sz_lpeg_match(lua_State *L, const rt_native_model *m) {
 const rt_native_model rt_native_models[] = {
   {"string", "rep", sz_rep, 2, 830, NULL},
   {"string", "format", sz_format, 4, 770, NULL},
-  {"string", "find", sz_find, 2, 1520, after_find},
+  {"string", "find", sz_find, 2, 1520, NULL},
   {"string", "match", sz_match, 2, 1530, NULL},
   {"string", "gmatch", sz_gmatch, 3, 940, NULL},
-  {"string", "gsub", sz_gsub, 4, 740, after_gsub},
+  {"string", "gsub", sz_gsub, 4, 740, NULL},
   {"string", "sub", sz_sub, 1, 830, NULL},
   {"string", "upper", sz_len1, 1, 700, NULL},
   {"string", "lower", sz_len1, 1, 850, NULL},
@@ -431,19 +380,33 @@ const rt_native_model rt_native_models[] = {
   {"string", "char", sz_nargs, 1, 600, NULL},
   {"string", "pack", sz_pack, 2, 700, NULL},
   {"string", "unpack", sz_unpack, 2, 700, NULL},
-  {"table", "concat", sz_concat, 2, 670, NULL},
-  {"table", "sort", sz_sort, 2, 4800, NULL},
-  {"table", "unpack", sz_unpack_t, 1, 850, NULL},
-  {"table", "insert", sz_insert, 1, 1560, NULL},
-  {"table", "remove", sz_remove, 1, 1560, NULL},
+  {"string", "packsize", rt_natmore_fmtlen, 1, 700, NULL},
+  {"string", "dump", rt_natmore_dump, 4, 700, NULL},
+  {"table", "concat", sz_concat, 2, 670, rt_nattab_concat},
+  {"table", "sort", sz_sort, 2, 4800, rt_nattab_sort},
+  {"table", "unpack", sz_unpack_t, 1, 850, rt_nattab_unpack},
+  {"table", "insert", sz_insert, 1, 1560, rt_nattab_insert},
+  {"table", "remove", sz_remove, 1, 1560, rt_nattab_remove},
   {"table", "move", sz_move, 1, 1800, NULL},
+  {"table", "pack", rt_natmore_nargs, 1, 850, NULL},
   {"utf8", "char", sz_nargs, 1, 12000, NULL},
   {"utf8", "codepoint", sz_codepoint, 1, 880, NULL},
   {"utf8", "len", sz_ulen, 1, 310, NULL},
-  {"utf8", "offset", sz_offset, 1, 140, NULL},
+  {"utf8", "offset", rt_natmore_offset, 1, 140, NULL},
+  {"utf8", "codes", NULL, 1, 0, rt_natmore_codes},
   {"_G", "tonumber", sz_tonumber, 1, 100, NULL},
   {"_G", "load", sz_load, 20, 5200, NULL},
-  {"_G", "collectgarbage", sz_collect, 1, 27000, NULL},
+  {"_G", "collectgarbage", rt_natmore_collect, 1, 27000, NULL},
+  {"_G", "next", rt_natnext_size, 0, 200, NULL},
+  {"_G", "pairs", NULL, 0, 0, rt_natnext_pairs},
+  {"_G", "select", rt_natmore_nargs, 1, 300, NULL},
+  {"_G", "rawequal", rt_natmore_rawequal, 1, 60, NULL},
+  {"_G", "print", rt_natmore_print, 1, 700, NULL},
+  {"_G", "assert", rt_natmore_nargs, 1, 300, NULL},
+  {"math", "max", rt_natmore_nargs, 1, 1000, NULL},
+  {"math", "min", rt_natmore_nargs, 1, 1000, NULL},
+  {"os", "date", rt_natmore_date, 2, 20000, NULL},
+  {"package", "searchpath", rt_natmore_searchpath, 1, 700, NULL},
   {"lpeg", "match", sz_lpeg_match, 4, 85, NULL},
   {NULL, NULL, NULL, 0, 0, NULL}
 };
@@ -453,6 +416,11 @@ const rt_native_model *rt_native_find(const char *lib, const char *name) {
   for (m = rt_native_models; m->lib != NULL; m++)
     if (strcmp(m->lib, lib) == 0 && strcmp(m->name, name) == 0) return m;
   return NULL;
+}
+
+void rt_native_steps(lua_State *L, const rt_native_model *m,
+                     int64_t steps) {
+  if (steps > 0) rt_charge(L, rt_native_units(m, steps) - m->per_call);
 }
 
 int64_t rt_native_units(const rt_native_model *m, int64_t size) {
