@@ -7,7 +7,7 @@
 ** times through lua_geti/lua_seti.  Calling __len once more to size the
 ** call would run the program's code twice, so for such values insert,
 ** remove, unpack and concat run here instead, with the semantics and
-** messages of Lua 5.4's table library, charging each slice of elements
+** messages of Lua 5.4.4's table library (test_native_audit compares), charging each slice of elements
 ** before moving it.  sort keeps the stock algorithm (the order of its
 ** comparisons is the program's to see) and is charged per comparison,
 ** through a comparator that wraps the program's one or stands for '<'.
@@ -101,8 +101,8 @@ int rt_nattab_remove(lua_State *L, lua_CFunction stock) {
   check_tab(L, 1);
   size = luaL_len(L, 1);
   pos = luaL_optinteger(L, 2, size);
-  if (pos != size)
-    luaL_argcheck(L, (lua_Unsigned)pos - 1u <= (lua_Unsigned)size, 2,
+  if (pos != size)  /* Lua 5.4.4 names argument 1 here */
+    luaL_argcheck(L, (lua_Unsigned)pos - 1u <= (lua_Unsigned)size, 1,
                   "position out of bounds");
   lua_geti(L, 1, pos);
   meter_init(&mt, L, "remove");
@@ -146,8 +146,8 @@ static void add_field(lua_State *L, luaL_Buffer *b, lua_Integer i,
                       int64_t *owed, const rt_native_model *m) {
   lua_geti(L, 1, i);
   if (!lua_isstring(L, -1))
-    luaL_error(L, "invalid value (at index %I) in table for 'concat'",
-               (LUAI_UACINT)i);
+    luaL_error(L, "invalid value (%s) at index %I in table for 'concat'",
+               luaL_typename(L, -1), (LUAI_UACINT)i);
   *owed += (int64_t)lua_rawlen(L, -1) + 1;
   if (*owed >= CONCAT_SLICE) {
     rt_native_steps(L, m, *owed);
