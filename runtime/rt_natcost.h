@@ -72,6 +72,7 @@ int64_t rt_natmore_rawequal(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_print(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_offset(lua_State *L, const rt_native_model *m);
 int rt_natmore_codes(lua_State *L, lua_CFunction stock);
+int64_t rt_natmore_codes_step(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_dump(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_date(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_fmtlen(lua_State *L, const rt_native_model *m);

@@ -73,13 +73,13 @@ int64_t rt_natmore_rawequal(lua_State *L, const rt_native_model *m) {
   return 0;
 }
 
-/* print writes each argument: strings by their bytes. */
+/* print writes each argument: strings by their bytes (the others
+   print a few bytes, which are not charged). */
 int64_t rt_natmore_print(lua_State *L, const rt_native_model *m) {
   int i, top = lua_gettop(L);
   int64_t n = 0;
   (void)m;
-  for (i = 1; i <= top; i++)
-    n += lua_type(L, i) == LUA_TSTRING ? str_len(L, i) + 1 : 24;
+  for (i = 1; i <= top; i++) n += str_len(L, i);
   return n;
 }
 
@@ -144,7 +144,7 @@ int64_t rt_natmore_offset(lua_State *L, const rt_native_model *m) {
 
 /* One step of the utf8.codes iterator: the continuation bytes it skips
    from its control value. */
-static int64_t codes_step(lua_State *L, const rt_native_model *m) {
+int64_t rt_natmore_codes_step(lua_State *L, const rt_native_model *m) {
   size_t len;
   const char *s;
   lua_Unsigned n;
@@ -159,14 +159,12 @@ static int64_t codes_step(lua_State *L, const rt_native_model *m) {
   return d.owed;
 }
 
-static const rt_native_model codes_model = {"utf8", "codes (step)",
-                                            codes_step, 1, 140, NULL};
-
-/* utf8.codes: the iterator it returns is charged per step. */
+/* utf8.codes: the iterator it returns is charged per step (the model
+   "codes (step)", which names no function of utf8). */
 int rt_natmore_codes(lua_State *L, lua_CFunction stock) {
   int n = stock(L);
   if (n == 3 && lua_iscfunction(L, -3))
-    rt_native_wrap_model(L, -3, &codes_model);
+    rt_native_wrap_model(L, -3, rt_native_find("utf8", "codes (step)"));
   return n;
 }
 

@@ -185,6 +185,61 @@ static const ncase cases[] = {
    "collectgarbage()", 1000000, 20},
   {"lpeg.match", "local lpeg = require 'lpeg' local p = lpeg.P'a'^0 "
    "local s = string.rep('a', N)", "local r = lpeg.match(p, s)", 1000000, 10},
+  /* issue 16: operations whose cost grows with their operands */
+  {"string.find", "local s, p = string.rep('a', N), string.rep('a', 999) .. 'b'",
+   "local r = string.find(s, p)", 1000000, 4},
+  {"string.match", "local s, p = string.rep('a', N), string.rep('a', 99) .. 'b'",
+   "local r = string.match(s, p)", 100000, 4},
+  {"string.gsub", "local s, p = string.rep('a', N), string.rep('a', 99) .. 'b'",
+   "local r = string.gsub(s, p, '')", 100000, 4},
+  {"string.rep", "", "local r = string.rep('', N)", 10000000, 10},
+  {"_G.next", "local t = {table.unpack({}, 1, N)}", "local r = next(t)",
+   500000, 20},
+  {"_G.next", "local t = {} for i = 1, N do t['k' .. i] = i end "
+   "for k in pairs(t) do t[k] = nil end t.z = 1", "local r = next(t)",
+   500000, 20},
+  {"_G.select", "local a = {table.unpack({}, 1, N)} "
+   "local function f(...) for i = 1, 50 do local n = select('#', ...) end end",
+   "f(table.unpack(a, 1, N))", 100000, 4},
+  {"_G.collectgarbage", "keep = {} for i = 1, N // 64 do keep[i] = {} end",
+   "collectgarbage('generational') collectgarbage('incremental')", 1000000,
+   10},
+  {"_G.collectgarbage", "keep = {} for i = 1, N // 64 do keep[i] = {} end",
+   "collectgarbage('step', 100000)", 1000000, 10},
+  {"_G.rawequal", "local a, b = string.rep('x', N), string.rep('x', N - 1) .. 'x'",
+   "local r = rawequal(a, b)", 10000000, 20},
+  {"_G.assert", "local a = {} for i = 1, N do a[i] = i end",
+   "local r = assert(table.unpack(a, 1, N))", 100000, 20},
+  {"table.pack", "local a = {} for i = 1, N do a[i] = i end",
+   "local r = table.pack(table.unpack(a, 1, N))", 100000, 20},
+  {"math.max", "local a = {} for i = 1, N do a[i] = i end",
+   "local r = math.max(table.unpack(a, 1, N))", 100000, 20},
+  {"table.insert", "local t = setmetatable({}, {}) for i = 1, N do t[i] = i end",
+   "table.insert(t, 1, 0) table.remove(t, 1)", 100000, 20},
+  {"table.unpack", "local t = setmetatable({}, {}) for i = 1, N do t[i] = i end",
+   "local r = table.unpack(t)", 100000, 20},
+  {"table.concat", "local t = setmetatable({}, {}) "
+   "for i = 1, N // 8 do t[i] = 'abcdefg' end", "local r = table.concat(t)",
+   1000000, 10},
+  {"table.sort",
+   "local ts = {} for j = 1, 4 do local t = setmetatable({}, {}) "
+   "for i = 1, N do t[i] = (i * 7919) % 100003 end ts[j] = t end local j = 0",
+   "j = j + 1 table.sort(ts[j])", 100000, 4},
+  {"utf8.offset", "local s = 'a' .. string.rep('\\x80', N)",
+   "local r = utf8.offset(s, 2)", 1000000, 20},
+  {"utf8.codes (step)", "local s = 'a' .. string.rep('\\x80', N) "
+   "local f = utf8.codes(s)", "local r = f(s, 1)", 1000000, 20},
+  {"string.dump", "local f = load(string.rep('a = a + 1 ', N // 10))",
+   "local r = string.dump(f)", 1000000, 10},
+  {"os.date", "local f = string.rep('%c', N // 2)", "local r = os.date(f)",
+   100000, 10},
+  {"string.packsize", "local f = string.rep('b', N)",
+   "local r = string.packsize(f)", 1000000, 20},
+  {"package.searchpath", "local p = string.rep('/no/?.x;', N // 8)",
+   "local r = package.searchpath('m', p)", 80000, 4},
+  {"_G.load", "local piece = string.rep('a=1 ', N // 40) .. '\\n'",
+   "local i = 0 local r = load(function() i = i + 1 "
+   "if i <= 10 then return piece end end)", 1000000, 4},
   {NULL, NULL, NULL, 0, 0}
 };
 
@@ -237,6 +292,7 @@ static double setup_time(const ncase *c, int native) {
 static const rt_native_model *model_of(const char *id) {
   char lib[32];
   const char *dot = strchr(id, '.');
+  if (dot == NULL) return NULL;
   snprintf(lib, sizeof lib, "%.*s", (int)(dot - id), id);
   return rt_native_find(lib, dot + 1);
 }
@@ -245,7 +301,7 @@ static void calibrate(double ns, int reps) {
   const ncase *c;
   double logsum = 0;
   int n = 0;
-  printf("\n%-18s %9s %12s %12s %10s %8s %8s\n", "built-in", "size",
+  printf("\n%-19s %9s %12s %12s %10s %8s %8s\n", "built-in", "size",
          "units/call", "us/call", "time/unit", "per_k", "fit");
   for (c = cases; c->model != NULL; c++) {
     double best_on = 1e30, best_off = 1e30, best_s = 1e30, uon = 0, uoff = 0;
@@ -266,7 +322,7 @@ static void calibrate(double ns, int reps) {
     /* time of the calls with charging, minus their instructions */
     native_s = (best_on - best_s) / c->k - uoff * ns;
     ratio = native_s / ((uon - uoff) * ns);
-    printf("%-18s %9lld %12.0f %12.1f %9.2fx %8lld %8.0f\n", c->model, c->n,
+    printf("%-19s %9lld %12.0f %12.1f %9.2fx %8lld %8.0f\n", c->model, c->n,
            uon - uoff, native_s * 1e6, ratio, m ? (long long)m->per_k : 0LL,
            m ? (double)m->per_k * ratio : 0.0);
     if (ratio > 0) {
