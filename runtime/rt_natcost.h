@@ -26,7 +26,7 @@ typedef int64_t (*rt_size_fn)(lua_State *L, const rt_native_model *m);
 typedef int (*rt_run_fn)(lua_State *L, lua_CFunction stock);
 
 struct rt_native_model {
-  const char *lib;   /* "_G", "string", "table", "utf8", "lpeg" */
+  const char *lib;   /* "_G", "string", ..., "lpeg"; "file": io's files */
   const char *name;
   rt_size_fn size;   /* NULL: size 0 */
   int64_t per_call;  /* units charged per call */
@@ -70,6 +70,8 @@ int64_t rt_natmore_collect(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_nargs(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_rawequal(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_print(lua_State *L, const rt_native_model *m);
+int64_t rt_natmore_write(lua_State *L, const rt_native_model *m);
+int rt_natmore_read(lua_State *L, lua_CFunction stock);
 int64_t rt_natmore_offset(lua_State *L, const rt_native_model *m);
 int rt_natmore_codes(lua_State *L, lua_CFunction stock);
 int64_t rt_natmore_codes_step(lua_State *L, const rt_native_model *m);

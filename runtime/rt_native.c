@@ -170,6 +170,13 @@ void rt_native_open(lua_State *L, lraf_state *S) {
   if (!S->native) return;
   lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   for (m = rt_native_models; m->lib != NULL; m++) {
+    if (strcmp(m->lib, "file") == 0) {  /* methods of io's files */
+      if (luaL_getmetatable(L, LUA_FILEHANDLE) == LUA_TTABLE &&
+          lua_getfield(L, -1, "__index") == LUA_TTABLE)
+        wrap_field(L, -1, m);
+      lua_pop(L, lua_istable(L, -1) ? 2 : 1);
+      continue;
+    }
     if (lua_getfield(L, -1, m->lib) == LUA_TTABLE) wrap_field(L, -1, m);
     lua_pop(L, 1);
   }

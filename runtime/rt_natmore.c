@@ -83,6 +83,26 @@ int64_t rt_natmore_print(lua_State *L, const rt_native_model *m) {
   return n;
 }
 
+/* io.write and file:write: the bytes written. */
+int64_t rt_natmore_write(lua_State *L, const rt_native_model *m) {
+  int i, top = lua_gettop(L);
+  int64_t n = 0;
+  (void)m;
+  for (i = 1; i <= top; i++) n += str_len(L, i);
+  return n;
+}
+
+/* io.read and file:read: what a format reads ("a", a line) shows only
+   in the result; charged after the call by the bytes read (one call is
+   bounded by the memory limit). */
+int rt_natmore_read(lua_State *L, lua_CFunction stock) {
+  int n = stock(L), i;
+  int64_t bytes = 0;
+  for (i = 1; i <= n; i++) bytes += str_len(L, -i);
+  rt_native_steps(L, rt_native_find("io", "read"), bytes);
+  return n;
+}
+
 /* ---- utf8 ---- */
 
 #define ISCONT(c) (((unsigned char)(c) & 0xC0) == 0x80)

@@ -8,6 +8,8 @@
 ** a hang fails the test instead of hanging it.  Scripts marked
 ** "-- gap: ..." are what the stock target cannot charge
 ** (docs/cost-model.md); they are skipped unless LRAF_AMPLIFY_GAPS=1.
+** Scripts marked "-- env: full" need the full environment (io) and
+** run only there.
 ** Also: the rewriter's memory counts against --memory-limit.
 ** Runs the command named by $LRAF (the Makefile sets it).
 */
@@ -107,6 +109,7 @@ typedef struct ncase {
   char path[512];
   char what[160];  /* the script's first line */
   int gap;         /* marked "-- gap:" */
+  int full_only;   /* marked "-- env: full" */
 } ncase;
 
 static ncase cases[MAX_CASES];
@@ -136,6 +139,7 @@ static void read_cases(void) {
     first[strcspn(first, "\n")] = '\0';
     memcpy(c->what, first + (strlen(first) > 3 ? 3 : 0), sizeof c->what);
     c->gap = strncmp(second, "-- gap:", 7) == 0;
+    c->full_only = strncmp(second, "-- env: full", 12) == 0;
     ncases++;
   }
   closedir(d);
@@ -150,7 +154,7 @@ static void test_case(void **state) {
            c->path);
     skip();
   }
-  for (env = 0; env < 2; env++) {
+  for (env = c->full_only ? 1 : 0; env < 2; env++) {
     char *sandbox[] = {"run", "--sandbox", "--limit", "1000000",
                        "--memory-limit", "200000000", (char *)c->path,
                        NULL};
