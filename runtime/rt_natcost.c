@@ -188,6 +188,75 @@ static double structural_bound(int k, size_t lp, int64_t n, int anchored) {
 
 enum { P_FIND, P_MATCH, P_GMATCH, P_GSUB };
 
+/* A find or gsub whose pattern has no variable-length item and whose
+   structural bound is at most AFTER_BOUND steps (a bounded slice of
+   work) runs without a dry run: find is charged after the call by the
+   starts it tried, gsub by a whole scan before and its replacements
+   after.  Larger ones are counted dry first: a special-free pattern
+   takes |s| x |p| steps at worst. */
+#define AFTER_BOUND 1048576.0
+
+/* Steps a start takes at most for a pattern without quantifiers: two to
+   set it up and one per item (a byte, %x or [set]); plain searches
+   compare 16 bytes a step. */
+static double per_start(const char *p, size_t lp, int plain) {
+  double n = 2;
+  size_t i = 0;
+  if (plain) return 3 + (double)lp / 16;
+  while (i < lp) {
+    if (p[i] == '%') {
+      i += 2;
+    } else if (p[i] == '[') {
+      i++;
+      if (i < lp && p[i] == '^') i++;
+      if (i < lp) i++;  /* a first ']' is literal */
+      while (i < lp && p[i] != ']') i += p[i] == '%' ? 2 : 1;
+      i++;
+    } else {
+      i++;
+    }
+    n++;
+  }
+  return n;
+}
+
+/* The steps per start of a search charged after the call, or 0. */
+static double after_steps(lua_State *L, int kind) {
+  size_t ls, lp, init;
+  const char *p;
+  int plain, k;
+  double bound;
+  if ((kind != P_FIND && kind != P_GSUB) ||
+      lua_type(L, 1) != LUA_TSTRING || lua_type(L, 2) != LUA_TSTRING)
+    return 0;
+  lua_tolstring(L, 1, &ls);
+  p = lua_tolstring(L, 2, &lp);
+  init = (size_t)start_pos(kind == P_GSUB ? 1 : optint(L, 3, 1),
+                           (int64_t)ls) - 1;
+  if (init > ls) return 0;
+  plain = kind == P_FIND && lua_toboolean(L, 4);
+  k = plain ? 0 : variable_items(p, lp);
+  bound = structural_bound(k, lp, (int64_t)(ls - init),
+                           kind == P_FIND && lp > 0 && p[0] == '^');
+  if (kind == P_GSUB) bound *= 2;
+  if (k != 0 || bound <= SMALL_BOUND || bound > AFTER_BOUND) return 0;
+  return per_start(p, lp, plain || rt_match_plain(p, lp));
+}
+
+/* The output of gsub: the subject, each of nmatch replacements, and
+   each %n copying at most the whole subject. */
+static int64_t gsub_output(lua_State *L, size_t ls, int64_t nmatch) {
+  double out = (double)ls;
+  if (lua_type(L, 3) == LUA_TSTRING) {
+    size_t lr, i, pct = 0;
+    const char *r = lua_tolstring(L, 3, &lr);
+    for (i = 0; i < lr; i++)
+      if (r[i] == '%') pct++;
+    out += (double)nmatch * (double)lr + (double)pct * (double)ls;
+  }
+  return clamp(out);
+}
+
 static int64_t pattern_size(lua_State *L, const rt_native_model *m,
                             int kind) {
   size_t ls, lp, init;
@@ -209,6 +278,12 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
   bound = structural_bound(k, lp, (int64_t)(ls - init), anchored);
   if (kind == P_GSUB) bound *= 2;
   if (bound <= SMALL_BOUND) return (int64_t)bound;
+  if (after_steps(L, kind) > 0) {
+    if (kind == P_FIND) return 0;
+    /* gsub: a whole scan, and its output but for the replacements */
+    steps = clamp(after_steps(L, kind) * (double)(ls - init + 1));
+    return steps + gsub_output(L, ls, 0);
+  }
   /* a special-free pattern is searched for by comparing bytes: its
      steps, counted dry, grow with |s| x |p| */
   if (kind == P_FIND && (lua_toboolean(L, 4) || rt_match_plain(p, lp)))
@@ -231,20 +306,33 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
   steps = mt.steps;
   if (kind == P_GMATCH)  /* each match is a call of the iterator */
     steps += 16 * nmatch;
-  if (kind == P_GSUB) {
-    /* the output: the subject, each replacement, and each %n copying
-       at most the whole subject */
-    double out = (double)ls;
-    if (lua_type(L, 3) == LUA_TSTRING) {
-      size_t lr, i, pct = 0;
-      const char *r = lua_tolstring(L, 3, &lr);
-      for (i = 0; i < lr; i++)
-        if (r[i] == '%') pct++;
-      out += (double)nmatch * (double)lr + (double)pct * (double)ls;
-    }
-    steps = clamp((double)steps + out);
-  }
+  if (kind == P_GSUB) steps = clamp((double)steps + gsub_output(L, ls, nmatch));
   return steps;
+}
+
+/* find charged after the call: the starts up to where it matched. */
+static int run_find(lua_State *L, lua_CFunction stock) {
+  double per = after_steps(L, P_FIND);
+  int n = stock(L);
+  if (per > 0) {
+    int64_t ls = (int64_t)lua_rawlen(L, 1);
+    int64_t init = start_pos(optint(L, 3, 1), ls) - 1, stop = ls;
+    if (n >= 2 && lua_isinteger(L, -n)) stop = lua_tointeger(L, -n) - 1;
+    rt_native_steps(L, rt_native_find("string", "find"),
+                    clamp(per * (double)(stop - init + 1)));
+  }
+  return n;
+}
+
+/* gsub charged after the call for its replacements' bytes. */
+static int run_gsub(lua_State *L, lua_CFunction stock) {
+  double per = after_steps(L, P_GSUB);
+  int n = stock(L);
+  if (per > 0 && n == 2 && lua_type(L, 3) == LUA_TSTRING)
+    rt_native_steps(L, rt_native_find("string", "gsub"),
+                    clamp((double)lua_tointeger(L, -1) *
+                          (double)lua_rawlen(L, 3)));
+  return n;
 }
 
 static int64_t sz_find(lua_State *L, const rt_native_model *m) {
@@ -368,10 +456,10 @@ static int64_t sz_lpeg_match(lua_State *L, const rt_native_model *m) {
 const rt_native_model rt_native_models[] = {
   {"string", "rep", sz_rep, 2, 830, NULL},
   {"string", "format", sz_format, 4, 770, NULL},
-  {"string", "find", sz_find, 2, 1520, NULL},
+  {"string", "find", sz_find, 2, 1520, run_find},
   {"string", "match", sz_match, 2, 1530, NULL},
   {"string", "gmatch", sz_gmatch, 3, 940, NULL},
-  {"string", "gsub", sz_gsub, 4, 1500, NULL},
+  {"string", "gsub", sz_gsub, 4, 1000, run_gsub},
   {"string", "sub", sz_sub, 1, 830, NULL},
   {"string", "upper", sz_len1, 1, 700, NULL},
   {"string", "lower", sz_len1, 1, 850, NULL},
@@ -453,7 +541,7 @@ uint32_t rt_native_hash(void) {
              (long long)m->per_call, (long long)m->per_k);
     h = mix(h, buf);
   }
-  snprintf(buf, sizeof buf, "bound:%g;chunk:%d", SMALL_BOUND,
-           RT_MATCH_CHUNK);
+  snprintf(buf, sizeof buf, "bound:%g;after:%g;chunk:%d", SMALL_BOUND,
+           AFTER_BOUND, RT_MATCH_CHUNK);
   return mix(h, buf);
 }

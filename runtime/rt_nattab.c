@@ -21,6 +21,40 @@
 
 /* Elements moved between two charges. */
 #define SLICE 1024
+/* Units of size an access costs when it calls a metamethod function: a
+   C one (tostring, rawlen...) counts nothing (measured with make
+   bench-native and the amplification suite). */
+#define MM_WEIGHT 16
+/* Lua's limit on __index/__newindex chains (MAXTAGLOOP). */
+#define MAX_CHAIN 2000
+
+/* Units of size one access through the field event (__index or
+   __newindex) of the value at idx costs: 1, plus 1 for every table of
+   its chain, plus MM_WEIGHT when the chain ends at a function. */
+static int chain_weight(lua_State *L, int idx, const char *event) {
+  int w = 1, n;
+  luaL_checkstack(L, 3, "too many nested metatables");
+  lua_pushvalue(L, idx);
+  for (n = 0; n < MAX_CHAIN && lua_getmetatable(L, -1); n++) {
+    int t;
+    lua_pushstring(L, event);
+    t = lua_rawget(L, -2);
+    lua_remove(L, -2);  /* the metatable */
+    lua_remove(L, -2);  /* the value */
+    if (t == LUA_TFUNCTION) w += MM_WEIGHT;
+    if (t != LUA_TTABLE) break;
+    w++;
+  }
+  lua_pop(L, 1);
+  return w;
+}
+
+/* The weight of moving one element of the value at 1: a read and,
+   when write, a write. */
+static int move_weight(lua_State *L, int write) {
+  return chain_weight(L, 1, "__index") +
+         (write ? chain_weight(L, 1, "__newindex") : 0);
+}
 
 int rt_nattab_plain(lua_State *L) {
   if (lua_type(L, 1) != LUA_TTABLE || !lua_getmetatable(L, 1)) return 1;
@@ -83,6 +117,7 @@ int rt_nattab_insert(lua_State *L, lua_CFunction stock) {
       luaL_argcheck(L, (lua_Unsigned)pos - 1u < (lua_Unsigned)e, 2,
                     "position out of bounds");
       meter_init(&mt, L, "insert");
+      mt.weight = move_weight(L, 1);
       for (i = e; i > pos; i--) {
         pay(&mt, i - pos);
         lua_geti(L, 1, i - 1);
@@ -108,6 +143,7 @@ int rt_nattab_remove(lua_State *L, lua_CFunction stock) {
                   "position out of bounds");
   lua_geti(L, 1, pos);
   meter_init(&mt, L, "remove");
+  mt.weight = move_weight(L, 1);
   for (; pos < size; pos++) {
     pay(&mt, size - pos);
     lua_geti(L, 1, pos + 1);
@@ -131,6 +167,7 @@ int rt_nattab_unpack(lua_State *L, lua_CFunction stock) {
   if (n >= (unsigned int)INT_MAX || !lua_checkstack(L, (int)(++n)))
     return luaL_error(L, "too many results to unpack");
   meter_init(&mt, L, "unpack");
+  mt.weight = move_weight(L, 0);
   for (; i < e; i++) {
     pay(&mt, e - i + 1);
     lua_geti(L, 1, i);
@@ -145,12 +182,14 @@ int rt_nattab_unpack(lua_State *L, lua_CFunction stock) {
 #define CONCAT_SLICE 65536
 
 static void add_field(lua_State *L, luaL_Buffer *b, lua_Integer i,
-                      int64_t *owed, const rt_native_model *m) {
+                      int64_t *owed, int w, const rt_native_model *m) {
   lua_geti(L, 1, i);
   if (!lua_isstring(L, -1))
     luaL_error(L, "invalid value (%s) at index %I in table for 'concat'",
                luaL_typename(L, -1), (LUAI_UACINT)i);
-  *owed += (int64_t)lua_rawlen(L, -1) + 1;
+  /* the access, and the bytes (a number's are formatted: 24) */
+  *owed += w + (lua_type(L, -1) == LUA_TSTRING ? (int64_t)lua_rawlen(L, -1)
+                                                : 24);
   if (*owed >= CONCAT_SLICE) {
     rt_native_steps(L, m, *owed);
     *owed = 0;
@@ -165,8 +204,10 @@ int rt_nattab_concat(lua_State *L, lua_CFunction stock) {
   const char *sep;
   const rt_native_model *m;
   int64_t owed = 0;
+  int w;
   if (rt_nattab_plain(L)) return stock(L);
   check_tab(L, 0);
+  w = chain_weight(L, 1, "__index");
   last = luaL_len(L, 1);
   sep = luaL_optlstring(L, 2, "", &lsep);
   i = luaL_optinteger(L, 3, 1);
@@ -174,11 +215,11 @@ int rt_nattab_concat(lua_State *L, lua_CFunction stock) {
   m = rt_native_find("table", "concat");
   luaL_buffinit(L, &b);
   for (; i < last; i++) {
-    add_field(L, &b, i, &owed, m);
+    add_field(L, &b, i, &owed, w, m);
     owed += (int64_t)lsep;
     luaL_addlstring(&b, sep, lsep);
   }
-  if (i == last) add_field(L, &b, i, &owed, m);
+  if (i == last) add_field(L, &b, i, &owed, w, m);
   luaL_pushresult(&b);
   rt_native_steps(L, m, owed);
   return 1;
@@ -208,7 +249,7 @@ int rt_nattab_sort(lua_State *L, lua_CFunction stock) {
   lua_pushvalue(L, 2);
   mt = lua_newuserdatauv(L, sizeof *mt, 0);
   meter_init(mt, L, "sort");
-  mt->weight = 2;  /* a comparison through the closure (bench-native) */
+  mt->weight = move_weight(L, 1);  /* a comparison moves about one */
   lua_pushcclosure(L, compare, 2);
   lua_replace(L, 2);
   return stock(L);
