@@ -29,10 +29,11 @@
 #define MAX_CHAIN 2000
 
 /* Units of size one access through the field event (__index or
-   __newindex) of the value at idx costs: 1, plus 1 for every table of
-   its chain, plus MM_WEIGHT when the chain ends at a function. */
+   __newindex) of the value at idx costs: 2 (Lua looks for the event
+   when the raw access finds nothing), plus 1 for every table of its
+   chain, plus MM_WEIGHT when the chain ends at a function. */
 static int chain_weight(lua_State *L, int idx, const char *event) {
-  int w = 1, n;
+  int w = 2, n;
   luaL_checkstack(L, 3, "too many nested metatables");
   lua_pushvalue(L, idx);
   for (n = 0; n < MAX_CHAIN && lua_getmetatable(L, -1); n++) {

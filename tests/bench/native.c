@@ -14,12 +14,24 @@
 **    "per_k fit" is the per_k that would make it so.
 ** 3. The benchmark programs in lraf states with and without native
 **    charging, interleaved, best of N: the overhead charging adds.
+** 4. The amplification suite (tests/amplify), each case run by `lraf
+**    run --limit 10000000` to its stop: c = its CPU time over (limit x
+**    instruction time), the constant of "a run's time stays under
+**    N x c x the mean instruction time".
+**
+** Times are the process's CPU time (the machine is shared: wall time
+** moves with the other tenants' load, CPU time much less).
 */
+#define _DEFAULT_SOURCE  /* wait4 */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -30,7 +42,7 @@
 
 static double now(void) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
@@ -358,16 +370,109 @@ static void overhead(prog *p, int n, int reps) {
          "interleaved)\n", (exp(logsum / n) - 1) * 100, reps);
 }
 
+/* CPU seconds of `lraf run ARGS... file` (user + system of the child). */
+static double run_child(const char *file, int sandbox, long long limit) {
+  const char *lraf = getenv("LRAF") ? getenv("LRAF") : "build/lraf";
+  char lim[32];
+  struct rusage ru;
+  int st;
+  pid_t pid;
+  snprintf(lim, sizeof lim, "%lld", limit);
+  pid = fork();
+  if (pid == 0) {
+    FILE *null = freopen("/dev/null", "w", stdout);
+    (void)null;
+    null = freopen("/dev/null", "w", stderr);
+    if (sandbox)
+      execl(lraf, lraf, "run", "--sandbox", "--limit", lim, "--memory-limit",
+            "200000000", file, (char *)NULL);
+    else
+      execl(lraf, lraf, "run", "--limit", lim, "--memory-limit",
+            "200000000", file, (char *)NULL);
+    _exit(127);
+  }
+  if (pid < 0 || wait4(pid, &st, 0, &ru) != pid) return -1;
+  return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void amplification(double ns, int reps) {
+  const long long limit = 10000000;
+  char *names[64], path[512], line[2][128];
+  int n = 0, i, r;
+  double base = 1e30, cmax = 0, logsum = 0;
+  int counted = 0;
+  DIR *d = opendir("tests/amplify");
+  struct dirent *e;
+  if (d == NULL) return;
+  while ((e = readdir(d)) != NULL && n < 64) {
+    size_t l = strlen(e->d_name);
+    if (l > 4 && strcmp(e->d_name + l - 4, ".lua") == 0)
+      names[n++] = strdup(e->d_name);
+  }
+  closedir(d);
+  qsort(names, (size_t)n, sizeof *names, by_name);
+  {
+    FILE *f = fopen("/tmp/lraf_bench_empty.lua", "w");
+    if (f != NULL) fclose(f);
+    for (r = 0; r < reps; r++) {
+      double t = run_child("/tmp/lraf_bench_empty.lua", 1, limit);
+      if (t < base) base = t;
+    }
+    remove("/tmp/lraf_bench_empty.lua");
+  }
+  printf("\n%-22s %10s %8s   (lraf run --limit %lld; start-up %.3f s "
+         "subtracted)\n", "amplification case", "cpu s", "c", limit, base);
+  for (i = 0; i < n; i++) {
+    FILE *f;
+    double best = 1e30, c;
+    int gap = 0, full = 0;
+    snprintf(path, sizeof path, "tests/amplify/%s", names[i]);
+    f = fopen(path, "r");
+    if (f == NULL) continue;
+    line[1][0] = '\0';
+    if (fgets(line[0], sizeof line[0], f) == NULL ||
+        fgets(line[1], sizeof line[1], f) == NULL)
+      line[1][0] = '\0';
+    fclose(f);
+    gap = strncmp(line[1], "-- gap:", 7) == 0;
+    full = strncmp(line[1], "-- env: full", 12) == 0;
+    if (gap) {
+      printf("%-22s %10s %8s\n", names[i], "-", "gap");
+      continue;
+    }
+    for (r = 0; r < reps; r++) {
+      double t = run_child(path, !full, limit);
+      if (t < best) best = t;
+    }
+    c = (best - base) / ((double)limit * ns);
+    printf("%-22s %10.3f %8.2f\n", names[i], best, c);
+    if (c > cmax) cmax = c;
+    if (c > 0) {
+      logsum += log(c);
+      counted++;
+    }
+  }
+  printf("c: at most %.2f, geometric mean %.2f over %d cases\n", cmax,
+         counted ? exp(logsum / counted) : 0.0, counted);
+  for (i = 0; i < n; i++) free(names[i]);
+}
+
 int main(int argc, char **argv) {
   prog p[16];
   int n, reps = 5;
-  int do_cal = 1, do_over = 1;
+  int do_cal = 1, do_over = 1, do_amp = 1;
   double ns;
   int i;
   for (i = 1; i < argc; i++) {
     if (strncmp(argv[i], "-n", 2) == 0) reps = atoi(argv[i] + 2);
-    else if (strcmp(argv[i], "--calibrate") == 0) do_over = 0;
-    else if (strcmp(argv[i], "--overhead") == 0) do_cal = 0;
+    else if (strcmp(argv[i], "--calibrate") == 0) do_over = do_amp = 0;
+    else if (strcmp(argv[i], "--overhead") == 0) do_cal = do_amp = 0;
+    else if (strcmp(argv[i], "--amplify") == 0) do_cal = do_over = 0;
   }
   if (reps < 1) reps = 1;
   n = load_programs(p);
@@ -376,6 +481,7 @@ int main(int argc, char **argv) {
          ns * 1e9);
   if (do_cal) calibrate(ns, reps < 3 ? reps : 3);
   if (do_over) overhead(p, n, reps);
+  if (do_amp) amplification(ns, reps < 3 ? reps : 3);
   for (i = 0; i < n; i++) free(p[i].src);
   return 0;
 }
