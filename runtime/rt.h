@@ -43,6 +43,7 @@ struct lraf_state {
   char model[96];         /* the cost-model id (lraf_model) */
   char rwmodel[80];       /* the rewriter's part, for offline chunks */
   int native;             /* charge native work */
+  int native_after;       /* set by a size function: charge after too */
   int64_t native_call;    /* default per-call charge of C modules */
   void *natnext;          /* rt_natnext.c's scan cache (in the registry) */
   size_t mem_limit;       /* 0: none */

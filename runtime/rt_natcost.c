@@ -220,27 +220,19 @@ static double per_start(const char *p, size_t lp, int plain) {
   return n;
 }
 
-/* The steps per start of a search charged after the call, or 0. */
-static double after_steps(lua_State *L, int kind) {
-  size_t ls, lp, init;
-  const char *p;
-  int plain, k;
-  double bound;
-  if ((kind != P_FIND && kind != P_GSUB) ||
-      lua_type(L, 1) != LUA_TSTRING || lua_type(L, 2) != LUA_TSTRING)
-    return 0;
-  lua_tolstring(L, 1, &ls);
-  p = lua_tolstring(L, 2, &lp);
-  init = (size_t)start_pos(kind == P_GSUB ? 1 : optint(L, 3, 1),
-                           (int64_t)ls) - 1;
-  if (init > ls) return 0;
-  plain = kind == P_FIND && lua_toboolean(L, 4);
-  k = plain ? 0 : variable_items(p, lp);
-  bound = structural_bound(k, lp, (int64_t)(ls - init),
-                           kind == P_FIND && lp > 0 && p[0] == '^');
-  if (kind == P_GSUB) bound *= 2;
-  if (k != 0 || bound <= SMALL_BOUND || bound > AFTER_BOUND) return 0;
-  return per_start(p, lp, plain || rt_match_plain(p, lp));
+/* Whether a search of structural bound `bound` with k variable-length
+   items is charged after the call. */
+static int charged_after(int kind, int k, double bound) {
+  return (kind == P_FIND || kind == P_GSUB) && k == 0 &&
+         bound > SMALL_BOUND && bound <= AFTER_BOUND;
+}
+
+/* The steps per start of the search at L's arguments (charged after). */
+static double after_per_start(lua_State *L, int kind) {
+  size_t lp;
+  const char *p = lua_tolstring(L, 2, &lp);
+  return per_start(p, lp, (kind == P_FIND && lua_toboolean(L, 4)) ||
+                              rt_match_plain(p, lp));
 }
 
 /* The output of gsub: the subject, each of nmatch replacements, and
@@ -266,6 +258,7 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
   double bound;
   rt_matcher mt;
   dry d;
+  rt_state(L)->native_after = 0;
   if (lua_type(L, 1) != LUA_TSTRING || lua_type(L, 2) != LUA_TSTRING)
     return slen(L, 1) + slen(L, 2);
   s = lua_tolstring(L, 1, &ls);
@@ -274,14 +267,15 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
   init = (size_t)start_pos(pos, (int64_t)ls) - 1;
   if (init > ls) return 0;
   anchored = kind != P_GMATCH && lp > 0 && p[0] == '^';
-  k = variable_items(p, lp);
+  k = kind == P_FIND && lua_toboolean(L, 4) ? 0 : variable_items(p, lp);
   bound = structural_bound(k, lp, (int64_t)(ls - init), anchored);
   if (kind == P_GSUB) bound *= 2;
   if (bound <= SMALL_BOUND) return (int64_t)bound;
-  if (after_steps(L, kind) > 0) {
+  if (charged_after(kind, k, bound)) {
+    rt_state(L)->native_after = 1;
     if (kind == P_FIND) return 0;
     /* gsub: a whole scan, and its output but for the replacements */
-    steps = clamp(after_steps(L, kind) * (double)(ls - init + 1));
+    steps = clamp(after_per_start(L, kind) * (double)(ls - init + 1));
     return steps + gsub_output(L, ls, 0);
   }
   /* a special-free pattern is searched for by comparing bytes: its
@@ -312,8 +306,11 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
 
 /* find charged after the call: the starts up to where it matched. */
 static int run_find(lua_State *L, lua_CFunction stock) {
-  double per = after_steps(L, P_FIND);
-  int n = stock(L);
+  lraf_state *S = rt_state(L);
+  double per = S->native_after ? after_per_start(L, P_FIND) : 0;
+  int n;
+  S->native_after = 0;  /* before the call: it may run another search */
+  n = stock(L);
   if (per > 0) {
     int64_t ls = (int64_t)lua_rawlen(L, 1);
     int64_t init = start_pos(optint(L, 3, 1), ls) - 1, stop = ls;
@@ -326,9 +323,12 @@ static int run_find(lua_State *L, lua_CFunction stock) {
 
 /* gsub charged after the call for its replacements' bytes. */
 static int run_gsub(lua_State *L, lua_CFunction stock) {
-  double per = after_steps(L, P_GSUB);
-  int n = stock(L);
-  if (per > 0 && n == 2 && lua_type(L, 3) == LUA_TSTRING)
+  lraf_state *S = rt_state(L);
+  int after = S->native_after, n;
+  S->native_after = 0;  /* before the call: a function replacement may
+                           run another search */
+  n = stock(L);
+  if (after && n == 2 && lua_type(L, 3) == LUA_TSTRING)
     rt_native_steps(L, rt_native_find("string", "gsub"),
                     clamp((double)lua_tointeger(L, -1) *
                           (double)lua_rawlen(L, 3)));
@@ -459,7 +459,7 @@ const rt_native_model rt_native_models[] = {
   {"string", "find", sz_find, 2, 1520, run_find},
   {"string", "match", sz_match, 2, 1530, NULL},
   {"string", "gmatch", sz_gmatch, 3, 940, NULL},
-  {"string", "gsub", sz_gsub, 4, 1000, run_gsub},
+  {"string", "gsub", sz_gsub, 4, 1500, run_gsub},
   {"string", "sub", sz_sub, 1, 830, NULL},
   {"string", "upper", sz_len1, 1, 700, NULL},
   {"string", "lower", sz_len1, 1, 850, NULL},
@@ -476,16 +476,16 @@ const rt_native_model rt_native_models[] = {
   {"table", "insert", sz_insert, 1, 1560, rt_nattab_insert},
   {"table", "remove", sz_remove, 1, 1560, rt_nattab_remove},
   {"table", "move", sz_move, 1, 1800, NULL},
-  {"table", "pack", rt_natmore_nargs, 1, 2000, NULL},
+  {"table", "pack", rt_natmore_nargs, 1, 3100, NULL},
   {"utf8", "char", sz_nargs, 1, 12000, NULL},
   {"utf8", "codepoint", sz_codepoint, 1, 880, NULL},
   {"utf8", "len", sz_ulen, 1, 310, NULL},
-  {"utf8", "offset", rt_natmore_offset, 1, 140, NULL},
+  {"utf8", "offset", rt_natmore_offset, 1, 270, NULL},
   {"utf8", "codes", NULL, 1, 0, rt_natmore_codes},
-  {"utf8", "codes (step)", rt_natmore_codes_step, 1, 140, NULL},
+  {"utf8", "codes (step)", rt_natmore_codes_step, 1, 170, NULL},
   {"_G", "tonumber", sz_tonumber, 1, 100, NULL},
   {"_G", "load", sz_load, 20, 9400, NULL},
-  {"_G", "collectgarbage", rt_natmore_collect, 1, 27000, NULL},
+  {"_G", "collectgarbage", rt_natmore_collect, 1, 44000, NULL},
   {"_G", "next", rt_natnext_size, 0, 340, NULL},
   {"_G", "pairs", NULL, 0, 0, rt_natnext_pairs},
   {"_G", "select", rt_natmore_nargs, 1, 300, NULL},

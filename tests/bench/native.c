@@ -209,7 +209,7 @@ static const ncase cases[] = {
    500000, 20},
   {"_G.next", "local t = {} for i = 1, N do t['k' .. i] = i end "
    "for k in pairs(t) do t[k] = nil end t.z = 1", "local r = next(t)",
-   500000, 20},
+   100000, 400},
   {"_G.select", "local a = {table.unpack({}, 1, N)} "
    "local function f(...) for i = 1, 50 do local n = select('#', ...) end end",
    "f(table.unpack(a, 1, N))", 100000, 4},
