@@ -305,7 +305,8 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
 }
 
 /* find charged after the call: the starts up to where it matched. */
-static int run_find(lua_State *L, lua_CFunction stock) {
+static int run_find(lua_State *L, lua_CFunction stock,
+               const rt_native_model *m) {
   lraf_state *S = rt_state(L);
   double per = S->native_after ? after_per_start(L, P_FIND) : 0;
   int n;
@@ -315,21 +316,22 @@ static int run_find(lua_State *L, lua_CFunction stock) {
     int64_t ls = (int64_t)lua_rawlen(L, 1);
     int64_t init = start_pos(optint(L, 3, 1), ls) - 1, stop = ls;
     if (n >= 2 && lua_isinteger(L, -n)) stop = lua_tointeger(L, -n) - 1;
-    rt_native_steps(L, rt_native_find("string", "find"),
+    rt_native_steps(L, m,
                     clamp(per * (double)(stop - init + 1)));
   }
   return n;
 }
 
 /* gsub charged after the call for its replacements' bytes. */
-static int run_gsub(lua_State *L, lua_CFunction stock) {
+static int run_gsub(lua_State *L, lua_CFunction stock,
+               const rt_native_model *m) {
   lraf_state *S = rt_state(L);
   int after = S->native_after, n;
   S->native_after = 0;  /* before the call: a function replacement may
                            run another search */
   n = stock(L);
   if (after && n == 2 && lua_type(L, 3) == LUA_TSTRING)
-    rt_native_steps(L, rt_native_find("string", "gsub"),
+    rt_native_steps(L, m,
                     clamp((double)lua_tointeger(L, -1) *
                           (double)lua_rawlen(L, 3)));
   return n;

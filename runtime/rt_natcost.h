@@ -22,8 +22,10 @@ typedef int64_t (*rt_size_fn)(lua_State *L, const rt_native_model *m);
 
 /* Runs the call in place of the stock function (given as stock), for
    built-ins whose work cannot be sized from their arguments alone: it
-   charges as it goes (rt_charge) and returns the number of results. */
-typedef int (*rt_run_fn)(lua_State *L, lua_CFunction stock);
+   charges as it goes (rt_native_steps with its model m) and returns the
+   number of results. */
+typedef int (*rt_run_fn)(lua_State *L, lua_CFunction stock,
+                         const rt_native_model *m);
 
 struct rt_native_model {
   const char *lib;   /* "_G", "string", ..., "lpeg"; "file": io's files */
@@ -50,7 +52,8 @@ void rt_native_steps(lua_State *L, const rt_native_model *m, int64_t steps);
 
 /* rt_natnext.c: next by the slots it scans; pairs hands out that next. */
 int64_t rt_natnext_size(lua_State *L, const rt_native_model *m);
-int rt_natnext_pairs(lua_State *L, lua_CFunction stock);
+int rt_natnext_pairs(lua_State *L, lua_CFunction stock,
+                    const rt_native_model *m);
 /* Check the table layout and set up the scan cache (after wrapping). */
 void rt_natnext_open(lua_State *L);
 
@@ -59,11 +62,16 @@ void rt_natnext_open(lua_State *L);
 /* 1 when argument 1 is a table without a metatable (the stock function
    runs, sized by the raw length). */
 int rt_nattab_plain(lua_State *L);
-int rt_nattab_insert(lua_State *L, lua_CFunction stock);
-int rt_nattab_remove(lua_State *L, lua_CFunction stock);
-int rt_nattab_unpack(lua_State *L, lua_CFunction stock);
-int rt_nattab_concat(lua_State *L, lua_CFunction stock);
-int rt_nattab_sort(lua_State *L, lua_CFunction stock);
+int rt_nattab_insert(lua_State *L, lua_CFunction stock,
+                    const rt_native_model *m);
+int rt_nattab_remove(lua_State *L, lua_CFunction stock,
+                    const rt_native_model *m);
+int rt_nattab_unpack(lua_State *L, lua_CFunction stock,
+                    const rt_native_model *m);
+int rt_nattab_concat(lua_State *L, lua_CFunction stock,
+                    const rt_native_model *m);
+int rt_nattab_sort(lua_State *L, lua_CFunction stock,
+                    const rt_native_model *m);
 
 /* rt_natmore.c: sizes of the other built-ins the audit found. */
 int64_t rt_natmore_collect(lua_State *L, const rt_native_model *m);
@@ -71,9 +79,11 @@ int64_t rt_natmore_nargs(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_rawequal(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_print(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_write(lua_State *L, const rt_native_model *m);
-int rt_natmore_read(lua_State *L, lua_CFunction stock);
+int rt_natmore_read(lua_State *L, lua_CFunction stock,
+                    const rt_native_model *m);
 int64_t rt_natmore_offset(lua_State *L, const rt_native_model *m);
-int rt_natmore_codes(lua_State *L, lua_CFunction stock);
+int rt_natmore_codes(lua_State *L, lua_CFunction stock,
+                    const rt_native_model *m);
 int64_t rt_natmore_codes_step(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_dump(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_date(lua_State *L, const rt_native_model *m);

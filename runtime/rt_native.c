@@ -47,7 +47,7 @@ static int wrapper(lua_State *L) {
   }
   if (n > 0) rt_charge(L, n);
   if (w->fn != NULL)
-    return m != NULL && m->run != NULL ? m->run(L, w->fn) : w->fn(L);
+    return m != NULL && m->run != NULL ? m->run(L, w->fn, m) : w->fn(L);
   lua_pushvalue(L, lua_upvalueindex(2));
   lua_insert(L, 1);
   lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, 0, wrapped_done);

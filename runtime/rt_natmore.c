@@ -95,11 +95,12 @@ int64_t rt_natmore_write(lua_State *L, const rt_native_model *m) {
 /* io.read and file:read: what a format reads ("a", a line) shows only
    in the result; charged after the call by the bytes read (one call is
    bounded by the memory limit). */
-int rt_natmore_read(lua_State *L, lua_CFunction stock) {
+int rt_natmore_read(lua_State *L, lua_CFunction stock,
+               const rt_native_model *m) {
   int n = stock(L), i;
   int64_t bytes = 0;
   for (i = 1; i <= n; i++) bytes += str_len(L, -i);
-  rt_native_steps(L, rt_native_find("io", "read"), bytes);
+  rt_native_steps(L, m, bytes);
   return n;
 }
 
@@ -181,8 +182,10 @@ int64_t rt_natmore_codes_step(lua_State *L, const rt_native_model *m) {
 
 /* utf8.codes: the iterator it returns is charged per step (the model
    "codes (step)", which names no function of utf8). */
-int rt_natmore_codes(lua_State *L, lua_CFunction stock) {
+int rt_natmore_codes(lua_State *L, lua_CFunction stock,
+               const rt_native_model *m) {
   int n = stock(L);
+  (void)m;
   if (n == 3 && lua_iscfunction(L, -3))
     rt_native_wrap_model(L, -3, rt_native_find("utf8", "codes (step)"));
   return n;

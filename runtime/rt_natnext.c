@@ -193,9 +193,11 @@ int64_t rt_natnext_size(lua_State *L, const rt_native_model *m) {
 
 /* pairs(t) without __pairs returns the stock next: hand out the
    charged one instead. */
-int rt_natnext_pairs(lua_State *L, lua_CFunction stock) {
+int rt_natnext_pairs(lua_State *L, lua_CFunction stock,
+               const rt_native_model *m) {
   int n = stock(L);
   scan_state *ns = get_state(L);
+  (void)m;
   if (n == 3 && ns != NULL && ns->next != NULL &&
       lua_tocfunction(L, -3) == ns->next) {
     lua_rawgetp(L, LUA_REGISTRYINDEX, &next_key);

@@ -87,9 +87,9 @@ typedef struct meter {
   int weight;        /* units of size per move */
 } meter;
 
-static void meter_init(meter *mt, lua_State *L, const char *name) {
+static void meter_init(meter *mt, lua_State *L, const rt_native_model *m) {
   mt->L = L;
-  mt->m = rt_native_find("table", name);
+  mt->m = m;
   mt->left = 0;
   mt->weight = 1;
 }
@@ -102,7 +102,8 @@ static void pay(meter *mt, lua_Integer todo) {
   mt->left--;
 }
 
-int rt_nattab_insert(lua_State *L, lua_CFunction stock) {
+int rt_nattab_insert(lua_State *L, lua_CFunction stock,
+               const rt_native_model *m) {
   lua_Integer e, pos, i;
   meter mt;
   if (rt_nattab_plain(L)) return stock(L);
@@ -117,7 +118,7 @@ int rt_nattab_insert(lua_State *L, lua_CFunction stock) {
       pos = luaL_checkinteger(L, 2);
       luaL_argcheck(L, (lua_Unsigned)pos - 1u < (lua_Unsigned)e, 2,
                     "position out of bounds");
-      meter_init(&mt, L, "insert");
+      meter_init(&mt, L, m);
       mt.weight = move_weight(L, 1);
       for (i = e; i > pos; i--) {
         pay(&mt, i - pos);
@@ -132,7 +133,8 @@ int rt_nattab_insert(lua_State *L, lua_CFunction stock) {
   return 0;
 }
 
-int rt_nattab_remove(lua_State *L, lua_CFunction stock) {
+int rt_nattab_remove(lua_State *L, lua_CFunction stock,
+               const rt_native_model *m) {
   lua_Integer size, pos;
   meter mt;
   if (rt_nattab_plain(L)) return stock(L);
@@ -143,7 +145,7 @@ int rt_nattab_remove(lua_State *L, lua_CFunction stock) {
     luaL_argcheck(L, (lua_Unsigned)pos - 1u <= (lua_Unsigned)size, 1,
                   "position out of bounds");
   lua_geti(L, 1, pos);
-  meter_init(&mt, L, "remove");
+  meter_init(&mt, L, m);
   mt.weight = move_weight(L, 1);
   for (; pos < size; pos++) {
     pay(&mt, size - pos);
@@ -156,7 +158,8 @@ int rt_nattab_remove(lua_State *L, lua_CFunction stock) {
 }
 
 /* Only without an explicit end: with one, the model sized the call. */
-int rt_nattab_unpack(lua_State *L, lua_CFunction stock) {
+int rt_nattab_unpack(lua_State *L, lua_CFunction stock,
+               const rt_native_model *m) {
   lua_Integer i, e;
   lua_Unsigned n;
   meter mt;
@@ -167,7 +170,7 @@ int rt_nattab_unpack(lua_State *L, lua_CFunction stock) {
   n = (lua_Unsigned)e - (lua_Unsigned)i;
   if (n >= (unsigned int)INT_MAX || !lua_checkstack(L, (int)(++n)))
     return luaL_error(L, "too many results to unpack");
-  meter_init(&mt, L, "unpack");
+  meter_init(&mt, L, m);
   mt.weight = move_weight(L, 0);
   for (; i < e; i++) {
     pay(&mt, e - i + 1);
@@ -198,12 +201,12 @@ static void add_field(lua_State *L, luaL_Buffer *b, lua_Integer i,
   luaL_addvalue(b);
 }
 
-int rt_nattab_concat(lua_State *L, lua_CFunction stock) {
+int rt_nattab_concat(lua_State *L, lua_CFunction stock,
+               const rt_native_model *m) {
   luaL_Buffer b;
   lua_Integer last, i;
   size_t lsep;
   const char *sep;
-  const rt_native_model *m;
   int64_t owed = 0;
   int w;
   if (rt_nattab_plain(L)) return stock(L);
@@ -213,7 +216,6 @@ int rt_nattab_concat(lua_State *L, lua_CFunction stock) {
   sep = luaL_optlstring(L, 2, "", &lsep);
   i = luaL_optinteger(L, 3, 1);
   last = luaL_optinteger(L, 4, last);
-  m = rt_native_find("table", "concat");
   luaL_buffinit(L, &b);
   for (; i < last; i++) {
     add_field(L, &b, i, &owed, w, m);
@@ -241,7 +243,8 @@ static int compare(lua_State *L) {
   return 1;
 }
 
-int rt_nattab_sort(lua_State *L, lua_CFunction stock) {
+int rt_nattab_sort(lua_State *L, lua_CFunction stock,
+               const rt_native_model *m) {
   meter *mt;
   if (rt_nattab_plain(L) ||
       (!lua_isnoneornil(L, 2) && lua_type(L, 2) != LUA_TFUNCTION))
@@ -249,7 +252,7 @@ int rt_nattab_sort(lua_State *L, lua_CFunction stock) {
   lua_settop(L, 2);
   lua_pushvalue(L, 2);
   mt = lua_newuserdatauv(L, sizeof *mt, 0);
-  meter_init(mt, L, "sort");
+  meter_init(mt, L, m);
   mt->weight = move_weight(L, 1);  /* a comparison moves about one */
   lua_pushcclosure(L, compare, 2);
   lua_replace(L, 2);
