@@ -91,26 +91,55 @@ static unsigned array_size(const peek_table *t) {
   return s + 1;
 }
 
-/* Is node n's key the value at idx (a live key, or a dead one whose
-   object is that value: next accepts both)? */
-static int same_key(lua_State *L, int idx, const peek_node *n) {
-  switch (lua_type(L, idx)) {
+/* A key, as a node holds it: its tag and its value's bits (tag -1:
+   compare the tag only, for booleans). */
+typedef struct key_id {
+  int tag;      /* the node's key_tt for a live key */
+  int bits;     /* compare the value too */
+  int dead_ok;  /* a collectable key: a dead node with its object counts */
+  peek_val v;
+} key_id;
+
+static void key_of(lua_State *L, int idx, key_id *k) {
+  int t = lua_type(L, idx);
+  k->bits = 1;
+  k->dead_ok = 0;
+  k->v.i = 0;
+  switch (t) {
     case LUA_TNUMBER:
-      if (lua_isinteger(L, idx))
-        return n->key_tt == TAG_INT && n->key.i == lua_tointeger(L, idx);
-      else {
-        double d = lua_tonumber(L, idx);
-        return n->key_tt == TAG_FLOAT && memcmp(&n->key.n, &d, sizeof d) == 0;
+      if (lua_isinteger(L, idx)) {
+        k->tag = TAG_INT;
+        k->v.i = lua_tointeger(L, idx);
+      } else {
+        k->tag = TAG_FLOAT;
+        k->v.n = lua_tonumber(L, idx);
       }
+      break;
     case LUA_TBOOLEAN:
-      return n->key_tt == (lua_toboolean(L, idx) ? 0x11 : 0x01);
+      k->tag = lua_toboolean(L, idx) ? 0x11 : 0x01;
+      k->bits = 0;
+      break;
     case LUA_TLIGHTUSERDATA:
-      return n->key_tt == 0x02 && n->key.p == lua_touserdata(L, idx);
-    default:
-      return ((n->key_tt & 0x0F) == lua_type(L, idx) ||
-              n->key_tt == TAG_DEADKEY) &&
-             n->key.p == lua_topointer(L, idx);
+      k->tag = 0x02;
+      k->v.p = lua_touserdata(L, idx);
+      break;
+    default:  /* collectable (or a light C function): its address */
+      k->tag = -t;  /* any variant of type t */
+      k->dead_ok = 1;
+      k->v.p = lua_topointer(L, idx);
+      break;
   }
+}
+
+/* Is node n's key k (a live key, or a dead one whose object is k's: next
+   accepts both)? */
+static int same_key(const key_id *k, const peek_node *n) {
+  int tt = n->key_tt;
+  if (k->tag >= 0 ? tt != k->tag
+                  : (tt & 0x0F) != -k->tag &&
+                    !(k->dead_ok && tt == TAG_DEADKEY))
+    return 0;
+  return !k->bits || memcmp(&n->key, &k->v, sizeof k->v) == 0;
 }
 
 typedef struct scan {
@@ -136,12 +165,14 @@ static void count(scan *sc, int w) {
 static long find_node(scan_state *ns, scan *sc, const peek_table *t,
                       unsigned hs, int idx) {
   unsigned h = (unsigned)((uintptr_t)t >> 4) % HINTS, i;
+  key_id k;
+  key_of(sc->L, idx, &k);
   if (ns->hint[h].t == t && ns->hint[h].node < hs &&
-      same_key(sc->L, idx, &t->node[ns->hint[h].node]))
+      same_key(&k, &t->node[ns->hint[h].node]))
     return (long)ns->hint[h].node;
   for (i = 0; i < hs; i++) {
     count(sc, NODE_WEIGHT);
-    if (same_key(sc->L, idx, &t->node[i])) return (long)i;
+    if (same_key(&k, &t->node[i])) return (long)i;
   }
   return -1;
 }
@@ -162,9 +193,8 @@ int64_t rt_natnext_size(lua_State *L, const rt_native_model *m) {
   sc.pending = 0;
   i = 0;
   if (!lua_isnoneornil(L, 2)) {
-    int ok;
-    lua_Integer k = lua_tointegerx(L, 2, &ok);
-    if (ok && lua_isinteger(L, 2) && k >= 1 && (lua_Unsigned)k <= as) {
+    lua_Integer k = lua_isinteger(L, 2) ? lua_tointeger(L, 2) : 0;
+    if (k >= 1 && (lua_Unsigned)k <= as) {
       i = (unsigned)k;
     } else {
       long j = find_node(ns, &sc, t, hs, 2);
