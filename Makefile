@@ -8,9 +8,25 @@
 #   make fuzz-diff SEEDS=N [START=S]   differential test of N generated programs
 #   make fuzz [FUZZ_TIME=600]          each libFuzzer target for FUZZ_TIME s
 #
-# Data flows vm/ -> rewriter/ -> runtime/ -> accounts/; every module's
-# sources are compiled into build/liblraf.{a,so}.  The lraf command is
-# cli/.
+# Layers (a folder uses only the folders above it; accounts/ knows no
+# Lua).  Every module's sources go into build/liblraf.{a,so}, which
+# exports only what include/lraf.h marks LRAF_API:
+#   common/    err_fail (the error value every layer fills), status names
+#   vm/        Lua 5.4 bytecode in memory: vm_read, checks, vm_list, vm_write
+#   rewriter/  rw_rewrite adds the accounting code to a chunk; rw_verify
+#   accounts/  accounts and managers (total, limit, hierarchical, rate)
+#   runtime/   the host API: states, loading, calls, the counter
+#   cli/       the lraf command, compiled against include/lraf.h only
+#
+# What a load does (runtime/rt_load.c, rt_pipeline.c): Lua's parser
+# compiles the source (text only) -> rt_dump (lua_dump) -> vm_read ->
+# rw_rewrite -> rw_verify -> vm_write -> lua_load, and the chunk's
+# counter and consume upvalues are joined to the state's.  The running
+# code adds block costs to the counter; when it reaches 0 it calls
+# consume (rt_counter.c), which charges the thread's account, whose
+# manager (accounts/) may let it go on, make it sleep, or stop it with
+# the quota error (rt_protect.c).  lraf_rewrite runs the same pipeline
+# offline and writes the chunk behind a marker and the cost-model id.
 
 CC      ?= cc
 LUA_PC  := lua5.4
@@ -23,11 +39,11 @@ LUA_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) 2>/dev/null)
 LUA_LIBS   := $(shell pkg-config --libs $(LUA_PC) 2>/dev/null)
 
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
-           -fPIC -Iinclude -Ivm -Irewriter -Iaccounts -Iruntime $(LUA_CFLAGS) $(SAN)
+           -fPIC -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iruntime $(LUA_CFLAGS) $(SAN)
 LDFLAGS := $(SAN)
 LIBS    := $(LUA_LIBS) -lm -lpthread
 
-MODULES  := vm rewriter accounts runtime
+MODULES  := common vm rewriter accounts runtime
 LIB_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CLI_SRC  := $(wildcard cli/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -61,9 +77,17 @@ deps:
 	  fi; \
 	fi
 
+# The library exports only what include/lraf.h marks LRAF_API.
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@
+
+# The command is compiled against the public header alone (and its own
+# cli/*.h): no internal header of the library is on its include path.
+CLI_CFLAGS := $(filter-out -Icommon -Ivm -Irewriter -Iaccounts -Iruntime,$(CFLAGS)) -Icli
+$(BUILD)/cli/%.o: cli/%.c include/lraf.h $(wildcard cli/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CLI_CFLAGS) -c $< -o $@
 
 $(BUILD)/liblraf.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -111,7 +135,7 @@ memcheck: $(BUILD)/lraf $(MEMCHECK_TESTS:%=$(BUILD)/tests/%)
 	  LRAF_QUICK=1 LRAF=$(BUILD)/lraf $(VALGRIND) $(BUILD)/tests/$$t >/dev/null; done
 	$(VALGRIND) $(BUILD)/lraf run --report - examples/hello.lua >/dev/null
 
-unit: $(BUILD)/liblraf.a $(BUILD)/lraf $(EX_BIN) $(TEST_BIN)
+unit: $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf $(EX_BIN) $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do \
 	  echo "== $$t"; LRAF=$(BUILD)/lraf $$t; done
 

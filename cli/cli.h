@@ -1,7 +1,10 @@
 /*
 ** cli.h - internal interface of the lraf command: the subcommand
-** entry points (one file cli/cli_<cmd>.c each) and the helpers
-** they share.  Only the command includes this header.
+** entry points (one file cli/cli_<cmd>.c each), the option parser
+** (cli_options.h) and the helpers they share.  Only the command
+** includes this header.  The command uses the library through
+** include/lraf.h alone (and Lua's own headers for the state it runs):
+** no internal header of vm/, rewriter/, accounts/ or runtime/.
 */
 #ifndef LRAF_CLI_H
 #define LRAF_CLI_H
@@ -9,15 +12,14 @@
 #include <stddef.h>
 
 #include "lraf.h"
-#include "vm.h"
+#include "cli_options.h"
 
-/* Exit statuses of the command. */
+/* Exit statuses of the command (cli_options.c says what each means). */
 #define CLI_OK 0
-#define CLI_EFAIL 1   /* an internal failure, e.g. out of memory */
+#define CLI_EFAIL 1   /* the script failed, or an internal failure */
 #define CLI_EUSAGE 2  /* bad usage or bad input */
-
-/* A subcommand: argv[0] is the subcommand name; returns an exit status. */
-typedef int (*cli_fn)(int argc, char **argv);
+#define CLI_EQUOTA 3  /* the instruction quota was exhausted */
+#define CLI_EMEMORY 4 /* the memory limit was exceeded */
 
 /* Subcommands. */
 int cli_bench(int argc, char **argv);
@@ -25,20 +27,20 @@ int cli_disasm(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_rewrite(int argc, char **argv);
 
-/* Parse a whole decimal integer of at least 0 into *v; 0 when s is not
-   one. */
-int cli_parse_int(const char *s, int64_t *v);
 /* Print "lraf: <message>" on stderr and return CLI_EUSAGE. */
 int cli_error(const char *fmt, ...);
 /* Report err like cli_error; the status is CLI_EFAIL for LRAF_EMEM,
    CLI_EUSAGE otherwise. */
 int cli_report(const lraf_error *err);
 
-/* Read a whole file into a new malloc'ed buffer. */
+/* Read a whole file into a new malloc'ed buffer; the error says which
+   file and why. */
 lraf_status cli_read_file(const char *path, char **data, size_t *size,
                           lraf_error *err);
-/* Load FILE.lua (compiled, then dumped with debug info) or a binary
-   chunk (a file starting with "\x1bLua", read as is) into a chunk. */
-lraf_status cli_load_chunk(const char *path, vm_chunk **out, lraf_error *err);
+/* cli_read_file for a script: a '#' first line is blanked (lua5.4
+   skips it; line numbers stay), and *name (free it) gets the chunk
+   name "@path". */
+lraf_status cli_read_script(const char *path, char **data, size_t *size,
+                            char **name, lraf_error *err);
 
 #endif

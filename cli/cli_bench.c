@@ -24,12 +24,6 @@
 #include "cli.h"
 
 #define BENCH_DEFAULT_RUNS 10
-#define BENCH_MAX_RUNS 100000
-
-static const char usage_text[] =
-  "usage: lraf bench [-n N] [--exact] [--sandbox] [--native]\n"
-  "                  [--granularity N] [--mode original|overhead|weighted]\n"
-  "                  [--weights FILE] SCRIPT [SCRIPT2] [-- ARGS...]";
 
 /* The arguments every run gets (after "--"). */
 typedef struct bench_args {
@@ -175,84 +169,39 @@ static void print_result(const bench_result *r, int runs) {
          r->wall_median, r->wall_max);
 }
 
-static int parse_runs(const char *s, int *runs) {
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (end == s || *end != '\0' || v < 1 || v > BENCH_MAX_RUNS) return 0;
-  *runs = (int)v;
-  return 1;
-}
-
-/* Options; *first gets the index of the first script, *nscripts their
-   number, args what follows "--" after them. */
+/* Options (cli_options.c); *first gets the index of the first script,
+   *nscripts their number, args what follows "--" after them. */
 static int parse_args(int argc, char **argv, lraf_options *opt,
                       uint32_t *weights, int *runs, int *first,
                       int *nscripts, bench_args *args) {
-  int i, j, mode_set = 0;
-  const char *wfile = NULL;
-  for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--") == 0) {
-      i++;
-      break;
-    } else if (strcmp(a, "--exact") == 0) {
-      opt->exact = 1;
-    } else if (strcmp(a, "--sandbox") == 0) {
-      opt->env = LRAF_ENV_SANDBOX;
-    } else if (strcmp(a, "--native") == 0) {
-      opt->native = 1;
-    } else if (i + 1 >= argc) {
-      return cli_error("%s needs a value\n%s", a, usage_text);
-    } else if (strcmp(a, "-n") == 0) {
-      if (!parse_runs(argv[++i], runs))
-        return cli_error("-n needs a number of runs from 1 to %d",
-                         BENCH_MAX_RUNS);
-    } else if (strcmp(a, "--granularity") == 0) {
-      int64_t g;
-      if (!cli_parse_int(argv[++i], &g) || g == 0)
-        return cli_error("--granularity needs a positive integer, not '%s'",
-                         argv[i]);
-      opt->granularity = g;
-    } else if (strcmp(a, "--mode") == 0) {
-      const char *m = argv[++i];
-      mode_set = 1;
-      if (strcmp(m, "original") == 0) opt->mode = LRAF_MODE_ORIGINAL;
-      else if (strcmp(m, "overhead") == 0) opt->mode = LRAF_MODE_OVERHEAD;
-      else if (strcmp(m, "weighted") == 0) opt->mode = LRAF_MODE_WEIGHTED;
-      else return cli_error("unknown mode '%s'\n%s", m, usage_text);
-    } else if (strcmp(a, "--weights") == 0) {
-      wfile = argv[++i];
-    } else {
-      return cli_error("unknown option '%s'\n%s", a, usage_text);
-    }
+  const cli_command *cmd = cli_command_find("bench");
+  cli_args a;
+  int i, j, rc = cli_parse(cmd, argc, argv, &a);
+  if (rc != CLI_OK) return rc;
+  i = a.first;
+  if (i >= argc || strcmp(argv[i], "--") == 0) {
+    cli_error("no script");
+    cli_usage(stderr, cmd);
+    return CLI_EUSAGE;
   }
-  if (i >= argc || strcmp(argv[i], "--") == 0)
-    return cli_error("no script\n%s", usage_text);
   for (j = i; j < argc && strcmp(argv[j], "--") != 0; j++)
     ;
-  if (j - i > 2)
-    return cli_error("at most two scripts (script arguments go after "
-                     "\"--\")\n%s", usage_text);
+  if (j - i > 2) {
+    cli_error("at most two scripts (script arguments go after \"--\")");
+    cli_usage(stderr, cmd);
+    return CLI_EUSAGE;
+  }
   *first = i;
   *nscripts = j - i;
   args->v = j < argc ? &argv[j + 1] : NULL;
   args->n = j < argc ? argc - j - 1 : 0;
-  if (wfile != NULL) {
-    lraf_error err;
-    char *text;
-    size_t len;
-    lraf_status st;
-    if (mode_set && opt->mode != LRAF_MODE_WEIGHTED)
-      return cli_error("--weights needs --mode weighted");
-    if (cli_read_file(wfile, &text, &len, &err) != LRAF_OK)
-      return cli_report(&err);
-    st = lraf_parse_weights(text, len, weights, &err);
-    free(text);
-    if (st != LRAF_OK) return cli_report(&err);
-    opt->mode = LRAF_MODE_WEIGHTED;
+  *opt = a.opt;
+  opt->traceback = 1;
+  if (a.native >= 0) opt->native = a.native;
+  if (a.runs > 0) *runs = a.runs;
+  if (a.opt.weights != NULL) {
+    memcpy(weights, a.weights, sizeof a.weights);
     opt->weights = weights;
-  } else if (opt->mode == LRAF_MODE_WEIGHTED) {
-    return cli_error("--mode weighted needs --weights FILE");
   }
   return CLI_OK;
 }
@@ -265,10 +214,8 @@ int cli_bench(int argc, char **argv) {
   int runs = BENCH_DEFAULT_RUNS, first = 0, n = 0, i, rc;
   lraf_state *probe;
   lraf_error err;
-  lraf_default_options(&opt);
-  opt.traceback = 1;
   rc = parse_args(argc, argv, &opt, weights, &runs, &first, &n, &args);
-  if (rc != CLI_OK) return rc;
+  if (rc != CLI_OK) return rc == CLI_HELP ? CLI_OK : rc;
   /* the cost-model id, from a state that runs nothing */
   if (lraf_new(&opt, &probe, &err) != LRAF_OK) return cli_report(&err);
   printf("lraf bench: %d run%s each, model %s\n", runs, runs == 1 ? "" : "s",

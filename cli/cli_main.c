@@ -1,92 +1,66 @@
 /*
 ** cli_main.c - main() of the lraf command: a dispatcher over the
-** subcommands, and the helpers they share (errors, loading a chunk).
+** subcommands (cli_options.c has their table), `lraf help`, and the
+** helpers they share (errors, reading a file).
 */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <lauxlib.h>
-#include <lua.h>
+#include <unistd.h>
 
 #include "cli.h"
 
-typedef struct cli_command {
-  const char *name;
-  cli_fn run;
-  const char *args;
-  const char *help;
-} cli_command;
+/* `lraf help [COMMAND | --markdown]`. */
+static int help(int argc, char **argv) {
+  const cli_command *cmd;
+  if (argc < 3) {
+    cli_help_all(stdout);
+    return CLI_OK;
+  }
+  if (strcmp(argv[2], "--markdown") == 0) {
+    cli_help_markdown(stdout);
+    return CLI_OK;
+  }
+  if ((cmd = cli_command_find(argv[2])) == NULL)
+    return cli_error("no command '%s' (try lraf --help)", argv[2]);
+  cli_help(stdout, cmd);
+  return CLI_OK;
+}
 
-static const cli_command commands[] = {
-  {"bench", cli_bench,
-   "[-n N] [--exact] [--sandbox] [--native] [--granularity N]\n"
-   "      [--mode original|overhead|weighted] [--weights FILE]\n"
-   "      SCRIPT [SCRIPT2] [-- ARGS...]",
-   "run SCRIPT N times (default 10) in fresh states, with ARGS: its\n"
-   "      instruction count (the same on every run) and wall time\n"
-   "      min/median/max; with SCRIPT2, compare the two by instruction count"},
-  {"disasm", cli_disasm, "FILE.lua|FILE.luac|REWRITTEN",
-   "list the bytecode of FILE like luac -l -l (REWRITTEN: the\n      output of lraf rewrite, with its accounting code)"},
-  {"run", cli_run,
-   "[--limit N] [--rate N] [--granularity N] [--exact] [--sandbox]\n"
-   "      [--mode original|overhead|weighted] [--weights FILE]\n"
-   "      [--memory-limit BYTES] [--native|--no-native]\n"
-   "      [--report FILE|-] SCRIPT [ARGS...]",
-   "run SCRIPT like lua5.4, counting every instruction"},
-  {"rewrite", cli_rewrite,
-   "[--exact] [--mode original|overhead|weighted] [--weights FILE]\n"
-   "      IN.lua|IN.luac -o OUT",
-   "rewrite IN offline; OUT loads only through lraf"},
-};
-
-#define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
-
-static void usage(FILE *out) {
-  int n;
-  fputs("usage: lraf COMMAND [ARGS]\n       lraf --help | --version\n\n"
-        "commands:\n", out);
-  for (n = 0; n < NCOMMANDS; n++)
-    fprintf(out, "  %s %s\n      %s\n", commands[n].name, commands[n].args,
-            commands[n].help);
+static int ends_with(const char *s, const char *tail) {
+  size_t n = strlen(s), m = strlen(tail);
+  return n >= m && strcmp(s + n - m, tail) == 0;
 }
 
 int main(int argc, char **argv) {
-  int n;
+  const cli_command *cmd;
   if (argc < 2) {
-    usage(stderr);
+    cli_help_all(stderr);
     return CLI_EUSAGE;
   }
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-    usage(stdout);
+    cli_help_all(stdout);
     return CLI_OK;
   }
   if (strcmp(argv[1], "--version") == 0) {
     printf("lraf %s\n", LRAF_VERSION);
     return CLI_OK;
   }
-  for (n = 0; n < NCOMMANDS; n++)
-    if (strcmp(argv[1], commands[n].name) == 0)
-      return commands[n].run(argc - 1, argv + 1);
-  cli_error("unknown command '%s' (try lraf --help)", argv[1]);
-  return CLI_EUSAGE;
+  if (strcmp(argv[1], "help") == 0) return help(argc, argv);
+  if ((cmd = cli_command_find(argv[1])) != NULL)
+    return cmd->run(argc - 1, argv + 1);
+  if (ends_with(argv[1], ".lua") || ends_with(argv[1], ".luac") ||
+      access(argv[1], F_OK) == 0)
+    return cli_error("unknown command '%s'; did you mean `lraf run %s`?",
+                     argv[1], argv[1]);
+  return cli_error("unknown command '%s' (try lraf --help)", argv[1]);
 }
 
 /* ------------------------------------------------------------------ */
 /* Shared helpers                                                       */
 /* ------------------------------------------------------------------ */
-
-int cli_parse_int(const char *s, int64_t *v) {
-  char *end;
-  long long x;
-  errno = 0;
-  x = strtoll(s, &end, 10);
-  if (errno != 0 || end == s || *end != '\0' || x < 0) return 0;
-  *v = (int64_t)x;
-  return 1;
-}
 
 int cli_error(const char *fmt, ...) {
   va_list ap;
@@ -103,13 +77,20 @@ int cli_report(const lraf_error *err) {
   return err->code == LRAF_EMEM ? CLI_EFAIL : CLI_EUSAGE;
 }
 
+static lraf_status file_error(lraf_error *err, lraf_status code,
+                              const char *what, const char *path, int e) {
+  err->code = code;
+  snprintf(err->message, sizeof err->message, "cannot %s %s: %s", what,
+           path, strerror(e));
+  return code;
+}
+
 lraf_status cli_read_file(const char *path, char **data, size_t *size,
                           lraf_error *err) {
   FILE *fp = fopen(path, "rb");
   char *buf = NULL;
   size_t len = 0, cap = 0;
-  if (fp == NULL)
-    return vm_fail(err, LRAF_EIO, "cannot open %s", path);
+  if (fp == NULL) return file_error(err, LRAF_EIO, "open", path, errno);
   for (;;) {
     size_t got;
     if (len == cap) {
@@ -117,7 +98,7 @@ lraf_status cli_read_file(const char *path, char **data, size_t *size,
       if (nb == NULL) {
         free(buf);
         fclose(fp);
-        return vm_fail(err, LRAF_EMEM, "out of memory reading %s", path);
+        return file_error(err, LRAF_EMEM, "read", path, ENOMEM);
       }
       buf = nb;
     }
@@ -126,9 +107,10 @@ lraf_status cli_read_file(const char *path, char **data, size_t *size,
     if (got == 0) break;
   }
   if (ferror(fp)) {
+    int e = errno;
     free(buf);
     fclose(fp);
-    return vm_fail(err, LRAF_EIO, "cannot read %s", path);
+    return file_error(err, LRAF_EIO, "read", path, e);
   }
   fclose(fp);
   *data = buf;
@@ -136,65 +118,20 @@ lraf_status cli_read_file(const char *path, char **data, size_t *size,
   return LRAF_OK;
 }
 
-typedef struct dumpbuf {
-  char *data;
-  size_t len, cap;
-} dumpbuf;
-
-static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
-  dumpbuf *b = ud;
-  (void)L;
-  if (b->len + sz > b->cap) {
-    size_t cap = b->cap ? b->cap : 4096;
-    char *nd;
-    while (cap < b->len + sz) cap *= 2;
-    nd = realloc(b->data, cap);
-    if (nd == NULL) return 1;
-    b->data = nd;
-    b->cap = cap;
+lraf_status cli_read_script(const char *path, char **data, size_t *size,
+                            char **name, lraf_error *err) {
+  lraf_status st = cli_read_file(path, data, size, err);
+  if (st != LRAF_OK) return st;
+  *name = malloc(strlen(path) + 2);
+  if (*name == NULL) {
+    free(*data);
+    return file_error(err, LRAF_EMEM, "read", path, ENOMEM);
   }
-  memcpy(b->data + b->len, p, sz);
-  b->len += sz;
-  return 0;
-}
-
-/* Compile a source file and dump it with debug information. */
-static lraf_status compile_file(const char *path, dumpbuf *b, lraf_error *err) {
-  lua_State *L = luaL_newstate();
-  lraf_status st = LRAF_OK;
-  if (L == NULL)
-    return vm_fail(err, LRAF_EMEM, "cannot create a Lua state");
-  if (luaL_loadfilex(L, path, "t") != LUA_OK) {
-    const char *msg = lua_tostring(L, -1);
-    st = vm_fail(err, strncmp(msg ? msg : "", "cannot", 6) == 0 ? LRAF_EIO
-                                                               : LRAF_ESYNTAX,
-                 "%s", msg ? msg : "cannot load");
-  } else if (lua_dump(L, dump_writer, b, 0) != 0) {
-    st = vm_fail(err, LRAF_EMEM, "out of memory dumping %s", path);
+  (*name)[0] = '@';
+  strcpy(*name + 1, path);
+  if (*size > 0 && (*data)[0] == '#') {
+    size_t k = 0;
+    while (k < *size && (*data)[k] != '\n') (*data)[k++] = ' ';
   }
-  lua_close(L);
-  return st;
-}
-
-static int is_binary(const char *path) {
-  char sig[4];
-  FILE *fp = fopen(path, "rb");
-  size_t got;
-  if (fp == NULL) return 0;
-  got = fread(sig, 1, sizeof sig, fp);
-  fclose(fp);
-  return got == sizeof sig && memcmp(sig, "\x1bLua", 4) == 0;
-}
-
-lraf_status cli_load_chunk(const char *path, vm_chunk **out, lraf_error *err) {
-  dumpbuf b = {NULL, 0, 0};
-  lraf_status st;
-  if (is_binary(path))
-    st = cli_read_file(path, &b.data, &b.len, err);
-  else
-    st = compile_file(path, &b, err);
-  if (st == LRAF_OK)
-    st = vm_read(b.data, b.len, NULL, out, err);
-  free(b.data);
-  return st;
+  return LRAF_OK;
 }

@@ -20,8 +20,6 @@
 
 #include "cli.h"
 
-#define CLI_EQUOTA 3
-#define CLI_EMEMORY 4
 #define MAX_THREADS_LISTED 1000
 
 typedef struct run_ctx {
@@ -40,12 +38,6 @@ typedef struct run_ctx {
 } run_ctx;
 
 static run_ctx *active;  /* for os.exit */
-
-static const char usage_text[] =
-  "usage: lraf run [--limit N] [--rate N] [--granularity N] [--exact]\n"
-  "                [--sandbox] [--mode original|overhead|weighted]\n"
-  "                [--weights FILE] [--memory-limit BYTES] [--native|--no-native]\n"
-  "                [--report FILE|-] SCRIPT [ARGS...]";
 
 static double seconds(clockid_t id) {
   struct timespec ts;
@@ -206,80 +198,31 @@ static int run_exit(lua_State *L) {
 
 /* ---- running ---- */
 
+/* The options (cli_options.c), then what they imply for lraf run:
+   native charging by default with a limit or the sandbox. */
 static int parse_args(run_ctx *c, int argc, char **argv, int *script) {
-  int i, mode_set = 0;
-  const char *weights = NULL;
-  for (i = 1; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
-    const char *a = argv[i];
-    int64_t v;
-    if (strcmp(a, "--") == 0) {
-      i++;
-      break;
-    } else if (strcmp(a, "--exact") == 0) {
-      c->opt.exact = 1;
-    } else if (strcmp(a, "--sandbox") == 0) {
-      c->opt.env = LRAF_ENV_SANDBOX;
-    } else if (strcmp(a, "--native") == 0) {
-      c->native = 1;
-    } else if (strcmp(a, "--no-native") == 0) {
-      c->native = 0;
-    } else if (i + 1 >= argc) {
-      return cli_error("%s needs a value\n%s", a, usage_text);
-    } else if (strcmp(a, "--limit") == 0) {
-      if (!cli_parse_int(argv[++i], &c->limit))
-        return cli_error("--limit needs a non-negative integer");
-    } else if (strcmp(a, "--memory-limit") == 0) {
-      if (!cli_parse_int(argv[++i], &c->memory) || c->memory == 0)
-        return cli_error("--memory-limit needs a positive integer");
-    } else if (strcmp(a, "--granularity") == 0) {
-      if (!cli_parse_int(argv[++i], &v) || v == 0)
-        return cli_error("--granularity needs a positive integer");
-      c->opt.granularity = v;
-    } else if (strcmp(a, "--rate") == 0) {
-      char *end;
-      c->rate = strtod(argv[++i], &end);
-      if (*end != '\0' || !(c->rate > 0))
-        return cli_error("--rate needs a positive number");
-    } else if (strcmp(a, "--mode") == 0) {
-      const char *m = argv[++i];
-      mode_set = 1;
-      if (strcmp(m, "original") == 0) c->opt.mode = LRAF_MODE_ORIGINAL;
-      else if (strcmp(m, "overhead") == 0) c->opt.mode = LRAF_MODE_OVERHEAD;
-      else if (strcmp(m, "weighted") == 0) c->opt.mode = LRAF_MODE_WEIGHTED;
-      else return cli_error("unknown mode '%s'\n%s", m, usage_text);
-    } else if (strcmp(a, "--weights") == 0) {
-      weights = argv[++i];
-    } else if (strcmp(a, "--report") == 0) {
-      c->report = argv[++i];
-    } else {
-      return cli_error("unknown option '%s'\n%s", a, usage_text);
-    }
+  cli_args a;
+  int rc = cli_parse(cli_command_find("run"), argc, argv, &a);
+  if (rc != CLI_OK) return rc;
+  if (a.noperands == 0) {
+    cli_error("no script");
+    cli_usage(stderr, cli_command_find("run"));
+    return CLI_EUSAGE;
   }
-  if (i >= argc) return cli_error("no script\n%s", usage_text);
+  c->opt = a.opt;
+  memcpy(c->weights, a.weights, sizeof c->weights);
+  if (a.opt.weights != NULL) c->opt.weights = c->weights;
+  c->limit = a.limit;
+  c->memory = a.memory;
+  c->native = a.native;
+  c->rate = a.rate;
+  c->report = a.report;
   if (c->native < 0)
     c->native = c->limit >= 0 || c->memory >= 0 ||
                 c->opt.env == LRAF_ENV_SANDBOX;
   c->opt.native = c->native;
   if (c->memory > 0) c->opt.memory_limit = (size_t)c->memory;
-  *script = i;
-  if (weights != NULL) {
-    lraf_error err;
-    char *text;
-    size_t len;
-    if (mode_set && c->opt.mode != LRAF_MODE_WEIGHTED)
-      return cli_error("--weights needs --mode weighted");
-    if (cli_read_file(weights, &text, &len, &err) != LRAF_OK)
-      return cli_report(&err);
-    if (lraf_parse_weights(text, len, c->weights, &err) != LRAF_OK) {
-      free(text);
-      return cli_report(&err);
-    }
-    free(text);
-    c->opt.mode = LRAF_MODE_WEIGHTED;
-    c->opt.weights = c->weights;
-  } else if (c->opt.mode == LRAF_MODE_WEIGHTED) {
-    return cli_error("--mode weighted needs --weights FILE");
-  }
+  *script = a.first;
   return CLI_OK;
 }
 
@@ -395,11 +338,8 @@ int cli_run(int argc, char **argv) {
   int script = 0, rc, nargs, i;
   lua_State *L;
   memset(&c, 0, sizeof c);
-  lraf_default_options(&c.opt);
-  c.limit = -1;
-  c.memory = -1;
-  c.native = -1;
-  if ((rc = parse_args(&c, argc, argv, &script)) != CLI_OK) return rc;
+  if ((rc = parse_args(&c, argc, argv, &script)) != CLI_OK)
+    return rc == CLI_HELP ? CLI_OK : rc;
   c.script = argv[script];
   c.opt.keep_accounts = MAX_THREADS_LISTED;
   c.opt.traceback = 1;

@@ -14,6 +14,15 @@
 
 #define LRAF_VERSION "0.1.0"
 
+/* What the library exports.  It is built with -fvisibility=hidden, so
+   the functions declared here with LRAF_API are the only names a
+   program linked with liblraf.so can see. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LRAF_API __attribute__((visibility("default")))
+#else
+#define LRAF_API
+#endif
+
 /* Result codes.  Every failing call returns one of these. */
 typedef enum lraf_status {
   LRAF_OK = 0,
@@ -37,7 +46,7 @@ typedef struct lraf_error {
 } lraf_error;
 
 /* A short constant name for a status code, e.g. "format" for LRAF_EFORMAT. */
-const char *lraf_status_name(lraf_status code);
+LRAF_API const char *lraf_status_name(lraf_status code);
 
 struct lua_State;
 
@@ -102,28 +111,30 @@ typedef struct lraf_manager_ops {
 
 /* A new manager (one reference) over ops (copied) and ud; NULL when out
    of memory, in which case release(ud) is not called. */
-lraf_manager *lraf_manager_new(const lraf_manager_ops *ops, void *ud);
+LRAF_API lraf_manager *lraf_manager_new(const lraf_manager_ops *ops, void *ud);
 /* Add / drop a reference.  Both are thread-safe; NULL is ignored. */
-lraf_manager *lraf_manager_retain(lraf_manager *m);
-void lraf_manager_release(lraf_manager *m);
+LRAF_API lraf_manager *lraf_manager_retain(lraf_manager *m);
+LRAF_API void lraf_manager_release(lraf_manager *m);
 /* Everything ever charged to m (by any account, state or OS thread).
    Thread-safe; exact once the charging states have been flushed (every
    lraf entry point flushes when it returns to the host). */
-int64_t lraf_manager_total(const lraf_manager *m);
-void *lraf_manager_userdata(const lraf_manager *m);
+LRAF_API int64_t lraf_manager_total(const lraf_manager *m);
+LRAF_API void *lraf_manager_userdata(const lraf_manager *m);
 /* Charge m directly, as an account would: adds n to its total and runs
    its consume.  For managers that forward to another (see hierarchical). */
-lraf_verdict lraf_manager_consume(lraf_manager *m, lraf_account *account,
-                                  int64_t n, int can_pause);
+LRAF_API lraf_verdict lraf_manager_consume(lraf_manager *m,
+                                           lraf_account *account,
+                                           int64_t n, int can_pause);
 /* m's granularity for account (dflt when m has no granularity function). */
-int64_t lraf_manager_granularity(lraf_manager *m, lraf_account *account,
-                                 int64_t dflt);
+LRAF_API int64_t lraf_manager_granularity(lraf_manager *m,
+                                          lraf_account *account,
+                                          int64_t dflt);
 
 /* ---- Stock managers ---- */
 
 /* total: sums what it is charged (J-RAF2's SimpleCPUManager); read it
    with lraf_manager_total. */
-lraf_manager *lraf_total_new(void);
+LRAF_API lraf_manager *lraf_total_new(void);
 
 /* limit: an absolute quota of quota instructions for everything charged
    to it.  Once more than quota has been charged, every consume returns
@@ -148,12 +159,12 @@ lraf_manager *lraf_total_new(void);
    bytecode and checks it).  States or OS threads sharing the manager may
    each also run the granularity they were last given, which is at most
    what was left of the quota then. */
-lraf_manager *lraf_limit_new(int64_t quota);
+LRAF_API lraf_manager *lraf_limit_new(int64_t quota);
 /* The quota left (negative once exceeded); INT64_MAX for a manager
    that is not a limit or hierarchical manager. */
-int64_t lraf_limit_remaining(const lraf_manager *m);
+LRAF_API int64_t lraf_limit_remaining(const lraf_manager *m);
 /* Change the quota (e.g. grant more); thread-safe. */
-void lraf_limit_set(lraf_manager *m, int64_t quota);
+LRAF_API void lraf_limit_set(lraf_manager *m, int64_t quota);
 
 /* hierarchical: a child budget drawn from a parent, such as a request
    inside a tenant.  Everything charged to the child is charged to the
@@ -163,7 +174,7 @@ void lraf_limit_set(lraf_manager *m, int64_t quota);
    of the parent's and what is left of the budget.  The child holds a
    reference to parent.  lraf_limit_remaining and lraf_limit_set work on
    it. */
-lraf_manager *lraf_hier_new(lraf_manager *parent, int64_t budget);
+LRAF_API lraf_manager *lraf_hier_new(lraf_manager *parent, int64_t budget);
 
 /* A clock for the rate manager: now() in seconds (monotonic) and
    sleep(seconds).  Tests inject a fake one. */
@@ -182,25 +193,25 @@ typedef struct lraf_clock {
    LRAF_CO_PAUSED; resume it after lraf_account_wake_time).  The
    granularity is at most rate * window / 8.  clock NULL: the monotonic
    clock and nanosleep.  NULL when rate or window is not positive. */
-lraf_manager *lraf_rate_new(double rate, double window,
-                            const lraf_clock *clock);
+LRAF_API lraf_manager *lraf_rate_new(double rate, double window,
+                                     const lraf_clock *clock);
 
 /* ---- Accounts ---- */
 
 /* 0 for the main thread, then 1, 2, ... in the order a state creates
    coroutines. */
-int64_t lraf_account_id(const lraf_account *a);
+LRAF_API int64_t lraf_account_id(const lraf_account *a);
 /* The account's manager (a borrowed reference). */
-lraf_manager *lraf_account_manager(const lraf_account *a);
+LRAF_API lraf_manager *lraf_account_manager(const lraf_account *a);
 /* Instructions already reported to managers (without the live counter;
    see lraf_consumed). */
-int64_t lraf_account_flushed(const lraf_account *a);
+LRAF_API int64_t lraf_account_flushed(const lraf_account *a);
 /* When the account's coroutine was paused by a rate manager: the clock
    time at which it is back on schedule. */
-double lraf_account_wake_time(const lraf_account *a);
+LRAF_API double lraf_account_wake_time(const lraf_account *a);
 /* Keep an account beyond the life of its thread / drop that reference. */
-lraf_account *lraf_account_retain(lraf_account *a);
-void lraf_account_release(lraf_account *a);
+LRAF_API lraf_account *lraf_account_retain(lraf_account *a);
+LRAF_API void lraf_account_release(lraf_account *a);
 
 /* ================================================================== */
 /* States (runtime/)                                                    */
@@ -264,25 +275,25 @@ typedef struct lraf_options {
 /* Defaults: original mode, not exact, default granularity, full
    environment, a fresh total manager, native charging in the sandbox
    only, no memory limit. */
-void lraf_default_options(lraf_options *opt);
+LRAF_API void lraf_default_options(lraf_options *opt);
 /* Parse a weights file ("OPNAME WEIGHT" lines, '#' comments, unlisted
    opcodes weigh 1) into weights[LRAF_NUM_OPCODES]. */
-lraf_status lraf_parse_weights(const char *text, size_t len,
-                               uint32_t *weights, lraf_error *err);
+LRAF_API lraf_status lraf_parse_weights(const char *text, size_t len,
+                                        uint32_t *weights, lraf_error *err);
 
 /* Create / close a state.  lraf_close runs pending finalizers (counted
    like any code) and frees everything. */
-lraf_status lraf_new(const lraf_options *opt, lraf_state **out,
-                     lraf_error *err);
-void lraf_close(lraf_state *S);
+LRAF_API lraf_status lraf_new(const lraf_options *opt, lraf_state **out,
+                              lraf_error *err);
+LRAF_API void lraf_close(lraf_state *S);
 /* The main thread, for the ordinary Lua C API (pushing arguments,
    reading results, registering host functions).  Do not load code into
    it with lua_load: use the lraf_load_* functions. */
-struct lua_State *lraf_lua(lraf_state *S);
+LRAF_API struct lua_State *lraf_lua(lraf_state *S);
 /* The lraf state of a thread of it (for host C functions). */
-lraf_state *lraf_from_lua(struct lua_State *L);
+LRAF_API lraf_state *lraf_from_lua(struct lua_State *L);
 /* The cost-model id, e.g. "lua5.4/original". */
-const char *lraf_model(const lraf_state *S);
+LRAF_API const char *lraf_model(const lraf_state *S);
 
 /* Load Lua source text (name as for luaL_loadbuffer), a source file
    (NULL: stdin), or a chunk rewritten offline by lraf_rewrite /
@@ -291,17 +302,18 @@ const char *lraf_model(const lraf_state *S);
    could carry unaccounted code.  Inside the state, load (string and
    reader forms), loadfile, dofile and require (package.path) compile
    source through the same rewriter and refuse binary chunks too. */
-lraf_status lraf_load_string(lraf_state *S, const char *src, size_t len,
-                             const char *name, lraf_error *err);
-lraf_status lraf_load_file(lraf_state *S, const char *path,
-                           lraf_error *err);
+LRAF_API lraf_status lraf_load_string(lraf_state *S, const char *src,
+                                      size_t len, const char *name,
+                                      lraf_error *err);
+LRAF_API lraf_status lraf_load_file(lraf_state *S, const char *path,
+                                    lraf_error *err);
 /* Only chunks that start with LRAF_OFFLINE_MAGIC and were rewritten for
    this state's cost model are accepted; they are read with vm_read's
    limits and verified again.  The marker says who made the chunk, it
    does not authenticate it: load offline chunks only from a source you
    trust as much as the rewriter. */
-lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
-                                size_t size, lraf_error *err);
+LRAF_API lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
+                                         size_t size, lraf_error *err);
 
 /* The first bytes of an offline-rewritten chunk. */
 #define LRAF_OFFLINE_MAGIC "\x1bLRAF\x01"
@@ -311,9 +323,17 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
    offline for states created with opt's mode, exact and weights.  *out
    (free it with free) gets LRAF_OFFLINE_MAGIC, the cost-model id and
    the rewritten chunk; plain lua_load refuses it. */
-lraf_status lraf_rewrite(const lraf_options *opt, const char *src,
-                         size_t len, const char *name, void **out,
-                         size_t *outsize, lraf_error *err);
+LRAF_API lraf_status lraf_rewrite(const lraf_options *opt, const char *src,
+                                  size_t len, const char *name, void **out,
+                                  size_t *outsize, lraf_error *err);
+
+/* The bytecode listing of data - Lua source (compiled with chunk name
+   name), a binary chunk, or a chunk rewritten offline (its first line
+   then names the cost model) - in the layout of luac -l -l.  *out (free
+   it with free) gets the NUL-terminated text and *outlen its length. */
+LRAF_API lraf_status lraf_listing(const void *data, size_t size,
+                                  const char *name, char **out,
+                                  size_t *outlen, lraf_error *err);
 
 /* Call the function below nargs arguments on the main thread's stack
    (from the host, or from a host function the main thread runs), like
@@ -325,16 +345,16 @@ lraf_status lraf_rewrite(const lraf_options *opt, const char *src,
    outermost lraf call returns, the live counter is flushed to the
    managers and the pending quota error is cleared (a limit that is still
    exhausted raises it again at the next zero check). */
-lraf_status lraf_call(lraf_state *S, int nargs, int nresults,
-                      lraf_error *err);
+LRAF_API lraf_status lraf_call(lraf_state *S, int nargs, int nresults,
+                               lraf_error *err);
 /* The whole message of the last failed call (err->message may be
    truncated); "" when there is none. */
-const char *lraf_last_error(const lraf_state *S);
+LRAF_API const char *lraf_last_error(const lraf_state *S);
 /* Load and call with no arguments and no results. */
-lraf_status lraf_run_string(lraf_state *S, const char *src,
-                            const char *name, lraf_error *err);
-lraf_status lraf_run_file(lraf_state *S, const char *path,
-                          lraf_error *err);
+LRAF_API lraf_status lraf_run_string(lraf_state *S, const char *src,
+                                     const char *name, lraf_error *err);
+LRAF_API lraf_status lraf_run_file(lraf_state *S, const char *path,
+                                   lraf_error *err);
 
 /* What became of a coroutine resumed from C. */
 typedef enum lraf_costatus {
@@ -349,38 +369,39 @@ typedef enum lraf_costatus {
    number of values co returned or yielded.  A coroutine resumed here is
    "host scheduled": a rate manager may pause it instead of sleeping.  On
    an error co is dead and its error object stays on its stack. */
-lraf_status lraf_resume(lraf_state *S, struct lua_State *co, int nargs,
-                        int *nresults, lraf_costatus *costatus,
-                        lraf_error *err);
+LRAF_API lraf_status lraf_resume(lraf_state *S, struct lua_State *co, int nargs,
+                                 int *nresults, lraf_costatus *costatus,
+                                 lraf_error *err);
 
 /* Accounts of S's threads (borrowed; valid while the thread lives, or
    with keep_accounts until lraf_close; use lraf_account_retain to keep
    one longer).  lraf_thread_account creates the account of a thread
    that has none yet (NULL when out of memory or not S's thread). */
-lraf_account *lraf_main_account(lraf_state *S);
-lraf_account *lraf_current_account(lraf_state *S);
-lraf_account *lraf_thread_account(lraf_state *S, struct lua_State *thread);
+LRAF_API lraf_account *lraf_main_account(lraf_state *S);
+LRAF_API lraf_account *lraf_current_account(lraf_state *S);
+LRAF_API lraf_account *lraf_thread_account(lraf_state *S,
+                                           struct lua_State *thread);
 
 /* An account's exact consumption: what it flushed plus, when its thread
    is the one counting now, the live counter.  Call it from the OS thread
    that runs S, or while S is idle. */
-int64_t lraf_consumed(lraf_state *S, const lraf_account *a);
+LRAF_API int64_t lraf_consumed(lraf_state *S, const lraf_account *a);
 /* Flush the live counter to the current account's manager now (J-RAF2's
    cpu.consume()).  LRAF_EQUOTA when the manager says stop. */
-lraf_status lraf_flush(lraf_state *S, lraf_error *err);
+LRAF_API lraf_status lraf_flush(lraf_state *S, lraf_error *err);
 /* Re-bind an account to another manager (retained); what it consumed so
    far goes to the old one.  Same threading rule as lraf_consumed. */
-lraf_status lraf_set_manager(lraf_state *S, lraf_account *a,
-                             lraf_manager *m, lraf_error *err);
+LRAF_API lraf_status lraf_set_manager(lraf_state *S, lraf_account *a,
+                                      lraf_manager *m, lraf_error *err);
 /* Call fn for the main account, every live coroutine's account and the
    kept dead ones (keep_accounts), with its exact consumption. */
-void lraf_foreach_account(lraf_state *S,
-                          void (*fn)(lraf_account *a, int64_t consumed,
-                                     int alive, void *ud),
-                          void *ud);
+LRAF_API void lraf_foreach_account(lraf_state *S,
+                                   void (*fn)(lraf_account *a, int64_t consumed,
+                                              int alive, void *ud),
+                                   void *ud);
 /* Instructions of coroutines whose accounts were dropped (without
    keep_accounts), and how many such coroutines there were. */
-int64_t lraf_retired(const lraf_state *S, int64_t *count);
+LRAF_API int64_t lraf_retired(const lraf_state *S, int64_t *count);
 
 /* ---- Native work ---- */
 
@@ -416,14 +437,15 @@ typedef int64_t (*lraf_native_cost)(struct lua_State *L, void *ud);
    thread, then calls it with the same arguments and returns its
    results.  Works with or without the native option.  ud must outlive
    the function.  LRAF_EARG when the value is not a function. */
-lraf_status lraf_native_wrap(lraf_state *S, struct lua_State *L, int idx,
-                             int64_t per_call, lraf_native_cost cost,
-                             void *ud, lraf_error *err);
+LRAF_API lraf_status lraf_native_wrap(lraf_state *S, struct lua_State *L,
+                                      int idx, int64_t per_call,
+                                      lraf_native_cost cost, void *ud,
+                                      lraf_error *err);
 /* Charge n units to the running thread, from a C function running in S
    (e.g. in a loop of a long host function).  When the manager stops the
    thread it raises the quota error (a Lua error: call it only where a
    Lua error may be raised and no resources would leak). */
-void lraf_charge(struct lua_State *L, int64_t n);
+LRAF_API void lraf_charge(struct lua_State *L, int64_t n);
 
 /* ---- Memory ---- */
 
@@ -438,9 +460,9 @@ void lraf_charge(struct lua_State *L, int64_t n);
    every zero check raises it again until the outermost lraf call returns
    (the state stays usable: frees always succeed, and the host may
    collect garbage and run more code). */
-void lraf_memory(const lraf_state *S, size_t *in_use, size_t *peak);
-void lraf_account_memory(const lraf_account *a, int64_t *allocated,
-                         int64_t *peak);
+LRAF_API void lraf_memory(const lraf_state *S, size_t *in_use, size_t *peak);
+LRAF_API void lraf_account_memory(const lraf_account *a, int64_t *allocated,
+                                  int64_t *peak);
 
 /* Inside a state, require "lraf" gives scripts that benchmark
    themselves (J-RAF2 Fig. 4):

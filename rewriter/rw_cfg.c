@@ -103,13 +103,13 @@ static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
        or with a target that starts no block. */
     for (q = pc; q < e; q++)
       if (ends_block(vm_op(f->code[q])) || vm_jump_target(f->code[q], q, &t))
-        return vm_fail(err, LRAF_EREWRITE, "%s at pc %d in %s transfers "
-                       "control inside an instruction unit (before pc %d)",
-                       vm_opname(vm_op(f->code[q])), q + 1, path, e + 1);
+        return err_fail(err, LRAF_EREWRITE, "%s at pc %d in %s transfers "
+                        "control inside an instruction unit (before pc %d)",
+                        vm_opname(vm_op(f->code[q])), q + 1, path, e + 1);
     if (vm_jump_target(f->code[e], e, &t)) {
       if (t < first || t >= f->sizecode)
-        return vm_fail(err, LRAF_EREWRITE, "jump out of range at pc %d in %s",
-                       e + 1, path);
+        return err_fail(err, LRAF_EREWRITE, "jump out of range at pc %d in %s",
+                        e + 1, path);
       leader[t] = 1;
     }
     if ((ends_block(op) || (opt->exact && unit_may_call_or_fail(f, pc, e)))
@@ -121,9 +121,9 @@ static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
   }
   for (pc = first; pc < f->sizecode; pc++)
     if (leader[pc] && !ustart[pc])
-      return vm_fail(err, LRAF_EREWRITE,
-                     "jump into the middle of an instruction pair at pc %d "
-                     "in %s", pc + 1, path);
+      return err_fail(err, LRAF_EREWRITE,
+                      "jump into the middle of an instruction pair at pc %d "
+                      "in %s", pc + 1, path);
   return LRAF_OK;
 }
 
@@ -135,9 +135,9 @@ static lraf_status add_succ(rw_cfg *cfg, rw_block *b, int pc,
                             const vm_proto *f, const char *path,
                             lraf_error *err) {
   if (pc < cfg->first || pc >= f->sizecode || cfg->block_at[pc] < 0)
-    return vm_fail(err, LRAF_EREWRITE,
-                   "control leaves the code after pc %d in %s", b->end + 1,
-                   path);
+    return err_fail(err, LRAF_EREWRITE,
+                    "control leaves the code after pc %d in %s", b->end + 1,
+                    path);
   b->succ[b->nsucc++] = cfg->block_at[pc];
   return LRAF_OK;
 }
@@ -179,7 +179,7 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
     n += leader[pc];
   cfg->b = calloc((size_t)n, sizeof *cfg->b);
   if (cfg->b == NULL)
-    return vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+    return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
   cfg->nblocks = n;
   i = -1;
   for (pc = cfg->first; pc < f->sizecode; pc++) {
@@ -549,7 +549,7 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   if (!post || !rpost || !idom || !ipdom || !header ||
       !build_graphs(cfg, &succ, &pred) ||
       (np = dfs(&succ, 0, post, header)) < 0) {
-    st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+    st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     goto done;
   }
   for (i = 0; i < np; i++)
@@ -580,7 +580,7 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
     dominators(&pred, post, np, idom);
     nrp = dfs(&pred, cfg->nblocks, rpost, NULL);  /* from the exit */
     if (nrp < 0) {
-      st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
       goto done;
     }
     dominators(&succ, rpost, nrp, ipdom);
@@ -611,14 +611,14 @@ lraf_status rw_cfg_build(const vm_proto *f, const rw_options *opt,
   cfg->block_at = malloc((n + 1) * sizeof(int));
   cfg->block_of = malloc((n + 1) * sizeof(int));
   if (!ustart || !leader || !cfg->block_at || !cfg->block_of) {
-    st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+    st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     goto done;
   }
   for (pc = 0; pc <= f->sizecode; pc++)
     cfg->block_at[pc] = cfg->block_of[pc] = -1;
   cfg->first = (f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP);
   if (cfg->first >= f->sizecode) {
-    st = vm_fail(err, LRAF_EREWRITE, "%s has no code", path);
+    st = err_fail(err, LRAF_EREWRITE, "%s has no code", path);
     goto done;
   }
   st = find_leaders(f, opt, cfg->first, ustart, leader, path, err);

@@ -105,25 +105,25 @@ static lraf_status parse_weight_line(const char *s, const char *e, int line,
   while (s < e && (isalnum((unsigned char)*s) || *s == '_')) s++;
   op = opcode_by_name(name, (size_t)(s - name));
   if (op < 0)
-    return vm_fail(err, LRAF_EARG, "weights line %d: unknown opcode '%.*s'",
-                   line, (int)(s - name), name);
+    return err_fail(err, LRAF_EARG, "weights line %d: unknown opcode '%.*s'",
+                    line, (int)(s - name), name);
   while (s < e && isspace((unsigned char)*s)) s++;
   num = s;
   while (s < e && isdigit((unsigned char)*s)) {
     v = v * 10 + (unsigned long)(*s - '0');
     if (v > 1000000ul)
-      return vm_fail(err, LRAF_EARG, "weights line %d: weight above 1000000",
-                     line);
+      return err_fail(err, LRAF_EARG, "weights line %d: weight above 1000000",
+                      line);
     s++;
   }
   if (s == num)
-    return vm_fail(err, LRAF_EARG,
-                   "weights line %d: expected a whole number after %s", line,
-                   vm_opname(op));
+    return err_fail(err, LRAF_EARG,
+                    "weights line %d: expected a whole number after %s", line,
+                    vm_opname(op));
   while (s < e && isspace((unsigned char)*s)) s++;
   if (s != e)
-    return vm_fail(err, LRAF_EARG, "weights line %d: unexpected text '%.*s'",
-                   line, (int)(e - s), s);
+    return err_fail(err, LRAF_EARG, "weights line %d: unexpected text '%.*s'",
+                    line, (int)(e - s), s);
   weights[op] = (uint32_t)v;
   return LRAF_OK;
 }

@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "rw_emit.h"
+#include "rw_names.h"
 #include "rw_sync.h"
 
 /* How an emitted instruction's jump target is found: none; the group of
@@ -397,7 +398,7 @@ static void emit_main(ctx *c) {
     } else if (op == VM_OP_LFALSESKIP) {
       put(c, vm_abck(VM_OP_LOADFALSE, vm_a(i), 0, 0, 0), line, J_NONE, 0);
       put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
-    } else if (rw_mmbin_pair(f, pc)) {
+    } else if (vm_mmbin_pair(f, pc)) {
       put(c, i, line, J_NONE, 0);
       c->stub_pc[c->nstubs] = pc;
       pc++;
@@ -620,7 +621,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
       !c.stub_end || !c.base || !c.emits || !c.adds ||
       !c.wide || !c.setters || !c.nsetters ||
       !rw_name_setters(f, c.setters, c.nsetters)) {
-    st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+    st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     goto done;
   }
   vm_getlines(f, c.lines);
@@ -635,27 +636,27 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     rw_sync_free(&c.sync);
     if (!rw_sync_find(f, cfg, c.emits, c.adds, opt->mode != RW_OVERHEAD,
                       &c.sync)) {
-      st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
       goto done;
     }
     emit_main(&c);
     main_end = c.o.n;
     emit_stubs(&c);
     if (c.o.oom) {
-      st = vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
       goto done;
     }
     fit = resolve_jumps(&c);
   } while (fit > 0);
   if (fit < 0) {
-    st = vm_fail(err, LRAF_ELIMIT, "a jump in %s is too long after "
-                 "rewriting (more than %d instructions)", path,
-                 VM_OFFSET_SJ);
+    st = err_fail(err, LRAF_ELIMIT, "a jump in %s is too long after "
+                  "rewriting (more than %d instructions)", path,
+                  VM_OFFSET_SJ);
     goto done;
   }
   st = finish(&c, main_end);
   if (st != LRAF_OK)
-    vm_fail(err, st, "out of memory rewriting %s", path);
+    err_fail(err, st, "out of memory rewriting %s", path);
 done:
   free(c.o.code);
   free(c.o.line);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rw_emit.h"
+#include "rw_names.h"
 
 /* Whether op writes register A (Lua's "A mode" of the opcode). */
 static int sets_register_a(int op) {

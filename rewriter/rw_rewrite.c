@@ -48,7 +48,7 @@ static lraf_status add_upvalues(vm_proto *f, int is_main, int parent_counter,
   int n = f->sizeupvalues;
   vm_upvaldesc *uv = realloc(f->upvalues, ((size_t)n + 2) * sizeof *uv);
   if (uv == NULL)
-    return vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+    return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
   f->upvalues = uv;
   uv[n].instack = uv[n + 1].instack = (uint8_t)is_main;
   uv[n].idx = (uint8_t)(is_main ? 0 : parent_counter);
@@ -58,13 +58,13 @@ static lraf_status add_upvalues(vm_proto *f, int is_main, int parent_counter,
   if (f->sizeupnames > 0) {
     vm_string *names = realloc(f->upnames, ((size_t)n + 2) * sizeof *names);
     if (names == NULL)
-      return vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     f->upnames = names;
     memset(&names[n], 0, 2 * sizeof *names);
     f->sizeupnames = n + 2;
     if (!set_name(&names[n], COUNTER_NAME) ||
         !set_name(&names[n + 1], CONSUME_NAME))
-      return vm_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
   }
   return LRAF_OK;
 }
@@ -81,13 +81,13 @@ static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
     source = f->source.data;
   name_function(path, sizeof path, f, source, is_main);
   if (f->maxstacksize >= VM_MAXREGS - 1)
-    return vm_fail(err, LRAF_EREWRITE,
-                   "%s uses %d registers; lraf needs one more and allows at "
-                   "most %d", path, f->maxstacksize, VM_MAXREGS - 2);
+    return err_fail(err, LRAF_EREWRITE,
+                    "%s uses %d registers; lraf needs one more and allows at "
+                    "most %d", path, f->maxstacksize, VM_MAXREGS - 2);
   if (f->sizeupvalues >= VM_MAXUPVALS - 1)
-    return vm_fail(err, LRAF_EREWRITE,
-                   "%s has %d upvalues; lraf adds two and allows at most %d",
-                   path, f->sizeupvalues, VM_MAXUPVALS - 2);
+    return err_fail(err, LRAF_EREWRITE,
+                    "%s has %d upvalues; lraf adds two and allows at most %d",
+                    path, f->sizeupvalues, VM_MAXUPVALS - 2);
   st = rw_cfg_build(f, opt, path, &cfg, err);
   if (st != LRAF_OK)
     return st;
@@ -114,9 +114,9 @@ lraf_status rw_rewrite(vm_chunk *chunk, const rw_options *opt,
     stats = &local;
   memset(stats, 0, sizeof *stats);
   if (chunk == NULL || chunk->main == NULL || opt == NULL)
-    return vm_fail(err, LRAF_EARG, "rw_rewrite: no chunk or options");
+    return err_fail(err, LRAF_EARG, "rw_rewrite: no chunk or options");
   if (opt->mode == RW_WEIGHTED && opt->weights == NULL)
-    return vm_fail(err, LRAF_EARG, "weighted mode needs a weights table");
+    return err_fail(err, LRAF_EARG, "weighted mode needs a weights table");
   st = rewrite_function(chunk->main, opt, 1, 0, NULL, stats, err);
   if (st == LRAF_OK)
     chunk->nupvalues = (uint8_t)chunk->main->sizeupvalues;

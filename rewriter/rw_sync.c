@@ -11,13 +11,6 @@
 
 #include "rw_sync.h"
 
-int rw_mmbin_pair(const vm_proto *f, int pc) {
-  int next = vm_required_next(f->code[pc]);
-  return (next == VM_OP_MMBIN || next == VM_OP_MMBINI ||
-          next == VM_OP_MMBINK) && pc + 2 < f->sizecode &&
-         vm_op(f->code[pc + 1]) == next;
-}
-
 /* Whether the instruction at pc leaves both the counter and r alone:
    it cannot call a function or metamethod (which may charge, consume,
    or switch coroutines), cannot run a GC step (whose finalizers may
@@ -34,7 +27,7 @@ static int keeps_counter(const vm_proto *f, int pc) {
     case VM_OP_TFORPREP: case VM_OP_TFORLOOP: case VM_OP_SETLIST:
       return 1;
     default:
-      return rw_mmbin_pair(f, pc);
+      return vm_mmbin_pair(f, pc);
   }
 }
 
@@ -45,7 +38,7 @@ static int block_all(const vm_proto *f, const rw_block *b,
   int pc;
   for (pc = b->start; pc <= b->end; pc++) {
     if (!ok(f, pc)) return 0;
-    if (rw_mmbin_pair(f, pc)) pc++;
+    if (vm_mmbin_pair(f, pc)) pc++;
   }
   return 1;
 }

@@ -24,8 +24,4 @@ int rw_sync_find(const vm_proto *f, const rw_cfg *cfg,
                  int allow_lazy, rw_sync *s);
 void rw_sync_free(rw_sync *s);
 
-/* Whether the instruction at pc is an arithmetic op followed by its
-   MMBIN*. */
-int rw_mmbin_pair(const vm_proto *f, int pc);
-
 #endif

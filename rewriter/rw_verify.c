@@ -20,12 +20,12 @@ static lraf_status verify_accounting(const vm_proto *f, const char *path,
     int op = vm_op(i);
     if ((op == VM_OP_GETUPVAL || op == VM_OP_SETUPVAL) &&
         (vm_b(i) == counter || vm_b(i) == consume) && vm_a(i) != scratch)
-      return vm_fail(err, LRAF_EVERIFY,
-                     "%s: pc %d uses the lraf upvalue %d outside the "
-                     "scratch register", path, pc + 1, vm_b(i));
+      return err_fail(err, LRAF_EVERIFY,
+                      "%s: pc %d uses the lraf upvalue %d outside the "
+                      "scratch register", path, pc + 1, vm_b(i));
     if (op == VM_OP_SETUPVAL && vm_b(i) == consume)
-      return vm_fail(err, LRAF_EVERIFY, "%s: pc %d overwrites consume", path,
-                     pc + 1);
+      return err_fail(err, LRAF_EVERIFY, "%s: pc %d overwrites consume", path,
+                      pc + 1);
   }
   return LRAF_OK;
 }
@@ -38,17 +38,17 @@ static lraf_status verify_function(const vm_proto *f, const vm_proto *parent,
   snprintf(path, sizeof path, "function %d at depth %d (line %d)", index,
            depth, f->linedefined);
   if (f->sizeupvalues < 2)
-    return vm_fail(err, LRAF_EVERIFY, "%s lacks the lraf upvalues", path);
+    return err_fail(err, LRAF_EVERIFY, "%s lacks the lraf upvalues", path);
   if (f->maxstacksize < 1)
-    return vm_fail(err, LRAF_EVERIFY, "%s has no scratch register", path);
+    return err_fail(err, LRAF_EVERIFY, "%s has no scratch register", path);
   if (parent != NULL) {
     const vm_upvaldesc *uv = &f->upvalues[f->sizeupvalues - 2];
     int pc = parent->sizeupvalues - 2;
     if (uv[0].instack || uv[1].instack || uv[0].idx != pc ||
         uv[1].idx != pc + 1)
-      return vm_fail(err, LRAF_EVERIFY,
-                     "%s does not capture its parent's counter and consume",
-                     path);
+      return err_fail(err, LRAF_EVERIFY,
+                      "%s does not capture its parent's counter and consume",
+                      path);
   }
   st = vm_check_code(f, path, VM_CHECK_REWRITTEN, err);
   if (st == LRAF_OK)
@@ -62,10 +62,10 @@ static lraf_status verify_function(const vm_proto *f, const vm_proto *parent,
 
 lraf_status rw_verify(const vm_chunk *chunk, lraf_error *err) {
   if (chunk == NULL || chunk->main == NULL)
-    return vm_fail(err, LRAF_EARG, "rw_verify: no chunk");
+    return err_fail(err, LRAF_EARG, "rw_verify: no chunk");
   if (chunk->nupvalues != chunk->main->sizeupvalues)
-    return vm_fail(err, LRAF_EVERIFY,
-                   "chunk header says %d upvalues, main has %d",
-                   chunk->nupvalues, chunk->main->sizeupvalues);
+    return err_fail(err, LRAF_EVERIFY,
+                    "chunk header says %d upvalues, main has %d",
+                    chunk->nupvalues, chunk->main->sizeupvalues);
   return verify_function(chunk->main, NULL, 0, 0, err);
 }

@@ -1,7 +1,9 @@
 /*
 ** rt.h - internal interface of runtime/: the lraf state, per-thread
-** records, the shared counter, loading through the rewriter, and the
-** wrappers that keep the quota error and coroutine attribution right.
+** records, the shared counter, loading through the rewriter (the
+** pipeline is rt_pipeline.h), and the wrappers that keep the quota
+** error and coroutine attribution right.  Each heading names the file
+** that defines what follows it.
 **
 ** Internal to lraf (prefix rt_).  Uses vm/, rewriter/ and accounts/
 ** through their headers only.
@@ -16,6 +18,7 @@
 
 #include "acct.h"
 #include "lraf.h"
+#include "rt_pipeline.h"
 #include "rw.h"
 
 /* The record of one Lua thread: a full userdata kept alive by its thread
@@ -77,6 +80,8 @@ struct lraf_state {
 };
 
 /* ---- rt_thread.c: thread records ---- */
+/* The lraf state of L, a thread of it. */
+lraf_state *rt_state(lua_State *L);
 void rt_threads_init(lua_State *L, lraf_state *S);
 /* The record of L, creating it (inheriting the current thread's
    manager) when L has none yet; raises a Lua error when out of memory. */
@@ -103,7 +108,7 @@ lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,
 lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to,
                        int can_pause);
 /* Charge n units of native work to L's thread (may raise the quota
-   error; see rt_native.c). */
+   error; rt_native.c's wrappers call it). */
 void rt_charge(lua_State *L, int64_t n);
 /* The consume function the rewritten code calls. */
 int rt_consume(lua_State *L);
@@ -111,7 +116,7 @@ int rt_consume(lua_State *L);
    live: call right after a flush). */
 void rt_regranulate(lraf_state *S, lua_State *L);
 
-/* ---- rt_protect.c: the quota error and protected calls ---- */
+/* ---- rt_protect.c: the quota error, and pcall/xpcall that pass it on ---- */
 void rt_protect_init(lua_State *L);
 int rt_raise_quota(lua_State *L);
 int rt_is_quota(lua_State *L, int idx);
@@ -140,11 +145,6 @@ rt_loadres rt_load_reader(lua_State *L, lua_Reader reader, void *ud,
    it to the counter. */
 rt_loadres rt_load_rewritten(lua_State *L, const vm_chunk *chunk,
                              const char *name);
-/* Rewrite+verify the compiled function at the top of L for S and
-   serialize it.  The rewriter's memory is counted in L's state until
-   rt_rwmem_release(L, *held) (LRAF_EMEM when the limit refuses it). */
-lraf_status rt_rewrite_top(lua_State *L, const rw_options *opt,
-                           vm_chunk **out, size_t *held, lraf_error *err);
 
 /* ---- rt_rwmem.c: the rewriter's memory under the memory limit ---- */
 /* Count the rewriter's estimated memory for a dump of `dumped` bytes in
@@ -172,7 +172,7 @@ void *rt_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /* ---- rt_module.c: require "lraf" ---- */
 int rt_open_module(lua_State *L);
 
-/* ---- rt_call.c: entering the state from the host ---- */
+/* ---- rt_enter.c: entering and leaving the state (under the host API) ---- */
 /* Leave an lraf entry point: at the outermost one, flush the counter
    and clear the pending quota error. */
 void rt_leave(lraf_state *S);
@@ -184,26 +184,24 @@ lraf_status rt_error(lraf_state *S, lua_State *L, int status,
 lraf_status rt_protected(lraf_state *S, lua_CFunction f, void *ud,
                          int nresults, lraf_error *err);
 
-lraf_state *rt_state(lua_State *L);
-
-/* ---- rt_state.c ---- */
+/* ---- rt_options.c: what lraf_options stand for ---- */
 /* Rewriter options and model id for o (weights copied to weights). */
 lraf_status rt_rw_options(const lraf_options *o, rw_options *opt,
                           uint32_t *weights, char *model, size_t msize,
                           lraf_error *err);
 
-/* The header of an offline chunk (rt_offline.c): magic, model id
-   length, model id.  Sets the model id (*mlen bytes, not terminated)
-   and the size of the header (*skip). */
+/* ---- rt_offline.c: offline-rewritten chunks ---- */
+/* The header of an offline chunk: magic, model id length, model id.
+   Sets the model id (*mlen bytes, not terminated) and the size of the
+   header (*skip). */
 lraf_status rt_offline_header(const void *data, size_t size,
                               const char **model, size_t *mlen,
                               size_t *skip, lraf_error *err);
 
-/* A growing byte buffer for lua_dump, and the writer that fills it. */
-typedef struct rt_dumpbuf {
-  char *p;
-  size_t n, cap;
-} rt_dumpbuf;
-int rt_dump_writer(lua_State *L, const void *p, size_t sz, void *ud);
+/* The host API (include/lraf.h) is defined in rt_state.c (states),
+   rt_options.c, rt_host_load.c (loading), rt_call.c (calls, resumes),
+   rt_accounts.c (accounts), rt_native.c (native work), rt_alloc.c
+   (memory), rt_offline.c and rt_listing.c (offline chunks), over the
+   files above. */
 
 #endif

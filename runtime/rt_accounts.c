@@ -52,12 +52,12 @@ int64_t lraf_consumed(lraf_state *S, const lraf_account *a) {
 static lraf_status stopped(lraf_state *S, lraf_verdict v, lraf_error *err) {
   int q = S->quota || v == LRAF_STOP;
   if (S->depth == 0) S->quota = S->memerr = 0;
-  if (q) return vm_fail(err, LRAF_EQUOTA, "instruction quota exceeded");
+  if (q) return err_fail(err, LRAF_EQUOTA, "instruction quota exceeded");
   return LRAF_OK;
 }
 
 lraf_status lraf_flush(lraf_state *S, lraf_error *err) {
-  if (S == NULL) return vm_fail(err, LRAF_EARG, "lraf_flush: no state");
+  if (S == NULL) return err_fail(err, LRAF_EARG, "lraf_flush: no state");
   return stopped(S, rt_flush(S, S->running, 0, 0), err);
 }
 
@@ -66,7 +66,7 @@ lraf_status lraf_set_manager(lraf_state *S, lraf_account *a,
   lraf_verdict v = LRAF_CONTINUE;
   int current;
   if (S == NULL || a == NULL || m == NULL)
-    return vm_fail(err, LRAF_EARG, "lraf_set_manager: missing argument");
+    return err_fail(err, LRAF_EARG, "lraf_set_manager: missing argument");
   current = S->cur != NULL && S->cur->acct == a;
   if (current) v = rt_flush(S, S->running, 0, 0);
   acct_set_manager(a, m);

@@ -1,11 +1,6 @@
 /*
-** rt_call.c - entering a state from the host: calls, resumes, and
-** turning Lua errors into lraf_status + message.
-**
-** Every entry point counts its nesting in S->depth.  When the outermost
-** one returns, the live counter is flushed to the managers (so their
-** totals are exact between calls) and the pending quota error is
-** cleared: it has reached the host.
+** rt_call.c - the host's calls into a state: lraf_call, lraf_resume
+** and lraf_last_error, over the entering and leaving of rt_enter.c.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -13,74 +8,6 @@
 #include <lauxlib.h>
 
 #include "rt.h"
-
-void rt_leave(lraf_state *S) {
-  if (S->depth > 0) return;
-  S->running = S->L;
-  if (S->cur != &S->main) rt_switch(S, S->L, &S->main, 0);
-  rt_flush(S, S->L, 0, 0);
-  S->quota = 0;
-  S->memerr = 0;
-  S->mem_refused = 0;
-  S->paused = 0;
-}
-
-static void keep_message(lraf_state *S, const char *msg) {
-  size_t n = strlen(msg);
-  char *p = realloc(S->last_error, n + 1);
-  if (p == NULL) return;
-  memcpy(p, msg, n + 1);
-  S->last_error = p;
-}
-
-static int tostring_any(lua_State *L) {
-  luaL_tolstring(L, 1, NULL);
-  return 1;
-}
-
-lraf_status rt_error(lraf_state *S, lua_State *L, int status,
-                     lraf_error *err) {
-  lraf_error local;
-  const char *msg;
-  lraf_status code;
-  if (err == NULL) err = &local;
-  if (S->memerr || (status == LUA_ERRMEM && S->mem_refused)) {
-    lua_pop(L, 1);
-    keep_message(S, "memory limit exceeded");
-    return vm_fail(err, LRAF_EMEMLIMIT, "memory limit exceeded");
-  }
-  if (S->quota || rt_is_quota(L, -1)) {
-    lua_pop(L, 1);
-    keep_message(S, "instruction quota exceeded");
-    return vm_fail(err, LRAF_EQUOTA, "instruction quota exceeded");
-  }
-  code = status == LUA_ERRMEM ? LRAF_EMEM
-         : status == LUA_ERRSYNTAX ? LRAF_ESYNTAX
-         : status == LUA_ERRFILE ? LRAF_EIO : LRAF_ERUN;
-  if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER) {
-    /* __tostring may run Lua code: in protected mode, and counted */
-    int st;
-    lua_pushcfunction(L, tostring_any);
-    lua_insert(L, -2);
-    S->depth++;
-    st = lua_pcall(L, 1, 1, 0);
-    S->depth--;
-    if (S->quota || rt_is_quota(L, -1)) {
-      lua_pop(L, 1);
-      keep_message(S, "instruction quota exceeded");
-      return vm_fail(err, LRAF_EQUOTA, "instruction quota exceeded");
-    }
-    if (st != LUA_OK || lua_type(L, -1) != LUA_TSTRING) {
-      lua_pop(L, 1);
-      lua_pushliteral(L, "(error object is not a string)");
-    }
-  }
-  msg = lua_tostring(L, -1);
-  keep_message(S, msg);
-  vm_fail(err, code, "%s", msg);
-  lua_pop(L, 1);
-  return code;
-}
 
 /* The message handler of lraf_call: the error as a string (its
    __tostring, like lua.c), with a traceback when asked for; the quota
@@ -110,10 +37,10 @@ lraf_status lraf_call(lraf_state *S, int nargs, int nresults,
   int base, st;
   lraf_status code = LRAF_OK;
   if (S == NULL || nargs < 0 || lua_gettop(S->L) < nargs + 1)
-    return vm_fail(err, LRAF_EARG, "lraf_call: no function to call");
+    return err_fail(err, LRAF_EARG, "lraf_call: no function to call");
   L = S->L;
   if (!lua_checkstack(L, 4))
-    return vm_fail(err, LRAF_EMEM, "lraf_call: stack overflow");
+    return err_fail(err, LRAF_EMEM, "lraf_call: stack overflow");
   if (S->depth == 0 && S->cur != &S->main)  /* a coroutine was resumed */
     rt_switch(S, L, &S->main, 0);             /* behind lraf's back */
   base = lua_gettop(L) - nargs;
@@ -128,21 +55,6 @@ lraf_status lraf_call(lraf_state *S, int nargs, int nresults,
   return code;
 }
 
-lraf_status rt_protected(lraf_state *S, lua_CFunction f, void *ud,
-                         int nresults, lraf_error *err) {
-  lua_State *L = S->L;
-  int st;
-  if (!lua_checkstack(L, 4))
-    return vm_fail(err, LRAF_EMEM, "lraf: stack overflow");
-  lua_pushcfunction(L, f);
-  lua_pushlightuserdata(L, ud);
-  S->depth++;
-  st = lua_pcall(L, 1, nresults, 0);
-  S->depth--;
-  if (st != LUA_OK) return rt_error(S, L, st, err);
-  return LRAF_OK;
-}
-
 lraf_status lraf_resume(lraf_state *S, lua_State *co, int nargs,
                         int *nresults, lraf_costatus *costatus,
                         lraf_error *err) {
@@ -154,16 +66,16 @@ lraf_status lraf_resume(lraf_state *S, lua_State *co, int nargs,
   if (costatus != NULL) *costatus = LRAF_CO_DONE;
   if (S == NULL || co == NULL || rt_state(co) != S || nargs < 0 ||
       lua_gettop(co) < nargs)
-    return vm_fail(err, LRAF_EARG, "lraf_resume: not a thread of this state");
+    return err_fail(err, LRAF_EARG, "lraf_resume: not a thread of this state");
   L = S->running;
   if (!lua_checkstack(L, 6))
-    return vm_fail(err, LRAF_EMEM, "lraf_resume: stack overflow");
+    return err_fail(err, LRAF_EMEM, "lraf_resume: stack overflow");
   t = *(rt_thread **)lua_getextraspace(co);
   if (t->L != co || t->acct == NULL) {
     t = lraf_thread_account(S, co) ? *(rt_thread **)lua_getextraspace(co)
                                    : NULL;
     if (t == NULL)
-      return vm_fail(err, LRAF_EMEM, "lraf_resume: out of memory");
+      return err_fail(err, LRAF_EMEM, "lraf_resume: out of memory");
   }
   from = S->cur;
   rt_switch(S, L, t, 0);
@@ -193,19 +105,6 @@ lraf_status lraf_resume(lraf_state *S, lua_State *co, int nargs,
   S->paused = 0;
   rt_leave(S);
   return code;
-}
-
-lraf_status lraf_run_string(lraf_state *S, const char *src, const char *name,
-                            lraf_error *err) {
-  lraf_status st;
-  if (src == NULL) return vm_fail(err, LRAF_EARG, "lraf_run_string: no source");
-  st = lraf_load_string(S, src, strlen(src), name ? name : src, err);
-  return st == LRAF_OK ? lraf_call(S, 0, 0, err) : st;
-}
-
-lraf_status lraf_run_file(lraf_state *S, const char *path, lraf_error *err) {
-  lraf_status st = lraf_load_file(S, path, err);
-  return st == LRAF_OK ? lraf_call(S, 0, 0, err) : st;
 }
 
 const char *lraf_last_error(const lraf_state *S) {

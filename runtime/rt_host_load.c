@@ -1,8 +1,8 @@
 /*
-** rt_host_load.c - the host's load functions: source text, files, and
-** chunks rewritten offline (lraf_rewrite, `lraf rewrite`), which carry
-** LRAF_OFFLINE_MAGIC and their cost-model id and are verified again
-** before they are loaded.
+** rt_host_load.c - the host's load functions, and load-and-call
+** (lraf_run_*): source text, files, and chunks rewritten offline
+** (lraf_rewrite, `lraf rewrite`), which carry LRAF_OFFLINE_MAGIC and
+** their cost-model id and are verified again before they are loaded.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +56,7 @@ lraf_status lraf_load_string(lraf_state *S, const char *src, size_t len,
                              const char *name, lraf_error *err) {
   load_args a;
   if (S == NULL || src == NULL)
-    return vm_fail(err, LRAF_EARG, "lraf_load_string: no source");
+    return err_fail(err, LRAF_EARG, "lraf_load_string: no source");
   a.src = src;
   a.len = len;
   a.name = name ? name : "=(lraf)";
@@ -66,7 +66,7 @@ lraf_status lraf_load_string(lraf_state *S, const char *src, size_t len,
 lraf_status lraf_load_file(lraf_state *S, const char *path,
                            lraf_error *err) {
   load_args a;
-  if (S == NULL) return vm_fail(err, LRAF_EARG, "lraf_load_file: no state");
+  if (S == NULL) return err_fail(err, LRAF_EARG, "lraf_load_file: no state");
   a.name = path;
   return run(S, load_file, &a, err);
 }
@@ -76,21 +76,23 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
   const char *model = NULL;
   size_t mlen = 0, skip = 0;
   vm_chunk *chunk = NULL;
+  rt_input in;
   load_args a;
   lraf_status st;
   if (S == NULL || data == NULL)
-    return vm_fail(err, LRAF_EARG, "lraf_load_rewritten: no chunk");
+    return err_fail(err, LRAF_EARG, "lraf_load_rewritten: no chunk");
   st = rt_offline_header(data, size, &model, &mlen, &skip, err);
   if (st != LRAF_OK) return st;
   if (mlen != strlen(S->rwmodel) || memcmp(model, S->rwmodel, mlen) != 0)
-    return vm_fail(err, LRAF_EFORMAT,
-                   "chunk was rewritten for cost model %.*s, the state "
-                   "counts %s", (int)mlen, model, S->rwmodel);
-  st = vm_read_rewritten((const char *)data + skip, size - skip, NULL,
-                         &chunk, err);
-  if (st == LRAF_OK) st = rw_verify(chunk, err);
+    return err_fail(err, LRAF_EFORMAT,
+                    "chunk was rewritten for cost model %.*s, the state "
+                    "counts %s", (int)mlen, model, S->rwmodel);
+  in.kind = RT_INPUT_REWRITTEN;
+  in.data = (const char *)data + skip;
+  in.size = size - skip;
+  st = rt_pipeline(&in, &S->opt, NULL, &chunk, err);
   if (st == LRAF_OK && chunk->main->sizeupvalues < 2)
-    st = vm_fail(err, LRAF_EVERIFY, "chunk has no counter upvalues");
+    st = err_fail(err, LRAF_EVERIFY, "chunk has no counter upvalues");
   if (st != LRAF_OK) {
     vm_chunk_free(chunk);
     return st;
@@ -99,4 +101,17 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
   st = run(S, load_chunk, &a, err);
   vm_chunk_free(chunk);
   return st;
+}
+
+lraf_status lraf_run_string(lraf_state *S, const char *src, const char *name,
+                            lraf_error *err) {
+  lraf_status st;
+  if (src == NULL) return err_fail(err, LRAF_EARG, "lraf_run_string: no source");
+  st = lraf_load_string(S, src, strlen(src), name ? name : src, err);
+  return st == LRAF_OK ? lraf_call(S, 0, 0, err) : st;
+}
+
+lraf_status lraf_run_file(lraf_state *S, const char *path, lraf_error *err) {
+  lraf_status st = lraf_load_file(S, path, err);
+  return st == LRAF_OK ? lraf_call(S, 0, 0, err) : st;
 }

@@ -1,7 +1,7 @@
 /*
 ** rt_load.c - every way code enters a state: Lua compiles the source
-** (text only), lraf dumps it, rewrites and verifies it, writes it back
-** and loads the result, whose counter and consume upvalues are then
+** (text only), the pipeline (rt_pipeline.c) rewrites and verifies it,
+** this file writes it back and loads the result, whose counter and consume upvalues are then
 ** joined to the state's anchor closure.  Binary chunks are refused with
 ** a message of their own; Lua's mode argument keeps its meaning.
 */
@@ -16,51 +16,6 @@
   "attempt to load a binary chunk (lraf runs only Lua source, which it " \
   "rewrites: binary chunks could carry unaccounted code)"
 #define LUA_BINARY_ERROR "attempt to load a binary chunk (mode is 't')"
-
-int rt_dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
-  rt_dumpbuf *b = ud;
-  (void)L;
-  if (b->n + sz > b->cap) {
-    size_t cap = b->cap ? b->cap : 4096;
-    char *q;
-    while (cap < b->n + sz) cap *= 2;
-    q = realloc(b->p, cap);
-    if (q == NULL) return 1;
-    b->p = q;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, p, sz);
-  b->n += sz;
-  return 0;
-}
-
-lraf_status rt_rewrite_top(lua_State *L, const rw_options *opt,
-                           vm_chunk **out, size_t *held, lraf_error *err) {
-  rt_dumpbuf b = {NULL, 0, 0};
-  vm_chunk *chunk = NULL;
-  lraf_status st;
-  int bad = lua_dump(L, rt_dump_writer, &b, 0);
-  lua_pop(L, 1);
-  if (bad) {
-    free(b.p);
-    return vm_fail(err, LRAF_EMEM, "out of memory dumping a chunk");
-  }
-  if (!rt_rwmem_reserve(L, b.n, held)) {
-    free(b.p);
-    return vm_fail(err, LRAF_EMEM,
-                   "not enough memory to rewrite a chunk (memory limit)");
-  }
-  st = vm_read(b.p, b.n, NULL, &chunk, err);
-  free(b.p);
-  if (st == LRAF_OK) st = rw_rewrite(chunk, opt, NULL, err);
-  if (st == LRAF_OK) st = rw_verify(chunk, err);
-  if (st != LRAF_OK) {
-    vm_chunk_free(chunk);
-    return st;
-  }
-  *out = chunk;
-  return LRAF_OK;
-}
 
 typedef struct bytes {
   const char *p;
@@ -121,7 +76,9 @@ static rt_loadres finish(lua_State *L, int status, const char *mode) {
   lraf_state *S = rt_state(L);
   vm_chunk *chunk = NULL;
   lraf_error err;
-  size_t held = 0;
+  rt_input in;
+  char *bytes = NULL;
+  size_t size = 0, held = 0;
   const char *msg = status == LUA_ERRSYNTAX ? lua_tostring(L, -1) : NULL;
   if (msg != NULL && strcmp(msg, LUA_BINARY_ERROR) == 0) {
     lua_pop(L, 1);
@@ -148,7 +105,20 @@ static rt_loadres finish(lua_State *L, int status, const char *mode) {
     case LUA_ERRSYNTAX: r.code = LRAF_ESYNTAX; return r;
     default: r.code = LRAF_ERUN; return r;
   }
-  r.code = rt_rewrite_top(L, &S->opt, &chunk, &held, &err);
+  /* the dump's size tells how much the rewriter will take: that is
+     counted in the state (rt_rwmem.c) while it works */
+  r.code = rt_dump(L, 0, &bytes, &size, &err);
+  lua_pop(L, 1);
+  if (r.code == LRAF_OK && !rt_rwmem_reserve(L, size, &held))
+    r.code = err_fail(&err, LRAF_EMEM,
+                      "not enough memory to rewrite a chunk (memory limit)");
+  if (r.code == LRAF_OK) {
+    in.kind = RT_INPUT_CHUNK;
+    in.data = bytes;
+    in.size = size;
+    r.code = rt_pipeline(&in, &S->opt, NULL, &chunk, &err);
+  }
+  free(bytes);
   if (r.code != LRAF_OK) {
     rt_rwmem_release(L, held);
     lua_pushfstring(L, "lraf: %s", err.message);

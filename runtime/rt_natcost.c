@@ -484,7 +484,6 @@ const rt_native_model rt_native_models[] = {
   {"utf8", "len", sz_ulen, 1, 310, NULL},
   {"utf8", "offset", rt_natmore_offset, 1, 270, NULL},
   {"utf8", "codes", NULL, 1, 0, rt_natmore_codes},
-  {"utf8", "codes (step)", rt_natmore_codes_step, 1, 170, NULL},
   {"_G", "tonumber", sz_tonumber, 1, 100, NULL},
   {"_G", "load", sz_load, 20, 9400, NULL},
   {"_G", "collectgarbage", rt_natmore_collect, 1, 44000, NULL},
@@ -510,20 +509,9 @@ const rt_native_model *rt_native_find(const char *lib, const char *name) {
   const rt_native_model *m;
   for (m = rt_native_models; m->lib != NULL; m++)
     if (strcmp(m->lib, lib) == 0 && strcmp(m->name, name) == 0) return m;
+  m = &rt_natmore_codes_step;
+  if (strcmp(m->lib, lib) == 0 && strcmp(m->name, name) == 0) return m;
   return NULL;
-}
-
-void rt_native_steps(lua_State *L, const rt_native_model *m,
-                     int64_t steps) {
-  if (steps > 0) rt_charge(L, rt_native_units(m, steps) - m->per_call);
-}
-
-int64_t rt_native_units(const rt_native_model *m, int64_t size) {
-  if (size <= 0) return m->per_call;
-  if (size < ((int64_t)1 << 40))  /* per_k < 2^20: no overflow */
-    return m->per_call + (size * m->per_k + 1023) / 1024;
-  return clamp(ceil((double)m->per_call +
-                    (double)size * (double)m->per_k / 1024.0));
 }
 
 static uint32_t mix(uint32_t h, const char *s) {
@@ -543,6 +531,10 @@ uint32_t rt_native_hash(void) {
              (long long)m->per_call, (long long)m->per_k);
     h = mix(h, buf);
   }
+  m = &rt_natmore_codes_step;
+  snprintf(buf, sizeof buf, "%s.%s:%lld:%lld;", m->lib, m->name,
+           (long long)m->per_call, (long long)m->per_k);
+  h = mix(h, buf);
   snprintf(buf, sizeof buf, "bound:%g;after:%g;chunk:%d", SMALL_BOUND,
            AFTER_BOUND, RT_MATCH_CHUNK);
   return mix(h, buf);

@@ -41,7 +41,7 @@ extern const rt_native_model rt_native_models[];
 
 /* The model for lib.name, or NULL. */
 const rt_native_model *rt_native_find(const char *lib, const char *name);
-/* Units for a call of size n (saturating). */
+/* rt_natunits.c: units for a call of size n (saturating). */
 int64_t rt_native_units(const rt_native_model *m, int64_t size);
 /* fnv1a of the models' ratios, for the cost-model id. */
 uint32_t rt_native_hash(void);
@@ -84,7 +84,9 @@ int rt_natmore_read(lua_State *L, lua_CFunction stock,
 int64_t rt_natmore_offset(lua_State *L, const rt_native_model *m);
 int rt_natmore_codes(lua_State *L, lua_CFunction stock,
                     const rt_native_model *m);
-int64_t rt_natmore_codes_step(lua_State *L, const rt_native_model *m);
+/* The model of a step of utf8.codes's iterator ("utf8", "codes (step)":
+   no function of utf8 has that name; rt_native_find finds it). */
+extern const rt_native_model rt_natmore_codes_step;
 int64_t rt_natmore_dump(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_date(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_fmtlen(lua_State *L, const rt_native_model *m);
@@ -94,10 +96,6 @@ int64_t rt_natmore_searchpath(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_plain(lua_State *L, const rt_native_model *m,
                          const char *s, size_t ls, const char *p,
                          size_t lp, size_t init, int find);
-
-/* rt_native.c: wrap the function at idx by model m (results of
-   built-ins, e.g. the iterator utf8.codes returns). */
-void rt_native_wrap_model(lua_State *L, int idx, const rt_native_model *m);
 
 /* Charges larger than this are clamped (they exceed any quota anyway). */
 #define RT_CHARGE_MAX ((int64_t)1 << 60)

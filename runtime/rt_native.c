@@ -82,11 +82,6 @@ static int wrap_at(lua_State *L, int idx, const rt_native_model *model,
   return 1;
 }
 
-void rt_native_wrap_model(lua_State *L, int idx,
-                          const rt_native_model *m) {
-  wrap_at(L, idx, m, 0, NULL, NULL);
-}
-
 /* Wrap lib[name] in the table at t by its model. */
 static void wrap_field(lua_State *L, int t, const rt_native_model *m) {
   t = lua_absindex(L, t);
@@ -208,23 +203,23 @@ lraf_status lraf_native_wrap(lraf_state *S, struct lua_State *L, int idx,
                              void *ud, lraf_error *err) {
   wrap_req r;
   if (S == NULL || L == NULL || rt_state(L) != S)
-    return vm_fail(err, LRAF_EARG,
-                   "lraf_native_wrap: not a thread of this state");
+    return err_fail(err, LRAF_EARG,
+                    "lraf_native_wrap: not a thread of this state");
   if (!lua_isfunction(L, idx))
-    return vm_fail(err, LRAF_EARG,
-                   "lraf_native_wrap: value %d is not a function", idx);
+    return err_fail(err, LRAF_EARG,
+                    "lraf_native_wrap: value %d is not a function", idx);
   idx = lua_absindex(L, idx);
   r.per_call = per_call > 0 ? per_call : 0;
   r.cost = cost;
   r.ud = ud;
   if (!lua_checkstack(L, 4))
-    return vm_fail(err, LRAF_EMEM, "lraf_native_wrap: stack overflow");
+    return err_fail(err, LRAF_EMEM, "lraf_native_wrap: stack overflow");
   lua_pushcfunction(L, do_wrap);
   lua_pushvalue(L, idx);
   lua_pushlightuserdata(L, &r);
   if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
     lua_pop(L, 1);
-    return vm_fail(err, LRAF_EMEM, "lraf_native_wrap: out of memory");
+    return err_fail(err, LRAF_EMEM, "lraf_native_wrap: out of memory");
   }
   lua_replace(L, idx);
   return LRAF_OK;

@@ -165,7 +165,7 @@ int64_t rt_natmore_offset(lua_State *L, const rt_native_model *m) {
 
 /* One step of the utf8.codes iterator: the continuation bytes it skips
    from its control value. */
-int64_t rt_natmore_codes_step(lua_State *L, const rt_native_model *m) {
+static int64_t codes_step(lua_State *L, const rt_native_model *m) {
   size_t len;
   const char *s;
   lua_Unsigned n;
@@ -180,14 +180,30 @@ int64_t rt_natmore_codes_step(lua_State *L, const rt_native_model *m) {
   return d.owed;
 }
 
-/* utf8.codes: the iterator it returns is charged per step (the model
-   "codes (step)", which names no function of utf8). */
+const rt_native_model rt_natmore_codes_step = {"utf8", "codes (step)",
+                                               codes_step, 1, 170, NULL};
+
+/* The iterator, charged: upvalue 1 is the stock one (a C function). */
+static int codes_charged(lua_State *L) {
+  const rt_native_model *m = &rt_natmore_codes_step;
+  lua_CFunction f = lua_tocfunction(L, lua_upvalueindex(1));
+  rt_charge(L, rt_native_units(m, codes_step(L, m)));
+  return f(L);
+}
+
+/* utf8.codes: the iterator it returns is charged per step. */
 int rt_natmore_codes(lua_State *L, lua_CFunction stock,
                const rt_native_model *m) {
   int n = stock(L);
   (void)m;
-  if (n == 3 && lua_iscfunction(L, -3))
-    rt_native_wrap_model(L, -3, rt_native_find("utf8", "codes (step)"));
+  if (n == 3 && lua_tocfunction(L, -3) != NULL &&
+      lua_getupvalue(L, -3, 1) == NULL) {
+    lua_pushvalue(L, -3);
+    lua_pushcclosure(L, codes_charged, 1);
+    lua_replace(L, -4);
+  } else if (n == 3 && lua_tocfunction(L, -3) != NULL) {
+    lua_pop(L, 1);  /* the upvalue: not the stock iterator */
+  }
   return n;
 }
 

@@ -281,8 +281,9 @@ void rt_natnext_open(lua_State *L) {
   rt_state(L)->natnext = ns;
   ns->ok = layout_ok(L);
   /* the charged next, and the stock one that it wraps */
+  /* the charged next (a wrapper: upvalue 2 is the stock function) */
   lua_getglobal(L, "next");
-  if (rt_is_wrapper(L, -1) && lua_getupvalue(L, -1, 2) != NULL) {
+  if (lua_iscfunction(L, -1) && lua_getupvalue(L, -1, 2) != NULL) {
     ns->next = lua_tocfunction(L, -1);
     lua_pop(L, 1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &next_key);

@@ -8,26 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <lauxlib.h>
-
 #include "rt.h"
-
-
-/* Source text compiled and dumped with debug information. */
-static lraf_status compile(const char *src, size_t len, const char *name,
-                           rt_dumpbuf *b, lraf_error *err) {
-  lua_State *L = luaL_newstate();
-  lraf_status st = LRAF_OK;
-  if (L == NULL) return vm_fail(err, LRAF_EMEM, "cannot create a Lua state");
-  if (luaL_loadbufferx(L, src, len, name, "t") != LUA_OK) {
-    const char *msg = lua_tostring(L, -1);
-    st = vm_fail(err, LRAF_ESYNTAX, "%s", msg ? msg : "syntax error");
-  } else if (lua_dump(L, rt_dump_writer, b, 0) != 0) {
-    st = vm_fail(err, LRAF_EMEM, "out of memory dumping %s", name);
-  }
-  lua_close(L);
-  return st;
-}
 
 lraf_status lraf_rewrite(const lraf_options *o, const char *src, size_t len,
                          const char *name, void **result, size_t *outsize,
@@ -36,31 +17,29 @@ lraf_status lraf_rewrite(const lraf_options *o, const char *src, size_t len,
   rw_options opt;
   uint32_t weights[LRAF_NUM_OPCODES];
   char model[80];
-  rt_dumpbuf b = {NULL, 0, 0};
+  rt_input in;
   vm_chunk *chunk = NULL;
   void *data = NULL;
   size_t size = 0, mlen;
   lraf_status st;
   unsigned char *p;
   if (src == NULL || result == NULL || outsize == NULL)
-    return vm_fail(err, LRAF_EARG, "lraf_rewrite: missing argument");
+    return err_fail(err, LRAF_EARG, "lraf_rewrite: missing argument");
   if (o == NULL) {
     lraf_default_options(&dflt);
     o = &dflt;
   }
   st = rt_rw_options(o, &opt, weights, model, sizeof model, err);
   if (st != LRAF_OK) return st;
-  if (len >= 4 && memcmp(src, "\x1bLua", 4) == 0)
-    st = vm_read(src, len, NULL, &chunk, err);
-  else if (len >= 1 && src[0] == '\x1b')
-    st = vm_fail(err, LRAF_EFORMAT, "%s is not Lua source nor a Lua 5.4 "
-                 "binary chunk", name ? name : "input");
-  else if ((st = compile(src, len, name ? name : "=(lraf)", &b, err)) ==
-           LRAF_OK)
-    st = vm_read(b.p, b.n, NULL, &chunk, err);
-  free(b.p);
-  if (st == LRAF_OK) st = rw_rewrite(chunk, &opt, NULL, err);
-  if (st == LRAF_OK) st = rw_verify(chunk, err);
+  in.data = src;
+  in.size = len;
+  in.name = name ? name : "=(lraf)";
+  in.kind = len >= 4 && memcmp(src, "\x1bLua", 4) == 0 ? RT_INPUT_CHUNK
+                                                       : RT_INPUT_SOURCE;
+  if (in.kind == RT_INPUT_SOURCE && len >= 1 && src[0] == '\x1b')
+    return err_fail(err, LRAF_EFORMAT, "%s is not Lua source nor a Lua 5.4 "
+                    "binary chunk", name ? name : "input");
+  st = rt_pipeline(&in, &opt, NULL, &chunk, err);
   if (st == LRAF_OK) st = vm_write(chunk, &data, &size, err);
   vm_chunk_free(chunk);
   if (st != LRAF_OK) return st;
@@ -68,7 +47,7 @@ lraf_status lraf_rewrite(const lraf_options *o, const char *src, size_t len,
   p = malloc(LRAF_OFFLINE_MAGIC_LEN + 1 + mlen + size);
   if (p == NULL) {
     free(data);
-    return vm_fail(err, LRAF_EMEM, "out of memory");
+    return err_fail(err, LRAF_EMEM, "out of memory");
   }
   memcpy(p, LRAF_OFFLINE_MAGIC, LRAF_OFFLINE_MAGIC_LEN);
   p[LRAF_OFFLINE_MAGIC_LEN] = (unsigned char)mlen;
@@ -87,17 +66,17 @@ lraf_status rt_offline_header(const void *data, size_t size,
   if (size < LRAF_OFFLINE_MAGIC_LEN ||
       memcmp(p, LRAF_OFFLINE_MAGIC, LRAF_OFFLINE_MAGIC_LEN) != 0) {
     if (size >= 4 && memcmp(p, "\x1bLua", 4) == 0)
-      return vm_fail(err, LRAF_EFORMAT,
-                     "a plain Lua binary chunk is not an lraf-rewritten "
-                     "chunk; lraf loads binary chunks only from "
-                     "`lraf rewrite`");
-    return vm_fail(err, LRAF_EFORMAT,
-                   "not an lraf-rewritten chunk (no lraf marker)");
+      return err_fail(err, LRAF_EFORMAT,
+                      "a plain Lua binary chunk is not an lraf-rewritten "
+                      "chunk; lraf loads binary chunks only from "
+                      "`lraf rewrite`");
+    return err_fail(err, LRAF_EFORMAT,
+                    "not an lraf-rewritten chunk (no lraf marker)");
   }
   *mlen = size > LRAF_OFFLINE_MAGIC_LEN ? p[LRAF_OFFLINE_MAGIC_LEN] : 0;
   *skip = LRAF_OFFLINE_MAGIC_LEN + 1 + *mlen;
   if (size < *skip)
-    return vm_fail(err, LRAF_EFORMAT, "truncated lraf-rewritten chunk");
+    return err_fail(err, LRAF_EFORMAT, "truncated lraf-rewritten chunk");
   *model = (const char *)p + LRAF_OFFLINE_MAGIC_LEN + 1;
   return LRAF_OK;
 }

@@ -12,23 +12,6 @@
 #include "rt.h"
 #include "rt_natcost.h"
 
-_Static_assert(LRAF_NUM_OPCODES == VM_NUM_OPCODES,
-               "lraf.h and vm.h disagree on the number of opcodes");
-
-void lraf_default_options(lraf_options *opt) {
-  memset(opt, 0, sizeof *opt);
-  opt->mode = LRAF_MODE_ORIGINAL;
-  opt->granularity = LRAF_DEFAULT_GRANULARITY;
-  opt->env = LRAF_ENV_FULL;
-  opt->native = LRAF_NATIVE_AUTO;
-  opt->native_call = LRAF_NATIVE_CALL_DEFAULT;
-}
-
-lraf_status lraf_parse_weights(const char *text, size_t len,
-                               uint32_t *weights, lraf_error *err) {
-  return rw_parse_weights(text, len, weights, err);
-}
-
 static void warn_off(void *ud, const char *msg, int tocont);
 
 /* Compile an empty chunk into the anchor and open the environment. */
@@ -81,29 +64,6 @@ static void warn_off(void *ud, const char *msg, int tocont) {
   if (!tocont && strcmp(msg, "@on") == 0) lua_setwarnf(S->L, warn_on, S);
 }
 
-lraf_status rt_rw_options(const lraf_options *o, rw_options *opt,
-                          uint32_t *weights, char *model, size_t msize,
-                          lraf_error *err) {
-  rw_default_options(opt);
-  switch (o->mode) {
-    case LRAF_MODE_ORIGINAL: opt->mode = RW_ORIGINAL; break;
-    case LRAF_MODE_OVERHEAD: opt->mode = RW_OVERHEAD; break;
-    case LRAF_MODE_WEIGHTED:
-      if (o->weights == NULL)
-        return vm_fail(err, LRAF_EARG, "weighted mode needs weights");
-      memcpy(weights, o->weights, LRAF_NUM_OPCODES * sizeof *weights);
-      opt->mode = RW_WEIGHTED;
-      opt->weights = weights;
-      break;
-    default:
-      return vm_fail(err, LRAF_EARG, "unknown accounting mode %d",
-                     (int)o->mode);
-  }
-  opt->exact = o->exact != 0;
-  rw_model_id(opt, model, msize);
-  return LRAF_OK;
-}
-
 static lraf_status options(lraf_state *S, const lraf_options *o,
                            lraf_error *err) {
   lraf_status st = rt_rw_options(o, &S->opt, S->weights, S->rwmodel,
@@ -119,9 +79,9 @@ static lraf_status options(lraf_state *S, const lraf_options *o,
   else
     snprintf(S->model, sizeof S->model, "%s", S->rwmodel);
   if (o->env != LRAF_ENV_FULL && o->env != LRAF_ENV_SANDBOX)
-    return vm_fail(err, LRAF_EARG, "unknown environment %d", (int)o->env);
+    return err_fail(err, LRAF_EARG, "unknown environment %d", (int)o->env);
   if (o->granularity < 0)
-    return vm_fail(err, LRAF_EARG, "negative granularity");
+    return err_fail(err, LRAF_EARG, "negative granularity");
   S->granularity = o->granularity > 0 ? o->granularity
                                       : LRAF_DEFAULT_GRANULARITY;
   S->env = o->env;
@@ -136,14 +96,14 @@ lraf_status lraf_new(const lraf_options *o, lraf_state **out,
   lraf_state *S;
   lraf_manager *m;
   lraf_status st;
-  if (out == NULL) return vm_fail(err, LRAF_EARG, "lraf_new: no output");
+  if (out == NULL) return err_fail(err, LRAF_EARG, "lraf_new: no output");
   *out = NULL;
   if (o == NULL) {
     lraf_default_options(&dflt);
     o = &dflt;
   }
   S = calloc(1, sizeof *S);
-  if (S == NULL) return vm_fail(err, LRAF_EMEM, "out of memory");
+  if (S == NULL) return err_fail(err, LRAF_EMEM, "out of memory");
   st = options(S, o, err);
   if (st != LRAF_OK) {
     free(S);
@@ -157,7 +117,7 @@ lraf_status lraf_new(const lraf_options *o, lraf_state **out,
   if (S->L == NULL) {
     lraf_account_release(S->main.acct);
     free(S);
-    return vm_fail(err, LRAF_EMEM, "cannot create a Lua state");
+    return err_fail(err, LRAF_EMEM, "cannot create a Lua state");
   }
   lua_atpanic(S->L, panic);
   lua_setwarnf(S->L, warn_off, S);

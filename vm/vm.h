@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "err.h"
 #include "lraf.h"
 
 /* ------------------------------------------------------------------ */
@@ -295,6 +296,10 @@ lraf_status vm_write(const vm_chunk *chunk, void **data, size_t *size,
 void vm_chunk_free(vm_chunk *chunk);
 void vm_proto_free(vm_proto *f);
 
+/* Whether the instruction at pc of f is an arithmetic op followed by
+   its MMBIN* (the pair the interpreter runs as one unit). */
+int vm_mmbin_pair(const vm_proto *f, int pc);
+
 /* The source line of instruction pc, from lineinfo/abslineinfo, the way
    Lua computes it; -1 when the function has no line info. */
 int vm_getline(const vm_proto *f, int pc);
@@ -323,8 +328,5 @@ lraf_status vm_check_code(const vm_proto *f, const char *path, unsigned flags,
    instruction with its index (1-based), line, opcode name and operands,
    in the same order and with the same operand values as luac -l -l. */
 void vm_list(FILE *out, const vm_proto *f, int full);
-
-/* Fill err (if not NULL) with code and a printf-style message; returns code. */
-lraf_status vm_fail(lraf_error *err, lraf_status code, const char *fmt, ...);
 
 #endif

@@ -31,8 +31,8 @@ static lraf_status bad(ctx *c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return vm_fail(c->err, LRAF_EFORMAT, "%s in %s at pc %d in function %s",
-                 msg, vm_opname(vm_op(c->i)), c->pc, c->path);
+  return err_fail(c->err, LRAF_EFORMAT, "%s in %s at pc %d in function %s",
+                  msg, vm_opname(vm_op(c->i)), c->pc, c->path);
 }
 
 /* A failure of the function as a whole. */
@@ -42,7 +42,7 @@ static lraf_status badf(ctx *c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return vm_fail(c->err, LRAF_EFORMAT, "%s in function %s", msg, c->path);
+  return err_fail(c->err, LRAF_EFORMAT, "%s in function %s", msg, c->path);
 }
 
 #define TRY(e) do { lraf_status st_ = (e); if (st_ != LRAF_OK) return st_; } while (0)
@@ -344,8 +344,8 @@ static lraf_status check_prev(ctx *c) {
 static lraf_status check_instr(ctx *c) {
   int op = vm_op(c->i);
   if (vm_opinfo_of(op) == NULL)
-    return vm_fail(c->err, LRAF_EFORMAT, "invalid opcode %d at pc %d in function %s",
-                   op, c->pc, c->path);
+    return err_fail(c->err, LRAF_EFORMAT, "invalid opcode %d at pc %d in function %s",
+                    op, c->pc, c->path);
   TRY(check_operands(c));
   TRY(check_next(c));
   return check_prev(c);
@@ -481,7 +481,7 @@ lraf_status vm_check_code(const vm_proto *f, const char *path, unsigned flags,
   c.err = err;
   c.pc = -1;
   c.i = 0;
-  if (f == NULL) return vm_fail(err, LRAF_EFORMAT, "missing function %s", c.path);
+  if (f == NULL) return err_fail(err, LRAF_EFORMAT, "missing function %s", c.path);
   TRY(check_sizes(&c));
   TRY(check_constants(&c));
   for (c.pc = 0; c.pc < f->sizecode; c.pc++) {

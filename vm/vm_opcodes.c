@@ -255,3 +255,10 @@ int vm_set_jump_target(vm_instr *i, int pc, int target) {
     default: return 0;
   }
 }
+
+int vm_mmbin_pair(const vm_proto *f, int pc) {
+  int next = vm_required_next(f->code[pc]);
+  return (next == VM_OP_MMBIN || next == VM_OP_MMBINI ||
+          next == VM_OP_MMBINK) && pc + 2 < f->sizecode &&
+         vm_op(f->code[pc + 1]) == next;
+}

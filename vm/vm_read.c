@@ -137,9 +137,9 @@ static lraf_status read_count(reader *r, size_t min, const char *what,
 /* Count bytes of model against max_memory before allocating them. */
 static lraf_status charge(reader *r, size_t bytes, const char *what) {
   if (bytes > r->lim->max_memory - r->mem)
-    return vm_fail(r->err, LRAF_ELIMIT, "reading %s at offset %zu: the "
-                   "chunk model would take more than the limit of %zu bytes "
-                   "of memory", what, r->pos, r->lim->max_memory);
+    return err_fail(r->err, LRAF_ELIMIT, "reading %s at offset %zu: the "
+                    "chunk model would take more than the limit of %zu bytes "
+                    "of memory", what, r->pos, r->lim->max_memory);
   r->mem += bytes;
   return LRAF_OK;
 }
@@ -148,8 +148,8 @@ static lraf_status charge(reader *r, size_t bytes, const char *what) {
 static lraf_status check_limit(reader *r, int n, int limit, const char *what,
                                size_t at) {
   if (n > limit)
-    return vm_fail(r->err, LRAF_ELIMIT, "%d %s at offset %zu: a function "
-                   "may have at most %d", n, what, at, limit);
+    return err_fail(r->err, LRAF_ELIMIT, "%d %s at offset %zu: a function "
+                    "may have at most %d", n, what, at, limit);
   return LRAF_OK;
 }
 
@@ -159,12 +159,12 @@ static lraf_status alloc_array(reader *r, void *p, int n, size_t sz,
   void *a = NULL;
   if (n > 0) {
     if ((size_t)n > SIZE_MAX / sz)
-      return vm_fail(r->err, LRAF_ELIMIT, "array of %d elements at offset "
-                     "%zu is too large", n, r->pos);
+      return err_fail(r->err, LRAF_ELIMIT, "array of %d elements at offset "
+                      "%zu is too large", n, r->pos);
     TRY(charge(r, (size_t)n * sz, what));
     if ((a = calloc((size_t)n, sz)) == NULL)
-      return vm_fail(r->err, LRAF_EMEM, "out of memory reading chunk at "
-                     "offset %zu", r->pos);
+      return err_fail(r->err, LRAF_EMEM, "out of memory reading chunk at "
+                      "offset %zu", r->pos);
   }
   memcpy(p, &a, sizeof a);
   return LRAF_OK;
@@ -184,8 +184,8 @@ static lraf_status read_string(reader *r, const char *what, vm_string *s) {
   TRY(charge(r, len + STRING_OVERHEAD, what));
   s->data = malloc(len + 1);
   if (s->data == NULL)
-    return vm_fail(r->err, LRAF_EMEM, "out of memory reading %s at offset "
-                   "%zu", what, start);
+    return err_fail(r->err, LRAF_EMEM, "out of memory reading %s at offset "
+                    "%zu", what, start);
   memcpy(s->data, r->b + r->pos, len);
   s->data[len] = '\0';
   s->len = len;
@@ -351,8 +351,8 @@ static lraf_status read_protos(reader *r, vm_proto *f, int depth,
     TRY(charge(r, sizeof(vm_proto), "a nested function"));
     f->p[i] = calloc(1, sizeof(vm_proto));
     if (f->p[i] == NULL)
-      return vm_fail(r->err, LRAF_EMEM, "out of memory reading chunk at "
-                     "offset %zu", r->pos);
+      return err_fail(r->err, LRAF_EMEM, "out of memory reading chunk at "
+                      "offset %zu", r->pos);
     TRY(read_function(r, f->p[i], depth + 1, source));
   }
   return LRAF_OK;
@@ -454,11 +454,11 @@ static lraf_status read_function(reader *r, vm_proto *f, int depth,
   size_t at = r->pos;
   const vm_string *source;
   if (depth > r->max_depth)
-    return vm_fail(r->err, LRAF_ELIMIT, "function nesting deeper than %d at "
-                   "offset %zu", r->max_depth, at);
+    return err_fail(r->err, LRAF_ELIMIT, "function nesting deeper than %d at "
+                    "offset %zu", r->max_depth, at);
   if (++r->nfunctions > r->max_functions)
-    return vm_fail(r->err, LRAF_ELIMIT, "more than %d functions: function "
-                   "at offset %zu", r->max_functions, at);
+    return err_fail(r->err, LRAF_ELIMIT, "more than %d functions: function "
+                    "at offset %zu", r->max_functions, at);
   TRY(read_string(r, "source", &f->source));
   TRY(read_int(r, "linedefined", &f->linedefined));
   TRY(read_int(r, "lastlinedefined", &f->lastlinedefined));
@@ -484,7 +484,7 @@ static lraf_status read_chunk(reader *r, vm_chunk *c) {
   TRY(read_byte(r, "main upvalue count", &c->nupvalues));
   c->main = calloc(1, sizeof(vm_proto));
   if (c->main == NULL)
-    return vm_fail(r->err, LRAF_EMEM, "out of memory reading chunk");
+    return err_fail(r->err, LRAF_EMEM, "out of memory reading chunk");
   TRY(read_function(r, c->main, 1, NULL));
   if (c->nupvalues != c->main->sizeupvalues)
     return bad(r, "main upvalue count byte %u at offset %zu does not match "
@@ -505,11 +505,11 @@ static lraf_status read_checked(const void *data, size_t size,
   if (limits == NULL)
     limits = &vm_default_limits;
   if (out == NULL || (data == NULL && size > 0))
-    return vm_fail(err, LRAF_EARG, "vm_read: no input or no output");
+    return err_fail(err, LRAF_EARG, "vm_read: no input or no output");
   if (size > limits->max_input)
-    return vm_fail(err, LRAF_ELIMIT, "input of %zu bytes exceeds the limit of "
-                   "%zu bytes at offset %zu", size, limits->max_input,
-                   limits->max_input);
+    return err_fail(err, LRAF_ELIMIT, "input of %zu bytes exceeds the limit of "
+                    "%zu bytes at offset %zu", size, limits->max_input,
+                    limits->max_input);
   r.b = data;
   r.size = size;
   r.pos = 0;
@@ -523,7 +523,7 @@ static lraf_status read_checked(const void *data, size_t size,
   r.err = err;
   c = calloc(1, sizeof *c);
   if (c == NULL)
-    return vm_fail(err, LRAF_EMEM, "out of memory reading chunk");
+    return err_fail(err, LRAF_EMEM, "out of memory reading chunk");
   st = read_chunk(&r, c);
   if (st != LRAF_OK) {
     vm_chunk_free(c);

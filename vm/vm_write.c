@@ -25,12 +25,12 @@ static lraf_status put(writer *w, const void *data, size_t len) {
     uint8_t *nb;
     while (cap - w->n < len) {
       if (cap > SIZE_MAX / 2)
-        return vm_fail(w->err, LRAF_EMEM, "chunk too large to write");
+        return err_fail(w->err, LRAF_EMEM, "chunk too large to write");
       cap *= 2;
     }
     nb = realloc(w->b, cap);
     if (nb == NULL)
-      return vm_fail(w->err, LRAF_EMEM, "out of memory writing chunk");
+      return err_fail(w->err, LRAF_EMEM, "out of memory writing chunk");
     w->b = nb;
     w->cap = cap;
   }
@@ -59,8 +59,8 @@ static lraf_status put_varint(writer *w, uint64_t x) {
 
 static lraf_status put_int(writer *w, int x, const char *what) {
   if (x < 0)
-    return vm_fail(w->err, LRAF_EARG, "cannot write chunk: negative %s %d",
-                   what, x);
+    return err_fail(w->err, LRAF_EARG, "cannot write chunk: negative %s %d",
+                    what, x);
   return put_varint(w, (uint64_t)x);
 }
 
@@ -68,10 +68,10 @@ static lraf_status put_string(writer *w, const vm_string *s) {
   if (!s->present)
     return put_varint(w, 0);
   if (s->data == NULL && s->len > 0)
-    return vm_fail(w->err, LRAF_EARG, "cannot write chunk: string without "
-                   "data");
+    return err_fail(w->err, LRAF_EARG, "cannot write chunk: string without "
+                    "data");
   if (s->len == SIZE_MAX)
-    return vm_fail(w->err, LRAF_EARG, "cannot write chunk: string too long");
+    return err_fail(w->err, LRAF_EARG, "cannot write chunk: string too long");
   TRY(put_varint(w, (uint64_t)s->len + 1));
   return put(w, s->data, s->len);
 }
@@ -80,8 +80,8 @@ static lraf_status put_string(writer *w, const vm_string *s) {
 static lraf_status check_array(writer *w, const void *a, int n,
                                const char *what) {
   if (n < 0 || (n > 0 && a == NULL))
-    return vm_fail(w->err, LRAF_EARG, "cannot write chunk: %s has size %d "
-                   "and %s array", what, n, a == NULL ? "no" : "an");
+    return err_fail(w->err, LRAF_EARG, "cannot write chunk: %s has size %d "
+                    "and %s array", what, n, a == NULL ? "no" : "an");
   return LRAF_OK;
 }
 
@@ -98,12 +98,12 @@ static lraf_status put_constant(writer *w, const vm_const *k) {
       return put(w, &k->n, 8);
     case VM_TSHRSTR: case VM_TLNGSTR:
       if (!k->s.present)
-        return vm_fail(w->err, LRAF_EARG, "cannot write chunk: NULL string "
-                       "constant");
+        return err_fail(w->err, LRAF_EARG, "cannot write chunk: NULL string "
+                        "constant");
       return put_string(w, &k->s);
     default:
-      return vm_fail(w->err, LRAF_EARG, "cannot write chunk: unknown "
-                     "constant tag 0x%02x", (unsigned)k->tag);
+      return err_fail(w->err, LRAF_EARG, "cannot write chunk: unknown "
+                      "constant tag 0x%02x", (unsigned)k->tag);
   }
 }
 
@@ -143,8 +143,8 @@ static lraf_status put_protos(writer *w, const vm_proto *f) {
   TRY(put_int(w, f->sizep, "sizep"));
   for (i = 0; i < f->sizep; i++) {
     if (f->p[i] == NULL)
-      return vm_fail(w->err, LRAF_EARG, "cannot write chunk: nested "
-                     "function %d is missing", i);
+      return err_fail(w->err, LRAF_EARG, "cannot write chunk: nested "
+                      "function %d is missing", i);
     TRY(put_function(w, f->p[i]));
   }
   return LRAF_OK;
@@ -206,7 +206,7 @@ lraf_status vm_write(const vm_chunk *chunk, void **data, size_t *size,
   writer w;
   lraf_status st;
   if (chunk == NULL || chunk->main == NULL || data == NULL || size == NULL)
-    return vm_fail(err, LRAF_EARG, "vm_write: no chunk or no output");
+    return err_fail(err, LRAF_EARG, "vm_write: no chunk or no output");
   w.b = NULL;
   w.n = 0;
   w.cap = 0;

@@ -59,16 +59,19 @@ static double run_variant(int v, const char *src, size_t len,
 static int rewrite_cost(const char *src, size_t len, const char *name,
                         int n, double *cmp, double *rw, double *rwv) {
   lua_State *L = luaL_newstate();
-  rt_dumpbuf dump = {NULL, 0, 0};  /* reused between runs */
+  char *dump = NULL;
+  size_t dumpsize = 0;
   rw_options opt;
   int i, verify, ok = 1;
   rw_default_options(&opt);
   *cmp = *rw = *rwv = 1e30;
   for (i = 0; i < n && ok; i++) {
+    lraf_error derr;
     double t = now();
-    dump.n = 0;
+    free(dump);
+    dump = NULL;
     ok = luaL_loadbuffer(L, src, len, name) == LUA_OK &&
-         lua_dump(L, rt_dump_writer, &dump, 0) == 0;
+         rt_dump(L, 0, &dump, &dumpsize, &derr) == LRAF_OK;
     t = now() - t;
     if (!ok)
       fprintf(stderr, "bench: %s: cannot compile and dump: %s\n", name,
@@ -81,10 +84,17 @@ static int rewrite_cost(const char *src, size_t len, const char *name,
       void *bytes = NULL;
       size_t size = 0;
       lraf_status st;
+      rt_input in;
+      in.kind = RT_INPUT_CHUNK;
+      in.data = dump;
+      in.size = dumpsize;
       t = now();
-      st = vm_read(dump.p, dump.n, NULL, &chunk, &err);
-      if (st == LRAF_OK) st = rw_rewrite(chunk, &opt, NULL, &err);
-      if (st == LRAF_OK && verify) st = rw_verify(chunk, &err);
+      if (verify) {  /* the pipeline, as lraf's loader runs it */
+        st = rt_pipeline(&in, &opt, NULL, &chunk, &err);
+      } else {       /* its stages without rw_verify */
+        st = vm_read(dump, dumpsize, NULL, &chunk, &err);
+        if (st == LRAF_OK) st = rw_rewrite(chunk, &opt, NULL, &err);
+      }
       if (st == LRAF_OK) st = vm_write(chunk, &bytes, &size, &err);
       t = now() - t;
       if (st != LRAF_OK) {
@@ -98,7 +108,7 @@ static int rewrite_cost(const char *src, size_t len, const char *name,
     }
     if (i % 16 == 15) lua_gc(L, LUA_GCCOLLECT);
   }
-  free(dump.p);
+  free(dump);
   lua_close(L);
   return ok ? 0 : -1;
 }

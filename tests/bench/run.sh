@@ -6,9 +6,9 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 mkdir -p "$BUILD/bench"
 cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
-  -Iinclude -Ivm -Irewriter -Iaccounts -Iruntime -Itests/support \
+  -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iruntime -Itests/support \
   $(pkg-config --cflags lua5.4) \
-  tests/bench/bench.c tests/support/tutil_run.c "$BUILD/liblraf.a" \
+  tests/bench/bench.c tests/support/tutil_run.c tests/support/tutil_capture.c "$BUILD/liblraf.a" \
   $(pkg-config --libs lua5.4) -lm -o "$BUILD/bench/bench"
 progs=""
 for p in richards deltablue json nbody bounce list mandelbrot permute queens \

@@ -13,7 +13,7 @@
 #include <lua.h>
 
 #include "lraf.h"
-#include "rw.h"
+#include "rt_pipeline.h"
 #include "tutil_fuzz.h"
 
 static int broken(char *why, size_t n, const char *fmt, ...) {
@@ -94,21 +94,22 @@ static int rewrite_with(const uint8_t *data, size_t size,
   void *out = NULL;
   size_t outsize = 0;
   int rc = 0, lst;
-  lraf_status st = vm_read(data, size, NULL, &c, &err);
-  if (st != LRAF_OK) return 0;
-  st = rw_rewrite(c, opt, NULL, &err);
-  if (st != LRAF_OK) {
-    vm_chunk_free(c);
-    if (st == LRAF_EVERIFY || err.message[0] == '\0')
-      return broken(why, n, "%s: rw_rewrite failed with %s: %s", label,
-                    lraf_status_name(st), err.message);
+  rt_input in;
+  lraf_status st;
+  in.kind = RT_INPUT_CHUNK;
+  in.data = (const char *)data;
+  in.size = size;
+  st = rt_pipeline(&in, opt, NULL, &c, &err);
+  if (st == LRAF_EVERIFY) {
+    return broken(why, n, "%s: the rewritten chunk does not verify: %s",
+                  label, err.message);
+  } else if (st != LRAF_OK) {
+    if (err.message[0] == '\0')
+      return broken(why, n, "%s: the pipeline failed with %s and no "
+                    "message", label, lraf_status_name(st));
     return 0;
   }
-  st = rw_verify(c, &err);
-  if (st != LRAF_OK) {
-    rc = broken(why, n, "%s: rw_verify refused what rw_rewrite made: %s",
-                label, err.message);
-  } else if ((st = vm_write(c, &out, &outsize, &err)) != LRAF_OK) {
+  if ((st = vm_write(c, &out, &outsize, &err)) != LRAF_OK) {
     rc = broken(why, n, "%s: vm_write failed after rewriting: %s", label,
                 err.message);
   } else if ((st = vm_read_rewritten(out, outsize, NULL, &back, &err)) !=

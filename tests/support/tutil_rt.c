@@ -15,6 +15,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "tutil_capture.h"
 #include "tutil_rt.h"
 
 typedef struct sink {
@@ -32,62 +33,12 @@ static sink *get_sink(lua_State *L) {
   return s;
 }
 
-static void append(sink *s, const char *p, size_t n) {
-  char *q = realloc(s->data, s->len + n + 1);
-  if (q == NULL) return;
-  memcpy(q + s->len, p, n);
-  s->len += n;
-  q[s->len] = '\0';
-  s->data = q;
-}
-
-static int cap_print(lua_State *L) {
-  sink *s = get_sink(L);
-  int n = lua_gettop(L), i;
-  for (i = 1; i <= n; i++) {
-    size_t len;
-    const char *p = luaL_tolstring(L, i, &len);
-    if (i > 1) append(s, "\t", 1);
-    append(s, p, len);
-    lua_pop(L, 1);
-  }
-  append(s, "\n", 1);
-  return 0;
-}
-
-static int cap_write(lua_State *L) {
-  sink *s = get_sink(L);
-  int n = lua_gettop(L), i;
-  for (i = 1; i <= n; i++) {
-    char buf[64];
-    size_t len;
-    const char *p;
-    if (lua_type(L, i) == LUA_TNUMBER) {
-      if (lua_isinteger(L, i))
-        snprintf(buf, sizeof buf, LUA_INTEGER_FMT, lua_tointeger(L, i));
-      else
-        snprintf(buf, sizeof buf, LUA_NUMBER_FMT, lua_tonumber(L, i));
-      p = buf;
-      len = strlen(buf);
-    } else {
-      p = luaL_checklstring(L, i, &len);
-    }
-    append(s, p, len);
-  }
-  lua_getglobal(L, "io");
-  return 1;
-}
-
+/* Capture print and io.write into s, and keep s in the registry for
+   get_sink. */
 static void capture(lua_State *L, sink *s) {
   lua_pushlightuserdata(L, s);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &sink_key);
-  lua_pushcfunction(L, cap_print);
-  lua_setglobal(L, "print");
-  if (lua_getglobal(L, "io") == LUA_TTABLE) {
-    lua_pushcfunction(L, cap_write);
-    lua_setfield(L, -2, "write");
-  }
-  lua_pop(L, 1);
+  tutil_capture(L, &s->data, &s->len);
 }
 
 lraf_state *tutil_rt_new(const lraf_options *opt) {

@@ -10,6 +10,8 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "rt_pipeline.h"
+#include "tutil_capture.h"
 #include "tutil_run.h"
 
 /* One run's state, reachable from the Lua C functions below. */
@@ -34,52 +36,6 @@ static run_state *get_state(lua_State *L) {
   return s;
 }
 
-static void append(tutil_run *r, const char *s, size_t n) {
-  char *p = realloc(r->output, r->outlen + n + 1);
-  if (p == NULL) return;
-  memcpy(p + r->outlen, s, n);
-  r->outlen += n;
-  p[r->outlen] = '\0';
-  r->output = p;
-}
-
-static int cap_print(lua_State *L) {
-  tutil_run *r = get_state(L)->r;
-  int n = lua_gettop(L), i;
-  for (i = 1; i <= n; i++) {
-    size_t len;
-    const char *s = luaL_tolstring(L, i, &len);
-    if (i > 1) append(r, "\t", 1);
-    append(r, s, len);
-    lua_pop(L, 1);
-  }
-  append(r, "\n", 1);
-  return 0;
-}
-
-static int cap_write(lua_State *L) {
-  tutil_run *r = get_state(L)->r;
-  int n = lua_gettop(L), i;
-  for (i = 1; i <= n; i++) {
-    char buf[64];
-    size_t len;
-    const char *s;
-    if (lua_type(L, i) == LUA_TNUMBER) {
-      if (lua_isinteger(L, i))
-        snprintf(buf, sizeof buf, LUA_INTEGER_FMT, lua_tointeger(L, i));
-      else
-        snprintf(buf, sizeof buf, LUA_NUMBER_FMT, lua_tonumber(L, i));
-      s = buf;
-      len = strlen(buf);
-    } else {
-      s = luaL_checklstring(L, i, &len);
-    }
-    append(r, s, len);
-  }
-  lua_getglobal(L, "io");
-  return 1;
-}
-
 static void count_hook(lua_State *L, lua_Debug *ar) {
   (void)L; (void)ar;
   hook_count++;
@@ -90,12 +46,7 @@ static lua_State *new_state(run_state *s) {
   luaL_openlibs(L);
   lua_pushlightuserdata(L, s);
   lua_setfield(L, LUA_REGISTRYINDEX, STATE_KEY);
-  lua_pushcfunction(L, cap_print);
-  lua_setglobal(L, "print");
-  lua_getglobal(L, "io");
-  lua_pushcfunction(L, cap_write);
-  lua_setfield(L, -2, "write");
-  lua_pop(L, 1);
+  tutil_capture(L, &s->r->output, &s->r->outlen);
   return L;
 }
 
@@ -163,22 +114,6 @@ static int consume(lua_State *L) {
   return 0;
 }
 
-typedef struct dumpbuf {
-  char *p;
-  size_t n;
-} dumpbuf;
-
-static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
-  dumpbuf *d = ud;
-  char *q = realloc(d->p, d->n + sz);
-  (void)L;
-  if (q == NULL) return 1;
-  memcpy(q + d->n, p, sz);
-  d->p = q;
-  d->n += sz;
-  return 0;
-}
-
 typedef struct readbuf {
   const char *p;
   size_t n;
@@ -217,19 +152,16 @@ static int load_rewritten(lua_State *L, run_state *s, const char *src,
   vm_chunk *chunk = NULL;
   void *bytes = NULL;
   size_t size = 0;
-  dumpbuf d = {NULL, 0};
   readbuf rb;
   rw_stats stats;
+  rt_input in;
   lraf_status ls;
   int st = luaL_loadbufferx(L, src, len, name, "t");
   if (st != LUA_OK) return st;
-  lua_dump(L, dump_writer, &d, 0);
-  lua_pop(L, 1);
-  ls = vm_read(d.p, d.n, NULL, &chunk, &err);
-  if (ls == LRAF_OK) ls = rw_rewrite(chunk, s->opt, &stats, &err);
-  if (ls == LRAF_OK) ls = rw_verify(chunk, &err);
+  in.kind = RT_INPUT_TOP;
+  in.L = L;
+  ls = rt_pipeline(&in, s->opt, &stats, &chunk, &err);
   if (ls == LRAF_OK) ls = vm_write(chunk, &bytes, &size, &err);
-  free(d.p);
   if (ls != LRAF_OK) {
     vm_chunk_free(chunk);
     lua_pushfstring(L, "lraf: %s", err.message);

@@ -9,35 +9,8 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include "rt_pipeline.h"
 #include "tutil_vm.h"
-
-/* A lua_Writer appending to a tutil_vm_buf whose capacity doubles. */
-typedef struct dump_state {
-  tutil_vm_buf *out;
-  size_t cap;
-} dump_state;
-
-static int collect(lua_State *L, const void *p, size_t sz, void *ud) {
-  dump_state *ds = ud;
-  tutil_vm_buf *b = ds->out;
-  (void)L;
-  if (sz == 0)
-    return 0;
-  if (b->size + sz > ds->cap) {
-    size_t cap = ds->cap ? ds->cap : 1024;
-    uint8_t *nd;
-    while (cap < b->size + sz)
-      cap *= 2;
-    nd = realloc(b->data, cap);
-    if (nd == NULL)
-      return 1;
-    b->data = nd;
-    ds->cap = cap;
-  }
-  memcpy(b->data + b->size, p, sz);
-  b->size += sz;
-  return 0;
-}
 
 static void set_msg(char *msg, size_t msgsize, const char *s) {
   if (msg != NULL && msgsize > 0)
@@ -46,30 +19,18 @@ static void set_msg(char *msg, size_t msgsize, const char *s) {
 
 int tutil_vm_dump(const char *src, size_t len, const char *name, int strip,
                   tutil_vm_buf *out, char *msg, size_t msgsize) {
-  lua_State *L = luaL_newstate();
-  dump_state ds;
-  int ok = 0;
-  ds.out = out;
-  ds.cap = 0;
+  lraf_error err;
+  char *data = NULL;
+  size_t size = 0;
   out->data = NULL;
   out->size = 0;
-  if (L == NULL) {
-    set_msg(msg, msgsize, "cannot create lua_State");
+  if (rt_compile(src, len, name, strip, &data, &size, &err) != LRAF_OK) {
+    set_msg(msg, msgsize, err.message);
     return 0;
   }
-  if (luaL_loadbuffer(L, src, len, name) != LUA_OK)
-    set_msg(msg, msgsize, lua_tostring(L, -1));
-  else if (lua_dump(L, collect, &ds, strip) != 0)
-    set_msg(msg, msgsize, "lua_dump failed");
-  else
-    ok = 1;
-  lua_close(L);
-  if (!ok) {
-    free(out->data);
-    out->data = NULL;
-    out->size = 0;
-  }
-  return ok;
+  out->data = (uint8_t *)data;
+  out->size = size;
+  return 1;
 }
 
 typedef struct reader_state {
@@ -101,28 +62,4 @@ int tutil_vm_load(const void *data, size_t size, char *msg, size_t msgsize) {
     set_msg(msg, msgsize, lua_tostring(L, -1));
   lua_close(L);
   return ok;
-}
-
-int tutil_vm_read_file(const char *path, tutil_vm_buf *out) {
-  FILE *fp = fopen(path, "rb");
-  uint8_t chunk[8192];
-  size_t n;
-  out->data = NULL;
-  out->size = 0;
-  if (fp == NULL)
-    return 0;
-  while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) {
-    uint8_t *nd = realloc(out->data, out->size + n);
-    if (nd == NULL) {
-      fclose(fp);
-      free(out->data);
-      out->data = NULL;
-      return 0;
-    }
-    memcpy(nd + out->size, chunk, n);
-    out->data = nd;
-    out->size += n;
-  }
-  fclose(fp);
-  return 1;
 }

@@ -27,7 +27,4 @@ int tutil_vm_dump(const char *src, size_t len, const char *name, int strip,
    lua_load accepts it; otherwise 0 with the message in msg. */
 int tutil_vm_load(const void *data, size_t size, char *msg, size_t msgsize);
 
-/* Read a whole file into *out.  Returns 1 on success. */
-int tutil_vm_read_file(const char *path, tutil_vm_buf *out);
-
 #endif

@@ -19,10 +19,11 @@
 #include <unistd.h>
 
 #include "tutil_run.h"
+#include "tutil_sh.h"
 
 static char bindir[512];
-static char tmp[64];
-static char out_path[128], err_path[128], out2_path[128];
+static tutil_sh shell;
+static char out2_path[128];
 
 static int setup(void **state) {
   const char *lraf = getenv("LRAF");
@@ -32,19 +33,14 @@ static int setup(void **state) {
   slash = strrchr(lraf, '/');
   snprintf(bindir, sizeof bindir, "%.*s/examples",
            slash ? (int)(slash - lraf) : 1, slash ? lraf : ".");
-  snprintf(tmp, sizeof tmp, "/tmp/lraf-ex-XXXXXX");
-  if (mkdtemp(tmp) == NULL) return -1;
-  snprintf(out_path, sizeof out_path, "%s/out.txt", tmp);
-  snprintf(out2_path, sizeof out2_path, "%s/out2.txt", tmp);
-  snprintf(err_path, sizeof err_path, "%s/err.txt", tmp);
+  if (tutil_sh_init(&shell, "ex") != 0) return -1;
+  snprintf(out2_path, sizeof out2_path, "%s/out2.txt", shell.dir);
   return 0;
 }
 
 static int teardown(void **state) {
-  char cmd[128];
   (void)state;
-  snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
-  return system(cmd) == 0 ? 0 : -1;
+  return tutil_sh_cleanup(&shell);
 }
 
 /* Run example NAME with ARGS from the repository root, stdout to out;
@@ -52,11 +48,10 @@ static int teardown(void **state) {
 static int run(const char *name, const char *args, const char *out) {
   char cmd[1024];
   int st;
-  snprintf(cmd, sizeof cmd, "%s/%s %s > %s 2> %s", bindir, name, args, out,
-           err_path);
-  st = system(cmd);
-  assert_true(WIFEXITED(st));
-  return WEXITSTATUS(st);
+  snprintf(cmd, sizeof cmd, "%s/%s %s", bindir, name, args);
+  st = tutil_sh_exec(cmd, out, shell.err);
+  assert_true(st >= 0);
+  return st;
 }
 
 static char *slurp(const char *path) {
@@ -75,8 +70,8 @@ static void test_embed(void **state) {
   (void)state;
   tutil_run_hook(src, strlen(src), "=demo", &hook);
   assert_true(hook.ok);
-  assert_int_equal(run("embed", "", out_path), 0);
-  out = slurp(out_path);
+  assert_int_equal(run("embed", "", shell.out), 0);
+  out = slurp(shell.out);
   snprintf(want, sizeof want, "5050\n%lld instructions\n", hook.count);
   assert_string_equal(out, want);
   free(out);
@@ -118,9 +113,9 @@ static void test_sortbench(void **state) {
   char *a, *b, path[128];
   int i;
   (void)state;
-  assert_int_equal(run("sortbench", "", out_path), 0);
+  assert_int_equal(run("sortbench", "", shell.out), 0);
   assert_int_equal(run("sortbench", "", out2_path), 0);
-  a = slurp(out_path);
+  a = slurp(shell.out);
   b = slurp(out2_path);
   assert_string_equal(a, b);
   assert_non_null(strstr(a, "quick sort\t1000\t20\t99900\n"));
@@ -148,8 +143,8 @@ static void test_sortbench(void **state) {
 static void test_plugin_host(void **state) {
   char *out;
   (void)state;
-  assert_int_equal(run("plugin_host", "", out_path), 0);
-  out = slurp(out_path);
+  assert_int_equal(run("plugin_host", "", shell.out), 0);
+  out = slurp(shell.out);
   assert_non_null(strstr(out, "  runaway  checked 11 characters\n"));
   assert_non_null(strstr(out, "round 2\n  csv      3 fields, 16 characters\n"
                               "  calc     100 / 7 - 2 = 12\n"
@@ -182,12 +177,12 @@ static void test_billing(void **state) {
   long long sum[3] = {0, 0, 0};
   int rows = 0, calls = 0, i;
   (void)state;
-  snprintf(ledger, sizeof ledger, "%s/ledger.csv", tmp);
-  assert_int_equal(run("billing", "", out_path), 2);   /* no ledger named */
+  snprintf(ledger, sizeof ledger, "%s/ledger.csv", shell.dir);
+  assert_int_equal(run("billing", "", shell.out), 2);   /* no ledger named */
   snprintf(args, sizeof args, "%s", ledger);
-  assert_int_equal(run("billing", args, out_path), 0);
+  assert_int_equal(run("billing", args, shell.out), 0);
   csv = slurp(ledger);
-  out = slurp(out_path);
+  out = slurp(shell.out);
   assert_memory_equal(csv, "customer,plugin,calls,instructions,cost\n", 40);
   for (i = 0; i < 5; i++) assert_non_null(strstr(csv, expect_calls[i]));
   for (line = strchr(csv, '\n') + 1; *line; line = strchr(line, '\n') + 1) {

@@ -20,46 +20,29 @@
 #include <unistd.h>
 
 #include "tutil_run.h"
+#include "tutil_sh.h"
 
-static char dir[64];
-static char out_path[128], err_path[128], json_path[128];
-
-static const char *lraf(void) {
-  const char *p = getenv("LRAF");
-  return p ? p : "build/lraf";
-}
+static tutil_sh shell;
+static char json_path[128];
 
 static void write_script(const char *name, const char *text) {
-  char path[128];
-  FILE *f;
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
+  assert_int_equal(tutil_sh_write(&shell, name, text), 0);
 }
 
-/* Run `lraf ARGS`; returns the exit status; stdout/stderr in files. */
+/* Run `lraf ARGS` in shell.dir; returns the exit status; stdout/stderr in
+   files. */
 static int run(const char *args) {
-  char cmd[1024];
-  int st;
-  snprintf(cmd, sizeof cmd, "cd %s && %s%s %s > %s 2> %s", dir,
-           lraf()[0] == '/' ? "" : "\"$OLDPWD\"/", lraf(), args, out_path,
-           err_path);
-  st = system(cmd);
-  assert_true(WIFEXITED(st));
-  return WEXITSTATUS(st);
+  int st = tutil_sh_lraf_run(&shell, "%s", args);
+  assert_true(st >= 0);
+  return st;
 }
 
 /* Run a shell command from the repository root with stdout/stderr in
    the given files; returns the exit status. */
 static int sh(const char *cmd, const char *out, const char *err) {
-  char full[2048];
-  int st;
-  snprintf(full, sizeof full, "%s > %s 2> %s", cmd, out, err);
-  st = system(full);
-  assert_true(WIFEXITED(st));
-  return WEXITSTATUS(st);
+  int st = tutil_sh_exec(cmd, out, err);
+  assert_true(st >= 0);
+  return st;
 }
 
 static char *slurp(const char *path) {
@@ -77,11 +60,8 @@ static int count_lines(const char *s) {
 
 static int setup(void **state) {
   (void)state;
-  snprintf(dir, sizeof dir, "/tmp/lraf-cli-XXXXXX");
-  assert_non_null(mkdtemp(dir));
-  snprintf(out_path, sizeof out_path, "%s/out.txt", dir);
-  snprintf(err_path, sizeof err_path, "%s/err.txt", dir);
-  snprintf(json_path, sizeof json_path, "%s/report.json", dir);
+  assert_int_equal(tutil_sh_init(&shell, "cli"), 0);
+  snprintf(json_path, sizeof json_path, "%s/report.json", shell.dir);
   write_script("args.lua",
                "print(arg[0], arg[1], arg[2], #arg, select('#', ...), ...)\n"
                "print(arg[-1] ~= nil)\n");
@@ -97,21 +77,19 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-  char cmd[128];
   (void)state;
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return tutil_sh_cleanup(&shell);
 }
 
 static void test_like_lua(void **state) {
   char *out;
   (void)state;
   assert_int_equal(run("run args.lua a b"), 0);
-  out = slurp(out_path);
+  out = slurp(shell.out);
   assert_string_equal(out, "args.lua\ta\tb\t2\t2\ta\tb\ntrue\n");
   free(out);
   assert_int_equal(run("run --exact -- args.lua"), 0);
-  out = slurp(out_path);
+  out = slurp(shell.out);
   assert_string_equal(out, "args.lua\tnil\tnil\t0\t0\ntrue\n");
   free(out);
 }
@@ -120,7 +98,7 @@ static void test_exit_statuses(void **state) {
   char *err;
   (void)state;
   assert_int_equal(run("run fail.lua"), 1);
-  err = slurp(err_path);
+  err = slurp(shell.err);
   assert_non_null(strstr(err, "fail.lua:1: failed here"));
   assert_non_null(strstr(err, "stack traceback:"));
   free(err);
@@ -131,7 +109,7 @@ static void test_exit_statuses(void **state) {
   assert_int_equal(run("run --limit x spin.lua"), 2);
   assert_int_equal(run("run --mode weighted spin.lua"), 2);
   assert_int_equal(run("run --limit 100000 spin.lua"), 3);
-  err = slurp(err_path);
+  err = slurp(shell.err);
   assert_int_equal(count_lines(err), 1);
   assert_string_equal(err, "lraf: instruction quota exceeded (limit 100000)\n");
   free(err);
@@ -143,7 +121,7 @@ static void test_binary_is_bad_input(void **state) {
   if (system("command -v luac5.4 > /dev/null") != 0) skip();
   {
     char cmd[256];
-    snprintf(cmd, sizeof cmd, "luac5.4 -o %s/b.luac %s/co.lua", dir, dir);
+    snprintf(cmd, sizeof cmd, "luac5.4 -o %s/b.luac %s/co.lua", shell.dir, shell.dir);
     assert_int_equal(system(cmd), 0);
   }
   assert_int_equal(run("run b.luac"), 2);
@@ -195,7 +173,7 @@ static void test_report(void **state) {
   assert_non_null(strstr(json, "\"exit_code\": 5"));
   free(json);
   assert_int_equal(run("run --report - co.lua"), 0);
-  err = slurp(err_path);
+  err = slurp(shell.err);
   assert_non_null(strstr(err, "instructions (lua5.4/original), status ok"));
   assert_non_null(strstr(err, "instructions per cpu second"));
   free(err);
@@ -205,17 +183,17 @@ static void test_sandbox_and_modes(void **state) {
   char *out;
   (void)state;
   assert_int_equal(run("run --sandbox sandbox.lua"), 0);
-  out = slurp(out_path);
+  out = slurp(shell.out);
   assert_string_equal(out, "true\ttrue\ttrue\n");
   free(out);
   assert_int_equal(run("run sandbox.lua"), 0);
-  out = slurp(out_path);
+  out = slurp(shell.out);
   assert_string_equal(out, "false\tfalse\tfalse\n");
   free(out);
   write_script("w.txt", "ADD 10\nFORLOOP 3\n");
   assert_int_equal(run("run --weights w.txt --granularity 7 co.lua"), 0);
   assert_int_equal(run("run --mode overhead --report - co.lua"), 0);
-  out = slurp(err_path);
+  out = slurp(shell.err);
   assert_non_null(strstr(out, "lua5.4/overhead"));
   free(out);
 }
@@ -228,11 +206,11 @@ static void test_rewrite(void **state) {
                "for i = 1, 10 do t[i] = i end\nprint(#t, ...)\n");
   assert_int_equal(run("rewrite table.lua -o table.luac"), 0);
   assert_int_equal(run("run table.luac x"), 0);
-  out = slurp(out_path);
+  out = slurp(shell.out);
   assert_string_equal(out, "10\tx\n");
   free(out);
   assert_int_equal(run("run --mode overhead table.luac"), 2);
-  out = slurp(err_path);
+  out = slurp(shell.err);
   assert_non_null(strstr(out, "cost model"));
   free(out);
   assert_int_equal(run("rewrite --mode overhead table.lua -o t2.luac"), 0);
@@ -241,14 +219,14 @@ static void test_rewrite(void **state) {
   assert_int_equal(run("rewrite table.lua"), 2);
   /* disasm lists a rewritten chunk with its model and accounting code */
   assert_int_equal(run("disasm table.luac"), 0);
-  out = slurp(out_path);
+  out = slurp(shell.out);
   assert_non_null(strstr(out, "cost model lua5.4/original"));
   assert_non_null(strstr(out, "(lraf counter)"));
   assert_non_null(strstr(out, "FORLOOP"));
   free(out);
   write_script("cut.luac", "\x1bLRAF\x01" "\x30" "abc");
   assert_int_equal(run("disasm cut.luac"), 2);
-  out = slurp(err_path);
+  out = slurp(shell.err);
   assert_non_null(strstr(out, "truncated lraf-rewritten chunk"));
   free(out);
 }
@@ -279,32 +257,32 @@ static void test_arg_like_lua(void **state) {
   (void)state;
   if (system("command -v lua5.4 > /dev/null") != 0) skip();
   write_script("show.lua", show);
-  snprintf(lua_out, sizeof lua_out, "%s/lua-out.txt", dir);
-  snprintf(lua_err, sizeof lua_err, "%s/lua-err.txt", dir);
+  snprintf(lua_out, sizeof lua_out, "%s/lua-out.txt", shell.dir);
+  snprintf(lua_err, sizeof lua_err, "%s/lua-err.txt", shell.dir);
   snprintf(cmd, sizeof cmd, "cd %s && lua5.4 show.lua a 'b c' '' -x --y",
-           dir);
+           shell.dir);
   assert_int_equal(sh(cmd, lua_out, lua_err), 0);
   assert_int_equal(run("run show.lua a 'b c' '' -x --y"), 0);
-  assert_true(same_file(out_path, lua_out));
+  assert_true(same_file(shell.out, lua_out));
   assert_int_equal(run("run --exact --limit 1000000 show.lua a 'b c' '' -x --y"),
                    0);
-  assert_true(same_file(out_path, lua_out));
+  assert_true(same_file(shell.out, lua_out));
   /* no arguments */
-  snprintf(cmd, sizeof cmd, "cd %s && lua5.4 show.lua", dir);
+  snprintf(cmd, sizeof cmd, "cd %s && lua5.4 show.lua", shell.dir);
   assert_int_equal(sh(cmd, lua_out, lua_err), 0);
   assert_int_equal(run("run show.lua"), 0);
-  assert_true(same_file(out_path, lua_out));
+  assert_true(same_file(shell.out, lua_out));
   /* the script from stdin */
-  snprintf(cmd, sizeof cmd, "cd %s && lua5.4 - p q < show.lua", dir);
+  snprintf(cmd, sizeof cmd, "cd %s && lua5.4 - p q < show.lua", shell.dir);
   assert_int_equal(sh(cmd, lua_out, lua_err), 0);
   assert_int_equal(run("run - p q < show.lua"), 0);
-  assert_true(same_file(out_path, lua_out));
+  assert_true(same_file(shell.out, lua_out));
   /* negative indices: lraf's own command line, down to its name */
   write_script("neg.lua", "local n = 0\nwhile arg[n - 1] ~= nil do n = n - 1 "
                "end\nprint(n, arg[n + 1], arg[-1])\n");
   assert_int_equal(run("run --exact neg.lua z"), 0);
   {
-    char *out = slurp(out_path);
+    char *out = slurp(shell.out);
     assert_non_null(strstr(out, "-3\trun\t--exact\n"));
     free(out);
   }
@@ -329,22 +307,22 @@ static void test_exit_statuses_like_lua(void **state) {
   size_t i;
   (void)state;
   if (system("command -v lua5.4 > /dev/null") != 0) skip();
-  snprintf(lua_out, sizeof lua_out, "%s/lua-out.txt", dir);
-  snprintf(lua_err, sizeof lua_err, "%s/lua-err.txt", dir);
+  snprintf(lua_out, sizeof lua_out, "%s/lua-out.txt", shell.dir);
+  snprintf(lua_err, sizeof lua_err, "%s/lua-err.txt", shell.dir);
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     int want;
     write_script(cases[i].name, cases[i].src);
-    snprintf(cmd, sizeof cmd, "cd %s && lua5.4 %s", dir, cases[i].name);
+    snprintf(cmd, sizeof cmd, "cd %s && lua5.4 %s", shell.dir, cases[i].name);
     want = sh(cmd, lua_out, lua_err);
     snprintf(args, sizeof args, "run --report %s %s", json_path,
              cases[i].name);
     assert_int_equal(run(args), want);
-    assert_true(same_file(out_path, lua_out));
+    assert_true(same_file(shell.out, lua_out));
   }
   /* the status names in the report */
   assert_int_equal(run("run --limit 10 --report - spin.lua"), 3);
   {
-    char *err = slurp(err_path);
+    char *err = slurp(shell.err);
     assert_non_null(strstr(err, "status quota"));
     free(err);
   }
@@ -375,15 +353,15 @@ static void test_require_like_lua(void **state) {
                "local digits = lpeg.C(lpeg.R'09'^1) / tonumber\n"
                "print(m.twice(digits:match('21abc')), package.loaded.mymod == m)\n"
                "print(pcall(require, 'no_such_module_here'))\n");
-  snprintf(lua_out, sizeof lua_out, "%s/lua-out.txt", dir);
-  snprintf(lua_err, sizeof lua_err, "%s/lua-err.txt", dir);
-  snprintf(cmd, sizeof cmd, "cd %s && lua5.4 req.lua", dir);
+  snprintf(lua_out, sizeof lua_out, "%s/lua-out.txt", shell.dir);
+  snprintf(lua_err, sizeof lua_err, "%s/lua-err.txt", shell.dir);
+  snprintf(cmd, sizeof cmd, "cd %s && lua5.4 req.lua", shell.dir);
   assert_int_equal(sh(cmd, lua_out, lua_err), 0);
   assert_int_equal(run("run req.lua"), 0);
-  assert_true(same_file(out_path, lua_out));
+  assert_true(same_file(shell.out, lua_out));
   assert_int_equal(run("run --sandbox req.lua"), 0);
   {
-    char *out = slurp(out_path);
+    char *out = slurp(shell.out);
     assert_memory_equal(out, "42\ttrue\nfalse\t", 14);
     free(out);
   }
@@ -405,10 +383,10 @@ static void test_corpus_like_lua(void **state) {
   int compared = 0;
   (void)state;
   if (system("command -v lua5.4 > /dev/null") != 0) skip();
-  snprintf(o1, sizeof o1, "%s/c-lua-out.txt", dir);
-  snprintf(e1, sizeof e1, "%s/c-lua-err.txt", dir);
-  snprintf(o2, sizeof o2, "%s/c-lraf-out.txt", dir);
-  snprintf(e2, sizeof e2, "%s/c-lraf-err.txt", dir);
+  snprintf(o1, sizeof o1, "%s/c-lua-out.txt", shell.dir);
+  snprintf(e1, sizeof e1, "%s/c-lua-err.txt", shell.dir);
+  snprintf(o2, sizeof o2, "%s/c-lraf-out.txt", shell.dir);
+  snprintf(e2, sizeof e2, "%s/c-lraf-err.txt", shell.dir);
   d = opendir("tests/corpus");
   assert_non_null(d);
   while ((e = readdir(d)) != NULL) {
@@ -422,7 +400,8 @@ static void test_corpus_like_lua(void **state) {
     }
     snprintf(cmd, sizeof cmd, "lua5.4 tests/corpus/%s", e->d_name);
     want = sh(cmd, o1, e1);
-    snprintf(cmd, sizeof cmd, "%s run tests/corpus/%s", lraf(), e->d_name);
+    snprintf(cmd, sizeof cmd, "%s run tests/corpus/%s", tutil_sh_lraf(),
+             e->d_name);
     got = sh(cmd, o2, e2);
     if (strcmp(e->d_name, "loadkx.lua") == 0) {
       char *err = slurp(e2);
@@ -467,7 +446,7 @@ static void test_bench(void **state) {
   tutil_run_hook(sum2, strlen(sum2), "=sum2", &hook2);
   assert_true(hook.ok && hook2.ok);
   assert_int_equal(run("bench -n 3 sum.lua"), 0);
-  out = slurp(out_path);
+  out = slurp(shell.out);
   assert_null(strstr(out, "sum\t"));  /* the script's print is muted */
   assert_non_null(strstr(out, "3 runs each, model lua5.4/original"));
   snprintf(want, sizeof want, "instructions  %lld (the same in all 3 runs)",
@@ -479,7 +458,7 @@ static void test_bench(void **state) {
   free(out);
   /* two scripts: the ratio of the counts */
   assert_int_equal(run("bench -n 2 sum2.lua sum.lua"), 0);
-  out = slurp(out_path);
+  out = slurp(shell.out);
   assert_int_equal(number_after(out, "sum2.lua\n  instructions  "),
                    hook2.count);
   snprintf(want, sizeof want, "sum2.lua / sum.lua = %.4f",
@@ -488,22 +467,22 @@ static void test_bench(void **state) {
   free(out);
   /* --mode overhead counts more than the original */
   assert_int_equal(run("bench -n 1 --mode overhead sum.lua"), 0);
-  out = slurp(out_path);
+  out = slurp(shell.out);
   assert_non_null(strstr(out, "model lua5.4/overhead"));
   assert_true(number_after(out, "instructions  ") > hook.count);
   free(out);
   /* a count that depends on math.random: loud on stdout and stderr
      (10 runs make equal counts by chance very unlikely) */
   assert_int_equal(run("bench -n 10 vary.lua"), 0);
-  out = slurp(out_path);
-  err = slurp(err_path);
+  out = slurp(shell.out);
+  err = slurp(shell.err);
   assert_non_null(strstr(out, "THE COUNT DIFFERS BETWEEN RUNS"));
   assert_non_null(strstr(err, "WARNING"));
   free(out);
   free(err);
   /* errors and usage */
   assert_int_equal(run("bench fail.lua"), 1);
-  err = slurp(err_path);
+  err = slurp(shell.err);
   assert_non_null(strstr(err, "failed here"));
   free(err);
   assert_int_equal(run("bench syntax.lua"), 1);
@@ -526,7 +505,7 @@ static long long bench_count(const char *cmd, const char *expect) {
   char *out;
   long long n;
   assert_int_equal(run(cmd), 0);
-  out = slurp(out_path);
+  out = slurp(shell.out);
   if (expect != NULL) assert_non_null(strstr(out, expect));
   n = number_after(out, "instructions  ");
   free(out);
@@ -578,14 +557,14 @@ static void test_help(void **state) {
   char *out;
   (void)state;
   assert_int_equal(run("--help"), 0);
-  out = slurp(out_path);
+  out = slurp(shell.out);
   assert_non_null(strstr(out, "  run "));
   assert_non_null(strstr(out, "  bench "));
   assert_non_null(strstr(out, "  rewrite "));
   assert_non_null(strstr(out, "  disasm "));
   free(out);
   assert_int_equal(run("--version"), 0);
-  out = slurp(out_path);
+  out = slurp(shell.out);
   assert_non_null(strstr(out, "lraf 0."));
   free(out);
   assert_int_equal(run("frobnicate"), 2);

@@ -24,6 +24,7 @@
 
 #include "tutil_rt.h"
 #include "tutil_run.h"
+#include "tutil_sh.h"
 
 #define LIMIT (8u << 20)
 
@@ -138,32 +139,22 @@ static void test_accounting(void **state) {
 
 /* lraf run --memory-limit: one line on stderr, exit 4, JSON report. */
 static void test_cli(void **state) {
-  char dir[64], cmd[1024], path[160];
-  const char *lraf = getenv("LRAF") ? getenv("LRAF") : "build/lraf";
-  FILE *f;
-  int st;
+  tutil_sh sh;
+  char path[160];
   size_t len;
   char *text;
   (void)state;
-  snprintf(dir, sizeof dir, "/tmp/lraf-mem-XXXXXX");
-  assert_non_null(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/bomb.lua", dir);
-  f = fopen(path, "w");
-  assert_non_null(f);
-  fputs("local t = {} while true do t[#t + 1] = ('x'):rep(1000) .. #t end\n", f);
-  fclose(f);
-  snprintf(cmd, sizeof cmd,
-           "%s run --memory-limit 4000000 --report %s/r.json %s "
-           "> %s/out 2> %s/err", lraf, dir, path, dir, dir);
-  st = system(cmd);
-  assert_true(WIFEXITED(st));
-  assert_int_equal(WEXITSTATUS(st), 4);
-  snprintf(path, sizeof path, "%s/err", dir);
-  text = tutil_run_slurp(path, &len);
+  assert_int_equal(tutil_sh_init(&sh, "mem"), 0);
+  assert_int_equal(tutil_sh_write(&sh, "bomb.lua", "local t = {} while true "
+                                  "do t[#t + 1] = ('x'):rep(1000) .. #t end\n"),
+                   0);
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --memory-limit 4000000 "
+                                     "--report r.json bomb.lua"), 4);
+  text = tutil_run_slurp(sh.err, &len);
   assert_non_null(text);
   assert_string_equal(text, "lraf: memory limit exceeded (limit 4000000 bytes)\n");
   free(text);
-  snprintf(path, sizeof path, "%s/r.json", dir);
+  snprintf(path, sizeof path, "%s/r.json", sh.dir);
   text = tutil_run_slurp(path, &len);
   assert_non_null(text);
   assert_non_null(strstr(text, "\"status\": \"memory\""));
@@ -177,8 +168,7 @@ static void test_cli(void **state) {
     assert_true(peak > 3000000 && peak <= 4000000);
   }
   free(text);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
+  assert_int_equal(tutil_sh_cleanup(&sh), 0);
 }
 
 int main(void) {

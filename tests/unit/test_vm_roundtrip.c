@@ -21,6 +21,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "tutil_run.h"
 #include "tutil_vm.h"
 #include "vm.h"
 
@@ -184,16 +185,16 @@ static int check_source(const char *src, size_t len, const char *name,
 }
 
 static int check_file(const char *path) {
-  tutil_vm_buf src;
-  char name[1024];
+  char name[1024], *src = NULL;
+  size_t len;
   int r;
   if (snprintf(name, sizeof name, "@%s", path) >= (int)sizeof name ||
-      !tutil_vm_read_file(path, &src)) {
+      (src = tutil_run_slurp(path, &len)) == NULL) {
     printf("note: skipping %s: cannot read it\n", path);
     return 0;
   }
-  r = check_source((const char *)src.data, src.size, name, path);
-  free(src.data);
+  r = check_source(src, len, name, path);
+  free(src);
   return r;
 }
 

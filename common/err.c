@@ -1,7 +1,22 @@
 /*
-** lraf_status.c - names of the public status codes.
+** err.c - filling an lraf_error with a formatted message, and the
+** names of the public status codes.
 */
-#include "lraf.h"
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "err.h"
+
+lraf_status err_fail(lraf_error *err, lraf_status code, const char *fmt, ...) {
+  if (err != NULL) {
+    va_list ap;
+    err->code = code;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
 
 const char *lraf_status_name(lraf_status code) {
   switch (code) {

@@ -1,0 +1,466 @@
+/*
+** cli_options.c - the option table, the subcommand table, the parser
+** every subcommand uses, and the help printed from those tables.
+*/
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Kinds of option values.  (Help lines fit 53 columns, so that --help
+   shows each option on one line.) */
+typedef enum opt_kind {
+  KIND_FLAG,   /* no value */
+  KIND_COUNT,  /* an integer; k, M, G multiply by 10^3, 10^6, 10^9 */
+  KIND_BYTES,  /* the same, and KiB, MiB, GiB by 2^10, 2^20, 2^30 */
+  KIND_REAL,   /* a positive number; k, M, G as for counts */
+  KIND_MODE,   /* original, overhead or weighted */
+  KIND_TEXT    /* a file name or other text */
+} opt_kind;
+
+typedef struct opt_info {
+  const char *name;
+  opt_kind kind;
+  const char *value;  /* the value's name in help; NULL for flags */
+  int64_t min, max;   /* KIND_COUNT, KIND_BYTES */
+  const char *help;
+} opt_info;
+
+#define RUNS_MAX 100000
+
+/* Indexed by cli_opt. */
+static const opt_info options[CLI_NUM_OPTS] = {
+  {"-n", KIND_COUNT, "N", 1, RUNS_MAX,
+   "run each script N times (default 10)"},
+  {"-o", KIND_TEXT, "OUT", 0, 0,
+   "the file to write"},
+  {"--limit", KIND_COUNT, "N", 0, INT64_MAX,
+   "stop after N instructions (exit 3); turns on --native"},
+  {"--rate", KIND_REAL, "N", 0, 0,
+   "at most N instructions per second (sleeps when ahead)"},
+  {"--memory-limit", KIND_BYTES, "BYTES", 1, INT64_MAX,
+   "stop above BYTES held (exit 4); turns on --native"},
+  {"--granularity", KIND_COUNT, "N", 1, INT64_MAX,
+   "instructions between reports to the manager (10000)"},
+  {"--exact", KIND_FLAG, NULL, 0, 0,
+   "exact even when errors are caught (slower)"},
+  {"--mode", KIND_MODE, "MODE", 0, 0,
+   "what to count: original (default), overhead, weighted"},
+  {"--weights", KIND_TEXT, "FILE", 0, 0,
+   "per-opcode weights, \"OPNAME WEIGHT\" lines (weighted)"},
+  {"--sandbox", KIND_FLAG, NULL, 0, 0,
+   "untrusted code: no io, no debug; turns on --native"},
+  {"--native", KIND_FLAG, NULL, 0, 0,
+   "charge the native work of C built-ins (string.rep...)"},
+  {"--no-native", KIND_FLAG, NULL, 0, 0,
+   "no native charging, even with a limit or the sandbox"},
+  {"--report", KIND_TEXT, "FILE|-", 0, 0,
+   "a JSON report to FILE, or a summary on stderr with -"},
+  {"--help", KIND_FLAG, NULL, 0, 0,
+   "print this help and exit"},
+};
+
+/* What the exit statuses mean; a command lists those it can give. */
+static const char *const statuses[] = {
+  "success",
+  "the script failed (a Lua error), or an internal failure (out of "
+  "memory)",
+  "bad usage or bad input",
+  "the instruction quota (--limit) was exhausted",
+  "the memory limit (--memory-limit) was exceeded",
+};
+#define NSTATUSES ((int)(sizeof statuses / sizeof statuses[0]))
+
+#define ST(n) (1u << (n))
+#define COUNTING (CLI_BIT(CLI_OPT_EXACT) | CLI_BIT(CLI_OPT_MODE) | \
+                  CLI_BIT(CLI_OPT_WEIGHTS))
+#define RUNNING (COUNTING | CLI_BIT(CLI_OPT_GRANULARITY) | \
+                 CLI_BIT(CLI_OPT_SANDBOX) | CLI_BIT(CLI_OPT_NATIVE) | \
+                 CLI_BIT(CLI_OPT_NO_NATIVE))
+
+static const cli_command commands[] = {
+  {"bench", cli_bench, CLI_BIT(CLI_OPT_RUNS) | RUNNING | CLI_BIT(CLI_OPT_HELP),
+   CLI_OPERANDS_AFTER, "SCRIPT [SCRIPT2] [-- ARGS...]",
+   "run SCRIPT N times in fresh states, with ARGS: its instruction count\n"
+   "(the same on every run) and wall time min/median/max; with SCRIPT2,\n"
+   "compare the two by instruction count",
+   ST(0) | ST(1) | ST(2)},
+  {"disasm", cli_disasm, CLI_BIT(CLI_OPT_HELP), CLI_OPERANDS_MIXED,
+   "FILE.lua|FILE.luac|REWRITTEN",
+   "list the bytecode of FILE like luac -l -l (REWRITTEN: the output of\n"
+   "lraf rewrite, with its accounting code)",
+   ST(0) | ST(1) | ST(2)},
+  {"run", cli_run,
+   CLI_BIT(CLI_OPT_LIMIT) | CLI_BIT(CLI_OPT_RATE) |
+     CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | CLI_BIT(CLI_OPT_REPORT) |
+     CLI_BIT(CLI_OPT_HELP),
+   CLI_OPERANDS_AFTER, "SCRIPT [ARGS...]",
+   "run SCRIPT like lua5.4, counting every instruction",
+   ST(0) | ST(1) | ST(2) | ST(3) | ST(4)},
+  {"rewrite", cli_rewrite,
+   COUNTING | CLI_BIT(CLI_OPT_OUTPUT) | CLI_BIT(CLI_OPT_HELP),
+   CLI_OPERANDS_MIXED, "IN.lua|IN.luac -o OUT",
+   "rewrite IN offline; OUT loads only through lraf",
+   ST(0) | ST(1) | ST(2)},
+};
+#define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
+
+const cli_command *cli_command_find(const char *name) {
+  int i;
+  for (i = 0; i < NCOMMANDS; i++)
+    if (strcmp(name, commands[i].name) == 0) return &commands[i];
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Values                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct suffix {
+  const char *s;
+  int64_t factor;
+  int bytes_only;
+} suffix;
+
+static const suffix suffixes[] = {
+  {"", 1, 0},
+  {"k", 1000, 0}, {"K", 1000, 0}, {"M", 1000000, 0}, {"G", 1000000000, 0},
+  {"KiB", 1 << 10, 1}, {"MiB", 1 << 20, 1}, {"GiB", 1 << 30, 1},
+};
+#define NSUFFIXES ((int)(sizeof suffixes / sizeof suffixes[0]))
+
+/* The factor of the suffix s, or 0 when s is not one of kind's. */
+static int64_t factor_of(const char *s, opt_kind kind) {
+  int i;
+  for (i = 0; i < NSUFFIXES; i++)
+    if (strcmp(s, suffixes[i].s) == 0 &&
+        (!suffixes[i].bytes_only || kind == KIND_BYTES))
+      return suffixes[i].factor;
+  return 0;
+}
+
+static const char *what_integer(const opt_info *o) {
+  if (o->kind == KIND_BYTES)
+    return "a positive size in bytes (k, M, G, KiB, MiB, GiB allowed)";
+  return o->min > 0 ? "a positive integer (k, M, G allowed)"
+                    : "a non-negative integer (k, M, G allowed)";
+}
+
+/* An integer of kind COUNT or BYTES in [o->min, o->max]. */
+static int parse_integer(const opt_info *o, const char *s, int64_t *v) {
+  const char *p = s;
+  uint64_t x = 0;
+  int64_t f;
+  int big = 0;
+  if (*p < '0' || *p > '9')
+    return cli_error("%s needs %s, not '%s'", o->name, what_integer(o), s);
+  for (; *p >= '0' && *p <= '9'; p++) {
+    if (x > (UINT64_MAX - 9) / 10) big = 1;
+    else x = x * 10 + (uint64_t)(*p - '0');
+  }
+  f = factor_of(p, o->kind);
+  if (f == 0)
+    return cli_error("%s needs %s, not '%s'", o->name, what_integer(o), s);
+  if (big || x > (uint64_t)o->max / (uint64_t)f ||
+      x * (uint64_t)f > (uint64_t)o->max)
+    return cli_error("%s %s is too large (at most %lld)", o->name, s,
+                     (long long)o->max);
+  if ((int64_t)(x * (uint64_t)f) < o->min)
+    return cli_error("%s needs %s, not '%s'", o->name, what_integer(o), s);
+  *v = (int64_t)(x * (uint64_t)f);
+  return CLI_OK;
+}
+
+static int parse_real(const opt_info *o, const char *s, double *v) {
+  char *end;
+  int64_t f;
+  double x;
+  errno = 0;
+  x = strtod(s, &end);
+  f = end == s ? 0 : factor_of(end, o->kind);
+  if (f == 0 || x != x || !(x > 0))
+    return cli_error("%s needs a positive number (k, M, G allowed), not "
+                     "'%s'", o->name, s);
+  x *= (double)f;
+  if (isinf(x)) return cli_error("%s %s is too large", o->name, s);
+  *v = x;
+  return CLI_OK;
+}
+
+static int parse_mode(const char *s, lraf_mode *mode) {
+  if (strcmp(s, "original") == 0) *mode = LRAF_MODE_ORIGINAL;
+  else if (strcmp(s, "overhead") == 0) *mode = LRAF_MODE_OVERHEAD;
+  else if (strcmp(s, "weighted") == 0) *mode = LRAF_MODE_WEIGHTED;
+  else return cli_error("unknown mode '%s' (original, overhead or weighted)",
+                        s);
+  return CLI_OK;
+}
+
+static int read_weights(const char *path, cli_args *a) {
+  lraf_error err;
+  char *text;
+  size_t len;
+  lraf_status st;
+  if (cli_read_file(path, &text, &len, &err) != LRAF_OK)
+    return cli_report(&err);
+  st = lraf_parse_weights(text, len, a->weights, &err);
+  free(text);
+  if (st != LRAF_OK) {
+    cli_error("%s: %s", path, err.message);
+    return err.code == LRAF_EMEM ? CLI_EFAIL : CLI_EUSAGE;
+  }
+  a->opt.weights = a->weights;
+  return CLI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Parsing                                                             */
+/* ------------------------------------------------------------------ */
+
+static int find_option(const char *name) {
+  int o;
+  for (o = 0; o < CLI_NUM_OPTS; o++)
+    if (strcmp(name, options[o].name) == 0) return o;
+  return -1;
+}
+
+/* Apply option o with value v (NULL for flags). */
+static int set_option(int o, const char *v, cli_args *a, int *mode_set,
+                      const char **wfile) {
+  const opt_info *info = &options[o];
+  int64_t n = 0;
+  int rc = CLI_OK;
+  if (info->kind == KIND_COUNT || info->kind == KIND_BYTES)
+    if ((rc = parse_integer(info, v, &n)) != CLI_OK) return rc;
+  switch ((cli_opt)o) {
+    case CLI_OPT_RUNS: a->runs = (int)n; break;
+    case CLI_OPT_OUTPUT: a->output = v; break;
+    case CLI_OPT_LIMIT: a->limit = n; break;
+    case CLI_OPT_RATE: rc = parse_real(info, v, &a->rate); break;
+    case CLI_OPT_MEMORY_LIMIT: a->memory = n; break;
+    case CLI_OPT_GRANULARITY: a->opt.granularity = n; break;
+    case CLI_OPT_EXACT: a->opt.exact = 1; break;
+    case CLI_OPT_MODE:
+      *mode_set = 1;
+      rc = parse_mode(v, &a->opt.mode);
+      break;
+    case CLI_OPT_WEIGHTS: *wfile = v; break;
+    case CLI_OPT_SANDBOX: a->opt.env = LRAF_ENV_SANDBOX; break;
+    case CLI_OPT_NATIVE: a->native = 1; break;
+    case CLI_OPT_NO_NATIVE: a->native = 0; break;
+    case CLI_OPT_REPORT: a->report = v; break;
+    case CLI_OPT_HELP: case CLI_NUM_OPTS: break;
+  }
+  return rc;
+}
+
+static int is_option(const char *s) {
+  return s[0] == '-' && s[1] != '\0';
+}
+
+int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a) {
+  const char *wfile = NULL;
+  int i, mode_set = 0, nops = 0, rc;
+  memset(a, 0, sizeof *a);
+  lraf_default_options(&a->opt);
+  a->limit = -1;
+  a->memory = -1;
+  a->native = -1;
+  for (i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    int o;
+    if (strcmp(arg, "--") == 0) {
+      i++;
+      break;
+    }
+    if (!is_option(arg)) {
+      if (cmd->layout == CLI_OPERANDS_AFTER) break;
+      argv[1 + nops++] = argv[i];  /* MIXED: gather the operands */
+      continue;
+    }
+    o = find_option(arg);
+    if (o < 0 || !(cmd->options & CLI_BIT(o))) {
+      cli_error("unknown option '%s' for lraf %s", arg, cmd->name);
+      cli_usage(stderr, cmd);
+      return CLI_EUSAGE;
+    }
+    if (o == CLI_OPT_HELP) {
+      cli_help(stdout, cmd);
+      return CLI_HELP;
+    }
+    if (options[o].kind != KIND_FLAG && i + 1 >= argc) {
+      cli_error("%s needs a value (%s)", arg, options[o].value);
+      cli_usage(stderr, cmd);
+      return CLI_EUSAGE;
+    }
+    rc = set_option(o, options[o].kind == KIND_FLAG ? NULL : argv[++i], a,
+                    &mode_set, &wfile);
+    if (rc != CLI_OK) return rc;
+  }
+  if (cmd->layout == CLI_OPERANDS_MIXED) {
+    for (; i < argc; i++) argv[1 + nops++] = argv[i];
+    a->first = 1;
+    a->noperands = nops;
+  } else {
+    a->first = i;
+    a->noperands = argc - i;
+  }
+  if (wfile != NULL) {
+    if (mode_set && a->opt.mode != LRAF_MODE_WEIGHTED)
+      return cli_error("--weights needs --mode weighted");
+    if ((rc = read_weights(wfile, a)) != CLI_OK) return rc;
+    a->opt.mode = LRAF_MODE_WEIGHTED;
+  } else if (a->opt.mode == LRAF_MODE_WEIGHTED) {
+    return cli_error("--mode weighted needs --weights FILE");
+  }
+  return CLI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Help                                                                */
+/* ------------------------------------------------------------------ */
+
+/* "--limit N" */
+static void option_text(int o, char *buf, size_t size) {
+  if (options[o].value != NULL)
+    snprintf(buf, size, "%s %s", options[o].name, options[o].value);
+  else
+    snprintf(buf, size, "%s", options[o].name);
+}
+
+/* Print lines of text, each line after indent. */
+static void indented(FILE *out, const char *indent, const char *text) {
+  while (*text) {
+    const char *nl = strchr(text, '\n');
+    size_t n = nl ? (size_t)(nl - text) : strlen(text);
+    fprintf(out, "%s%.*s\n", indent, (int)n, text);
+    text += n + (nl != NULL);
+  }
+}
+
+/* "lraf run [--limit N] ... SCRIPT [ARGS...]", wrapped before col 76. */
+static void synopsis(FILE *out, const char *lead, const cli_command *cmd) {
+  char word[80];
+  size_t col, indent;
+  int o;
+  col = indent = strlen(lead) + strlen(cmd->name);
+  fprintf(out, "%s%s", lead, cmd->name);
+  for (o = 0; o < CLI_NUM_OPTS; o++) {
+    char opt[64];
+    if (!(cmd->options & CLI_BIT(o)) || o == CLI_OPT_HELP) continue;
+    if (o == CLI_OPT_OUTPUT) continue;  /* part of the operands */
+    option_text(o, opt, sizeof opt);
+    snprintf(word, sizeof word, "[%s]", opt);
+    if (col + 1 + strlen(word) > 76) {
+      fprintf(out, "\n%*s", (int)indent, "");
+      col = indent;
+    }
+    fprintf(out, " %s", word);
+    col += 1 + strlen(word);
+  }
+  if (col + 1 + strlen(cmd->operands) > 76)
+    fprintf(out, "\n%*s", (int)indent, "");
+  fprintf(out, " %s\n", cmd->operands);
+}
+
+/* The column of option help, and text wrapped to fit 78 columns from
+   there (the first line is already indented). */
+#define HELP_COL 25
+static void wrapped(FILE *out, const char *text) {
+  size_t col = HELP_COL;
+  while (*text) {
+    size_t n = strcspn(text, " ");
+    if (col > HELP_COL && col + 1 + n > 78) {
+      fprintf(out, "\n%*s", HELP_COL, "");
+      col = HELP_COL;
+    } else if (col > HELP_COL) {
+      fputc(' ', out);
+      col++;
+    }
+    fprintf(out, "%.*s", (int)n, text);
+    col += n;
+    text += n;
+    while (*text == ' ') text++;
+  }
+  fputc('\n', out);
+}
+
+void cli_usage(FILE *out, const cli_command *cmd) {
+  synopsis(out, "usage: lraf ", cmd);
+  fprintf(out, "(lraf %s --help explains each option)\n", cmd->name);
+}
+
+void cli_help(FILE *out, const cli_command *cmd) {
+  int o, s;
+  synopsis(out, "usage: lraf ", cmd);
+  fputc('\n', out);
+  indented(out, "", cmd->summary);
+  fputs("\noptions:\n", out);
+  for (o = 0; o < CLI_NUM_OPTS; o++) {
+    char opt[64];
+    if (!(cmd->options & CLI_BIT(o))) continue;
+    option_text(o, opt, sizeof opt);
+    if (strlen(opt) > HELP_COL - 3)
+      fprintf(out, "  %s\n%*s", opt, HELP_COL, "");
+    else
+      fprintf(out, "  %-*s", HELP_COL - 2, opt);
+    wrapped(out, options[o].help);
+  }
+  fputs("\nexit status:\n", out);
+  for (s = 0; s < NSTATUSES; s++)
+    if (cmd->statuses & ST(s)) fprintf(out, "  %d  %s\n", s, statuses[s]);
+}
+
+void cli_help_all(FILE *out) {
+  int n;
+  fputs("usage: lraf COMMAND [ARGS]\n"
+        "       lraf COMMAND --help | lraf help [COMMAND | --markdown]\n"
+        "       lraf --help | lraf --version\n\n"
+        "commands:\n", out);
+  for (n = 0; n < NCOMMANDS; n++) {
+    synopsis(out, "  ", &commands[n]);
+    indented(out, "      ", commands[n].summary);
+  }
+  fputs("\nNumbers take k, M, G (x 1000, 10^6, 10^9); byte sizes also "
+        "KiB, MiB, GiB.\n", out);
+}
+
+/* Markdown cells: | is the only character to escape. */
+static void md_cell(FILE *out, const char *s) {
+  for (; *s; s++) {
+    if (*s == '|') fputs("\\|", out);
+    else if (*s == '\n') fputc(' ', out);
+    else fputc(*s, out);
+  }
+}
+
+void cli_help_markdown(FILE *out) {
+  int n, o, s;
+  fputs("Numbers take k, M, G (x 1000, 10^6, 10^9); byte sizes also KiB, "
+        "MiB, GiB.\n", out);
+  for (n = 0; n < NCOMMANDS; n++) {
+    const cli_command *cmd = &commands[n];
+    fprintf(out, "\n### lraf %s\n\n```\n", cmd->name);
+    synopsis(out, "lraf ", cmd);
+    fputs("```\n\n", out);
+    fputc(toupper((unsigned char)cmd->summary[0]), out);
+    md_cell(out, cmd->summary + 1);
+    fputs(".\n\n| option | meaning |\n|---|---|\n", out);
+    for (o = 0; o < CLI_NUM_OPTS; o++) {
+      char opt[64];
+      if (!(cmd->options & CLI_BIT(o))) continue;
+      option_text(o, opt, sizeof opt);
+      fputs("| `", out);
+      md_cell(out, opt);
+      fputs("` | ", out);
+      md_cell(out, options[o].help);
+      fputs(" |\n", out);
+    }
+    fputs("\n| exit status | meaning |\n|---|---|\n", out);
+    for (s = 0; s < NSTATUSES; s++)
+      if (cmd->statuses & ST(s)) fprintf(out, "| %d | %s |\n", s, statuses[s]);
+  }
+}

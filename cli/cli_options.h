@@ -1,0 +1,100 @@
+/*
+** cli_options.h - the one option parser of the lraf command.  A table
+** of options (name, kind of value, range, one line of help) and a table
+** of subcommands (which options each takes, its operands, its exit
+** statuses) are the single source of truth: every subcommand parses its
+** command line with cli_parse, so an option means the same everywhere,
+** and `lraf X --help`, `lraf --help` and `lraf help --markdown` (the
+** README's tables) are printed from the same tables.
+*/
+#ifndef CLI_OPTIONS_H
+#define CLI_OPTIONS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lraf.h"
+
+/* The options.  Their numbers index the option table and are the bits
+   of cli_command.options. */
+typedef enum cli_opt {
+  CLI_OPT_RUNS,          /* -n N */
+  CLI_OPT_OUTPUT,        /* -o OUT */
+  CLI_OPT_LIMIT,         /* --limit N */
+  CLI_OPT_RATE,          /* --rate N */
+  CLI_OPT_MEMORY_LIMIT,  /* --memory-limit BYTES */
+  CLI_OPT_GRANULARITY,   /* --granularity N */
+  CLI_OPT_EXACT,         /* --exact */
+  CLI_OPT_MODE,          /* --mode original|overhead|weighted */
+  CLI_OPT_WEIGHTS,       /* --weights FILE */
+  CLI_OPT_SANDBOX,       /* --sandbox */
+  CLI_OPT_NATIVE,        /* --native */
+  CLI_OPT_NO_NATIVE,     /* --no-native */
+  CLI_OPT_REPORT,        /* --report FILE|- */
+  CLI_OPT_HELP,          /* --help */
+  CLI_NUM_OPTS
+} cli_opt;
+
+#define CLI_BIT(o) (1u << (o))
+
+/* How a subcommand's operands follow its options. */
+typedef enum cli_operands {
+  CLI_OPERANDS_AFTER, /* options stop at the first operand or "--"; the
+                         operands and everything after them are the
+                         subcommand's (run, bench) */
+  CLI_OPERANDS_MIXED  /* options and operands in any order; "--" ends
+                         the options (rewrite, disasm) */
+} cli_operands;
+
+/* A subcommand: argv[0] is its name; returns an exit status. */
+typedef int (*cli_fn)(int argc, char **argv);
+
+typedef struct cli_command {
+  const char *name;
+  cli_fn run;
+  unsigned options;        /* CLI_BIT(o) for each option it takes */
+  cli_operands layout;
+  const char *operands;    /* e.g. "SCRIPT [ARGS...]" */
+  const char *summary;     /* what it does, one or two lines */
+  unsigned statuses;       /* 1u << status for each exit status */
+} cli_command;
+
+/* What the options said.  opt starts as lraf_default_options. */
+typedef struct cli_args {
+  lraf_options opt;       /* mode, exact, granularity, env, weights */
+  uint32_t weights[LRAF_NUM_OPCODES];
+  int64_t limit;          /* --limit; -1: none */
+  int64_t memory;         /* --memory-limit in bytes; -1: none */
+  int native;             /* 1 --native, 0 --no-native, -1 not said */
+  double rate;            /* --rate; 0: none */
+  const char *report;     /* --report; NULL: none */
+  const char *output;     /* -o; NULL: none */
+  int runs;               /* -n; 0: not said */
+  int first;              /* argv index of the first operand */
+  int noperands;          /* operands from argv[first] on (MIXED: moved
+                             there in order; AFTER: argc - first) */
+} cli_args;
+
+/* cli_parse's status when --help was given and printed: exit 0. */
+#define CLI_HELP (-1)
+
+/* The subcommand named name, or NULL. */
+const cli_command *cli_command_find(const char *name);
+
+/* Parse the options of cmd in argv[1..argc-1] into a.  Returns CLI_OK,
+   CLI_HELP, or the exit status of an error already reported on stderr
+   (e.g. "--limit needs a non-negative integer, not 'x'",
+   "--limit 1e99 is too large (at most ...)").  Reads the --weights file
+   and checks that --mode and --weights agree. */
+int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a);
+
+/* Help: the usage lines of one subcommand (what errors print), its full
+   help (`lraf X --help`: options one a line and exit statuses), the
+   help of the whole command, and every subcommand's option table in
+   Markdown (the README's tables). */
+void cli_usage(FILE *out, const cli_command *cmd);
+void cli_help(FILE *out, const cli_command *cmd);
+void cli_help_all(FILE *out);
+void cli_help_markdown(FILE *out);
+
+#endif

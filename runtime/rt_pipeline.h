@@ -1,0 +1,63 @@
+/*
+** rt_pipeline.h - the one owner of the load pipeline: Lua source or a
+** binary chunk in, a rewritten and verified chunk out.
+**
+**   source --(Lua's parser)--> compiled function --(rt_dump)--> bytes
+**   bytes --(vm_read)--> vm_chunk --(rw_rewrite)--> --(rw_verify)--> out
+**
+** Every caller goes through rt_pipeline: the state's loaders
+** (rt_load.c), offline rewriting (rt_offline.c), listings
+** (rt_listing.c) and the test helpers (tests/support).  rt_dump holds
+** the project's only lua_dump writer.
+**
+** Internal to lraf (prefix rt_).  Uses vm/ and rewriter/ through their
+** headers, and Lua's C API.
+*/
+#ifndef RT_PIPELINE_H
+#define RT_PIPELINE_H
+
+#include <stddef.h>
+
+#include <lua.h>
+
+#include "lraf.h"
+#include "rw.h"
+#include "vm.h"
+
+/* What enters the pipeline. */
+typedef enum rt_input_kind {
+  RT_INPUT_TOP,    /* the compiled Lua function at the top of L (popped) */
+  RT_INPUT_SOURCE, /* Lua source text, compiled in a fresh Lua state */
+  RT_INPUT_CHUNK,  /* a binary chunk (lua_dump's format, e.g. luac's) */
+  RT_INPUT_REWRITTEN /* a chunk the rewriter wrote earlier (offline; its
+                        header stripped): read with vm_read_rewritten,
+                        verified again, never rewritten twice */
+} rt_input_kind;
+
+typedef struct rt_input {
+  rt_input_kind kind;
+  lua_State *L;     /* RT_INPUT_TOP */
+  const char *data; /* the other kinds */
+  size_t size;
+  const char *name; /* RT_INPUT_SOURCE: the chunk name, as for lua_load */
+} rt_input;
+
+/* Read, rewrite with opt and verify in into *out (free it with
+   vm_chunk_free).  opt NULL: read only, neither rewritten nor verified
+   (listings).  RT_INPUT_REWRITTEN with opt: verified only.  stats (may be NULL) gets what the rewriter did.  On
+   failure *out is untouched and err says what was wrong and where. */
+lraf_status rt_pipeline(const rt_input *in, const rw_options *opt,
+                        rw_stats *stats, vm_chunk **out, lraf_error *err);
+
+/* lua_dump of the function at the top of L (left there), with debug
+   information unless strip, into a new malloc'ed buffer. */
+lraf_status rt_dump(lua_State *L, int strip, char **data, size_t *size,
+                    lraf_error *err);
+
+/* Compile source text (mode "t") in a fresh Lua state and dump it.  A
+   syntax error is LRAF_ESYNTAX with Lua's message. */
+lraf_status rt_compile(const char *src, size_t len, const char *name,
+                       int strip, char **data, size_t *size,
+                       lraf_error *err);
+
+#endif

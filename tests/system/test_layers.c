@@ -1,0 +1,246 @@
+/*
+** test_layers.c - the layering rules of the sources: an #include never
+** runs from a lower layer to a higher one (include/ <- common/ <- vm/
+** <- rewriter/ <- runtime/ <- cli/; accounts/ sits on common/ and knows
+** no Lua; cli/ sees only include/lraf.h), and no two files of the
+** library call each other in a loop (from `nm` of the objects next to
+** the lraf binary named by $LRAF).
+*/
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tutil_run.h"
+#include "tutil_sh.h"
+
+/* The folders, lowest first, and which ones each may include from. */
+enum { INCLUDE, COMMON, VM, REWRITER, ACCOUNTS, RUNTIME, CLI, NLAYERS };
+static const char *const layer_dir[NLAYERS] = {
+  "include", "common", "vm", "rewriter", "accounts", "runtime", "cli"
+};
+#define B(l) (1u << (l))
+static const unsigned may_include[NLAYERS] = {
+  B(INCLUDE),
+  B(INCLUDE) | B(COMMON),
+  B(INCLUDE) | B(COMMON) | B(VM),
+  B(INCLUDE) | B(COMMON) | B(VM) | B(REWRITER),
+  B(INCLUDE) | B(COMMON) | B(ACCOUNTS),
+  B(INCLUDE) | B(COMMON) | B(VM) | B(REWRITER) | B(ACCOUNTS) | B(RUNTIME),
+  B(INCLUDE) | B(CLI),
+};
+
+/* The folder that holds header name, or -1. */
+static int layer_of(const char *name) {
+  int l;
+  for (l = 0; l < NLAYERS; l++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", layer_dir[l], name);
+    if (access(path, F_OK) == 0) return l;
+  }
+  return -1;
+}
+
+/* Check the #include lines of one file of layer l. */
+static int check_includes(int l, const char *path) {
+  size_t len;
+  char *text = tutil_run_slurp(path, &len), *p;
+  int bad = 0;
+  assert_non_null(text);
+  for (p = text; (p = strstr(p, "#include ")) != NULL; p++) {
+    char name[256];
+    if (p != text && p[-1] != '\n') continue;
+    if (sscanf(p, "#include \"%255[^\"]\"", name) == 1) {
+      int to = layer_of(name);
+      if (to >= 0 && !(may_include[l] & B(to))) {
+        print_error("%s includes %s/%s\n", path, layer_dir[to], name);
+        bad++;
+      }
+    } else if (l == ACCOUNTS && sscanf(p, "#include <%255[^>]>", name) == 1
+               && (strcmp(name, "lua.h") == 0 ||
+                   strcmp(name, "lauxlib.h") == 0 ||
+                   strcmp(name, "lualib.h") == 0)) {
+      print_error("%s includes <%s>: accounts/ knows no Lua\n", path, name);
+      bad++;
+    }
+  }
+  free(text);
+  return bad;
+}
+
+static int is_source(const char *name) {
+  size_t n = strlen(name);
+  return n > 2 && name[n - 2] == '.' && (name[n - 1] == 'c' ||
+                                         name[n - 1] == 'h');
+}
+
+static void test_includes_go_down(void **state) {
+  int l, bad = 0, files = 0;
+  (void)state;
+  for (l = 0; l < NLAYERS; l++) {
+    DIR *d = opendir(layer_dir[l]);
+    struct dirent *e;
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL) {
+      char path[512];
+      if (!is_source(e->d_name)) continue;
+      snprintf(path, sizeof path, "%s/%s", layer_dir[l], e->d_name);
+      bad += check_includes(l, path);
+      files++;
+    }
+    closedir(d);
+  }
+  assert_true(files > 50);
+  assert_int_equal(bad, 0);
+}
+
+/* ---- calls between the library's files ---- */
+
+#define MAXFILES 256
+#define MAXSYMS 16384
+
+typedef struct graph {
+  char *file[MAXFILES];
+  int nfiles;
+  char *sym[MAXSYMS];      /* defined global symbols ... */
+  int owner[MAXSYMS];      /* ... and the file defining each */
+  int nsyms;
+  char *use[MAXSYMS];      /* undefined symbols ... */
+  int user[MAXSYMS];       /* ... and the file using each */
+  int nuses;
+  unsigned char *edge;     /* edge[a * MAXFILES + b]: a calls b */
+} graph;
+
+static int owner_of(const graph *g, const char *sym) {
+  int i;
+  for (i = 0; i < g->nsyms; i++)
+    if (strcmp(g->sym[i], sym) == 0) return g->owner[i];
+  return -1;
+}
+
+static int file_index(const graph *g, const char *path) {
+  int i;
+  for (i = 0; i < g->nfiles; i++)
+    if (strcmp(g->file[i], path) == 0) return i;
+  return -1;
+}
+
+/* One `nm -A` over every object: the symbols each defines and uses;
+   then an edge from each file to the files defining what it uses. */
+static void scan(graph *g) {
+  static char cmd[MAXFILES * 1100];
+  char line[1400];
+  size_t n;
+  int f, i;
+  FILE *p;
+  n = (size_t)snprintf(cmd, sizeof cmd, "nm -A");
+  for (f = 0; f < g->nfiles; f++)
+    n += (size_t)snprintf(cmd + n, sizeof cmd - n, " '%s'", g->file[f]);
+  p = popen(cmd, "r");
+  assert_non_null(p);
+  while (fgets(line, sizeof line, p) != NULL) {
+    char *colon = strstr(line, ".o:"), a[128], b[128], c[256];
+    int k;
+    if (colon == NULL) continue;
+    colon[2] = '\0';
+    f = file_index(g, line);
+    assert_true(f >= 0);
+    k = sscanf(colon + 3, "%127s %127s %255s", a, b, c);
+    if (k == 3 && strchr("TDBR", b[0]) != NULL) {
+      assert_true(g->nsyms < MAXSYMS);
+      g->sym[g->nsyms] = strdup(c);
+      g->owner[g->nsyms++] = f;
+    } else if (k == 2 && strcmp(a, "U") == 0) {
+      assert_true(g->nuses < MAXSYMS);
+      g->use[g->nuses] = strdup(b);
+      g->user[g->nuses++] = f;
+    }
+  }
+  assert_int_equal(pclose(p), 0);
+  for (i = 0; i < g->nuses; i++) {
+    int to = owner_of(g, g->use[i]);
+    if (to >= 0 && to != g->user[i])
+      g->edge[g->user[i] * MAXFILES + to] = 1;
+  }
+}
+
+/* Depth-first search for a loop; on finding one, print it and stop
+   (the search is not resumed after a loop). */
+static int loop_from(const graph *g, int f, unsigned char *color,
+                     int *path, int depth) {
+  int to;
+  color[f] = 1;
+  path[depth] = f;
+  for (to = 0; to < g->nfiles; to++) {
+    if (!g->edge[f * MAXFILES + to]) continue;
+    if (color[to] == 1) {
+      int i = depth;
+      while (path[i] != to) i--;
+      print_error("call loop:");
+      for (; i <= depth; i++) print_error(" %s ->", g->file[path[i]]);
+      print_error(" %s\n", g->file[to]);
+      return 1;
+    }
+    if (color[to] == 0 && loop_from(g, to, color, path, depth + 1)) return 1;
+  }
+  color[f] = 2;
+  return 0;
+}
+
+static void test_no_call_loops(void **state) {
+  const char *lraf = tutil_sh_lraf(), *slash = strrchr(lraf, '/');
+  static graph g;
+  unsigned char color[MAXFILES];
+  int path[MAXFILES];
+  int l, f, loops = 0;
+  (void)state;
+  g.edge = calloc(MAXFILES * MAXFILES, 1);
+  assert_non_null(g.edge);
+  for (l = COMMON; l < CLI; l++) {
+    char dir[1024];
+    DIR *d;
+    struct dirent *e;
+    snprintf(dir, sizeof dir, "%.*s/%s", slash ? (int)(slash - lraf) : 1,
+             slash ? lraf : ".", layer_dir[l]);
+    if ((d = opendir(dir)) == NULL) continue;  /* e.g. no .c in it */
+    while ((e = readdir(d)) != NULL) {
+      size_t n = strlen(e->d_name);
+      char src[512];
+      if (n < 3 || strcmp(e->d_name + n - 2, ".o") != 0) continue;
+      /* only objects of sources that exist (not stale ones) */
+      snprintf(src, sizeof src, "%s/%.*s.c", layer_dir[l], (int)(n - 2),
+               e->d_name);
+      if (access(src, F_OK) != 0) continue;
+      assert_true(g.nfiles < MAXFILES);
+      g.file[g.nfiles] = malloc(strlen(dir) + n + 2);
+      assert_non_null(g.file[g.nfiles]);
+      sprintf(g.file[g.nfiles++], "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+  }
+  assert_true(g.nfiles > 30);
+  scan(&g);
+  memset(color, 0, sizeof color);
+  for (f = 0; f < g.nfiles && loops == 0; f++)
+    if (color[f] == 0) loops = loop_from(&g, f, color, path, 0);
+  assert_int_equal(loops, 0);
+  for (f = 0; f < g.nfiles; f++) free(g.file[f]);
+  for (f = 0; f < g.nsyms; f++) free(g.sym[f]);
+  for (f = 0; f < g.nuses; f++) free(g.use[f]);
+  free(g.edge);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_includes_go_down),
+    cmocka_unit_test(test_no_call_loops),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
