@@ -137,7 +137,8 @@ static void read_cases(void) {
       second[0] = '\0';
     fclose(f);
     first[strcspn(first, "\n")] = '\0';
-    memcpy(c->what, first + (strlen(first) > 3 ? 3 : 0), sizeof c->what);
+    snprintf(c->what, sizeof c->what, "%.150s",
+             first + (strlen(first) > 3 ? 3 : 0));
     c->gap = strncmp(second, "-- gap:", 7) == 0;
     c->full_only = strncmp(second, "-- env: full", 12) == 0;
     ncases++;
