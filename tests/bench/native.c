@@ -378,6 +378,7 @@ static double run_child(const char *file, int sandbox, long long limit) {
   int st;
   pid_t pid;
   snprintf(lim, sizeof lim, "%lld", limit);
+  fflush(stdout);  /* the child must not write our buffer out again */
   pid = fork();
   if (pid == 0) {
     FILE *null = freopen("/dev/null", "w", stdout);
