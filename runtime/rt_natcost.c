@@ -357,7 +357,9 @@ static int64_t sz_gsub(lua_State *L, const rt_native_model *m) {
 static int64_t sz_concat(lua_State *L, const rt_native_model *m) {
   int64_t i, j, n = 0, lsep = slen(L, 2), k;
   (void)m;
-  if (!rt_nattab_plain(L) || !lua_checkstack(L, 1)) return 0;
+  if (lua_type(L, 1) != LUA_TTABLE || !rt_nattab_plain(L) ||
+      !lua_checkstack(L, 1))
+    return 0;
   i = optint(L, 3, 1);
   j = optint(L, 4, tlen(L, 1));
   for (k = i; k <= j && k >= i; k++) {
@@ -401,8 +403,9 @@ static int64_t sz_remove(lua_State *L, const rt_native_model *m) {
 }
 
 static int64_t sz_move(lua_State *L, const rt_native_model *m) {
+  int64_t n = span(optint(L, 2, 1), optint(L, 3, 0));
   (void)m;
-  return span(optint(L, 2, 1), optint(L, 3, 0));
+  return n > 0 ? clamp((double)n * rt_nattab_move_weight(L)) : 0;
 }
 
 /* ---- utf8 ---- */

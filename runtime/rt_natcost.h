@@ -59,9 +59,13 @@ void rt_natnext_open(lua_State *L);
 
 /* rt_nattab.c: table functions on tables with metatables, charged by
    the length __len reports, element by element. */
-/* 1 when argument 1 is a table without a metatable (the stock function
-   runs, sized by the raw length). */
+/* 1 when argument 1 has no metatable: a table (the stock function runs,
+   sized by the raw length) or a value the stock function refuses. */
 int rt_nattab_plain(lua_State *L);
+/* Units of size an element moved by table.move(a1, f, e, t [, a2])
+   weighs: 1 between tables without metatables, more through their
+   __index/__newindex chains (a C metamethod counts nothing itself). */
+int rt_nattab_move_weight(lua_State *L);
 int rt_nattab_insert(lua_State *L, lua_CFunction stock,
                     const rt_native_model *m);
 int rt_nattab_remove(lua_State *L, lua_CFunction stock,

@@ -28,6 +28,12 @@
 /* Lua's limit on __index/__newindex chains (MAXTAGLOOP). */
 #define MAX_CHAIN 2000
 
+static int has_metatable(lua_State *L, int idx) {
+  if (!lua_getmetatable(L, idx)) return 0;
+  lua_pop(L, 1);
+  return 1;
+}
+
 /* Units of size one access through the field event (__index or
    __newindex) of the value at idx costs: 2 (Lua looks for the event
    when the raw access finds nothing), plus 1 for every table of its
@@ -50,6 +56,12 @@ static int chain_weight(lua_State *L, int idx, const char *event) {
   return w;
 }
 
+int rt_nattab_move_weight(lua_State *L) {
+  int dst = lua_isnoneornil(L, 5) ? 1 : 5;
+  if (!has_metatable(L, 1) && !has_metatable(L, dst)) return 1;
+  return chain_weight(L, 1, "__index") + chain_weight(L, dst, "__newindex");
+}
+
 /* The weight of moving one element of the value at 1: a read and,
    when write, a write. */
 static int move_weight(lua_State *L, int write) {
@@ -58,9 +70,8 @@ static int move_weight(lua_State *L, int write) {
 }
 
 int rt_nattab_plain(lua_State *L) {
-  if (lua_type(L, 1) != LUA_TTABLE || !lua_getmetatable(L, 1)) return 1;
-  lua_pop(L, 1);
-  return 0;
+  /* a table without a metatable, or a value the stock function refuses */
+  return !has_metatable(L, 1);
 }
 
 /* Lua's rule for what may stand for a table: a table, or a value whose

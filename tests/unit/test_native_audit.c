@@ -200,6 +200,9 @@ static const char *const grows[][2] = {
   {"local t = setmetatable({}, {__len = function() return N end, "
    "__index = function(t, k) return k % 7 end, __newindex = rawset})",
    "table.sort(t)"},
+  {"local t = setmetatable({}, {__index = tostring, __newindex = rawequal})",
+   "table.move(t, 1, N, 2)"},
+  {"local s = string.rep('x', N)", "local r = table.unpack(s)"},
   {"", "local r = string.rep('', N * 100)"},
   {"local s = 'a' .. string.rep('\\x80', N)", "local r = utf8.offset(s, 2)"},
   {"local s = 'a' .. string.rep('\\x80', N) local f = utf8.codes(s)",
