@@ -494,6 +494,8 @@ const rt_native_model rt_native_models[] = {
   {"_G", "pairs", NULL, 0, 0, rt_natnext_pairs},
   {"_G", "select", rt_natmore_nargs, 1, 300, NULL},
   {"_G", "rawequal", rt_natmore_rawequal, 1, 60, NULL},
+  {"_G", "rawget", rt_natmore_rawkey, 0, 60, NULL},
+  {"_G", "rawset", rt_natmore_rawkey, 0, 60, NULL},
   {"_G", "print", rt_natmore_print, 0, 700, NULL},
   {"_G", "assert", rt_natmore_nargs, 1, 300, NULL},
   {"math", "max", rt_natmore_nargs, 1, 1150, NULL},

@@ -81,6 +81,7 @@ int rt_nattab_sort(lua_State *L, lua_CFunction stock,
 int64_t rt_natmore_collect(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_nargs(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_rawequal(lua_State *L, const rt_native_model *m);
+int64_t rt_natmore_rawkey(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_print(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_write(lua_State *L, const rt_native_model *m);
 int rt_natmore_read(lua_State *L, lua_CFunction stock,

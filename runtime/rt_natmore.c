@@ -73,6 +73,14 @@ int64_t rt_natmore_rawequal(lua_State *L, const rt_native_model *m) {
   return 0;
 }
 
+/* rawget and rawset: a long-string key is compared with an equal key of
+   the table byte by byte (Lua interns only short strings). */
+int64_t rt_natmore_rawkey(lua_State *L, const rt_native_model *m) {
+  (void)m;
+  return lua_type(L, 2) == LUA_TSTRING && lua_rawlen(L, 2) > 40
+             ? (int64_t)lua_rawlen(L, 2) : 0;
+}
+
 /* print writes each argument: strings by their bytes (the others
    print a few bytes, which are not charged). */
 int64_t rt_natmore_print(lua_State *L, const rt_native_model *m) {
