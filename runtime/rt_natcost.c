@@ -2,14 +2,18 @@
 ** rt_natcost.c - the native cost model: the size of each charged
 ** built-in's work, read from its arguments, and the calibrated units
 ** per call and per 1024 units of size (tests/bench/native.c measures
-** them; README.md, "Native work", lists the figures).
+** them; docs/cost-model.md lists every charge and the bound it gives).
+** The sizes of next, the table functions on values with metatables and
+** the other built-ins the audit found are in rt_natnext.c, rt_nattab.c
+** and rt_natmore.c.
 **
 ** Sizes are upper bounds of the work the stock function will do, read
 ** without running metamethods or raising errors.  Pattern functions run
 ** the step-counting matcher (rt_match.c) first and charge its steps as
 ** it goes, so a catastrophic pattern is stopped by the quota while the
 ** dry run is still searching; the stock function then runs only if the
-** dry run finished.
+** dry run finished.  A find or gsub that cannot backtrack and is bounded
+** by AFTER_BOUND steps runs without a dry run and is charged after.
 */
 #include <math.h>
 #include <string.h>
@@ -457,7 +461,7 @@ static int64_t sz_lpeg_match(lua_State *L, const rt_native_model *m) {
 
 /* ---- the table ---- */
 
-/* Calibrated with tests/bench/native.c (see README.md). */
+/* Calibrated with tests/bench/native.c (see docs/cost-model.md). */
 const rt_native_model rt_native_models[] = {
   {"string", "rep", sz_rep, 2, 830, NULL},
   {"string", "format", sz_format, 4, 770, NULL},
