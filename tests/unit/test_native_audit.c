@@ -49,6 +49,29 @@ static const char *const snippets[] = {
   "n = 0 for k, v in pairs(b) do n = n + v end print(n)\n"
   "for _, k in ipairs({true, false, 1.5, print, a}) do\n"
   "  print(type(k), next(b, k) ~= k) end\n",
+  /* random tables: keys of every kind, cleared while traversed, with
+     full collections in between (dead keys), nested traversals */
+  "local x = 12345 local function rnd(n) x = (x * 1103515245 + 12345) "
+  "% 2147483648 return x % n end\n"
+  "local objs = {} for i = 1, 50 do objs[i] = {} end\n"
+  "for round = 1, 30 do\n"
+  "  local t, u = {}, {}\n"
+  "  for i = 1, rnd(300) do\n"
+  "    local r = rnd(6)\n"
+  "    local k = r == 0 and rnd(400) or r == 1 and ('s' .. rnd(500))\n"
+  "      or r == 2 and objs[rnd(50) + 1] or r == 3 and rnd(100) + 0.5\n"
+  "      or r == 4 and (rnd(2) == 0) or string.rep('L', 41 + rnd(3))\n"
+  "    t[k] = i u[rnd(64)] = i end\n"
+  "  local n, sum = 0, 0\n"
+  "  for k, v in pairs(t) do\n"
+  "    n = n + 1 sum = sum + v\n"
+  "    if rnd(3) == 0 then t[k] = nil end\n"
+  "    if rnd(40) == 0 then collectgarbage() end\n"
+  "    for k2, v2 in pairs(u) do sum = sum + v2 end\n"
+  "  end\n"
+  "  local m = 0 for k in pairs(t) do m = m + 1 end\n"
+  "  print(round, n, sum, m)\n"
+  "end\n",
   /* table functions on values with metatables */
   "local log = {}\n"
   "local t = setmetatable({}, {__len = function() return 3 end,\n"
