@@ -86,6 +86,20 @@ static int64_t sz_format(lua_State *L, const rt_native_model *m) {
   return n;
 }
 
+/* format: a %s of a value with __tostring may copy a string of any
+   length, which shows only in the result: what the result holds beyond
+   the size charged before is charged after the call (a bounded slice:
+   one result is bounded by the memory limit). */
+static int run_format(lua_State *L, lua_CFunction stock,
+                      const rt_native_model *m) {
+  int64_t before = sz_format(L, m);
+  int n = stock(L);
+  if (n == 1 && lua_type(L, -1) == LUA_TSTRING &&
+      (int64_t)lua_rawlen(L, -1) > before)
+    rt_native_steps(L, m, (int64_t)lua_rawlen(L, -1) - before);
+  return n;
+}
+
 static int64_t sz_len1(lua_State *L, const rt_native_model *m) {
   (void)m;
   return slen(L, 1);
@@ -464,7 +478,7 @@ static int64_t sz_lpeg_match(lua_State *L, const rt_native_model *m) {
 /* Calibrated with tests/bench/native.c (see docs/cost-model.md). */
 const rt_native_model rt_native_models[] = {
   {"string", "rep", sz_rep, 2, 830, NULL},
-  {"string", "format", sz_format, 4, 770, NULL},
+  {"string", "format", sz_format, 4, 770, run_format},
   {"string", "find", sz_find, 2, 1520, run_find},
   {"string", "match", sz_match, 2, 1530, NULL},
   {"string", "gmatch", sz_gmatch, 3, 940, NULL},
