@@ -29,6 +29,12 @@
 # manager (accounts/) may let it go on, make it sleep, or stop it with
 # the quota error (rt_protect.c).  lraf_rewrite runs the same pipeline
 # offline and writes the chunk behind a marker and the cost-model id.
+#
+# Native charging (docs/cost-model.md): runtime/rt_native.c wraps the
+# built-ins the models of rt_natcost.c size (with rt_natnext.c,
+# rt_nattab.c, rt_natmore.c, rt_match.c; units in rt_natunits.c);
+# rt_rwmem.c counts the rewriter's memory under the memory limit.  The
+# amplification suite is tests/amplify/*.lua, run by test_amplify.
 
 CC      ?= cc
 LUA_PC  := lua5.4

@@ -59,7 +59,7 @@ static const opt_info options[CLI_NUM_OPTS] = {
   {"--native", KIND_FLAG, NULL, 0, 0,
    "charge the native work of C built-ins (string.rep...)"},
   {"--no-native", KIND_FLAG, NULL, 0, 0,
-   "no native charging, even in the sandbox"},
+   "no native charging, even with a limit or the sandbox"},
   {"--report", KIND_TEXT, "FILE|-", 0, 0,
    "a JSON report to FILE, or a summary on stderr with -"},
   {"--format", KIND_TEXT, "FORMAT", 0, 0,

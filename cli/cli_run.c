@@ -57,12 +57,16 @@ static double seconds(clockid_t id) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Native charging as lraf_options' default has it: on in the sandbox,
-   and wherever --native says so. */
+/* Native charging: on with --native, and by default with a limit, a
+   memory limit or the sandbox; --no-native turns it off. */
 static void native_default(run_ctx *c) {
   if (c->native < 0) {
-    c->native = c->opt.env == LRAF_ENV_SANDBOX;
-    c->native_why = "--sandbox turns it on; --no-native turns it off";
+    /* a limit is a defence only if no C call does unbounded work for
+       one unit (docs/cost-model.md) */
+    c->native = c->opt.env == LRAF_ENV_SANDBOX || c->limit >= 0 ||
+                c->memory > 0;
+    c->native_why = "--limit, --memory-limit and --sandbox turn it on; "
+                    "--no-native turns it off";
   } else {
     c->native_why = "--native";
   }
@@ -148,7 +152,7 @@ static int run_exit(lua_State *L) {
 /* ---- running ---- */
 
 /* The options (cli_options.c), then what they imply for lraf run:
-   native charging by default in the sandbox only. */
+   native charging by default with a limit or the sandbox. */
 static int parse_args(run_ctx *c, int argc, char **argv, int *script) {
   cli_args a;
   const cli_command *cmd = cli_command_find(argv[0]);  /* run, profile */

@@ -48,6 +48,7 @@ struct lraf_state {
   int native;             /* charge native work */
   int native_after;       /* set by a size function: charge after too */
   int64_t native_call;    /* default per-call charge of C modules */
+  void *natnext;          /* rt_natnext.c's scan cache (in the registry) */
   size_t mem_limit;       /* 0: none */
   size_t mem_used, mem_peak;
   int mem_refused;        /* the allocator refused a block */
@@ -176,6 +177,12 @@ rt_loadres rt_load_reader(lua_State *L, lua_Reader reader, void *ud,
    it to the counter. */
 rt_loadres rt_load_rewritten(lua_State *L, const vm_chunk *chunk,
                              const char *name);
+
+/* ---- rt_rwmem.c: the rewriter's memory under the memory limit ---- */
+/* Count the rewriter's estimated memory for a dump of `dumped` bytes in
+   L's state (*held); 0 when the memory limit refuses it. */
+int rt_rwmem_reserve(lua_State *L, size_t dumped, size_t *held);
+void rt_rwmem_release(lua_State *L, size_t held);
 
 /* ---- rt_loadlib.c: load, loadfile, dofile, require's Lua searcher ---- */
 void rt_loadlib_open(lua_State *L, lraf_state *S);

@@ -88,7 +88,7 @@ void rt_env_open(lua_State *L, lraf_state *S) {
   lua_pushcfunction(L, rt_open_module);
   lua_setfield(L, -2, "lraf");
   lua_pop(L, 1);
+  rt_dump_open(L);  /* first: native charging wraps its string.dump */
   rt_native_open(L, S);
-  rt_dump_open(L);
   if (S->env == LRAF_ENV_FULL) rt_debug_open(L);
 }

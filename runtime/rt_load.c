@@ -84,6 +84,8 @@ static rt_loadres finish(lua_State *L, int status, const char *mode,
   vm_chunk *chunk = NULL;
   lraf_error err;
   rt_input in;
+  char *bytes = NULL;
+  size_t size = 0, held = 0;
   const char *msg = status == LUA_ERRSYNTAX ? lua_tostring(L, -1) : NULL;
   if (msg != NULL && strcmp(msg, LUA_BINARY_ERROR) == 0) {
     lua_pop(L, 1);
@@ -110,38 +112,43 @@ static rt_loadres finish(lua_State *L, int status, const char *mode,
     case LUA_ERRSYNTAX: r.code = LRAF_ESYNTAX; return r;
     default: r.code = LRAF_ERUN; return r;
   }
-  {
-    /* the original bytes are kept for string.dump, then rewritten */
-    char *bytes = NULL;
-    size_t size = 0;
-    r.code = rt_dump(L, 0, &bytes, &size, &err);
-    if (r.code == LRAF_OK) r.code = rt_dump_remember(L, bytes, size, &err);
-    if (S->opt.target == RW_LRAVM) {  /* the lraf VM: in memory */
-      free(bytes);
-      if (r.code == LRAF_OK)
-        r.code = rt_pipeline_in_place(L, &S->opt, NULL, &err);
-      if (r.code != LRAF_OK) {
-        lua_pop(L, 1);
-        lua_pushfstring(L, "lraf: %s", err.message);
-        r.status = LUA_ERRSYNTAX;
-      }
-      return r;
+  /* the original bytes are kept for string.dump; the dump's size tells
+     how much the rewriter will take: that is counted in the state
+     (rt_rwmem.c) while it works */
+  r.code = rt_dump(L, 0, &bytes, &size, &err);
+  if (r.code == LRAF_OK) r.code = rt_dump_remember(L, bytes, size, &err);
+  if (r.code == LRAF_OK && !rt_rwmem_reserve(L, size, &held))
+    r.code = err_fail(&err, LRAF_EMEM,
+                      "not enough memory to rewrite a chunk (memory limit)");
+  if (S->opt.target == RW_LRAVM) {  /* the lraf VM: in memory */
+    free(bytes);
+    if (r.code == LRAF_OK)
+      r.code = rt_pipeline_in_place(L, &S->opt, NULL, &err);
+    rt_rwmem_release(L, held);
+    if (r.code != LRAF_OK) {
+      lua_pop(L, 1);
+      lua_pushfstring(L, "lraf: %s", err.message);
+      r.status = r.code == LRAF_EMEM ? LUA_ERRMEM : LUA_ERRSYNTAX;
     }
-    lua_pop(L, 1);
+    return r;
+  }
+  lua_pop(L, 1);
+  if (r.code == LRAF_OK) {
     in.kind = RT_INPUT_CHUNK;
     in.data = bytes;
     in.size = size;
-    if (r.code == LRAF_OK)
-      r.code = rt_pipeline(&in, &S->opt, NULL, &chunk, &err);
-    free(bytes);
+    r.code = rt_pipeline(&in, &S->opt, NULL, &chunk, &err);
   }
+  free(bytes);
   if (r.code != LRAF_OK) {
+    rt_rwmem_release(L, held);
     lua_pushfstring(L, "lraf: %s", err.message);
-    r.status = LUA_ERRSYNTAX;
+    r.status = r.code == LRAF_EMEM ? LUA_ERRMEM : LUA_ERRSYNTAX;
     return r;
   }
   r = rt_load_rewritten(L, chunk, "=(lraf)");
   vm_chunk_free(chunk);
+  rt_rwmem_release(L, held);
   return r;
 }
 

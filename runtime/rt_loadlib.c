@@ -1,16 +1,19 @@
 /*
 ** rt_loadlib.c - load, loadfile, dofile and require's searchers for
-** Lua files, all compiling through the rewriter (rt_load.c).  In the
-** sandbox the C searcher looks only in the package.cpath the state was
-** created with.
+** Lua files, all compiling through the rewriter (rt_load.c) and, with
+** native charging, charged by the bytes they compile (a reader's
+** pieces as they come, a file by its size).  In the sandbox the C
+** searcher looks only in the package.cpath the state was created with.
 */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
 
 #include "rt.h"
+#include "rt_natcost.h"
 
 /* Results of load/loadfile: the function (with env as its first
    upvalue when given) or fail plus the message.  A quota error that a
@@ -34,6 +37,7 @@ static int load_result(lua_State *L, rt_loadres r, int envidx) {
 #define PIECE_SLOT 5
 
 static const char *call_reader(lua_State *L, void *ud, size_t *size) {
+  const char *s;
   (void)ud;
   luaL_checkstack(L, 2, "too many nested functions");
   lua_pushvalue(L, 1);
@@ -46,7 +50,11 @@ static const char *call_reader(lua_State *L, void *ud, size_t *size) {
   if (!lua_isstring(L, -1))
     luaL_error(L, "reader function must return a string");
   lua_replace(L, PIECE_SLOT);
-  return lua_tolstring(L, PIECE_SLOT, size);
+  s = lua_tolstring(L, PIECE_SLOT, size);
+  /* compiling and rewriting the piece, charged before either */
+  if (rt_state(L)->native)
+    rt_native_steps(L, rt_native_find("_G", "load"), (int64_t)*size);
+  return s;
 }
 
 static int rt_lua_load(lua_State *L) {
@@ -67,10 +75,20 @@ static int rt_lua_load(lua_State *L) {
   return load_result(L, r, env);
 }
 
+/* Compiling and rewriting a file the script names, charged by its size
+   before either (a regular file; others are read as they come). */
+static void charge_file(lua_State *L, const char *path) {
+  struct stat st;
+  if (rt_state(L)->native && path != NULL && stat(path, &st) == 0 &&
+      S_ISREG(st.st_mode))
+    rt_native_steps(L, rt_native_find("_G", "load"), (int64_t)st.st_size);
+}
+
 static int rt_lua_loadfile(lua_State *L) {
   const char *fname = luaL_optstring(L, 1, NULL);
   const char *mode = luaL_optstring(L, 2, "bt");
   int env = !lua_isnone(L, 3) ? 3 : 0;
+  charge_file(L, fname);
   return load_result(L, rt_load_file(L, fname, mode), env);
 }
 
@@ -83,6 +101,7 @@ static int dofile_done(lua_State *L, int status, lua_KContext ctx) {
 static int rt_lua_dofile(lua_State *L) {
   const char *fname = luaL_optstring(L, 1, NULL);
   lua_settop(L, 1);
+  charge_file(L, fname);
   if (rt_load_file(L, fname, "bt").status != LUA_OK) return lua_error(L);
   lua_callk(L, 0, LUA_MULTRET, 0, dofile_done);
   return dofile_done(L, 0, 0);
@@ -124,6 +143,7 @@ static int searcher_lua(lua_State *L) {
   if (path == NULL) return luaL_error(L, "'package.path' must be a string");
   if (!search(L, name, path)) return 1;
   filename = lua_tostring(L, -1);
+  charge_file(L, filename);
   if (rt_load_file(L, filename, "bt").status != LUA_OK)
     return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s",
                       name, filename, lua_tostring(L, -1));

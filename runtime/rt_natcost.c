@@ -2,14 +2,18 @@
 ** rt_natcost.c - the native cost model: the size of each charged
 ** built-in's work, read from its arguments, and the calibrated units
 ** per call and per 1024 units of size (tests/bench/native.c measures
-** them; README.md, "Native work", lists the figures).
+** them; docs/cost-model.md lists every charge and the bound it gives).
+** The sizes of next, the table functions on values with metatables and
+** the other built-ins the audit found are in rt_natnext.c, rt_nattab.c
+** and rt_natmore.c.
 **
 ** Sizes are upper bounds of the work the stock function will do, read
 ** without running metamethods or raising errors.  Pattern functions run
 ** the step-counting matcher (rt_match.c) first and charge its steps as
 ** it goes, so a catastrophic pattern is stopped by the quota while the
 ** dry run is still searching; the stock function then runs only if the
-** dry run finished.
+** dry run finished.  A find or gsub that cannot backtrack and is bounded
+** by AFTER_BOUND steps runs without a dry run and is charged after.
 */
 #include <math.h>
 #include <string.h>
@@ -68,7 +72,8 @@ static int64_t sz_rep(lua_State *L, const rt_native_model *m) {
   int64_t n = optint(L, 2, 0);
   (void)m;
   if (n <= 0) return 0;
-  return clamp((double)n * (double)slen(L, 1) +
+  /* the loop runs n times even when it copies nothing */
+  return clamp((double)n * (double)(slen(L, 1) + 1) +
                (double)(n - 1) * (double)slen(L, 3));
 }
 
@@ -78,6 +83,20 @@ static int64_t sz_format(lua_State *L, const rt_native_model *m) {
   (void)m;
   for (i = 2; i <= top; i++)
     n += lua_type(L, i) == LUA_TSTRING ? slen(L, i) : 24;
+  return n;
+}
+
+/* format: a %s of a value with __tostring may copy a string of any
+   length, which shows only in the result: what the result holds beyond
+   the size charged before is charged after the call (a bounded slice:
+   one result is bounded by the memory limit). */
+static int run_format(lua_State *L, lua_CFunction stock,
+                      const rt_native_model *m) {
+  int64_t before = sz_format(L, m);
+  int n = stock(L);
+  if (n == 1 && lua_type(L, -1) == LUA_TSTRING &&
+      (int64_t)lua_rawlen(L, -1) > before)
+    rt_native_steps(L, m, (int64_t)lua_rawlen(L, -1) - before);
   return n;
 }
 
@@ -150,7 +169,7 @@ typedef struct dry {
 
 static void dry_charge(void *ud, int64_t steps) {
   dry *d = ud;
-  rt_charge(d->L, rt_native_units(d->m, steps) - d->m->per_call);
+  rt_native_steps(d->L, d->m, steps);
 }
 
 /* How many items of p can match a variable length (quantified
@@ -184,10 +203,69 @@ static double structural_bound(int k, size_t lp, int64_t n, int anchored) {
 
 /* Searches this small are charged their structural bound, no dry run. */
 #define SMALL_BOUND 256.0
-/* Steps per start of a linear search (as the matcher counts them). */
-#define LINEAR_STEPS 1.5
 
 enum { P_FIND, P_MATCH, P_GMATCH, P_GSUB };
+
+/* A find or gsub whose pattern has no variable-length item and whose
+   structural bound is at most AFTER_BOUND steps (a bounded slice of
+   work) runs without a dry run: find is charged after the call by the
+   starts it tried, gsub by a whole scan before and its replacements
+   after.  Larger ones are counted dry first: a special-free pattern
+   takes |s| x |p| steps at worst. */
+#define AFTER_BOUND 1048576.0
+
+/* Steps a start takes at most for a pattern without quantifiers: two to
+   set it up and one per item (a byte, %x or [set]); plain searches
+   compare 16 bytes a step. */
+static double per_start(const char *p, size_t lp, int plain) {
+  double n = 2;
+  size_t i = 0;
+  if (plain) return 3 + (double)lp / 16;
+  while (i < lp) {
+    if (p[i] == '%') {
+      i += 2;
+    } else if (p[i] == '[') {
+      i++;
+      if (i < lp && p[i] == '^') i++;
+      if (i < lp) i++;  /* a first ']' is literal */
+      while (i < lp && p[i] != ']') i += p[i] == '%' ? 2 : 1;
+      i++;
+    } else {
+      i++;
+    }
+    n++;
+  }
+  return n;
+}
+
+/* Whether a search of structural bound `bound` with k variable-length
+   items is charged after the call. */
+static int charged_after(int kind, int k, double bound) {
+  return (kind == P_FIND || kind == P_GSUB) && k == 0 &&
+         bound > SMALL_BOUND && bound <= AFTER_BOUND;
+}
+
+/* The steps per start of the search at L's arguments (charged after). */
+static double after_per_start(lua_State *L, int kind) {
+  size_t lp;
+  const char *p = lua_tolstring(L, 2, &lp);
+  return per_start(p, lp, (kind == P_FIND && lua_toboolean(L, 4)) ||
+                              rt_match_plain(p, lp));
+}
+
+/* The output of gsub: the subject, each of nmatch replacements, and
+   each %n copying at most the whole subject. */
+static int64_t gsub_output(lua_State *L, size_t ls, int64_t nmatch) {
+  double out = (double)ls;
+  if (lua_type(L, 3) == LUA_TSTRING) {
+    size_t lr, i, pct = 0;
+    const char *r = lua_tolstring(L, 3, &lr);
+    for (i = 0; i < lr; i++)
+      if (r[i] == '%') pct++;
+    out += (double)nmatch * (double)lr + (double)pct * (double)ls;
+  }
+  return clamp(out);
+}
 
 static int64_t pattern_size(lua_State *L, const rt_native_model *m,
                             int kind) {
@@ -198,6 +276,7 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
   double bound;
   rt_matcher mt;
   dry d;
+  rt_state(L)->native_after = 0;
   if (lua_type(L, 1) != LUA_TSTRING || lua_type(L, 2) != LUA_TSTRING)
     return slen(L, 1) + slen(L, 2);
   s = lua_tolstring(L, 1, &ls);
@@ -206,27 +285,23 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
   init = (size_t)start_pos(pos, (int64_t)ls) - 1;
   if (init > ls) return 0;
   anchored = kind != P_GMATCH && lp > 0 && p[0] == '^';
-  k = variable_items(p, lp);
+  k = kind == P_FIND && lua_toboolean(L, 4) ? 0 : variable_items(p, lp);
   bound = structural_bound(k, lp, (int64_t)(ls - init), anchored);
   if (kind == P_GSUB) bound *= 2;
   if (bound <= SMALL_BOUND) return (int64_t)bound;
-  if (kind == P_FIND && (lua_toboolean(L, 4) || k == 0)) {
+  if (charged_after(kind, k, bound)) {
     rt_state(L)->native_after = 1;
-    return 0;  /* linear: charged after the call, by where it matched */
+    if (kind == P_FIND) return 0;
+    /* gsub: a whole scan, and its output but for the replacements */
+    steps = clamp(after_per_start(L, kind) * (double)(ls - init + 1));
+    return steps + gsub_output(L, ls, 0);
   }
-  if (kind == P_GSUB && !anchored && k == 0) {
-    rt_state(L)->native_after = 1;
-    /* linear: a whole scan now, the replacements after the call */
-    double out = (double)ls;
-    if (lua_type(L, 3) == LUA_TSTRING) {
-      size_t lr, i, pct = 0;
-      const char *r = lua_tolstring(L, 3, &lr);
-      for (i = 0; i < lr; i++)
-        if (r[i] == '%') pct++;
-      out += (double)pct * (double)ls;
-    }
-    return clamp(LINEAR_STEPS * (double)(ls - init + 1) + out);
-  }
+  /* a special-free pattern is searched for by comparing bytes: its
+     steps, counted dry, grow with |s| x |p| */
+  if (kind == P_FIND && (lua_toboolean(L, 4) || rt_match_plain(p, lp)))
+    return rt_natmore_plain(L, m, s, ls, p, lp, init, 1);
+  if (kind == P_MATCH && rt_match_plain(p, lp))
+    return rt_natmore_plain(L, m, s, ls, p, lp, init, 0);
   d.L = L;
   d.m = m;
   rt_match_init(&mt, s, ls, dry_charge, &d);
@@ -243,20 +318,41 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
   steps = mt.steps;
   if (kind == P_GMATCH)  /* each match is a call of the iterator */
     steps += 16 * nmatch;
-  if (kind == P_GSUB) {
-    /* the output: the subject, each replacement, and each %n copying
-       at most the whole subject */
-    double out = (double)ls;
-    if (lua_type(L, 3) == LUA_TSTRING) {
-      size_t lr, i, pct = 0;
-      const char *r = lua_tolstring(L, 3, &lr);
-      for (i = 0; i < lr; i++)
-        if (r[i] == '%') pct++;
-      out += (double)nmatch * (double)lr + (double)pct * (double)ls;
-    }
-    steps = clamp((double)steps + out);
-  }
+  if (kind == P_GSUB) steps = clamp((double)steps + gsub_output(L, ls, nmatch));
   return steps;
+}
+
+/* find charged after the call: the starts up to where it matched. */
+static int run_find(lua_State *L, lua_CFunction stock,
+               const rt_native_model *m) {
+  lraf_state *S = rt_state(L);
+  double per = S->native_after ? after_per_start(L, P_FIND) : 0;
+  int n;
+  S->native_after = 0;  /* before the call: it may run another search */
+  n = stock(L);
+  if (per > 0) {
+    int64_t ls = (int64_t)lua_rawlen(L, 1);
+    int64_t init = start_pos(optint(L, 3, 1), ls) - 1, stop = ls;
+    if (n >= 2 && lua_isinteger(L, -n)) stop = lua_tointeger(L, -n) - 1;
+    rt_native_steps(L, m,
+                    clamp(per * (double)(stop - init + 1)));
+  }
+  return n;
+}
+
+/* gsub charged after the call for its replacements' bytes. */
+static int run_gsub(lua_State *L, lua_CFunction stock,
+               const rt_native_model *m) {
+  lraf_state *S = rt_state(L);
+  int after = S->native_after, n;
+  S->native_after = 0;  /* before the call: a function replacement may
+                           run another search */
+  n = stock(L);
+  if (after && n == 2 && lua_type(L, 3) == LUA_TSTRING)
+    rt_native_steps(L, m,
+                    clamp((double)lua_tointeger(L, -1) *
+                          (double)lua_rawlen(L, 3)));
+  return n;
 }
 
 static int64_t sz_find(lua_State *L, const rt_native_model *m) {
@@ -272,30 +368,6 @@ static int64_t sz_gsub(lua_State *L, const rt_native_model *m) {
   return pattern_size(L, m, P_GSUB);
 }
 
-/* After string.find with a linear pattern (or plain; pattern_size
-   decided): the starts it tried, up to where it matched. */
-static int64_t after_find(lua_State *L, int nargs, int nres,
-                          const rt_native_model *m) {
-  size_t ls;
-  int64_t init, stop;
-  (void)m;
-  (void)nargs;
-  lua_tolstring(L, 1, &ls);
-  init = start_pos(optint(L, 3, 1), (int64_t)ls) - 1;
-  stop = (int64_t)ls;
-  if (nres >= 2 && lua_isinteger(L, -nres)) stop = lua_tointeger(L, -nres + 1);
-  return clamp(LINEAR_STEPS * (double)(stop - init + 1));
-}
-
-/* After string.gsub with a linear pattern: the replacements' bytes. */
-static int64_t after_gsub(lua_State *L, int nargs, int nres,
-                          const rt_native_model *m) {
-  (void)m;
-  (void)nargs;
-  if (nres < 2 || lua_type(L, 3) != LUA_TSTRING) return 0;
-  return clamp((double)lua_tointeger(L, -1) * (double)lua_rawlen(L, 3));
-}
-
 /* ---- tables ---- */
 
 /* table.concat: the bytes of the raw elements i..j up to the first one
@@ -303,7 +375,9 @@ static int64_t after_gsub(lua_State *L, int nargs, int nres,
 static int64_t sz_concat(lua_State *L, const rt_native_model *m) {
   int64_t i, j, n = 0, lsep = slen(L, 2), k;
   (void)m;
-  if (lua_type(L, 1) != LUA_TTABLE || !lua_checkstack(L, 1)) return 0;
+  if (lua_type(L, 1) != LUA_TTABLE || !rt_nattab_plain(L) ||
+      !lua_checkstack(L, 1))
+    return 0;
   i = optint(L, 3, 1);
   j = optint(L, 4, tlen(L, 1));
   for (k = i; k <= j && k >= i; k++) {
@@ -317,7 +391,7 @@ static int64_t sz_concat(lua_State *L, const rt_native_model *m) {
 }
 
 static int64_t sz_sort(lua_State *L, const rt_native_model *m) {
-  int64_t n = tlen(L, 1);
+  int64_t n = rt_nattab_plain(L) ? tlen(L, 1) : 0;
   (void)m;
   return n < 2 ? n : clamp((double)n * log2((double)n));
 }
@@ -329,24 +403,27 @@ static int64_t span(int64_t i, int64_t j) {
 
 static int64_t sz_unpack_t(lua_State *L, const rt_native_model *m) {
   (void)m;
+  if (!rt_nattab_plain(L) && lua_isnoneornil(L, 3)) return 0;
   return span(optint(L, 2, 1), optint(L, 3, tlen(L, 1)));
 }
 
 static int64_t sz_insert(lua_State *L, const rt_native_model *m) {
   (void)m;
-  if (lua_gettop(L) != 3) return 0;
+  if (lua_gettop(L) != 3 || !rt_nattab_plain(L)) return 0;
   return span(optint(L, 2, 1), tlen(L, 1));
 }
 
 static int64_t sz_remove(lua_State *L, const rt_native_model *m) {
   int64_t n = tlen(L, 1);
   (void)m;
+  if (!rt_nattab_plain(L)) return 0;
   return span(optint(L, 2, n), n);
 }
 
 static int64_t sz_move(lua_State *L, const rt_native_model *m) {
+  int64_t n = span(optint(L, 2, 1), optint(L, 3, 0));
   (void)m;
-  return span(optint(L, 2, 1), optint(L, 3, 0));
+  return n > 0 ? clamp((double)n * rt_nattab_move_weight(L)) : 0;
 }
 
 /* ---- utf8 ---- */
@@ -368,13 +445,6 @@ static int64_t sz_ulen(lua_State *L, const rt_native_model *m) {
   return sz_utf8_range(L, m, 1, 0);
 }
 
-static int64_t sz_offset(lua_State *L, const rt_native_model *m) {
-  int64_t l = slen(L, 1), n = optint(L, 2, 0);
-  (void)m;
-  if (n < 0) n = -n;
-  return n < l ? n : l;
-}
-
 /* ---- base ---- */
 
 static int64_t sz_tonumber(lua_State *L, const rt_native_model *m) {
@@ -385,16 +455,6 @@ static int64_t sz_tonumber(lua_State *L, const rt_native_model *m) {
 static int64_t sz_load(lua_State *L, const rt_native_model *m) {
   (void)m;
   return lua_type(L, 1) == LUA_TSTRING ? slen(L, 1) : 0;
-}
-
-/* A full collection traverses the heap: its size in KiB. */
-static int64_t sz_collect(lua_State *L, const rt_native_model *m) {
-  const char *opt = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1)
-                                                  : NULL;
-  (void)m;
-  if (!lua_isnoneornil(L, 1) && (opt == NULL || strcmp(opt, "collect") != 0))
-    return 0;
-  return lua_gc(L, LUA_GCCOUNT, 0);
 }
 
 /* ---- lpeg ---- */
@@ -415,14 +475,14 @@ static int64_t sz_lpeg_match(lua_State *L, const rt_native_model *m) {
 
 /* ---- the table ---- */
 
-/* Calibrated with tests/bench/native.c (see README.md). */
+/* Calibrated with tests/bench/native.c (see docs/cost-model.md). */
 const rt_native_model rt_native_models[] = {
   {"string", "rep", sz_rep, 2, 830, NULL},
-  {"string", "format", sz_format, 4, 770, NULL},
-  {"string", "find", sz_find, 2, 1520, after_find},
+  {"string", "format", sz_format, 4, 770, run_format},
+  {"string", "find", sz_find, 2, 1520, run_find},
   {"string", "match", sz_match, 2, 1530, NULL},
   {"string", "gmatch", sz_gmatch, 3, 940, NULL},
-  {"string", "gsub", sz_gsub, 4, 740, after_gsub},
+  {"string", "gsub", sz_gsub, 4, 1500, run_gsub},
   {"string", "sub", sz_sub, 1, 830, NULL},
   {"string", "upper", sz_len1, 1, 700, NULL},
   {"string", "lower", sz_len1, 1, 850, NULL},
@@ -431,19 +491,39 @@ const rt_native_model rt_native_models[] = {
   {"string", "char", sz_nargs, 1, 600, NULL},
   {"string", "pack", sz_pack, 2, 700, NULL},
   {"string", "unpack", sz_unpack, 2, 700, NULL},
-  {"table", "concat", sz_concat, 2, 670, NULL},
-  {"table", "sort", sz_sort, 2, 4800, NULL},
-  {"table", "unpack", sz_unpack_t, 1, 850, NULL},
-  {"table", "insert", sz_insert, 1, 1560, NULL},
-  {"table", "remove", sz_remove, 1, 1560, NULL},
+  {"string", "packsize", rt_natmore_fmtlen, 1, 1050, NULL},
+  {"string", "dump", rt_natmore_dump, 4, 700, NULL},
+  {"table", "concat", sz_concat, 2, 670, rt_nattab_concat},
+  {"table", "sort", sz_sort, 2, 4800, rt_nattab_sort},
+  {"table", "unpack", sz_unpack_t, 1, 850, rt_nattab_unpack},
+  {"table", "insert", sz_insert, 1, 1560, rt_nattab_insert},
+  {"table", "remove", sz_remove, 1, 1560, rt_nattab_remove},
   {"table", "move", sz_move, 1, 1800, NULL},
+  {"table", "pack", rt_natmore_nargs, 1, 3100, NULL},
   {"utf8", "char", sz_nargs, 1, 12000, NULL},
   {"utf8", "codepoint", sz_codepoint, 1, 880, NULL},
   {"utf8", "len", sz_ulen, 1, 310, NULL},
-  {"utf8", "offset", sz_offset, 1, 140, NULL},
+  {"utf8", "offset", rt_natmore_offset, 1, 270, NULL},
+  {"utf8", "codes", NULL, 1, 0, rt_natmore_codes},
   {"_G", "tonumber", sz_tonumber, 1, 100, NULL},
-  {"_G", "load", sz_load, 20, 5200, NULL},
-  {"_G", "collectgarbage", sz_collect, 1, 27000, NULL},
+  {"_G", "load", sz_load, 20, 9400, NULL},
+  {"_G", "collectgarbage", rt_natmore_collect, 1, 44000, NULL},
+  {"_G", "next", rt_natnext_size, 0, 340, NULL},
+  {"_G", "pairs", NULL, 0, 0, rt_natnext_pairs},
+  {"_G", "select", rt_natmore_nargs, 1, 300, NULL},
+  {"_G", "rawequal", rt_natmore_rawequal, 1, 60, NULL},
+  {"_G", "rawget", rt_natmore_rawkey, 0, 350, NULL},
+  {"_G", "rawset", rt_natmore_rawkey, 0, 350, NULL},
+  {"_G", "print", rt_natmore_print, 0, 700, NULL},
+  {"_G", "assert", rt_natmore_nargs, 1, 300, NULL},
+  {"math", "max", rt_natmore_nargs, 1, 1150, NULL},
+  {"math", "min", rt_natmore_nargs, 1, 1150, NULL},
+  {"os", "date", rt_natmore_date, 2, 23000, NULL},
+  {"io", "write", rt_natmore_write, 0, 700, NULL},
+  {"io", "read", NULL, 0, 700, rt_natmore_read},
+  {"file", "write", rt_natmore_write, 0, 700, NULL},
+  {"file", "read", NULL, 0, 700, rt_natmore_read},
+  {"package", "searchpath", rt_natmore_searchpath, 1, 700, NULL},
   {"lpeg", "match", sz_lpeg_match, 4, 85, NULL},
   {NULL, NULL, NULL, 0, 0, NULL}
 };
@@ -452,15 +532,9 @@ const rt_native_model *rt_native_find(const char *lib, const char *name) {
   const rt_native_model *m;
   for (m = rt_native_models; m->lib != NULL; m++)
     if (strcmp(m->lib, lib) == 0 && strcmp(m->name, name) == 0) return m;
+  m = &rt_natmore_codes_step;
+  if (strcmp(m->lib, lib) == 0 && strcmp(m->name, name) == 0) return m;
   return NULL;
-}
-
-int64_t rt_native_units(const rt_native_model *m, int64_t size) {
-  if (size <= 0) return m->per_call;
-  if (size < ((int64_t)1 << 40))  /* per_k < 2^20: no overflow */
-    return m->per_call + (size * m->per_k + 1023) / 1024;
-  return clamp(ceil((double)m->per_call +
-                    (double)size * (double)m->per_k / 1024.0));
 }
 
 static uint32_t mix(uint32_t h, const char *s) {
@@ -480,7 +554,11 @@ uint32_t rt_native_hash(void) {
              (long long)m->per_call, (long long)m->per_k);
     h = mix(h, buf);
   }
-  snprintf(buf, sizeof buf, "bound:%g;chunk:%d", SMALL_BOUND,
-           RT_MATCH_CHUNK);
+  m = &rt_natmore_codes_step;
+  snprintf(buf, sizeof buf, "%s.%s:%lld:%lld;", m->lib, m->name,
+           (long long)m->per_call, (long long)m->per_k);
+  h = mix(h, buf);
+  snprintf(buf, sizeof buf, "bound:%g;after:%g;chunk:%d", SMALL_BOUND,
+           AFTER_BOUND, RT_MATCH_CHUNK);
   return mix(h, buf);
 }

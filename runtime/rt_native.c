@@ -4,7 +4,8 @@
 ** stack, installed over the modelled built-ins (rt_natcost.c), over
 ** the functions of C modules that require loads (lpeg.match by its
 ** model, the others by a per-call default), and over host functions
-** (lraf_native_wrap).
+** (lraf_native_wrap).  A model's run function, when it has one, runs
+** in place of the stock function (which it may call).
 **
 ** A wrapper's first upvalue is a box (full userdata) with the cost and
 ** the original C function; a wrapped function that has upvalues of its
@@ -36,28 +37,17 @@ static int wrapped_done(lua_State *L, int status, lua_KContext ctx) {
 
 static int wrapper(lua_State *L) {
   const wrap *w = lua_touserdata(L, lua_upvalueindex(1));
+  const rt_native_model *m = w->model;
   int64_t n = w->per_call;
-  int after = 0;
-  if (w->model != NULL) {
-    lraf_state *S = rt_state(L);
-    S->native_after = 0;
-    n += rt_native_units(w->model, w->model->size(L, w->model));
-    after = S->native_after;
-    S->native_after = 0;
-  }
+  if (m != NULL)
+    n += rt_native_units(m, m->size != NULL ? m->size(L, m) : 0);
   if (w->cost != NULL) {
     int64_t c = w->cost(L, w->ud);
     if (c > 0) n += c < RT_CHARGE_MAX ? c : RT_CHARGE_MAX;
   }
-  if (after && w->model->after != NULL && w->fn != NULL) {
-    /* linear work: charged once, after the call, by its results */
-    int nargs = lua_gettop(L), nres = w->fn(L);
-    int64_t size = w->model->after(L, nargs, nres, w->model);
-    rt_charge(L, n + rt_native_units(w->model, size) - w->model->per_call);
-    return nres;
-  }
   if (n > 0) rt_charge(L, n);
-  if (w->fn != NULL) return w->fn(L);
+  if (w->fn != NULL)
+    return m != NULL && m->run != NULL ? m->run(L, w->fn, m) : w->fn(L);
   lua_pushvalue(L, lua_upvalueindex(2));
   lua_insert(L, 1);
   lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, 0, wrapped_done);
@@ -175,6 +165,13 @@ void rt_native_open(lua_State *L, lraf_state *S) {
   if (!S->native) return;
   lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   for (m = rt_native_models; m->lib != NULL; m++) {
+    if (strcmp(m->lib, "file") == 0) {  /* methods of io's files */
+      if (luaL_getmetatable(L, LUA_FILEHANDLE) == LUA_TTABLE &&
+          lua_getfield(L, -1, "__index") == LUA_TTABLE)
+        wrap_field(L, -1, m);
+      lua_pop(L, lua_istable(L, -1) ? 2 : 1);
+      continue;
+    }
     if (lua_getfield(L, -1, m->lib) == LUA_TTABLE) wrap_field(L, -1, m);
     lua_pop(L, 1);
   }
@@ -182,6 +179,7 @@ void rt_native_open(lua_State *L, lraf_state *S) {
   /* the string metatable's __index is the string table: s:rep() is
      charged too.  Globals are the _G table itself. */
   wrap_searchers(L);
+  rt_natnext_open(L);
 }
 
 /* ---- the host's API ---- */

@@ -14,12 +14,24 @@
 **    "per_k fit" is the per_k that would make it so.
 ** 3. The benchmark programs in lraf states with and without native
 **    charging, interleaved, best of N: the overhead charging adds.
+** 4. The amplification suite (tests/amplify), each case run by `lraf
+**    run --limit 10000000` to its stop: c = its CPU time over (limit x
+**    instruction time), the constant of "a run's time stays under
+**    N x c x the mean instruction time".
+**
+** Times are the process's CPU time (the machine is shared: wall time
+** moves with the other tenants' load, CPU time much less).
 */
+#define _DEFAULT_SOURCE  /* wait4 */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -30,7 +42,7 @@
 
 static double now(void) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
@@ -185,6 +197,61 @@ static const ncase cases[] = {
    "collectgarbage()", 1000000, 20},
   {"lpeg.match", "local lpeg = require 'lpeg' local p = lpeg.P'a'^0 "
    "local s = string.rep('a', N)", "local r = lpeg.match(p, s)", 1000000, 10},
+  /* issue 16: operations whose cost grows with their operands */
+  {"string.find", "local s, p = string.rep('a', N), string.rep('a', 999) .. 'b'",
+   "local r = string.find(s, p)", 1000000, 4},
+  {"string.match", "local s, p = string.rep('a', N), string.rep('a', 99) .. 'b'",
+   "local r = string.match(s, p)", 100000, 4},
+  {"string.gsub", "local s, p = string.rep('a', N), string.rep('a', 99) .. 'b'",
+   "local r = string.gsub(s, p, '')", 100000, 4},
+  {"string.rep", "", "local r = string.rep('', N)", 10000000, 10},
+  {"_G.next", "local t = {table.unpack({}, 1, N)}", "local r = next(t)",
+   500000, 20},
+  {"_G.next", "local t = {} for i = 1, N do t['k' .. i] = i end "
+   "for k in pairs(t) do t[k] = nil end t.z = 1", "local r = next(t)",
+   100000, 400},
+  {"_G.select", "local a = {table.unpack({}, 1, N)} "
+   "local function f(...) for i = 1, 50 do local n = select('#', ...) end end",
+   "f(table.unpack(a, 1, N))", 100000, 4},
+  {"_G.collectgarbage", "keep = {} for i = 1, N // 64 do keep[i] = {} end",
+   "collectgarbage('generational') collectgarbage('incremental')", 1000000,
+   10},
+  {"_G.collectgarbage", "keep = {} for i = 1, N // 64 do keep[i] = {} end",
+   "collectgarbage('step', 100000)", 1000000, 10},
+  {"_G.rawequal", "local a, b = string.rep('x', N), string.rep('x', N - 1) .. 'x'",
+   "local r = rawequal(a, b)", 10000000, 20},
+  {"_G.assert", "local a = {} for i = 1, N do a[i] = i end",
+   "local r = assert(table.unpack(a, 1, N))", 100000, 20},
+  {"table.pack", "local a = {} for i = 1, N do a[i] = i end",
+   "local r = table.pack(table.unpack(a, 1, N))", 100000, 20},
+  {"math.max", "local a = {} for i = 1, N do a[i] = i end",
+   "local r = math.max(table.unpack(a, 1, N))", 100000, 20},
+  {"table.insert", "local t = setmetatable({}, {}) for i = 1, N do t[i] = i end",
+   "table.insert(t, 1, 0) table.remove(t, 1)", 100000, 20},
+  {"table.unpack", "local t = setmetatable({}, {}) for i = 1, N do t[i] = i end",
+   "local r = table.unpack(t)", 100000, 20},
+  {"table.concat", "local t = setmetatable({}, {}) "
+   "for i = 1, N // 8 do t[i] = 'abcdefg' end", "local r = table.concat(t)",
+   1000000, 10},
+  {"table.sort",
+   "local ts = {} for j = 1, 4 do local t = setmetatable({}, {}) "
+   "for i = 1, N do t[i] = (i * 7919) % 100003 end ts[j] = t end local j = 0",
+   "j = j + 1 table.sort(ts[j])", 100000, 4},
+  {"utf8.offset", "local s = 'a' .. string.rep('\\x80', N)",
+   "local r = utf8.offset(s, 2)", 1000000, 20},
+  {"utf8.codes (step)", "local s = 'a' .. string.rep('\\x80', N) "
+   "local f = utf8.codes(s)", "local r = f(s, 1)", 1000000, 20},
+  {"string.dump", "local f = load(string.rep('a = a + 1 ', N // 10))",
+   "local r = string.dump(f)", 1000000, 10},
+  {"os.date", "local f = string.rep('%c', N // 2)", "local r = os.date(f)",
+   100000, 10},
+  {"string.packsize", "local f = string.rep('b', N)",
+   "local r = string.packsize(f)", 1000000, 20},
+  {"package.searchpath", "local p = string.rep('/no/?.x;', N // 8)",
+   "local r = package.searchpath('m', p)", 80000, 4},
+  {"_G.load", "local piece = string.rep('a=1 ', N // 40) .. '\\n'",
+   "local i = 0 local r = load(function() i = i + 1 "
+   "if i <= 10 then return piece end end)", 1000000, 4},
   {NULL, NULL, NULL, 0, 0}
 };
 
@@ -237,6 +304,7 @@ static double setup_time(const ncase *c, int native) {
 static const rt_native_model *model_of(const char *id) {
   char lib[32];
   const char *dot = strchr(id, '.');
+  if (dot == NULL) return NULL;
   snprintf(lib, sizeof lib, "%.*s", (int)(dot - id), id);
   return rt_native_find(lib, dot + 1);
 }
@@ -245,7 +313,7 @@ static void calibrate(double ns, int reps) {
   const ncase *c;
   double logsum = 0;
   int n = 0;
-  printf("\n%-18s %9s %12s %12s %10s %8s %8s\n", "built-in", "size",
+  printf("\n%-19s %9s %12s %12s %10s %8s %8s\n", "built-in", "size",
          "units/call", "us/call", "time/unit", "per_k", "fit");
   for (c = cases; c->model != NULL; c++) {
     double best_on = 1e30, best_off = 1e30, best_s = 1e30, uon = 0, uoff = 0;
@@ -266,7 +334,7 @@ static void calibrate(double ns, int reps) {
     /* time of the calls with charging, minus their instructions */
     native_s = (best_on - best_s) / c->k - uoff * ns;
     ratio = native_s / ((uon - uoff) * ns);
-    printf("%-18s %9lld %12.0f %12.1f %9.2fx %8lld %8.0f\n", c->model, c->n,
+    printf("%-19s %9lld %12.0f %12.1f %9.2fx %8lld %8.0f\n", c->model, c->n,
            uon - uoff, native_s * 1e6, ratio, m ? (long long)m->per_k : 0LL,
            m ? (double)m->per_k * ratio : 0.0);
     if (ratio > 0) {
@@ -302,16 +370,110 @@ static void overhead(prog *p, int n, int reps) {
          "interleaved)\n", (exp(logsum / n) - 1) * 100, reps);
 }
 
+/* CPU seconds of `lraf run ARGS... file` (user + system of the child). */
+static double run_child(const char *file, int sandbox, long long limit) {
+  const char *lraf = getenv("LRAF") ? getenv("LRAF") : "build/lraf";
+  char lim[32];
+  struct rusage ru;
+  int st;
+  pid_t pid;
+  snprintf(lim, sizeof lim, "%lld", limit);
+  fflush(stdout);  /* the child must not write our buffer out again */
+  pid = fork();
+  if (pid == 0) {
+    FILE *null = freopen("/dev/null", "w", stdout);
+    (void)null;
+    null = freopen("/dev/null", "w", stderr);
+    if (sandbox)
+      execl(lraf, lraf, "run", "--sandbox", "--limit", lim, "--memory-limit",
+            "200000000", file, (char *)NULL);
+    else
+      execl(lraf, lraf, "run", "--limit", lim, "--memory-limit",
+            "200000000", file, (char *)NULL);
+    _exit(127);
+  }
+  if (pid < 0 || wait4(pid, &st, 0, &ru) != pid) return -1;
+  return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void amplification(double ns, int reps) {
+  const long long limit = 10000000;
+  char *names[64], path[512], line[2][128];
+  int n = 0, i, r;
+  double base = 1e30, cmax = 0, logsum = 0;
+  int counted = 0;
+  DIR *d = opendir("tests/amplify");
+  struct dirent *e;
+  if (d == NULL) return;
+  while ((e = readdir(d)) != NULL && n < 64) {
+    size_t l = strlen(e->d_name);
+    if (l > 4 && strcmp(e->d_name + l - 4, ".lua") == 0)
+      names[n++] = strdup(e->d_name);
+  }
+  closedir(d);
+  qsort(names, (size_t)n, sizeof *names, by_name);
+  {
+    FILE *f = fopen("/tmp/lraf_bench_empty.lua", "w");
+    if (f != NULL) fclose(f);
+    for (r = 0; r < reps; r++) {
+      double t = run_child("/tmp/lraf_bench_empty.lua", 1, limit);
+      if (t < base) base = t;
+    }
+    remove("/tmp/lraf_bench_empty.lua");
+  }
+  printf("\n%-22s %10s %8s   (lraf run --limit %lld; start-up %.3f s "
+         "subtracted)\n", "amplification case", "cpu s", "c", limit, base);
+  for (i = 0; i < n; i++) {
+    FILE *f;
+    double best = 1e30, c;
+    int gap = 0, full = 0;
+    snprintf(path, sizeof path, "tests/amplify/%s", names[i]);
+    f = fopen(path, "r");
+    if (f == NULL) continue;
+    line[1][0] = '\0';
+    if (fgets(line[0], sizeof line[0], f) == NULL ||
+        fgets(line[1], sizeof line[1], f) == NULL)
+      line[1][0] = '\0';
+    fclose(f);
+    gap = strncmp(line[1], "-- gap:", 7) == 0;
+    full = strncmp(line[1], "-- env: full", 12) == 0;
+    if (gap) {
+      printf("%-22s %10s %8s\n", names[i], "-", "gap");
+      continue;
+    }
+    for (r = 0; r < reps; r++) {
+      double t = run_child(path, !full, limit);
+      if (t < best) best = t;
+    }
+    c = (best - base) / ((double)limit * ns);
+    printf("%-22s %10.3f %8.2f\n", names[i], best, c);
+    if (c > cmax) cmax = c;
+    if (c > 0) {
+      logsum += log(c);
+      counted++;
+    }
+  }
+  printf("c: at most %.2f, geometric mean %.2f over %d cases\n", cmax,
+         counted ? exp(logsum / counted) : 0.0, counted);
+  for (i = 0; i < n; i++) free(names[i]);
+}
+
 int main(int argc, char **argv) {
   prog p[16];
   int n, reps = 5;
-  int do_cal = 1, do_over = 1;
+  int do_cal = 1, do_over = 1, do_amp = 1;
   double ns;
   int i;
   for (i = 1; i < argc; i++) {
     if (strncmp(argv[i], "-n", 2) == 0) reps = atoi(argv[i] + 2);
-    else if (strcmp(argv[i], "--calibrate") == 0) do_over = 0;
-    else if (strcmp(argv[i], "--overhead") == 0) do_cal = 0;
+    else if (strcmp(argv[i], "--calibrate") == 0) do_over = do_amp = 0;
+    else if (strcmp(argv[i], "--overhead") == 0) do_cal = do_amp = 0;
+    else if (strcmp(argv[i], "--amplify") == 0) do_cal = do_over = 0;
   }
   if (reps < 1) reps = 1;
   n = load_programs(p);
@@ -320,6 +482,7 @@ int main(int argc, char **argv) {
          ns * 1e9);
   if (do_cal) calibrate(ns, reps < 3 ? reps : 3);
   if (do_over) overhead(p, n, reps);
+  if (do_amp) amplification(ns, reps < 3 ? reps : 3);
   for (i = 0; i < n; i++) free(p[i].src);
   return 0;
 }

@@ -10,4 +10,4 @@ cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
   $(pkg-config --cflags lua5.4) \
   tests/bench/native.c tests/support/tutil_run.c tests/support/tutil_capture.c "$BUILD/liblraf.a" \
   $(pkg-config --libs lua5.4) -lm -lpthread -o "$BUILD/bench/native"
-"$BUILD/bench/native" ${REPS:+-n$REPS} "$@"
+LRAF="$BUILD/lraf" "$BUILD/bench/native" ${REPS:+-n$REPS} "$@"

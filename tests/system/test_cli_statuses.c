@@ -348,8 +348,14 @@ static void test_limit_and_native(void **state) {
   assert_non_null(strstr(r, "\"units\": \"instructions\""));
   assert_non_null(strstr(r, "\"native\": false"));
   free(r);
+  /* a limit turns native charging on, and its message says so and why */
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --limit %lld strings.lua", n),
-                   0);
+                   3);
+  err_has("; native charging was on (--limit, --memory-limit and --sandbox "
+          "turn it on; --no-native turns it off) and added ");
+  /* --no-native keeps the limit in instructions: the plain count fits */
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --no-native --limit %lld "
+                                     "strings.lua", n), 0);
   out_is("200000\n");
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --native --limit %lld "
                                      "--report r.json strings.lua", n), 3);
@@ -361,13 +367,14 @@ static void test_limit_and_native(void **state) {
   r = file("r.json");
   assert_true(number_after(r, "\"native_units\": ") > 0);
   free(r);
-  assert_int_equal(tutil_sh_lraf_run(&sh, "run --limit 5000 spinf.lua"), 3);
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --no-native --limit 5000 "
+                                     "spinf.lua"), 3);
   err_has("lraf: quota exceeded (limit 5000 instructions) at spinf.lua:2: "
           "in local 'f'; native charging was off\n");
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --sandbox --limit 5000 "
                                      "spin.lua"), 3);
-  err_has("native charging was on (--sandbox turns it on; --no-native turns "
-          "it off)");
+  err_has("native charging was on (--limit, --memory-limit and --sandbox "
+          "turn it on; --no-native turns it off)");
 }
 
 /* The report carries the error and where the run stopped; "collected"

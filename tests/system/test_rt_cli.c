@@ -111,8 +111,10 @@ static void test_exit_statuses(void **state) {
   assert_int_equal(run("run --limit 100000 spin.lua"), 3);
   err = slurp(shell.err);
   assert_int_equal(count_lines(err), 1);
-  assert_string_equal(err, "lraf: quota exceeded (limit 100000 instructions) "
-                      "at spin.lua:2: in main chunk; native charging was off\n");
+  assert_string_equal(err, "lraf: quota exceeded (limit 100000 units) "
+                      "at spin.lua:2: in main chunk; native charging was on "
+                      "(--limit, --memory-limit and --sandbox turn it on; "
+                      "--no-native turns it off) and added 0 units\n");
   free(err);
   assert_int_equal(run("run exit.lua"), 5);
 }
