@@ -48,6 +48,10 @@ lraf_account *acct_new(int64_t id, lraf_manager *m);
 lraf_verdict acct_charge(lraf_account *a, int64_t n, int can_pause);
 /* How far a's thread may run before its next consume. */
 int64_t acct_granularity(lraf_account *a, int64_t dflt);
+/* What is left before m stops for a quota: the least of what is left of
+   m's own budget and of every limit or hierarchical budget above it
+   (lraf_limit_remaining tells m's own); INT64_MAX when none has one. */
+int64_t acct_budget_left(const lraf_manager *m);
 /* Re-bind a to m (retained). */
 void acct_set_manager(lraf_account *a, lraf_manager *m);
 /* Record an allocation of n bytes that took its state to in_use. */

@@ -82,6 +82,15 @@ int64_t lraf_limit_remaining(const lraf_manager *m) {
   return (int64_t)q - lraf_manager_total(m);
 }
 
+int64_t acct_budget_left(const lraf_manager *m) {
+  int64_t left = INT64_MAX;
+  for (; m != NULL && m->kind == ACCT_BUDGET; m = ((budget *)m->ud)->parent) {
+    int64_t own = lraf_limit_remaining(m);
+    if (own < left) left = own;
+  }
+  return left;
+}
+
 void lraf_limit_set(lraf_manager *m, int64_t quota) {
   if (m == NULL || m->kind != ACCT_BUDGET) return;
   atomic_store(&((budget *)m->ud)->quota, (long long)quota);
