@@ -218,7 +218,7 @@ static void test_numbers(void **state) {
   (void)state;
   snprintf(report, sizeof report, "%s/r.json", sh.dir);
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --limit 2k spin.lua"), 3);
-  err_has("(limit 2000 instructions)");
+  err_has("(limit 2000 units)");
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --no-native --limit 1M "
                                      "spin.lua"), 3);
   err_has("(limit 1000000 instructions)");
