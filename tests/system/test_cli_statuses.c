@@ -184,7 +184,7 @@ static void test_bench_os_exit(void **state) {
   assert_int_equal(tutil_sh_lraf_run(&sh, "bench -n 2 exit5.lua"), 1);
   err_has("lraf: exit5.lua called os.exit(5) in run 1 of 2: bench counts "
           "only scripts that return (or exit with a success status)\n");
-  out_is("lraf bench: 2 runs each, model lua5.4/original\n");
+  out_is("lraf bench: 2 runs each, model " TUTIL_VM "/original\n");
   assert_int_equal(tutil_sh_lraf_run(&sh, "bench -n 1 pexit.lua"), 1);
   err_has("called os.exit(3)");
   assert_int_equal(tutil_sh_lraf_run(&sh, "bench -n 3 --exact exit0.lua"),
@@ -393,13 +393,13 @@ static void test_report_fields(void **state) {
   report_has("\"collected\": true}");
   report_has("\"error\": null");
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --report - ok.lua"), 0);
-  err_has(" instructions (lua5.4/original), status ok\n");
+  err_has(" instructions (" TUTIL_VM "/original), status ok\n");
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --weights w.txt --report - "
                                      "ok.lua"), 0);
-  err_has(" weighted units (lua5.4/weighted/");
+  err_has(" weighted units (" TUTIL_VM "/weighted/");
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --native --report - "
                                      "strings.lua"), 0);
-  err_has(" units (lua5.4/original/native-");
+  err_has(" units (" TUTIL_VM "/original/native-");
   err_has(" instructions + ");
   err_has(" native), status ok\n");
   /* bench names them too */

@@ -104,7 +104,7 @@ static void test_formats(void **state) {
   {
     char *t = slurp_dir("p.table"), head[128];
     snprintf(head, sizeof head, "lraf profile: %lld instructions, cost model "
-             "lua5.4/original", count);
+             TUTIL_VM "/original", count);
     assert_non_null(strstr(t, head));
     free(t);
   }
