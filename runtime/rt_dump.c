@@ -273,7 +273,10 @@ static int str_dump(lua_State *L) {
   int strip = lua_toboolean(L, 2);
   luaL_checktype(L, 1, LUA_TFUNCTION);
   lua_settop(L, 1);
-  if (rt_own_upvalues(L, 1) >= 0) {
+  /* rewritten functions: on the stock target the ones that carry lraf's
+     upvalues; on the lraf VM every Lua function (rewritten in place) */
+  if (rt_own_upvalues(L, 1) >= 0 ||
+      (rt_state(L)->opt.target == RW_LRAVM && !lua_iscfunction(L, 1))) {
     /* Lua loads the original (its own compiler's bytes) unrewritten,
        only to dump it: it is never called */
     size_t n;
