@@ -90,7 +90,5 @@ void rt_env_open(lua_State *L, lraf_state *S) {
   lua_pop(L, 1);
   rt_dump_open(L);  /* first: native charging wraps its string.dump */
   rt_native_open(L, S);
-  /* the stock target's functions carry the counter and consume: the
-     debug library is made blind to them; the lraf VM's carry nothing */
-  if (S->env == LRAF_ENV_FULL && S->opt.target != RW_LRAVM) rt_debug_open(L);
+  if (S->env == LRAF_ENV_FULL) rt_debug_open(L);
 }
