@@ -671,6 +671,11 @@ void rt_debug_open(lua_State *L) {
     return;
   }
   for (f = funcs; f->name != NULL; f++) {
+    /* the lraf VM's hooks never see ACCT and no hook can reach its
+       counter: Lua's own sethook and gethook serve there */
+    if (rt_state(L)->opt.target == RW_LRAVM &&
+        (f->func == db_sethook || f->func == db_gethook))
+      continue;
     lua_pushcfunction(L, f->func);
     lua_setfield(L, -2, f->name);
   }
