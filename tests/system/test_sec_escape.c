@@ -103,6 +103,14 @@ static void test_escape_exact(void **state) {
 static void test_chaos(void **state) {
   int seeds = getenv("LRAF_QUICK") ? 6 : 40, seed, m;
   (void)state;
+#ifdef LRAF_VM
+  /* Known bug, issue 15 stays open: on the lraf VM build, about one run
+     in a few hundred of chaos.lua corrupts the heap (a crash in the
+     collector's traverseproto); docs/lraf-vm.md */
+  printf("  skipped on the lraf VM: a known heap corruption under "
+         "random debug operations (docs/lraf-vm.md)\n");
+  skip();
+#endif
   for (seed = 1; seed <= seeds; seed++) {
     for (m = 0; m < 2; m++) {
       char cmd[512], path[64];
