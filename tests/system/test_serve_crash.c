@@ -30,12 +30,13 @@
 #include <sqlite3.h>
 
 #include "tutil_serve.h"
+#include "tutil_sh.h"
 
 #define HANDLERS "tests/system/serve"
 #define CLIENTS 16
 #define PER_CLIENT 5000   /* an upper bound: the kill ends the run */
 
-static char dir[64];
+static tutil_sh sh;  /* its dir holds the ledger and the server's files */
 static int port;
 static atomic_int answered_total;
 /* answered[c][i]: 0 no response; else the count it carried + 1 */
@@ -82,9 +83,9 @@ static void test_kill9(void **state) {
   sqlite3 *db;
   sqlite3_stmt *q;
   (void)state;
-  snprintf(ledger, sizeof ledger, "%s/ledger.db", dir);
+  snprintf(ledger, sizeof ledger, "%s/ledger.db", sh.dir);
   snprintf(spec, sizeof spec, "sqlite:%s", ledger);
-  snprintf(log, sizeof log, "%s/serve.log", dir);
+  snprintf(log, sizeof log, "%s/serve.log", sh.dir);
   pid = tutil_serve_start(args, log, &port);
   assert_true(pid > 0);
   for (i = 0; i < CLIENTS; i++)
@@ -172,15 +173,12 @@ static void test_kill9(void **state) {
 
 static int setup(void **state) {
   (void)state;
-  strcpy(dir, "/tmp/lraf-crash-XXXXXX");
-  return mkdtemp(dir) ? 0 : -1;
+  return tutil_sh_init(&sh, "crash");
 }
 
 static int teardown(void **state) {
-  char cmd[128];
   (void)state;
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return tutil_sh_cleanup(&sh);
 }
 
 int main(void) {

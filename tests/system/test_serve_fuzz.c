@@ -30,8 +30,9 @@
 #include <sqlite3.h>
 
 #include "tutil_serve.h"
+#include "tutil_sh.h"
 
-static char dir[64];
+static tutil_sh sh;  /* its dir holds the ledger and the server's files */
 static uint64_t seed = 0x9e3779b97f4a7c15u;
 
 static uint32_t rnd(uint32_t n) {
@@ -153,9 +154,9 @@ static void test_generated_requests(void **state) {
   sqlite3 *db;
   sqlite3_stmt *q;
   (void)state;
-  snprintf(ledger, sizeof ledger, "%s/ledger.db", dir);
+  snprintf(ledger, sizeof ledger, "%s/ledger.db", sh.dir);
   snprintf(spec, sizeof spec, "sqlite:%s", ledger);
-  snprintf(log, sizeof log, "%s/serve.log", dir);
+  snprintf(log, sizeof log, "%s/serve.log", sh.dir);
   pid = tutil_serve_start(args, log, &port);
   assert_true(pid > 0);
   for (i = 0; i < n; i++) {
@@ -201,15 +202,12 @@ static void test_generated_requests(void **state) {
 
 static int setup(void **state) {
   (void)state;
-  strcpy(dir, "/tmp/lraf-fuzz-XXXXXX");
-  return mkdtemp(dir) ? 0 : -1;
+  return tutil_sh_init(&sh, "fuzz");
 }
 
 static int teardown(void **state) {
-  char cmd[128];
   (void)state;
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return tutil_sh_cleanup(&sh);
 }
 
 int main(void) {

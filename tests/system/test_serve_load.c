@@ -31,6 +31,7 @@
 #include <sqlite3.h>
 
 #include "tutil_serve.h"
+#include "tutil_sh.h"
 
 #define HANDLERS "tests/system/serve"
 #define CLIENTS 32
@@ -73,7 +74,7 @@ typedef struct answer {
 
 static int total_weight, nrequests, port;
 static answer *answers;
-static char dir[64];
+static tutil_sh sh;  /* its dir holds the ledger and the server's files */
 
 static const char *lraf(void) {
   const char *p = getenv("LRAF");
@@ -206,8 +207,8 @@ static void test_load(void **state) {
   answers = calloc((size_t)nrequests, sizeof *answers);
   assert_non_null(answers);
   expected();
-  snprintf(ledger, sizeof ledger, "%s/ledger.db", dir);
-  snprintf(log, sizeof log, "%s/serve.log", dir);
+  snprintf(ledger, sizeof ledger, "%s/ledger.db", sh.dir);
+  snprintf(log, sizeof log, "%s/serve.log", sh.dir);
   snprintf(spec, sizeof spec, "sqlite:%s", ledger);
   args[n++] = "--port";
   args[n++] = "0";
@@ -313,15 +314,12 @@ static void test_load(void **state) {
 
 static int setup(void **state) {
   (void)state;
-  strcpy(dir, "/tmp/lraf-serve-XXXXXX");
-  return mkdtemp(dir) ? 0 : -1;
+  return tutil_sh_init(&sh, "serve");
 }
 
 static int teardown(void **state) {
-  char cmd[128];
   (void)state;
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return tutil_sh_cleanup(&sh);
 }
 
 int main(void) {
