@@ -299,12 +299,17 @@ fuzz-diff: $(BUILD)/tests/test_diff_gen $(BUILD)/lraf
 # build-fuzz/, run one after another for FUZZ_TIME seconds each on seed
 # corpora made from tests/corpus and tests/gen (tests/fuzz/mkcorpus.sh).
 FUZZ_TIME    ?= 600
-FUZZ_TARGETS := read rewrite source pool pfjson
+FUZZ_TARGETS := read rewrite source pool pfjson ledger http
 FUZZ_BUILD   := build-fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
 FUZZ_RUN     := tests/fuzz/corpus-run
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+# the same targets where Lua runs, on the lraf VM (its Lua instrumented
+# too): rewriting in memory (runtime/rt_inplace.c) and ACCT
+FUZZ_VM_TARGETS := read rewrite source pool
+FUZZ_VM_BUILD   := build-fuzz-vm
+FUZZ_VM_BIN     := $(FUZZ_VM_TARGETS:%=$(FUZZ_VM_BUILD)/fuzz_%)
 
 fuzz-deps: deps
 	@command -v clang >/dev/null 2>&1 || { \
@@ -319,30 +324,54 @@ fuzz-build: fuzz-deps
 	  CC=clang OPT=-O1 SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link"
 	$(MAKE) --no-print-directory $(FUZZ_BIN) BUILD=$(FUZZ_BUILD) LRAF_VM=0 CC=clang \
 	  OPT=-O1 SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link"
+	@if vm/lravm/fetch.sh $(LRAVM_SRC); then \
+	  $(MAKE) --no-print-directory $(FUZZ_VM_BUILD)/liblraf.a \
+	    BUILD=$(FUZZ_VM_BUILD) LRAF_VM=1 CC=clang OPT=-O1 \
+	    SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" && \
+	  $(MAKE) --no-print-directory $(FUZZ_VM_BIN) FUZZ_BUILD=$(FUZZ_VM_BUILD) \
+	    BUILD=$(FUZZ_VM_BUILD) LRAF_VM=1 CC=clang OPT=-O1 \
+	    SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link"; \
+	else echo "SKIP: the lraf VM's fuzz targets: vm/lravm/fetch.sh failed"; fi
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/support/tutil_fuzz.c \
+FUZZ_UTIL    := $(wildcard tests/support/tutil_fuzz*.c)
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_UTIL) \
                       tests/support/tutil_fuzz.h $(FUZZ_BUILD)/liblraf.a
 	clang $(filter-out -fsanitize=fuzzer-no-link,$(CFLAGS)) \
-	  -fsanitize=fuzzer -Itests/support -o $@ $< tests/support/tutil_fuzz.c \
+	  -fsanitize=fuzzer -Itests/support -o $@ $< $(FUZZ_UTIL) \
 	  $(FUZZ_BUILD)/liblraf.a $(LIBS)
 
+# fuzz_http: lraf serve's HTTP front and tenants linked in (cli/)
+FUZZ_SERVE_OBJ := $(addprefix $(FUZZ_BUILD)/cli/,cli_serve_http.o \
+                    cli_serve_tenant.o cli_util.o)
+$(FUZZ_BUILD)/fuzz_http: tests/fuzz/fuzz_http.c $(FUZZ_UTIL) \
+                         tests/support/tutil_fuzz.h $(FUZZ_SERVE_OBJ) \
+                         $(FUZZ_BUILD)/liblraf.a
+	clang $(filter-out -fsanitize=fuzzer-no-link,$(CFLAGS)) -Icli \
+	  -fsanitize=fuzzer -Itests/support -o $@ $< $(FUZZ_UTIL) \
+	  $(FUZZ_SERVE_OBJ) $(FUZZ_BUILD)/liblraf.a $(LIBS)
+
+# Every target of build-fuzz, then those of build-fuzz-vm (named vm-T in
+# the corpus directory).
 fuzz: fuzz-build
 	tests/fuzz/mkcorpus.sh $(FUZZ_RUN)
-	@set -e; for t in $(FUZZ_TARGETS); do \
+	@set -e; for bt in $(FUZZ_TARGETS) \
+	    $(if $(wildcard $(FUZZ_VM_BUILD)/liblraf.a),$(FUZZ_VM_TARGETS:%=vm-%)); do \
+	  case $$bt in vm-*) t=$${bt#vm-}; b=$(FUZZ_VM_BUILD);; \
+	               *) t=$$bt; b=$(FUZZ_BUILD);; esac; \
 	  case $$t in source|pool) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
-	              pfjson) seeds=tests/fuzz/pfjson; dict=;; \
+	              pfjson|ledger|http) seeds=tests/fuzz/$$t; dict=;; \
 	              *) seeds=$(FUZZ_RUN)/chunks; dict=;; esac; \
-	  mkdir -p $(FUZZ_RUN)/out-$$t $(FUZZ_RUN)/crash-$$t; \
-	  echo "== fuzz_$$t for $(FUZZ_TIME) s"; \
-	  $(FUZZ_BUILD)/fuzz_$$t $(FUZZ_RUN)/out-$$t $$seeds $$dict \
+	  mkdir -p $(FUZZ_RUN)/out-$$bt $(FUZZ_RUN)/crash-$$bt; \
+	  echo "== $$b/fuzz_$$t for $(FUZZ_TIME) s"; \
+	  $$b/fuzz_$$t $(FUZZ_RUN)/out-$$bt $$seeds $$dict \
 	    -max_total_time=$(FUZZ_TIME) -max_len=65536 -timeout=20 \
 	    -rss_limit_mb=2048 -print_final_stats=1 \
-	    -artifact_prefix=$(FUZZ_RUN)/crash-$$t/ 2>&1 | \
-	    tee $(FUZZ_RUN)/fuzz_$$t.log | grep -a -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^==|stat::|ERROR|SUMMARY'; \
+	    -artifact_prefix=$(FUZZ_RUN)/crash-$$bt/ 2>&1 | \
+	    tee $(FUZZ_RUN)/fuzz_$$bt.log | grep -a -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^==|stat::|ERROR|SUMMARY'; \
 	done
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz build-fuzz-vm
 
 # ---- Installing (make install PREFIX=... [DESTDIR=...]) ----
 # One build: build/ (the lraf VM) unless BUILD=build/stock LRAF_VM=0.

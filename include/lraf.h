@@ -651,17 +651,20 @@ LRAF_API void lraf_pool_close(lraf_pool *p);
    is one row, written whole or not at all.  The key is the idempotency
    key: a second record with a key already stored is not stored again
    (lraf_ledger_append still returns LRAF_OK), so a retry never bills
-   twice. */
+   twice.  A record with a missing string, a negative count or a time
+   out of its range (NaN included) is refused: LRAF_EARG, naming the
+   field.  Totals that do not fit int64 are refused by
+   lraf_ledger_usage (LRAF_EIO, "integer overflow"). */
 typedef struct lraf_ledger lraf_ledger;
 
 typedef struct lraf_record {
-  const char *key;         /* idempotency key */
+  const char *key;         /* idempotency key (not empty) */
   const char *request_id;
   const char *tenant, *handler, *model;
-  int64_t instructions, native, memory_peak;
+  int64_t instructions, native, memory_peak;   /* >= 0 */
   int status;
-  double wall, cpu;        /* seconds */
-  double started, ended;   /* Unix time */
+  double wall, cpu;        /* seconds, 0 to 9e12 */
+  double started, ended;   /* Unix time, -9e12 to 9e12 */
 } lraf_record;
 
 typedef struct lraf_usage {

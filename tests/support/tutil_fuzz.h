@@ -33,4 +33,14 @@ int tutil_fuzz_rewrite(const uint8_t *data, size_t size, char *why,
 int tutil_fuzz_source(const uint8_t *data, size_t size, char *why,
                       size_t n);
 
+/* The bytes as operations on an SQLite ledger in a file of its own in
+   dir (tutil_fuzz_ledger.c says which and what is checked). */
+int tutil_fuzz_ledger(const char *dir, const uint8_t *data, size_t size,
+                      char *why, size_t n);
+
+/* The bytes as one HTTP request to lraf serve on 127.0.0.1:port, then
+   a good request (tutil_fuzz_http.c says how and what is checked). */
+int tutil_fuzz_http(int port, const uint8_t *data, size_t size, char *why,
+                    size_t n);
+
 #endif
