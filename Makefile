@@ -299,7 +299,7 @@ fuzz-diff: $(BUILD)/tests/test_diff_gen $(BUILD)/lraf
 # build-fuzz/, run one after another for FUZZ_TIME seconds each on seed
 # corpora made from tests/corpus and tests/gen (tests/fuzz/mkcorpus.sh).
 FUZZ_TIME    ?= 600
-FUZZ_TARGETS := read rewrite source pool pfjson ledger http
+FUZZ_TARGETS := read rewrite source pool pfjson ledger http profile
 FUZZ_BUILD   := build-fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
@@ -307,7 +307,7 @@ FUZZ_RUN     := tests/fuzz/corpus-run
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 # the same targets where Lua runs, on the lraf VM (its Lua instrumented
 # too): rewriting in memory (runtime/rt_inplace.c) and ACCT
-FUZZ_VM_TARGETS := read rewrite source pool
+FUZZ_VM_TARGETS := read rewrite source pool profile
 FUZZ_VM_BUILD   := build-fuzz-vm
 FUZZ_VM_BIN     := $(FUZZ_VM_TARGETS:%=$(FUZZ_VM_BUILD)/fuzz_%)
 
@@ -358,7 +358,7 @@ fuzz: fuzz-build
 	    $(if $(wildcard $(FUZZ_VM_BUILD)/liblraf.a),$(FUZZ_VM_TARGETS:%=vm-%)); do \
 	  case $$bt in vm-*) t=$${bt#vm-}; b=$(FUZZ_VM_BUILD);; \
 	               *) t=$$bt; b=$(FUZZ_BUILD);; esac; \
-	  case $$t in source|pool) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
+	  case $$t in source|pool|profile) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
 	              pfjson|ledger|http) seeds=tests/fuzz/$$t; dict=;; \
 	              *) seeds=$(FUZZ_RUN)/chunks; dict=;; esac; \
 	  mkdir -p $(FUZZ_RUN)/out-$$bt $(FUZZ_RUN)/crash-$$bt; \

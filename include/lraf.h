@@ -468,8 +468,9 @@ LRAF_API int64_t lraf_retired(const lraf_state *S, int64_t *count);
    (lraf_consumed and lraf.count include it), so a quota may be
    overrun by up to 255 units of native work more than lraf_limit_new
    states.  A charge that a limit cannot grant is recorded only up to
-   one unit past the quota.  README.md lists what is charged and what
-   is not. */
+   one unit past the quota (the waiting units joining it stay whole:
+   they were counted already, so a count never goes down).  README.md
+   lists what is charged and what is not. */
 
 /* A host's cost for one of its own C functions: called with the
    function's arguments on L's stack (do not change the stack, do not

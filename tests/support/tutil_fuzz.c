@@ -86,6 +86,46 @@ static int load_only(const void *bytes, size_t size) {
   return st;
 }
 
+/* On the lraf VM: the chunk loaded by Lua and rewritten in memory
+   (rt_inplace.c) must give what the dump path gave (want, from
+   vm_write), byte for byte once dumped.  Lua may load what vm_read
+   refused (and the other way round): only two successes compare. */
+static int in_place_same(const uint8_t *data, size_t size,
+                         const rw_options *opt, const char *label,
+                         const void *want, size_t wantsize, char *why,
+                         size_t n) {
+  lua_State *L = luaL_newstate();
+  size_t ud[2];
+  char *got = NULL;
+  size_t gotsize = 0;
+  lraf_error err;
+  lraf_status st;
+  int rc = 0;
+  if (L == NULL) return 0;
+  ud[0] = size;
+  ud[1] = (size_t)data;
+  if (lua_load(L, reader_once, ud, "=fuzz", "b") != LUA_OK) {
+    lua_close(L);
+    return 0;
+  }
+  st = rt_pipeline_in_place(L, opt, NULL, &err);
+  if (st == LRAF_EMEM) {
+    /* out of memory: nothing to compare */
+  } else if (st != LRAF_OK) {
+    rc = broken(why, n, "%s: the dump path rewrote the chunk, rewriting in "
+                "memory refused it: %s", label, err.message);
+  } else if (rt_dump(L, 0, &got, &gotsize, &err) != LRAF_OK) {
+    rc = broken(why, n, "%s: cannot dump the function rewritten in memory: "
+                "%s", label, err.message);
+  } else if (gotsize != wantsize || memcmp(got, want, wantsize) != 0) {
+    rc = broken(why, n, "%s: rewriting in memory and the dump path differ "
+                "(%zu and %zu bytes)", label, gotsize, wantsize);
+  }
+  free(got);
+  lua_close(L);
+  return rc;
+}
+
 static int rewrite_with(const uint8_t *data, size_t size,
                         const rw_options *opt, const char *label, char *why,
                         size_t n) {
@@ -119,6 +159,8 @@ static int rewrite_with(const uint8_t *data, size_t size,
   } else if ((lst = load_only(out, outsize)) != LUA_OK && lst != LUA_ERRMEM) {
     rc = broken(why, n, "%s: lua_load refused the rewritten chunk (%d)",
                 label, lst);
+  } else if (opt->target == RW_LRAVM && lraf_vm_builtin()) {
+    rc = in_place_same(data, size, opt, label, out, outsize, why, n);
   }
   free(out);
   vm_chunk_free(back);
@@ -200,6 +242,9 @@ int tutil_fuzz_source(const uint8_t *data, size_t size, char *why,
   o.manager = limit;
   o.granularity = 100;
   o.exact = size > 0 && (data[0] & 1);
+  /* on the lraf VM, one input in two takes the stock target's code
+     (dump, rewrite, load); the others are rewritten in memory (ACCT) */
+  o.vm = size > 0 && (data[0] & 2) ? LRAF_VM_STOCK : LRAF_VM_DEFAULT;
   st = lraf_new(&o, &S, &err);
   lraf_manager_release(limit);
   if (st != LRAF_OK) return broken(why, n, "lraf_new: %s", err.message);
