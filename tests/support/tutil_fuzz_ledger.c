@@ -8,9 +8,13 @@
 **     field (read back from the table), and a duplicate is never counted;
 **   - the totals equal the sums of the accepted records (or are refused
 **     with a message when a sum leaves int64);
+**   - records appended from several threads at once (one group commit)
+**     are answered each as alone, and of those with one new key the
+**     table holds exactly one, whole;
 **   - nothing is lost across a close and reopen.
 */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,58 +159,165 @@ static const rec *stored(const fz *z, const char *key) {
   return NULL;
 }
 
+static void decode(fz *z, rec *r) {
+  int i;
+  memset(r, 0, sizeof *r);
+  for (i = 0; i < 5; i++) r->s[i] = take_string(z);
+  for (i = 0; i < 3; i++) r->n[i] = take_count(z);
+  r->status = (int)(int32_t)(byte(z) < 0x80 ? 100 + byte(z) * 2u
+                                            : (uint32_t)raw8(z));
+  for (i = 0; i < 4; i++) r->t[i] = take_time(z);
+}
+
+static void to_record(const rec *r, lraf_record *lr) {
+  memset(lr, 0, sizeof *lr);
+  lr->key = r->s[0];
+  lr->request_id = r->s[1];
+  lr->tenant = r->s[2];
+  lr->handler = r->s[3];
+  lr->model = r->s[4];
+  lr->instructions = r->n[0];
+  lr->native = r->n[1];
+  lr->memory_peak = r->n[2];
+  lr->status = r->status;
+  lr->wall = r->t[0];
+  lr->cpu = r->t[1];
+  lr->started = r->t[2];
+  lr->ended = r->t[3];
+}
+
+/* Whether append's answer st fits the record: refused (with a message)
+   exactly when it is invalid.  0, or -1 with why filled. */
+static int answer_ok(fz *z, const rec *r, lraf_status st,
+                     const lraf_error *err) {
+  int ok = valid(r);
+  if (st == LRAF_OK && !ok)
+    return broken(z, "append #%d: an invalid record was accepted",
+                  z->appends);
+  if (st != LRAF_OK && ok)
+    return broken(z, "append #%d: a valid record was refused: %s (%s)",
+                  z->appends, lraf_status_name(st), err->message);
+  if (st != LRAF_OK && err->message[0] == '\0')
+    return broken(z, "append #%d: refused without a message", z->appends);
+  return 0;
+}
+
 static int op_append(fz *z) {
   rec r;
   lraf_record lr;
   lraf_error err;
   lraf_status st;
-  int i, ok;
-  memset(&r, 0, sizeof r);
-  for (i = 0; i < 5; i++) r.s[i] = take_string(z);
-  for (i = 0; i < 3; i++) r.n[i] = take_count(z);
-  r.status = (int)(int32_t)(byte(z) < 0x80 ? 100 + byte(z) * 2u
-                                           : (uint32_t)raw8(z));
-  for (i = 0; i < 4; i++) r.t[i] = take_time(z);
-  memset(&lr, 0, sizeof lr);
-  lr.key = r.s[0];
-  lr.request_id = r.s[1];
-  lr.tenant = r.s[2];
-  lr.handler = r.s[3];
-  lr.model = r.s[4];
-  lr.instructions = r.n[0];
-  lr.native = r.n[1];
-  lr.memory_peak = r.n[2];
-  lr.status = r.status;
-  lr.wall = r.t[0];
-  lr.cpu = r.t[1];
-  lr.started = r.t[2];
-  lr.ended = r.t[3];
+  int rc;
+  decode(z, &r);
+  to_record(&r, &lr);
   err.message[0] = '\0';
   st = lraf_ledger_append(z->l, &lr, &err);
   z->appends++;
-  ok = valid(&r);
-  if (st == LRAF_OK && !ok) {
-    rec_free(&r);
-    return broken(z, "append #%d: an invalid record was accepted",
-                  z->appends);
-  }
-  if (st != LRAF_OK) {
-    rec_free(&r);
-    if (ok)
-      return broken(z, "append #%d: a valid record was refused: %s (%s)",
-                    z->appends, lraf_status_name(st), err.message);
-    if (err.message[0] == '\0')
-      return broken(z, "append #%d: refused without a message", z->appends);
-    return 0;
-  }
-  if (stored(z, r.s[0]) != NULL) {
-    rec_free(&r);   /* a retry: the first record stays */
-    return 0;
+  rc = answer_ok(z, &r, st, &err);
+  if (rc != 0 || st != LRAF_OK || stored(z, r.s[0]) != NULL) {
+    rec_free(&r);   /* refused, or a retry: the first record stays */
+    return rc;
   }
   z->stored[z->nstored++] = r;
   return 0;
 }
 
+/* ---- appends from several threads at once (one group commit) ---- */
+
+typedef struct job {
+  lraf_ledger *l;
+  lraf_record r;
+  lraf_status st;
+  lraf_error err;
+} job;
+
+static void *run_job(void *arg) {
+  job *j = arg;
+  j->err.message[0] = '\0';
+  j->st = lraf_ledger_append(j->l, &j->r, &j->err);
+  return NULL;
+}
+
+/* Whether the row at st (SELECT * FROM lraf_ledger) holds r. */
+static int same_row(sqlite3_stmt *st, const rec *r) {
+  int i;
+  for (i = 0; i < 5; i++) {
+    const unsigned char *t = sqlite3_column_text(st, i);
+    if (t == NULL || strcmp((const char *)t, r->s[i]) != 0) return 0;
+  }
+  for (i = 0; i < 3; i++)
+    if (sqlite3_column_int64(st, 5 + i) != r->n[i]) return 0;
+  if (sqlite3_column_int(st, 8) != r->status) return 0;
+  for (i = 0; i < 4; i++)
+    if (sqlite3_column_int64(st, 9 + i) != us(r->t[i])) return 0;
+  return 1;
+}
+
+/* Which of the n candidates (one key) the table holds: its index, -1
+   for none. */
+static int which_stored(fz *z, rec *const *cand, int n) {
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  int i, found = -1;
+  if (sqlite3_open_v2(z->path, &db, SQLITE_OPEN_READONLY, NULL) ==
+          SQLITE_OK &&
+      sqlite3_prepare_v2(db, "SELECT * FROM lraf_ledger WHERE key = ?1", -1,
+                         &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, cand[0]->s[0], -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+      for (i = 0; i < n && found < 0; i++)
+        if (same_row(st, cand[i])) found = i;
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return found;
+}
+
+/* 2 to 4 records appended from as many threads at once: each answer as
+   for one append; of the accepted records with one new key, exactly one
+   is stored (whichever came first), and it is stored whole. */
+static int op_concurrent(fz *z) {
+  rec r[4];
+  job j[4];
+  pthread_t th[4];
+  int k = 2 + (int)(byte(z) % 3), i, m, rc = 0, started[4];
+  for (i = 0; i < k; i++) {
+    decode(z, &r[i]);
+    j[i].l = z->l;
+    to_record(&r[i], &j[i].r);
+  }
+  for (i = 0; i < k; i++)
+    started[i] = pthread_create(&th[i], NULL, run_job, &j[i]) == 0;
+  for (i = 0; i < k; i++) {
+    if (started[i]) pthread_join(th[i], NULL);
+    else run_job(&j[i]);
+  }
+  for (i = 0; i < k; i++) {
+    z->appends++;
+    if (rc == 0) rc = answer_ok(z, &r[i], j[i].st, &j[i].err);
+  }
+  for (i = 0; rc == 0 && i < k; i++) {
+    rec *cand[4];
+    int n = 0, w;
+    if (j[i].st != LRAF_OK || r[i].s[0] == NULL ||
+        stored(z, r[i].s[0]) != NULL)
+      continue;
+    for (m = i; m < k; m++)
+      if (j[m].st == LRAF_OK && r[m].s[0] != NULL &&
+          strcmp(r[m].s[0], r[i].s[0]) == 0)
+        cand[n++] = &r[m];
+    w = n == 1 ? 0 : which_stored(z, cand, n);
+    if (w < 0) {
+      rc = broken(z, "%d records of one key appended at once: the table "
+                  "holds none of them whole", n);
+      break;
+    }
+    z->stored[z->nstored++] = *cand[w];
+    memset(cand[w], 0, sizeof *cand[w]);   /* the model owns its strings */
+  }
+  for (i = 0; i < k; i++) rec_free(&r[i]);
+  return rc;
+}
 /* The totals of tenant (every tenant when NULL) against the model. */
 static int check_usage(fz *z, const char *tenant) {
   __int128 req = 0, ins = 0, nat = 0, errs = 0, wall = 0, cpu = 0;
@@ -369,8 +480,11 @@ static int run(fz *z) {
   int rc = 0;
   while (rc == 0 && z->p < z->end) {
     switch (byte(z) % 8) {
-      case 0: case 1: case 2:
+      case 0: case 1:
         if (z->appends < MAXREC) rc = op_append(z);
+        break;
+      case 2:
+        if (z->appends + 4 <= MAXREC) rc = op_concurrent(z);
         break;
       case 3: rc = op_usage(z); break;
       case 4: case 5: rc = op_find(z); break;
