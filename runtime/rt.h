@@ -138,6 +138,9 @@ void rt_profile_drop(lraf_state *S);
 /* ---- rt_lravm.c: the lraf VM's counter (target RW_LRAVM only) ---- */
 /* The state's ACCT counter, which replaces the counter cell. */
 lua_Integer *rt_vm_counter(lua_State *L);
+/* The units the lraf VM's size charges added to its counter (0 on stock
+   Lua): native work, not instructions. */
+int64_t rt_vm_work(lua_State *L);
 /* Make consume the function ACCT calls at a zero check and let MMBIN*
    charge their cost under opt when they run; with native, also charge
    the VM's work that grows with its operands (long-string comparisons,
@@ -226,6 +229,10 @@ void rt_dump_open(lua_State *L);
 /* ---- rt_native.c: charged wrappers ---- */
 /* With S->native: wrap the modelled built-ins and the C searchers. */
 void rt_native_open(lua_State *L, lraf_state *S);
+/* rt_lpeg.c: for require's C searcher with native charging on: when the
+   name at 1 is "lpeg" and the library has its metered LPeg, push its
+   loader and "lraf:metered" and return 1; else 0. */
+int rt_lpeg_search(lua_State *L);
 int rt_is_wrapper(lua_State *L, int idx);
 
 /* ---- rt_stop.c: where a call stopped (lraf_last_where) ---- */

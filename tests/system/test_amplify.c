@@ -8,8 +8,10 @@
 ** a hang fails the test instead of hanging it.  Scripts marked
 ** "-- gap: TARGET ..." are what TARGET cannot charge
 ** (docs/cost-model.md): "stock" skips them in a build for stock Lua
-** (lraf_vm_builtin() is 0; the lraf VM build runs them), "all" in every
-** build; LRAF_AMPLIFY_GAPS=1 runs them anyway.
+** (lraf_vm_builtin() is 0; the lraf VM build runs them), "lpeg" in a
+** build without the metered LPeg (require "lpeg" with native charging
+** does not say "lraf:metered"), "all" in every build;
+** LRAF_AMPLIFY_GAPS=1 runs them anyway.
 ** Scripts marked "-- env: full" need the full environment (io) and
 ** run only there.
 ** Also: the rewriter's memory counts against --memory-limit.
@@ -33,6 +35,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <lua.h>
 
 #include "lraf.h"
 
@@ -154,12 +158,34 @@ static void read_cases(void) {
   qsort(cases, (size_t)ncases, sizeof *cases, by_name);
 }
 
+/* Whether a state with native charging loads lraf's metered LPeg. */
+static int metered_lpeg(void) {
+  static const char probe[] = "return (select(2, require 'lpeg'))";
+  lraf_options opt;
+  lraf_state *S;
+  lraf_error err;
+  lua_State *L;
+  int yes;
+  lraf_default_options(&opt);
+  opt.native = 1;
+  if (lraf_new(&opt, &S, &err) != LRAF_OK) fail_msg("%s", err.message);
+  L = lraf_lua(S);
+  yes = lraf_load_string(S, probe, sizeof probe - 1, "=probe", &err) ==
+            LRAF_OK &&
+        lraf_call(S, 0, 1, &err) == LRAF_OK && lua_isstring(L, -1) &&
+        strcmp(lua_tostring(L, -1), "lraf:metered") == 0;
+  lraf_close(S);
+  return yes;
+}
+
 /* Whether this build cannot charge a case marked "-- gap: TARGET":
-   "stock" where the library is built for stock Lua, "all" everywhere
-   (an unknown target counts as a gap, so a typo skips loudly). */
+   "stock" where the library is built for stock Lua, "lpeg" without the
+   metered LPeg, "all" everywhere (an unknown target counts as a gap, so
+   a typo skips loudly). */
 static int is_gap(const char *target) {
   if (target[0] == '\0') return 0;
   if (strcmp(target, "stock") == 0) return !lraf_vm_builtin();
+  if (strcmp(target, "lpeg") == 0) return !metered_lpeg();
   return 1;
 }
 

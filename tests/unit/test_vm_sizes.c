@@ -5,7 +5,7 @@
 ** RETURN, TAILCALL and SETLIST, the bytes CONCAT copies, the tables
 ** an __index or __newindex chain walks, and a long-string key.  With native charging on, K runs of
 ** such an instruction cost at least K times its size charge more than
-** none (the string cases: and less than 1.1 times, as nothing else in
+** none, all of it reported as native units (lraf_native_units) (the string cases: and less than 1.1 times, as nothing else in
 ** them is charged by size; the value cases also move their values
 ** through table.unpack and calls); with native charging off the counts stay what the count hook
 ** counts; under a quota, a loop of them is stopped within the quota
@@ -89,7 +89,9 @@ static char *program(const sized *c, int runs) {
   return s;
 }
 
-static int64_t count(const char *src, int native) {
+/* The total count of src; *instr (if not NULL) the instructions in it,
+   the total less the native units (the VM's size charges among them). */
+static int64_t count2(const char *src, int native, int64_t *instr) {
   lraf_options opt;
   lraf_state *S;
   lraf_error err;
@@ -99,8 +101,13 @@ static int64_t count(const char *src, int native) {
   S = tutil_rt_new(&opt);
   if (tutil_rt_run(S, src, &err) != LRAF_OK) fail_msg("%s", err.message);
   n = tutil_rt_total(S);
+  if (instr != NULL) *instr = n - lraf_native_units(S);
   tutil_rt_close(S);
   return n;
+}
+
+static int64_t count(const char *src, int native) {
+  return count2(src, native, NULL);
 }
 
 /* K runs cost at least K size charges more than none, with native on;
@@ -113,7 +120,7 @@ static void test_charged_by_size(void **state) {
     const sized *c = &cases[i];
     enum { K = 20 };
     char *none = program(c, 0), *some = program(c, K);
-    int64_t n0 = count(none, 1), nk = count(some, 1);
+    int64_t instr, n0 = count(none, 1), nk = count2(some, 1, &instr);
     int64_t want = K * ((c->size * c->rate) >> 10);
     tutil_run hook;
     tutil_run_hook(some, strlen(some), "=test", &hook);
@@ -124,6 +131,7 @@ static void test_charged_by_size(void **state) {
     if (c->rate != VALUE_RATE)  /* only the instruction is charged */
       assert_true(nk - n0 < want + want / 10);
     assert_int_equal(count(some, 0), hook.count);
+    assert_int_equal(instr, hook.count);  /* the charges are native */
     tutil_run_free(&hook);
     free(none);
     free(some);
