@@ -276,9 +276,12 @@ bench-profile: all
 bench-vm: deps
 	tests/bench/vm.sh
 
-# Calibration of the native cost model and the overhead of charging.
+# Calibration of the native cost model and the overhead of charging;
+# after make vm, the lraf VM's own size charges as well.
 bench-native: all
 	tests/bench/native.sh
+	@if [ -f build/lravm/liblraf.a ]; then BUILD=build/lravm tests/bench/native.sh --vm; \
+	else echo "bench-native: make vm first to measure the lraf VM's charges"; fi
 
 # More generated programs through the differential test (tests/gen):
 # seeds START .. START+SEEDS-1.

@@ -18,7 +18,8 @@
 **    run --limit 10000000` to its stop: c = its CPU time over (limit x
 **    instruction time), the constant of "a run's time stays under
 **    N x c x the mean instruction time".  A case marked "-- gap: stock"
-**    runs where the library is built for the lraf VM.
+**    runs where the library is built for the lraf VM, "-- gap: lpeg"
+**    where it has the metered LPeg.
 **
 ** Built for the lraf VM (BUILD=build/lravm, tests/bench/native.sh), 2.
 ** also times the VM's own size charges ("vm.*": long-string comparison,
@@ -454,6 +455,20 @@ static double run_child(const char *file, int sandbox, long long limit) {
          (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
+/* Whether a state with native charging loads lraf's metered LPeg. */
+static int metered_lpeg(void) {
+  static const char probe[] = "return (select(2, require 'lpeg'))";
+  lraf_state *S = new_state(1);
+  lraf_error err;
+  int yes = lraf_load_string(S, probe, sizeof probe - 1, "=probe", &err) ==
+                LRAF_OK &&
+            lraf_call(S, 0, 1, &err) == LRAF_OK &&
+            lua_isstring(lraf_lua(S), -1) &&
+            strcmp(lua_tostring(lraf_lua(S), -1), "lraf:metered") == 0;
+  lraf_close(S);
+  return yes;
+}
+
 static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -497,8 +512,12 @@ static void amplification(double ns, int reps) {
         fgets(line[1], sizeof line[1], f) == NULL)
       line[1][0] = '\0';
     fclose(f);
-    gap = strncmp(line[1], "-- gap: ", 8) == 0 &&
-          (strncmp(line[1] + 8, "stock ", 6) != 0 || !lraf_vm_builtin());
+    if (strncmp(line[1], "-- gap: stock ", 14) == 0)
+      gap = !lraf_vm_builtin();
+    else if (strncmp(line[1], "-- gap: lpeg ", 13) == 0)
+      gap = !metered_lpeg();
+    else
+      gap = strncmp(line[1], "-- gap:", 7) == 0;
     full = strncmp(line[1], "-- env: full", 12) == 0;
     if (gap) {
       printf("%-22s %10s %8s\n", names[i], "-", "gap");
