@@ -21,7 +21,7 @@
 **    runs where the library is built for the lraf VM, "-- gap: lpeg"
 **    where it has the metered LPeg.
 **
-** Built for the lraf VM (BUILD=build/lravm, tests/bench/native.sh), 2.
+** Built for the lraf VM (BUILD=build tests/bench/native.sh), 2.
 ** also times the VM's own size charges ("vm.*": long-string comparison,
 ** VARARG, SETLIST, CONCAT, an __index chain, a long-string key), whose
 ** rates runtime/rt_lravm.c sets; "per_k" is that rate.
@@ -397,7 +397,7 @@ static void calibrate(double ns, int reps, int vm_only) {
     for (v = vm_cases; v->c.model != NULL; v++)
       calibrate_one(&v->c, v->rate, ns, reps, &logsum, &n);
   else
-    printf("(the lraf VM's own charges, vm.*: BUILD=build/lravm "
+    printf("(the lraf VM's own charges, vm.*: BUILD=build "
            "tests/bench/native.sh)\n");
   calibrate_one(&lpeg_steps.c, lpeg_steps.rate, ns, reps, &logsum, &n);
   printf("geomean time/unit: %.2fx (1.00x: one unit = one instruction)\n",

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # make bench-native (and make bench): calibration of the native cost
 # model and the overhead of native charging on the benchmark programs.
-# BUILD=build/lravm (after make vm) measures the lraf VM build, with the
+# BUILD=build (the lraf VM build) measures it with the
 # VM's own size charges.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
+BUILD=${BUILD:-build/stock}
 mkdir -p "$BUILD/bench"
 if [ -f "$BUILD/lua/liblua.a" ]; then  # the lraf VM's Lua (LRAF_VM=1)
   LUA_CFLAGS="-Ibuild/lua-lravm/src -DLRAF_VM"
