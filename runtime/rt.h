@@ -138,15 +138,15 @@ void rt_profile_drop(lraf_state *S);
 /* ---- rt_lravm.c: the lraf VM's counter (target RW_LRAVM only) ---- */
 /* The state's ACCT counter, which replaces the counter cell. */
 lua_Integer *rt_vm_counter(lua_State *L);
-/* The units the lraf VM's size charges added to its counter (0 on stock
-   Lua): native work, not instructions. */
-int64_t rt_vm_work(lua_State *L);
 /* Make consume the function ACCT calls at a zero check and let MMBIN*
    charge their cost under opt when they run; with native, also charge
    the VM's work that grows with its operands (long-string comparisons,
    values moved by VARARG, RETURN, TAILCALL, SETLIST). */
 void rt_vm_bind(lua_State *L, lua_CFunction consume, const rw_options *opt,
                 int native);
+/* The units the lraf VM's size charges added to its counter (0 on stock
+   Lua): native work, not instructions. */
+int64_t rt_vm_work(lua_State *L);
 /* The number of upvalues of the unmodified function at idx, or -1 when
    it does not carry lraf's counter and consume. */
 int rt_own_upvalues(lua_State *L, int idx);

@@ -17,10 +17,6 @@ lua_Integer *rt_vm_counter(lua_State *L) {
   return lua_acctcounter(L);
 }
 
-int64_t rt_vm_work(lua_State *L) {
-  return (int64_t)lua_acctwork(L);
-}
-
 /* Units per 1024 bytes compared and per 1024 values moved, measured
    with tests/bench/vm_rates.lua on the lraf VM (a simple instruction
    1.07 ns; 1024 bytes: 77 instructions for ==, 110 for <; 1024 values
@@ -45,6 +41,10 @@ void rt_vm_bind(lua_State *L, lua_CFunction consume, const rw_options *opt,
   lua_setacctwalkrates(L, native ? COPY_RATE : 0, native ? CHAIN_RATE : 0);
 }
 
+int64_t rt_vm_work(lua_State *L) {
+  return (int64_t)lua_acctwork(L);
+}
+
 #else
 
 int lraf_vm_builtin(void) {
@@ -58,17 +58,17 @@ lua_Integer *rt_vm_counter(lua_State *L) {
   return &none;
 }
 
-int64_t rt_vm_work(lua_State *L) {
-  (void)L;
-  return 0;
-}
-
 void rt_vm_bind(lua_State *L, lua_CFunction consume, const rw_options *opt,
                 int native) {
   (void)L;
   (void)consume;
   (void)opt;
   (void)native;
+}
+
+int64_t rt_vm_work(lua_State *L) {
+  (void)L;
+  return 0;
 }
 
 #endif
