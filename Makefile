@@ -311,8 +311,7 @@ bench-profile: all
 bench-vm: deps
 	tests/bench/vm.sh
 
-# Calibration of the native cost model and the overhead of charging;
-# after make vm, the lraf VM's own size charges as well.
+# Calibration of the native cost model and the overhead of charging.
 bench-native: all
 	tests/bench/native.sh
 	@if [ -f build/lua/liblua.a ]; then BUILD=build tests/bench/native.sh --vm; \
