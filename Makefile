@@ -98,8 +98,9 @@ $(VM_STAMP):
 # Debian's lua-lpeg source with runtime/lpeg/lpeg-steps.patch, fetched by
 # runtime/lpeg/fetch.sh into $(LPEG_SRC) and compiled into the library.
 # $(BUILD)/lpeg.mk records whether that worked (make remakes it first;
-# delete it to fetch again): without it, require "lpeg" loads Debian's
-# lpeg.so and a backtracking grammar is a gap.
+# delete it to fetch again; a missing tool is not recorded): without it,
+# require "lpeg" loads Debian's lpeg.so and a backtracking grammar is a
+# gap.
 LPEG_SRC := build/lpeg-meter
 LPEG_C   := lpcap lpcode lpprint lptree lpvm
 LPEG_OBJ :=
@@ -170,10 +171,10 @@ $(BUILD)/%.o: %.c $(HEADERS) $(LUA_DEP) | $(VM_STAMP)
 # ---- the metered LPeg (rt_lpeg.c) ----
 $(BUILD)/lpeg.mk: runtime/lpeg/fetch.sh runtime/lpeg/lpeg-steps.patch tools/apt-source.sh
 	@mkdir -p $(dir $@)
-	@if runtime/lpeg/fetch.sh $(LPEG_SRC); then \
-	  echo 'LPEG_OBJ := $$(LPEG_C:%=$$(BUILD)/lpeg/%.o)' >$@; \
+	@runtime/lpeg/fetch.sh $(LPEG_SRC); st=$$?; \
+	if [ $$st = 0 ]; then echo 'LPEG_OBJ := $$(LPEG_C:%=$$(BUILD)/lpeg/%.o)' >$@; \
 	else echo "lraf: no metered LPeg (above): require 'lpeg' stays Debian's lpeg.so"; \
-	  echo '# runtime/lpeg/fetch.sh failed: no metered LPeg' >$@; fi
+	  [ $$st = 2 ] || echo '# runtime/lpeg/fetch.sh failed: no metered LPeg' >$@; fi
 
 $(BUILD)/lpeg/%.o: $(LPEG_SRC)/%.c runtime/lpeg/lpm_names.h $(BUILD)/lpeg.mk $(LUA_DEP) | $(VM_STAMP)
 	@mkdir -p $(dir $@)

@@ -15,7 +15,8 @@
 # lists.  Debian applies no patches to it (debian/patches/series is
 # empty), so these are the files Debian's lua-lpeg is built from.
 #
-# Exit status 0 when DEST is ready (a second run does nothing), 1 with the
+# Exit status 0 when DEST is ready (a second run does nothing), 2 when a
+# tool is missing (patch, apt-get: make deps installs them), 1 with the
 # reason on stderr otherwise.
 
 set -u
@@ -38,7 +39,12 @@ fail() {
   exit 1
 }
 
-command -v patch >/dev/null 2>&1 || fail "patch not found"
+for tool in patch apt-get; do
+  command -v $tool >/dev/null 2>&1 || {
+    echo "runtime/lpeg/fetch.sh: $tool not found" >&2
+    exit 2
+  }
+done
 mkdir -p "$(dirname "$DEST")" || fail "cannot create $(dirname "$DEST")"
 TMP=$(mktemp -d "$(cd "$(dirname "$DEST")" && pwd)/lpeg-meter.XXXXXX") ||
   fail "cannot create a temporary directory"
