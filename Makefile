@@ -94,6 +94,18 @@ endif
 $(VM_STAMP):
 	@mkdir -p $(dir $@) && touch $@
 
+# lraf's metered LPeg (issue 16, docs/cost-model.md): LPeg 1.0.2 from
+# Debian's lua-lpeg source with runtime/lpeg/lpeg-steps.patch, fetched by
+# runtime/lpeg/fetch.sh into $(LPEG_SRC) and compiled into the library.
+# $(BUILD)/lpeg.mk records whether that worked (make remakes it first;
+# delete it to fetch again; a missing tool is not recorded): without it,
+# require "lpeg" loads Debian's lpeg.so and a backtracking grammar is a
+# gap.
+LPEG_SRC := build/lpeg-meter
+LPEG_C   := lpcap lpcode lpprint lptree lpvm
+LPEG_OBJ :=
+-include $(BUILD)/lpeg.mk
+
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
            -fPIC -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iprofile -Iruntime $(LUA_CFLAGS) $(SAN)
 LDFLAGS := $(SAN)
@@ -108,7 +120,7 @@ MODULES  := common vm rewriter accounts profile runtime service
 # stock collector is runtime/rt_profile.c.
 LIB_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CLI_SRC  := $(filter-out cli/lraf_lua.c,$(wildcard cli/*.c))
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LPEG_OBJ)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 HEADERS  := $(wildcard include/*.h cli/*.h $(foreach m,$(MODULES),$(m)/*.h))
 
@@ -155,6 +167,22 @@ deps:
 $(BUILD)/%.o: %.c $(HEADERS) $(LUA_DEP) | $(VM_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@
+
+# ---- the metered LPeg (rt_lpeg.c) ----
+$(BUILD)/lpeg.mk: runtime/lpeg/fetch.sh runtime/lpeg/lpeg-steps.patch tools/apt-source.sh
+	@mkdir -p $(dir $@)
+	@runtime/lpeg/fetch.sh $(LPEG_SRC); st=$$?; \
+	if [ $$st = 0 ]; then echo 'LPEG_OBJ := $$(LPEG_C:%=$$(BUILD)/lpeg/%.o)' >$@; \
+	else echo "lraf: no metered LPeg (above): require 'lpeg' stays Debian's lpeg.so"; \
+	  [ $$st = 2 ] || echo '# runtime/lpeg/fetch.sh failed: no metered LPeg' >$@; fi
+
+$(BUILD)/lpeg/%.o: $(LPEG_SRC)/%.c runtime/lpeg/lpm_names.h $(BUILD)/lpeg.mk $(LUA_DEP) | $(VM_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 -DNDEBUG $(OPT) -g -fPIC -fvisibility=hidden \
+	  -include runtime/lpeg/lpm_names.h $(LUA_CFLAGS) $(SAN) -c $< -o $@
+
+$(BUILD)/runtime/rt_lpeg.o: $(BUILD)/lpeg.mk
+$(BUILD)/runtime/rt_lpeg.o: CFLAGS += $(if $(LPEG_OBJ),-DLRAF_LPEG)
 
 # ---- the lraf VM's Lua (LRAF_VM=1) ----
 $(LRAVM_SRC)/.ok: vm/lravm/fetch.sh vm/lravm/lua-acct.patch tools/apt-source.sh
@@ -287,6 +315,8 @@ bench-vm: deps
 # Calibration of the native cost model and the overhead of charging.
 bench-native: all
 	tests/bench/native.sh
+	@if [ -f build/lua/liblua.a ]; then BUILD=build tests/bench/native.sh --vm; \
+	else echo "bench-native: no lraf VM build (build/) to measure its charges"; fi
 
 # More generated programs through the differential test (tests/gen):
 # seeds START .. START+SEEDS-1.

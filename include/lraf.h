@@ -492,8 +492,9 @@ LRAF_API lraf_status lraf_native_wrap(lraf_state *S, struct lua_State *L,
    Lua error may be raised and no resources would leak). */
 LRAF_API void lraf_charge(struct lua_State *L, int64_t n);
 /* The units of native work charged in S so far, every thread together
-   (wrappers and lraf_charge; a charge cut at a quota counts as
-   recorded).  0 when native charging is off and nothing was charged. */
+   (wrappers and lraf_charge, and on the lraf VM the work it charges
+   inside instructions; a charge cut at a quota counts as recorded).  0
+   when native charging is off and nothing was charged. */
 LRAF_API int64_t lraf_native_units(const lraf_state *S);
 
 /* ---- Memory ---- */

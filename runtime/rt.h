@@ -144,6 +144,9 @@ lua_Integer *rt_vm_counter(lua_State *L);
    values moved by VARARG, RETURN, TAILCALL, SETLIST). */
 void rt_vm_bind(lua_State *L, lua_CFunction consume, const rw_options *opt,
                 int native);
+/* The units the lraf VM's size charges added to its counter (0 on stock
+   Lua): native work, not instructions. */
+int64_t rt_vm_work(lua_State *L);
 /* The number of upvalues of the unmodified function at idx, or -1 when
    it does not carry lraf's counter and consume. */
 int rt_own_upvalues(lua_State *L, int idx);
@@ -226,6 +229,10 @@ void rt_dump_open(lua_State *L);
 /* ---- rt_native.c: charged wrappers ---- */
 /* With S->native: wrap the modelled built-ins and the C searchers. */
 void rt_native_open(lua_State *L, lraf_state *S);
+/* rt_lpeg.c: for require's C searcher with native charging on: when the
+   name at 1 is "lpeg" and the library has its metered LPeg, push its
+   loader and "lraf:metered" and return 1; else 0. */
+int rt_lpeg_search(lua_State *L);
 int rt_is_wrapper(lua_State *L, int idx);
 
 /* ---- rt_stop.c: where a call stopped (lraf_last_where) ---- */

@@ -132,9 +132,11 @@ static int module_loader(lua_State *L) {
 static int module_searcher(lua_State *L) {
   int n = lua_gettop(L), i;
   luaL_checkstack(L, n + 3, "too many arguments");
-  lua_pushvalue(L, lua_upvalueindex(1));
-  for (i = 1; i <= n; i++) lua_pushvalue(L, i);
-  lua_call(L, n, 2);
+  if (!rt_lpeg_search(L)) {  /* lraf's metered LPeg first */
+    lua_pushvalue(L, lua_upvalueindex(1));
+    for (i = 1; i <= n; i++) lua_pushvalue(L, i);
+    lua_call(L, n, 2);
+  }
   if (lua_iscfunction(L, -2)) {
     lua_pushvalue(L, -2);
     lua_pushvalue(L, 1);  /* the module name */

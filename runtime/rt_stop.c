@@ -67,5 +67,6 @@ const char *lraf_last_where(const lraf_state *S) {
 }
 
 int64_t lraf_native_units(const lraf_state *S) {
-  return S ? S->native_units : 0;
+  if (S == NULL) return 0;
+  return S->native_units + (S->L != NULL ? rt_vm_work(S->L) : 0);
 }

@@ -17,7 +17,14 @@
 ** 4. The amplification suite (tests/amplify), each case run by `lraf
 **    run --limit 10000000` to its stop: c = its CPU time over (limit x
 **    instruction time), the constant of "a run's time stays under
-**    N x c x the mean instruction time".
+**    N x c x the mean instruction time".  A case marked "-- gap: stock"
+**    runs where the library is built for the lraf VM, "-- gap: lpeg"
+**    where it has the metered LPeg.
+**
+** Built for the lraf VM (BUILD=build tests/bench/native.sh), 2.
+** also times the VM's own size charges ("vm.*": long-string comparison,
+** VARARG, SETLIST, CONCAT, an __index chain, a long-string key), whose
+** rates runtime/rt_lravm.c sets; "per_k" is that rate.
 **
 ** Times are the process's CPU time (the machine is shared: wall time
 ** moves with the other tenants' load, CPU time much less).
@@ -255,6 +262,43 @@ static const ncase cases[] = {
   {NULL, NULL, NULL, 0, 0}
 };
 
+/* The lraf VM's size charges (vm/lravm/lua-acct.patch), timed only in
+   a build for the lraf VM; rate: runtime/rt_lravm.c's, per 1024. */
+typedef struct vcase {
+  ncase c;
+  int rate;
+} vcase;
+
+#define VM_STR "local a, b = string.rep('x', N), string.rep('x', N - 1) .. 'x'"
+static const vcase vm_cases[] = {
+  {{"vm.== (bytes)", VM_STR, "local r = a == b", 1 << 25, 10}, 112},
+  {{"vm.< (bytes)", VM_STR, "local r = a < b", 1 << 25, 10}, 112},
+  {{"vm.VARARG (values)", "local a = {} for i = 1, N do a[i] = i end "
+    "local function g() end local function f(...) for i = 1, 20 do g(...) "
+    "end end", "f(table.unpack(a, 1, N))", 200000, 4}, 4096},
+  {{"vm.SETLIST (values)", "local a = {} for i = 1, N do a[i] = i end "
+    "local function f(...) for i = 1, 20 do local t = {...} end end",
+    "f(table.unpack(a, 1, N))", 200000, 4}, 4096},
+  {{"vm.CONCAT (bytes)", "local a = string.rep('x', N)",
+    "local r = a .. 'z'", 1 << 25, 10}, 512},
+  {{"vm.CONCAT (bytes)", "local a = string.rep('x', N)",
+    "local r = a .. 'z'", 1 << 16, 400}, 512},
+  {{"vm.__index (tables)", "local t = {} for i = 1, N do "
+    "t = setmetatable({}, {__index = t}) end", "local r = t.missing", 1998,
+    2000}, 7168},
+  {{"vm.long key (bytes)", VM_STR " local u = {[a] = 1}", "local r = u[b]",
+    1 << 25, 10}, 112},
+  {{NULL, NULL, NULL, 0, 0}, 0}
+};
+
+/* The steps of lraf's metered LPeg (runtime/rt_lpeg.c's rate), in a
+   build that has it (the run without charging uses Debian's lpeg.so) */
+static const vcase lpeg_steps = {
+  {"lpeg (steps)", "local lpeg = require 'lpeg' local V = lpeg.V "
+   "local g = lpeg.P{'S', S = 'a' * V'S' * 'x' + 'a' * V'S' + lpeg.P(true)} "
+   "local s = string.rep('a', N)", "local r = lpeg.match(g, s)", 18, 10},
+  512};
+
 static void case_source(const ncase *c, char *buf, size_t size) {
   snprintf(buf, size,
            "local N = %lld\n%s\nlocal lraf = require 'lraf'\n"
@@ -309,39 +353,53 @@ static const rt_native_model *model_of(const char *id) {
   return rt_native_find(lib, dot + 1);
 }
 
-static void calibrate(double ns, int reps) {
+/* Time case c (per_k: its model's or the VM's rate); adds its
+   time/unit to *logsum, *n. */
+static void calibrate_one(const ncase *c, long long per_k, double ns,
+                          int reps, double *logsum, int *n) {
+  double best_on = 1e30, best_off = 1e30, best_s = 1e30, uon = 0, uoff = 0;
+  double native_s, ratio;
+  int r;
+  for (r = 0; r < reps; r++) {
+    double u, t, s;
+    run_case(c, 1, &u, &t);
+    uon = u;
+    if (t < best_on) best_on = t;
+    run_case(c, 0, &u, &t);
+    uoff = u;
+    if (t < best_off) best_off = t;
+    s = setup_time(c, 1);
+    if (s < best_s) best_s = s;
+  }
+  /* time of the calls with charging, minus their instructions */
+  native_s = (best_on - best_s) / c->k - uoff * ns;
+  ratio = native_s / ((uon - uoff) * ns);
+  printf("%-19s %9lld %12.0f %12.1f %9.2fx %8lld %8.0f\n", c->model, c->n,
+         uon - uoff, native_s * 1e6, ratio, per_k, (double)per_k * ratio);
+  if (ratio > 0) {
+    *logsum += log(ratio);
+    (*n)++;
+  }
+}
+
+static void calibrate(double ns, int reps, int vm_only) {
   const ncase *c;
+  const vcase *v;
   double logsum = 0;
   int n = 0;
   printf("\n%-19s %9s %12s %12s %10s %8s %8s\n", "built-in", "size",
          "units/call", "us/call", "time/unit", "per_k", "fit");
-  for (c = cases; c->model != NULL; c++) {
-    double best_on = 1e30, best_off = 1e30, best_s = 1e30, uon = 0, uoff = 0;
-    double native_s, ratio;
+  for (c = cases; c->model != NULL && !vm_only; c++) {
     const rt_native_model *m = model_of(c->model);
-    int r;
-    for (r = 0; r < reps; r++) {
-      double u, t, s;
-      run_case(c, 1, &u, &t);
-      uon = u;
-      if (t < best_on) best_on = t;
-      run_case(c, 0, &u, &t);
-      uoff = u;
-      if (t < best_off) best_off = t;
-      s = setup_time(c, 1);
-      if (s < best_s) best_s = s;
-    }
-    /* time of the calls with charging, minus their instructions */
-    native_s = (best_on - best_s) / c->k - uoff * ns;
-    ratio = native_s / ((uon - uoff) * ns);
-    printf("%-19s %9lld %12.0f %12.1f %9.2fx %8lld %8.0f\n", c->model, c->n,
-           uon - uoff, native_s * 1e6, ratio, m ? (long long)m->per_k : 0LL,
-           m ? (double)m->per_k * ratio : 0.0);
-    if (ratio > 0) {
-      logsum += log(ratio);
-      n++;
-    }
+    calibrate_one(c, m ? (long long)m->per_k : 0LL, ns, reps, &logsum, &n);
   }
+  if (lraf_vm_builtin())
+    for (v = vm_cases; v->c.model != NULL; v++)
+      calibrate_one(&v->c, v->rate, ns, reps, &logsum, &n);
+  else
+    printf("(the lraf VM's own charges, vm.*: BUILD=build "
+           "tests/bench/native.sh)\n");
+  calibrate_one(&lpeg_steps.c, lpeg_steps.rate, ns, reps, &logsum, &n);
   printf("geomean time/unit: %.2fx (1.00x: one unit = one instruction)\n",
          n ? exp(logsum / n) : 0.0);
 }
@@ -397,6 +455,20 @@ static double run_child(const char *file, int sandbox, long long limit) {
          (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
+/* Whether a state with native charging loads lraf's metered LPeg. */
+static int metered_lpeg(void) {
+  static const char probe[] = "return (select(2, require 'lpeg'))";
+  lraf_state *S = new_state(1);
+  lraf_error err;
+  int yes = lraf_load_string(S, probe, sizeof probe - 1, "=probe", &err) ==
+                LRAF_OK &&
+            lraf_call(S, 0, 1, &err) == LRAF_OK &&
+            lua_isstring(lraf_lua(S), -1) &&
+            strcmp(lua_tostring(lraf_lua(S), -1), "lraf:metered") == 0;
+  lraf_close(S);
+  return yes;
+}
+
 static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -440,7 +512,12 @@ static void amplification(double ns, int reps) {
         fgets(line[1], sizeof line[1], f) == NULL)
       line[1][0] = '\0';
     fclose(f);
-    gap = strncmp(line[1], "-- gap:", 7) == 0;
+    if (strncmp(line[1], "-- gap: stock ", 14) == 0)
+      gap = !lraf_vm_builtin();
+    else if (strncmp(line[1], "-- gap: lpeg ", 13) == 0)
+      gap = !metered_lpeg();
+    else
+      gap = strncmp(line[1], "-- gap:", 7) == 0;
     full = strncmp(line[1], "-- env: full", 12) == 0;
     if (gap) {
       printf("%-22s %10s %8s\n", names[i], "-", "gap");
@@ -466,7 +543,7 @@ static void amplification(double ns, int reps) {
 int main(int argc, char **argv) {
   prog p[16];
   int n, reps = 5;
-  int do_cal = 1, do_over = 1, do_amp = 1;
+  int do_cal = 1, do_over = 1, do_amp = 1, vm_only = 0;
   double ns;
   int i;
   for (i = 1; i < argc; i++) {
@@ -474,13 +551,17 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--calibrate") == 0) do_over = do_amp = 0;
     else if (strcmp(argv[i], "--overhead") == 0) do_cal = do_amp = 0;
     else if (strcmp(argv[i], "--amplify") == 0) do_cal = do_over = 0;
+    else if (strcmp(argv[i], "--vm") == 0) {  /* the vm.* cases alone */
+      do_over = do_amp = 0;
+      vm_only = 1;
+    }
   }
   if (reps < 1) reps = 1;
   n = load_programs(p);
   ns = instruction_time(p, n, reps);
   printf("average VM instruction (stock Lua, %d programs): %.2f ns\n", n,
          ns * 1e9);
-  if (do_cal) calibrate(ns, reps < 3 ? reps : 3);
+  if (do_cal) calibrate(ns, reps < 3 ? reps : 3, vm_only);
   if (do_over) overhead(p, n, reps);
   if (do_amp) amplification(ns, reps < 3 ? reps : 3);
   for (i = 0; i < n; i++) free(p[i].src);

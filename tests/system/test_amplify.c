@@ -6,8 +6,12 @@
 ** --memory-limit 200000000`, in the sandbox and in the full
 ** environment.  A watchdog kills a run that outlives the deadline, so
 ** a hang fails the test instead of hanging it.  Scripts marked
-** "-- gap: ..." are what the stock target cannot charge
-** (docs/cost-model.md); they are skipped unless LRAF_AMPLIFY_GAPS=1.
+** "-- gap: TARGET ..." are what TARGET cannot charge
+** (docs/cost-model.md): "stock" skips them in a build for stock Lua
+** (lraf_vm_builtin() is 0; the lraf VM build runs them), "lpeg" in a
+** build without the metered LPeg (require "lpeg" with native charging
+** does not say "lraf:metered"), "all" in every build;
+** LRAF_AMPLIFY_GAPS=1 runs them anyway.
 ** Scripts marked "-- env: full" need the full environment (io) and
 ** run only there.
 ** Also: the rewriter's memory counts against --memory-limit.
@@ -31,6 +35,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <lua.h>
+
+#include "lraf.h"
 
 #define CASE_DIR "tests/amplify"
 #define MAX_CASES 64
@@ -108,7 +116,7 @@ static void run(char *const args[], outcome *o) {
 typedef struct ncase {
   char path[512];
   char what[160];  /* the script's first line */
-  int gap;         /* marked "-- gap:" */
+  char gap[16];    /* the target of "-- gap: TARGET ...", or "" */
   int full_only;   /* marked "-- env: full" */
 } ncase;
 
@@ -139,7 +147,10 @@ static void read_cases(void) {
     first[strcspn(first, "\n")] = '\0';
     snprintf(c->what, sizeof c->what, "%.150s",
              first + (strlen(first) > 3 ? 3 : 0));
-    c->gap = strncmp(second, "-- gap:", 7) == 0;
+    c->gap[0] = '\0';
+    if (strncmp(second, "-- gap: ", 8) == 0)
+      snprintf(c->gap, sizeof c->gap, "%.*s",
+               (int)strcspn(second + 8, " \n"), second + 8);
     c->full_only = strncmp(second, "-- env: full", 12) == 0;
     ncases++;
   }
@@ -147,12 +158,43 @@ static void read_cases(void) {
   qsort(cases, (size_t)ncases, sizeof *cases, by_name);
 }
 
+/* Whether a state with native charging loads lraf's metered LPeg. */
+static int metered_lpeg(void) {
+  static const char probe[] = "return (select(2, require 'lpeg'))";
+  lraf_options opt;
+  lraf_state *S;
+  lraf_error err;
+  lua_State *L;
+  int yes;
+  lraf_default_options(&opt);
+  opt.native = 1;
+  if (lraf_new(&opt, &S, &err) != LRAF_OK) fail_msg("%s", err.message);
+  L = lraf_lua(S);
+  yes = lraf_load_string(S, probe, sizeof probe - 1, "=probe", &err) ==
+            LRAF_OK &&
+        lraf_call(S, 0, 1, &err) == LRAF_OK && lua_isstring(L, -1) &&
+        strcmp(lua_tostring(L, -1), "lraf:metered") == 0;
+  lraf_close(S);
+  return yes;
+}
+
+/* Whether this build cannot charge a case marked "-- gap: TARGET":
+   "stock" where the library is built for stock Lua, "lpeg" without the
+   metered LPeg, "all" everywhere (an unknown target counts as a gap, so
+   a typo skips loudly). */
+static int is_gap(const char *target) {
+  if (target[0] == '\0') return 0;
+  if (strcmp(target, "stock") == 0) return !lraf_vm_builtin();
+  if (strcmp(target, "lpeg") == 0) return !metered_lpeg();
+  return 1;
+}
+
 static void test_case(void **state) {
   const ncase *c = *state;
   int env;
-  if (c->gap && getenv("LRAF_AMPLIFY_GAPS") == NULL) {
-    printf("  %s: a gap of the stock target (docs/cost-model.md)\n",
-           c->path);
+  if (is_gap(c->gap) && getenv("LRAF_AMPLIFY_GAPS") == NULL) {
+    printf("  %s: a gap of this build (%s; docs/cost-model.md)\n",
+           c->path, c->gap);
     skip();
   }
   for (env = c->full_only ? 1 : 0; env < 2; env++) {

@@ -20,6 +20,12 @@
 ** package.path).  Both capture print, which the suite calls and also
 ** passes to lpeg as a value.  Without the sources (no network) the tests
 ** are skipped with the reason, never passed.
+**
+** With native charging on, require "lpeg" loads lraf's metered LPeg
+** (runtime/rt_lpeg.c, the same LPeg 1.0.2 with a step count) where the
+** library was built with it: the suite must print the same there, and
+** in exact mode the instructions (total less the native units) are
+** still exactly the hook's count.  Skipped in a build without it.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +38,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include <lauxlib.h>
 #include <lua.h>
 
 #include "tutil_rt.h"
@@ -87,9 +94,10 @@ static int teardown(void **state) {
   return 0;
 }
 
-/* Run test.lua through the API; returns what lraf counted. */
-static int64_t run_suite(int exact) {
-  const char *mode = exact ? "exact" : "default";
+/* Run test.lua through the API; returns what lraf counted (with
+   native charging: the instructions, and *native the native units). */
+static int64_t run_suite(int exact, int native, int64_t *native_units) {
+  const char *mode = native ? "metered" : exact ? "exact" : "default";
   lraf_options opt;
   lraf_state *S;
   lraf_error err;
@@ -101,8 +109,25 @@ static int64_t run_suite(int exact) {
   if (plain == NULL) skip();
   lraf_default_options(&opt);
   opt.exact = exact;
+  opt.native = native;
   S = tutil_rt_new(&opt);
   L = lraf_lua(S);
+  if (native) {  /* the metered LPeg, if this build has it */
+    static const char probe[] = "return (select(2, require 'lpeg'))";
+    const char *where;
+    if (luaL_loadstring(L, probe) != LUA_OK ||
+        lua_pcall(L, 0, 1, 0) != LUA_OK)
+      fail_msg("require 'lpeg': %s", lua_tostring(L, -1));
+    where = lua_tostring(L, -1);
+    if (where == NULL || strcmp(where, "lraf:metered") != 0) {
+      printf("  SKIP: require 'lpeg' loads %s: built without the metered "
+             "LPeg (runtime/lpeg/fetch.sh)\n", where ? where : "?");
+      lua_pop(L, 1);
+      tutil_rt_close(S);
+      skip();
+    }
+    lua_pop(L, 1);
+  }
   lua_getglobal(L, "package");
   lua_getfield(L, -1, "path");
   path = lua_tostring(L, -1);
@@ -126,34 +151,49 @@ static int64_t run_suite(int exact) {
     fail_msg("%s mode: the output differs from plain Lua's:\n%s---\n%s",
              mode, out, plain->output);
   total = tutil_rt_total(S);
-  printf("  LPeg 1.0.2 test.lua, %-7s mode: hook %lld, lraf %lld\n", mode,
-         plain->count, (long long)total);
+  *native_units = lraf_native_units(S);
+  printf("  LPeg 1.0.2 test.lua, %-7s mode: hook %lld, lraf %lld (native "
+         "%lld)\n", mode, plain->count, (long long)total,
+         (long long)*native_units);
   tutil_rt_close(S);
-  return total;
+  return total - *native_units;
 }
 
 static void test_lpeg_suite_exact(void **state) {
-  int64_t total;
+  int64_t total, native;
   (void)state;
-  total = run_suite(1);
+  total = run_suite(1, 0, &native);
   if (total != plain->count)
     fail_msg("exact mode: lraf counted %lld, the hook %lld",
              (long long)total, plain->count);
 }
 
 static void test_lpeg_suite_default(void **state) {
-  int64_t total;
+  int64_t total, native;
   (void)state;
-  total = run_suite(0);
+  total = run_suite(0, 0, &native);
   if (total < plain->count)
     fail_msg("default mode: lraf counted %lld, less than the hook's %lld",
              (long long)total, plain->count);
+}
+
+/* The metered LPeg passes the suite, charges its steps as native units,
+   and leaves the instruction count exact. */
+static void test_lpeg_suite_metered(void **state) {
+  int64_t total, native;
+  (void)state;
+  total = run_suite(1, 1, &native);
+  if (total != plain->count)
+    fail_msg("metered, exact mode: lraf counted %lld instructions, the "
+             "hook %lld", (long long)total, plain->count);
+  assert_true(native > 0);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lpeg_suite_exact),
     cmocka_unit_test(test_lpeg_suite_default),
+    cmocka_unit_test(test_lpeg_suite_metered),
   };
   /* before any state exists: luaL_openlibs builds package.path from it */
   if (setenv("LUA_PATH_5_4", RE_PATH, 1) != 0) return 1;

@@ -1,10 +1,11 @@
 /*
 ** test_vm_sizes.c - the lraf VM charges the work of instructions that
 ** grows with their operands (vm/lravm/lua-acct.patch, acctwork): the
-** bytes of long-string ==, < and <=, and the values moved by VARARG,
-** RETURN, TAILCALL and SETLIST.  With native charging on, K runs of
+** bytes of long-string ==, < and <=, the values moved by VARARG,
+** RETURN, TAILCALL and SETLIST, the bytes CONCAT copies, the tables
+** an __index or __newindex chain walks, and a long-string key.  With native charging on, K runs of
 ** such an instruction cost at least K times its size charge more than
-** none (the string cases: and less than 1.1 times, as nothing else in
+** none, all of it reported as native units (lraf_native_units) (the string cases: and less than 1.1 times, as nothing else in
 ** them is charged by size; the value cases also move their values
 ** through table.unpack and calls); with native charging off the counts stay what the count hook
 ** counts; under a quota, a loop of them is stopped within the quota
@@ -29,6 +30,8 @@
 /* runtime/rt_lravm.c's rates: units per 1024 bytes / values */
 #define BYTE_RATE 112
 #define VALUE_RATE 4096
+#define COPY_RATE 512
+#define CHAIN_RATE 7168
 
 typedef struct sized {
   const char *name;
@@ -42,6 +45,9 @@ typedef struct sized {
   "local a = string.rep('x', N - 1) .. 'y'\n" \
   "local b = string.rep('x', N - 1) .. 'y'\n"
 #define MANY "local t = {} for i = 1, 10000 do t[i] = i end\n"
+/* a chain of 1000 tables: a miss at the top walks 999 below it */
+#define CHAIN(mm) "local t = {}\n" \
+  "for i = 1, 999 do t = setmetatable({}, {" mm " = t}) end\n"
 
 static const sized cases[] = {
   {"long-string ==", MB, "if a == b then c = c + 1 end", 1 << 20, BYTE_RATE},
@@ -57,6 +63,13 @@ static const sized cases[] = {
   {"TAILCALL", MANY "local function f(...) return 1 end\n"
                "local function g() return f(table.unpack(t)) end\n",
    "c = c + g()", 10000, VALUE_RATE},
+  {"CONCAT", MB, "local u = a .. 'z' c = c + 1", (1 << 20) + 1, COPY_RATE},
+  {"__index chain", CHAIN("__index"), "if t.x == nil then c = c + 1 end",
+   999, CHAIN_RATE},
+  {"__newindex chain", CHAIN("__newindex"), "t.x = i c = c + 1", 999,
+   CHAIN_RATE},
+  {"long-string key", MB "local u = {[a] = 1}\n", "c = c + u[b]", 1 << 20,
+   BYTE_RATE},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -76,7 +89,9 @@ static char *program(const sized *c, int runs) {
   return s;
 }
 
-static int64_t count(const char *src, int native) {
+/* The total count of src; *instr (if not NULL) the instructions in it,
+   the total less the native units (the VM's size charges among them). */
+static int64_t count2(const char *src, int native, int64_t *instr) {
   lraf_options opt;
   lraf_state *S;
   lraf_error err;
@@ -86,8 +101,13 @@ static int64_t count(const char *src, int native) {
   S = tutil_rt_new(&opt);
   if (tutil_rt_run(S, src, &err) != LRAF_OK) fail_msg("%s", err.message);
   n = tutil_rt_total(S);
+  if (instr != NULL) *instr = n - lraf_native_units(S);
   tutil_rt_close(S);
   return n;
+}
+
+static int64_t count(const char *src, int native) {
+  return count2(src, native, NULL);
 }
 
 /* K runs cost at least K size charges more than none, with native on;
@@ -100,7 +120,7 @@ static void test_charged_by_size(void **state) {
     const sized *c = &cases[i];
     enum { K = 20 };
     char *none = program(c, 0), *some = program(c, K);
-    int64_t n0 = count(none, 1), nk = count(some, 1);
+    int64_t instr, n0 = count(none, 1), nk = count2(some, 1, &instr);
     int64_t want = K * ((c->size * c->rate) >> 10);
     tutil_run hook;
     tutil_run_hook(some, strlen(some), "=test", &hook);
@@ -108,9 +128,10 @@ static void test_charged_by_size(void **state) {
            "%lld, hook %lld\n", c->name, K, (long long)(nk - n0),
            (long long)want, (long long)count(some, 0), hook.count);
     assert_true(nk - n0 >= want);
-    if (c->rate == BYTE_RATE)  /* only the comparison is charged */
+    if (c->rate != VALUE_RATE)  /* only the instruction is charged */
       assert_true(nk - n0 < want + want / 10);
     assert_int_equal(count(some, 0), hook.count);
+    assert_int_equal(instr, hook.count);  /* the charges are native */
     tutil_run_free(&hook);
     free(none);
     free(some);
