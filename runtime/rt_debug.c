@@ -21,9 +21,14 @@
 **   - getregistry returns a table refreshed from the registry at each
 **     call without lraf's entries (light-userdata keys, the integer
 **     references lraf took before the script ran);
-**   - debug.debug compiles its commands through the rewriter.
+**   - debug.debug compiles its commands through the rewriter;
+**   - setlocal cannot change a C function's stack, nor the type of
+**     what Lua's VM reads from its own slots unchecked (a numeric for
+**     loop's state, a constructor's table): lua5.4's can, and corrupts
+**     the heap with it (check_slot).
 ** The lraf VM target keeps its counter in lua_State and needs none of
-** this; this file is the stock target's.
+** the hiding; it keeps Lua's own sethook and gethook and uses the rest
+** (the checks of setlocal are for both targets).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,6 +288,47 @@ static int db_getlocal(lua_State *L) {
   return 2;
 }
 
+/* The kind of the value at idx as check_slot compares it: numbers by
+   their subtype, since OP_FORLOOP reads an integer loop's state as
+   integers and a float loop's as floats. */
+static const char *slot_type(lua_State *L, int idx) {
+  if (lua_type(L, idx) == LUA_TNUMBER)
+    return lua_isinteger(L, idx) ? "integer" : "float";
+  return luaL_typename(L, idx);
+}
+
+/* Whether slot nvar of frame ar of L1 may take the value on top of L.
+   Lua's VM trusts what its compiler keeps in its own slots: a numeric
+   for loop's state stays numbers of one subtype (OP_FORLOOP) and the
+   table a constructor fills stays a table (OP_SETLIST), unchecked; a
+   C function keeps pointers into the values on its stack (gsub into
+   its subject string).  lua5.4's setlocal lets a script break each of
+   these and corrupt the heap.  Here a C function's stack cannot be
+   changed, and in Lua's own slots ("(for state)", and "(temporary)",
+   which is also what a stripped function's loop state is called) a
+   number only to a number of its subtype, a table only to a table. */
+static void check_slot(lua_State *L, lua_State *L1, lua_Debug *ar,
+                       int nvar, int arg) {
+  const char *name, *old, *new;
+  int t;
+  checkstack(L, L1, 1);
+  name = lua_getlocal(L1, ar, nvar);
+  if (name == NULL) return;
+  if (L != L1) lua_xmove(L1, L, 1);
+  if (strcmp(name, "(C temporary)") == 0)
+    luaL_argerror(L, arg + 1, "a C function's stack cannot be changed");
+  t = lua_type(L, -1);
+  if ((t == LUA_TNUMBER || t == LUA_TTABLE) &&
+      (strcmp(name, "(for state)") == 0 || strcmp(name, "(temporary)") == 0)) {
+    old = slot_type(L, -1);
+    new = slot_type(L, -2);
+    if (strcmp(old, new) != 0)
+      luaL_argerror(L, arg + 3, lua_pushfstring(L, "%s expected for %s, "
+                    "got %s", old, name, new));
+  }
+  lua_pop(L, 1);
+}
+
 static int db_setlocal(lua_State *L) {
   int arg;
   lua_State *L1 = getthread(L, &arg);
@@ -295,6 +341,7 @@ static int db_setlocal(lua_State *L) {
   luaL_checkany(L, arg + 3);
   lua_settop(L, arg + 3);
   nvar = local_index(L, L1, &ar, nvar);
+  check_slot(L, L1, &ar, nvar, arg);
   checkstack(L, L1, 1);
   lua_xmove(L, L1, 1);
   name = lua_setlocal(L1, &ar, nvar);
