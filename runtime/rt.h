@@ -86,7 +86,7 @@ struct lraf_state {
   char **allow_dirs;     /* sandbox: real paths of the allowed
                             directories (NULL-terminated) */
   char **allow_modules;  /* sandbox: C modules require may load */
-  int allow_offline;     /* sandbox: lraf_load_rewritten allowed */
+  int allow_offline;     /* lraf_load_rewritten takes unsigned chunks */
   unsigned char *key;    /* offline_key (copied); NULL: none */
   size_t keylen;
 };
