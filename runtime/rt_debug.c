@@ -58,15 +58,31 @@ static int is_consume(lua_State *L, int idx) {
   return lua_tocfunction(L, idx) == rt_consume;
 }
 
-/* The number of upvalues a script sees for the function at idx. */
+/* The number of upvalues a script sees for the function at idx.  A
+   native-charging wrapper (rt_native.c) stands for the function it
+   wraps: its own upvalues (the cost box, the original) are lraf's. */
 static int visible_upvalues(lua_State *L, int idx) {
   lua_Debug ar;
   int own = rt_own_upvalues(L, idx);
   if (own >= 0) return own;
   if (lua_type(L, idx) != LUA_TFUNCTION) return 0;
+  if (rt_is_wrapper(L, idx)) {
+    if (lua_getupvalue(L, idx, 2) == NULL) return 0;  /* a plain C one */
+    own = visible_upvalues(L, -1);
+    lua_pop(L, 1);
+    return own;
+  }
   lua_pushvalue(L, idx);
   lua_getinfo(L, ">u", &ar);
   return ar.nups;
+}
+
+/* Replace a wrapper at idx by the function it wraps, whose upvalues the
+   script sees (called only when it has some). */
+static void unwrap(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  while (rt_is_wrapper(L, idx) && lua_getupvalue(L, idx, 2) != NULL)
+    lua_replace(L, idx);
 }
 
 /* The frame size (maxstacksize) of the rewritten function at idx, read
@@ -364,6 +380,7 @@ static int auxupvalue(lua_State *L, int get) {
   int n = (int)luaL_checkinteger(L, 2);
   luaL_checktype(L, 1, LUA_TFUNCTION);
   if (!visible_upvalue(L, 1, n)) return 0;
+  unwrap(L, 1);
   name = get ? lua_getupvalue(L, 1, n) : lua_setupvalue(L, 1, n);
   if (name == NULL) return 0;
   lua_pushstring(L, name);
@@ -384,7 +401,10 @@ static void *checkupval(lua_State *L, int argf, int argnup, int *pnup) {
   void *id = NULL;
   int nup = (int)luaL_checkinteger(L, argnup);
   luaL_checktype(L, argf, LUA_TFUNCTION);
-  if (visible_upvalue(L, argf, nup)) id = lua_upvalueid(L, argf, nup);
+  if (visible_upvalue(L, argf, nup)) {
+    unwrap(L, argf);
+    id = lua_upvalueid(L, argf, nup);
+  }
   if (pnup) {
     luaL_argcheck(L, id != NULL, argnup, "invalid upvalue index");
     *pnup = nup;

@@ -6,8 +6,9 @@
 ** under `lraf run --limit`, with and without --exact, and nothing it
 ** prints may name lraf's internals.  Then tests/security/chaos.lua with
 ** many seeds: random debug operations from the program and from hooks,
-** then a loop that only the quota stops, and setlocal_slots.lua (the
-** writes to Lua's own slots that would corrupt the heap are refused).
+** then a loop that only the quota stops; setlocal_slots.lua (the
+** writes to Lua's own slots that would corrupt the heap are refused) and
+** wrapper_upvalues.lua (native-charging wrappers show lua5.4's upvalues).
 ** Runs the command named by $LRAF.
 */
 #include <stdarg.h>
@@ -163,9 +164,43 @@ static void test_setlocal_slots(void **state) {
   free(text);
 }
 
+/* tests/security/wrapper_upvalues.lua: the upvalue functions of the
+   debug library on the built-ins that a limit wraps for native charging
+   print what lua5.4 prints (no upvalues), and the wrapper's own cannot
+   be replaced (a foreign userdata there crashed lraf). */
+static void test_native_wrappers(void **state) {
+  char cmd[512], path[64], path2[64];
+  size_t len, len2;
+  char *text, *want;
+  int st;
+  (void)state;
+  if (system("command -v lua5.4 > /dev/null") != 0) skip();
+  snprintf(path, sizeof path, "/tmp/lraf-wrap-%d.txt", (int)getpid());
+  snprintf(path2, sizeof path2, "/tmp/lraf-wrap-%d.lua.txt", (int)getpid());
+  snprintf(cmd, sizeof cmd, "lua5.4 tests/security/wrapper_upvalues.lua "
+           "> %s 2>&1", path2);
+  assert_int_equal(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "timeout 120 %s run --limit 10M "
+           "tests/security/wrapper_upvalues.lua > %s 2>&1", lraf(), path);
+  st = system(cmd);
+  text = tutil_run_slurp(path, &len);
+  want = tutil_run_slurp(path2, &len2);
+  remove(path);
+  remove(path2);
+  assert_non_null(text);
+  assert_non_null(want);
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || strcmp(text, want) != 0)
+    fail_msg("wrapper_upvalues.lua: exit %d, printed\n%s\nlua5.4 printed\n%s",
+             WIFEXITED(st) ? WEXITSTATUS(st) : -1, text, want);
+  assert_non_null(strstr(text, "\nintact\n"));
+  free(text);
+  free(want);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_setlocal_slots),
+    cmocka_unit_test(test_native_wrappers),
     cmocka_unit_test(test_chaos),
     cmocka_unit_test(test_escape_default),
     cmocka_unit_test(test_escape_exact),
