@@ -57,8 +57,8 @@ static void test_install_and_embed(void **state) {
   skip();
 #endif
   if (sh("command -v pkg-config > /dev/null") != 0) skip();
-  snprintf(build, sizeof build, "%s", lraf);
-  snprintf(build, sizeof build, "%s", dirname(build));
+  snprintf(log, sizeof log, "%s", lraf);  /* dirname may change it */
+  snprintf(build, sizeof build, "%s", dirname(log));
   snprintf(prefix, sizeof prefix, "/tmp/lraf-install-XXXXXX");
   assert_non_null(mkdtemp(prefix));
   snprintf(log, sizeof log, "%s/make.log", prefix);
