@@ -227,6 +227,10 @@ void rt_dump_open(lua_State *L);
 /* With S->native: wrap the modelled built-ins and the C searchers. */
 void rt_native_open(lua_State *L, lraf_state *S);
 int rt_is_wrapper(lua_State *L, int idx);
+/* When the function at idx is one of the closures above (a charging
+   wrapper, a wrapped searcher or loader), push the function it stands
+   for, whose upvalues a script sees, and return 1; else 0. */
+int rt_native_wrapped(lua_State *L, int idx);
 
 /* ---- rt_stop.c: where a call stopped (lraf_last_where) ---- */
 /* At the start of an outermost call: forget the last place. */

@@ -59,15 +59,15 @@ static int is_consume(lua_State *L, int idx) {
 }
 
 /* The number of upvalues a script sees for the function at idx.  A
-   native-charging wrapper (rt_native.c) stands for the function it
-   wraps: its own upvalues (the cost box, the original) are lraf's. */
+   native-charging wrapper (rt_native.c: of a built-in, a searcher, a
+   loader) stands for the function it wraps: its own upvalues (the cost
+   box, the original) are lraf's. */
 static int visible_upvalues(lua_State *L, int idx) {
   lua_Debug ar;
   int own = rt_own_upvalues(L, idx);
   if (own >= 0) return own;
   if (lua_type(L, idx) != LUA_TFUNCTION) return 0;
-  if (rt_is_wrapper(L, idx)) {
-    if (lua_getupvalue(L, idx, 2) == NULL) return 0;  /* a plain C one */
+  if (rt_native_wrapped(L, idx)) {
     own = visible_upvalues(L, -1);
     lua_pop(L, 1);
     return own;
@@ -77,12 +77,10 @@ static int visible_upvalues(lua_State *L, int idx) {
   return ar.nups;
 }
 
-/* Replace a wrapper at idx by the function it wraps, whose upvalues the
-   script sees (called only when it has some). */
+/* Replace a wrapper at idx by the function it stands for. */
 static void unwrap(lua_State *L, int idx) {
   idx = lua_absindex(L, idx);
-  while (rt_is_wrapper(L, idx) && lua_getupvalue(L, idx, 2) != NULL)
-    lua_replace(L, idx);
+  while (rt_native_wrapped(L, idx)) lua_replace(L, idx);
 }
 
 /* The frame size (maxstacksize) of the rewritten function at idx, read
