@@ -236,9 +236,10 @@ $(BUILD)/lraf: $(CLI_OBJ) $(BUILD)/liblraf.a $(LUA_DEP)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/liblraf.a $(LIBS)
 
 # lraf-lua (issue 15): lua5.4's command line, metered through
-# LRAF_OPTIONS; one file over include/lraf.h.
+# LRAF_OPTIONS; one file over include/lraf.h.  -ldl: -i opens libreadline
+# at run time when it is there.
 $(BUILD)/lraf-lua: $(BUILD)/cli/lraf_lua.o $(BUILD)/liblraf.a
-	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/liblraf.a $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/liblraf.a $(LIBS) -ldl
 
 vpath test_%.c tests/unit tests/system
 $(BUILD)/tests/%: %.c $(TEST_SUPPORT) $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)

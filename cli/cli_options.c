@@ -73,7 +73,7 @@ static const opt_info options[CLI_NUM_OPTS] = {
   {"--allow-module", KIND_TEXT, "NAME", 0, 0,
    "sandbox: require may load C module NAME (and lpeg)"},
   {"--allow-offline", KIND_FLAG, NULL, 0, 0,
-   "sandbox: run a chunk from lraf rewrite (unproven)"},
+   "run an unsigned chunk from lraf rewrite (unproven)"},
   {"--key-file", KIND_TEXT, "FILE", 0, 0,
    "sign (rewrite) or require signed (run) offline chunks"},
   {"--help", KIND_FLAG, NULL, 0, 0,

@@ -12,8 +12,11 @@
 **   --sandbox         the sandbox environment (docs/security.md)
 **   --report -        "lraf-lua: N instructions (MODEL), status S" on
 **                     stderr at the end
+** -i edits lines with libreadline when it is installed (dlopen at run
+** time, $LRAF_READLINELIB), as Debian's lua5.4 does.
 ** Uses include/lraf.h and Lua's C API only.
 */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,10 +205,41 @@ static int incomplete(lraf_state *S, const lraf_error *err) {
   return n >= 5 && strcmp(msg + n - 5, "<eof>") == 0;
 }
 
+/* Line editing and history as Debian's lua5.4 offers them, without a
+   build dependency: on a terminal, libreadline is looked for at run
+   time ($LRAF_READLINELIB, default libreadline.so.8; empty: none) and
+   its readline and add_history are used when found; otherwise lines
+   are read plainly. */
+typedef char *(*readline_fn)(const char *prompt);
+typedef void (*add_history_fn)(const char *line);
+static readline_fn rl_read;
+static add_history_fn rl_add;
+
+static void open_readline(void) {
+  const char *lib = getenv("LRAF_READLINELIB");
+  void *h;
+  if (!isatty(STDIN_FILENO)) return;
+  if (lib == NULL) lib = "libreadline.so.8";
+  h = lib[0] ? dlopen(lib, RTLD_NOW | RTLD_LOCAL) : NULL;
+  if (h == NULL) return;
+  rl_read = (readline_fn)(uintptr_t)dlsym(h, "readline");
+  rl_add = (add_history_fn)(uintptr_t)dlsym(h, "add_history");
+  if (rl_read == NULL || rl_add == NULL) rl_read = NULL;
+}
+
+/* One line with its newline into line (size bytes); 0 at the end. */
 static int readline(const char *prompt, char *line, size_t size) {
-  fputs(prompt, stdout);
-  fflush(stdout);
-  return fgets(line, (int)size, stdin) != NULL;
+  char *got;
+  if (rl_read == NULL) {
+    fputs(prompt, stdout);
+    fflush(stdout);
+    return fgets(line, (int)size, stdin) != NULL;
+  }
+  if ((got = rl_read(prompt)) == NULL) return 0;
+  if (got[0] != '\0') rl_add(got);
+  snprintf(line, size, "%.*s\n", (int)(size - 2), got);
+  free(got);
+  return 1;
 }
 
 /* Load the text at the top of L as "return TEXT", else as TEXT, reading
@@ -240,6 +274,7 @@ static void repl(meter *m) {
   const char *name = progname;
   char line[512];
   progname = NULL;
+  open_readline();
   while (readline("> ", line, sizeof line)) {
     int base = lua_gettop(L), n;
     lraf_error err;

@@ -289,9 +289,10 @@ typedef struct lraf_options {
   const char *const *allow_modules; /* sandbox: NULL-terminated list of C
                               modules require may load besides "lpeg",
                               found on the default package.cpath */
-  int allow_offline;       /* sandbox: lraf_load_rewritten accepts chunks
-                              rewritten offline (refused otherwise: their
-                              accounting is verified for form only, see
+  int allow_offline;       /* lraf_load_rewritten accepts unsigned chunks
+                              rewritten offline, in both environments
+                              (refused otherwise: their accounting is
+                              verified for form only, see
                               docs/security.md) */
   const void *offline_key; /* with offline_key_len > 0: lraf_rewrite signs
                               its output with HMAC-SHA-256 under this key,
@@ -342,10 +343,11 @@ LRAF_API lraf_status lraf_load_file(lraf_state *S, const char *path,
 /* Only chunks that start with LRAF_OFFLINE_MAGIC and were rewritten for
    this state's cost model are accepted; they are read with vm_read's
    limits and verified again.  The marker says who made the chunk, it
-   does not authenticate it: without offline_key, load offline chunks
-   only from a source you trust as much as the rewriter (the sandbox
-   refuses them unless allow_offline).  With offline_key, a chunk must
-   end with the HMAC-SHA-256 of everything before it under that key. */
+   does not authenticate it: an unsigned chunk is refused unless the
+   options allowed it (allow_offline: load such chunks only from a
+   source you trust as much as the rewriter).  With offline_key, a chunk
+   must end with the HMAC-SHA-256 of everything before it under that
+   key. */
 LRAF_API lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
                                          size_t size, lraf_error *err);
 

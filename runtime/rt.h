@@ -86,7 +86,7 @@ struct lraf_state {
   char **allow_dirs;     /* sandbox: real paths of the allowed
                             directories (NULL-terminated) */
   char **allow_modules;  /* sandbox: C modules require may load */
-  int allow_offline;     /* sandbox: lraf_load_rewritten allowed */
+  int allow_offline;     /* lraf_load_rewritten takes unsigned chunks */
   unsigned char *key;    /* offline_key (copied); NULL: none */
   size_t keylen;
 };
@@ -234,6 +234,10 @@ void rt_native_open(lua_State *L, lraf_state *S);
    loader and "lraf:metered" and return 1; else 0. */
 int rt_lpeg_search(lua_State *L);
 int rt_is_wrapper(lua_State *L, int idx);
+/* When the function at idx is one of the closures above (a charging
+   wrapper, a wrapped searcher or loader), push the function it stands
+   for, whose upvalues a script sees, and return 1; else 0. */
+int rt_native_wrapped(lua_State *L, int idx);
 
 /* ---- rt_stop.c: where a call stopped (lraf_last_where) ---- */
 /* At the start of an outermost call: forget the last place. */

@@ -21,9 +21,14 @@
 **   - getregistry returns a table refreshed from the registry at each
 **     call without lraf's entries (light-userdata keys, the integer
 **     references lraf took before the script ran);
-**   - debug.debug compiles its commands through the rewriter.
+**   - debug.debug compiles its commands through the rewriter;
+**   - setlocal cannot change a C function's stack, nor the type of
+**     what Lua's VM reads from its own slots unchecked (a numeric for
+**     loop's state, a constructor's table): lua5.4's can, and corrupts
+**     the heap with it (check_slot).
 ** The lraf VM target keeps its counter in lua_State and needs none of
-** this; this file is the stock target's.
+** the hiding; it keeps Lua's own sethook and gethook and uses the rest
+** (the checks of setlocal are for both targets).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,15 +58,29 @@ static int is_consume(lua_State *L, int idx) {
   return lua_tocfunction(L, idx) == rt_consume;
 }
 
-/* The number of upvalues a script sees for the function at idx. */
+/* The number of upvalues a script sees for the function at idx.  A
+   native-charging wrapper (rt_native.c: of a built-in, a searcher, a
+   loader) stands for the function it wraps: its own upvalues (the cost
+   box, the original) are lraf's. */
 static int visible_upvalues(lua_State *L, int idx) {
   lua_Debug ar;
   int own = rt_own_upvalues(L, idx);
   if (own >= 0) return own;
   if (lua_type(L, idx) != LUA_TFUNCTION) return 0;
+  if (rt_native_wrapped(L, idx)) {
+    own = visible_upvalues(L, -1);
+    lua_pop(L, 1);
+    return own;
+  }
   lua_pushvalue(L, idx);
   lua_getinfo(L, ">u", &ar);
   return ar.nups;
+}
+
+/* Replace a wrapper at idx by the function it stands for. */
+static void unwrap(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  while (rt_native_wrapped(L, idx)) lua_replace(L, idx);
 }
 
 /* The frame size (maxstacksize) of the rewritten function at idx, read
@@ -283,6 +302,47 @@ static int db_getlocal(lua_State *L) {
   return 2;
 }
 
+/* The kind of the value at idx as check_slot compares it: numbers by
+   their subtype, since OP_FORLOOP reads an integer loop's state as
+   integers and a float loop's as floats. */
+static const char *slot_type(lua_State *L, int idx) {
+  if (lua_type(L, idx) == LUA_TNUMBER)
+    return lua_isinteger(L, idx) ? "integer" : "float";
+  return luaL_typename(L, idx);
+}
+
+/* Whether slot nvar of frame ar of L1 may take the value on top of L.
+   Lua's VM trusts what its compiler keeps in its own slots: a numeric
+   for loop's state stays numbers of one subtype (OP_FORLOOP) and the
+   table a constructor fills stays a table (OP_SETLIST), unchecked; a
+   C function keeps pointers into the values on its stack (gsub into
+   its subject string).  lua5.4's setlocal lets a script break each of
+   these and corrupt the heap.  Here a C function's stack cannot be
+   changed, and in Lua's own slots ("(for state)", and "(temporary)",
+   which is also what a stripped function's loop state is called) a
+   number only to a number of its subtype, a table only to a table. */
+static void check_slot(lua_State *L, lua_State *L1, lua_Debug *ar,
+                       int nvar, int arg) {
+  const char *name, *old, *new;
+  int t;
+  checkstack(L, L1, 1);
+  name = lua_getlocal(L1, ar, nvar);
+  if (name == NULL) return;
+  if (L != L1) lua_xmove(L1, L, 1);
+  if (strcmp(name, "(C temporary)") == 0)
+    luaL_argerror(L, arg + 1, "a C function's stack cannot be changed");
+  t = lua_type(L, -1);
+  if ((t == LUA_TNUMBER || t == LUA_TTABLE) &&
+      (strcmp(name, "(for state)") == 0 || strcmp(name, "(temporary)") == 0)) {
+    old = slot_type(L, -1);
+    new = slot_type(L, -2);
+    if (strcmp(old, new) != 0)
+      luaL_argerror(L, arg + 3, lua_pushfstring(L, "%s expected for %s, "
+                    "got %s", old, name, new));
+  }
+  lua_pop(L, 1);
+}
+
 static int db_setlocal(lua_State *L) {
   int arg;
   lua_State *L1 = getthread(L, &arg);
@@ -295,6 +355,7 @@ static int db_setlocal(lua_State *L) {
   luaL_checkany(L, arg + 3);
   lua_settop(L, arg + 3);
   nvar = local_index(L, L1, &ar, nvar);
+  check_slot(L, L1, &ar, nvar, arg);
   checkstack(L, L1, 1);
   lua_xmove(L, L1, 1);
   name = lua_setlocal(L1, &ar, nvar);
@@ -317,6 +378,7 @@ static int auxupvalue(lua_State *L, int get) {
   int n = (int)luaL_checkinteger(L, 2);
   luaL_checktype(L, 1, LUA_TFUNCTION);
   if (!visible_upvalue(L, 1, n)) return 0;
+  unwrap(L, 1);
   name = get ? lua_getupvalue(L, 1, n) : lua_setupvalue(L, 1, n);
   if (name == NULL) return 0;
   lua_pushstring(L, name);
@@ -337,7 +399,10 @@ static void *checkupval(lua_State *L, int argf, int argnup, int *pnup) {
   void *id = NULL;
   int nup = (int)luaL_checkinteger(L, argnup);
   luaL_checktype(L, argf, LUA_TFUNCTION);
-  if (visible_upvalue(L, argf, nup)) id = lua_upvalueid(L, argf, nup);
+  if (visible_upvalue(L, argf, nup)) {
+    unwrap(L, argf);
+    id = lua_upvalueid(L, argf, nup);
+  }
   if (pnup) {
     luaL_argcheck(L, id != NULL, argnup, "invalid upvalue index");
     *pnup = nup;

@@ -94,12 +94,19 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
       return err_fail(err, LRAF_EVERIFY, "chunk rewritten offline is not "
                       "signed with this host's key (changed, or signed "
                       "with another)");
-  } else if (S->env == LRAF_ENV_SANDBOX && !S->allow_offline)
-    return err_fail(err, LRAF_EFORMAT,
-                    "the sandbox refuses chunks rewritten offline (their "
-                    "accounting is checked for form, not proven complete); "
-                    "the host may allow them (allow_offline, "
-                    "--allow-offline)");
+  } else {
+    /* unsigned: refused unless the host allows them, in both
+       environments (a plain binary chunk gets the header's message) */
+    st = rt_offline_header(data, size, &model, &mlen, &skip, err);
+    if (st != LRAF_OK) return st;
+    if (!S->allow_offline)
+      return err_fail(err, LRAF_EFORMAT,
+                      "unsigned chunks rewritten offline are refused "
+                      "(their accounting is checked for form, not proven "
+                      "complete); the host may sign them (offline_key, "
+                      "--key-file) or allow them (allow_offline, "
+                      "--allow-offline)");
+  }
   st = rt_offline_header(data, size, &model, &mlen, &skip, err);
   if (st != LRAF_OK) return st;
   if (mlen != strlen(S->rwmodel) || memcmp(model, S->rwmodel, mlen) != 0)

@@ -128,7 +128,8 @@ static int module_loader(lua_State *L) {
   return 1;
 }
 
-/* A searcher for C modules, wrapped so that the loaders it finds are. */
+/* A searcher for C modules, wrapped so that the loaders it finds are
+   (upvalue 1: the searcher). */
 static int module_searcher(lua_State *L) {
   int n = lua_gettop(L), i;
   luaL_checkstack(L, n + 3, "too many arguments");
@@ -144,6 +145,24 @@ static int module_searcher(lua_State *L) {
     lua_replace(L, -3);
   }
   return 2;
+}
+
+int rt_native_wrapped(lua_State *L, int idx) {
+  lua_CFunction f = lua_tocfunction(L, idx);
+  if (f == wrapper) {
+    const wrap *w;
+    if (lua_getupvalue(L, idx, 2) != NULL) return 1;  /* the original */
+    lua_getupvalue(L, idx, 1);
+    w = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    lua_pushcfunction(L, w->fn);  /* a C function without upvalues */
+    return 1;
+  }
+  if (f == module_searcher || f == module_loader) {
+    lua_getupvalue(L, idx, 1);
+    return 1;
+  }
+  return 0;
 }
 
 static void wrap_searchers(lua_State *L) {

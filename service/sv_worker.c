@@ -61,8 +61,8 @@ static sv_state *new_state(sv_worker *w, const lraf_request *rq,
     lraf_options opt = o->state;
     opt.manager = rq->tenant_manager;
     /* the cached chunks are this worker's own lraf_rewrite output, made
-       in this process from the handler's source: a sandbox state may
-       load them (it refuses offline chunks from anywhere else) */
+       in this process from the handler's source: the state may load
+       them (it refuses unsigned offline chunks from anywhere else) */
     opt.allow_offline = 1;
     if (lraf_new(&opt, &st->S, err) == LRAF_OK) st->L = lraf_lua(st->S);
   }

@@ -1,6 +1,6 @@
--- Random debug-library operations (seeded by arg[1]) on closures, from
--- the program and from hooks of random kinds, then a loop that only the
--- quota can stop.  Used by test_sec_escape with many seeds: every run
+-- Random debug-library operations (seeded by arg[1]) on closures and on
+-- built-ins, from the program and from hooks of random kinds, then a
+-- loop that only the quota can stop.  Used by test_sec_escape with many seeds: every run
 -- must end with the quota (exit 3), whatever the operations did.
 -- Everything the driver uses is a local: the operations may set _ENV.
 local pcall, pairs, ipairs, type, load = pcall, pairs, ipairs, type, load
@@ -10,7 +10,12 @@ math.randomseed(seed)
 local R = math.random
 local up1, up2 = 0, 0
 local vals = {-1e15, math.mininteger, 0, 7, function() end, print, {}, "x",
-              false, true, 2^53}
+              false, true, 2^53, io.stdout}
+-- built-ins (native-charging wrappers under a limit) and the main chunk,
+-- whose locals the driver needs
+local builtins = {string.rep, table.concat, string.format, string.gsub,
+                  select, tostring, string.find}
+local main = debug.getinfo(1, "f").func
 local fs = {}
 local function mk(i)
   return function(a)
@@ -28,7 +33,7 @@ for _, f in ipairs(fs) do mine[f] = true end
 local function op()
   local f, g = fs[R(1, #fs)], fs[R(1, #fs)]
   local n, v = R(-1, 7), vals[R(1, #vals)]
-  local k = R(1, 9)
+  local k = R(1, 11)
   if k == 1 then
     debug.setupvalue(f, n, v)
   elseif k == 2 then
@@ -56,9 +61,24 @@ local function op()
   elseif k == 8 then
     local masks = {"", "c", "r", "l", "crl"}
     debug.sethook(function() pcall(op) end, masks[R(1, #masks)], R(0, 5))
-  else
+  elseif k == 9 then
     local x = load(dump(f, R(1, 2) == 1))
     if x then fs[R(1, #fs)] = x mine[x] = true end
+  elseif k == 10 then
+    local b, j = builtins[R(1, #builtins)], R(1, 4)
+    if j == 1 then debug.setupvalue(b, n, v)
+    elseif j == 2 then debug.getupvalue(b, n) debug.upvalueid(b, n)
+    elseif j == 3 then debug.upvaluejoin(f, n, b, R(-1, 3))
+    else b("ab", R(1, 3), ",") end
+  else
+    -- any frame but the main chunk's, C functions' included
+    for level = 2, 8 do
+      local info = debug.getinfo(level, "f")
+      if not info then break end
+      if info.func ~= main then
+        pcall(debug.setlocal, level + 1, R(-2, 8), v)  -- +1: pcall's
+      end
+    end
   end
 end
 

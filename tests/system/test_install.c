@@ -56,7 +56,7 @@ static const char *const installed[] = {
 };
 
 static void test_install_and_embed(void **state) {
-  char path[256], build[256], log[128], *out;
+  char lraf_path[256], build[256], log[128], *out;
   const char *lraf = getenv("LRAF") ? getenv("LRAF") : "build/lraf";
   size_t i, len;
   (void)state;
@@ -64,8 +64,8 @@ static void test_install_and_embed(void **state) {
   skip();
 #endif
   if (sh("command -v pkg-config > /dev/null") != 0) skip();
-  snprintf(path, sizeof path, "%s", lraf);
-  snprintf(build, sizeof build, "%s", dirname(path));
+  snprintf(lraf_path, sizeof lraf_path, "%s", lraf);
+  snprintf(build, sizeof build, "%s", dirname(lraf_path));
   snprintf(prefix, sizeof prefix, "/tmp/lraf-install-XXXXXX");
   assert_non_null(mkdtemp(prefix));
   snprintf(log, sizeof log, "%s/make.log", prefix);

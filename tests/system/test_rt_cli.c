@@ -209,16 +209,16 @@ static void test_rewrite(void **state) {
   write_script("table.lua", "#!/usr/bin/env lua\nlocal t = {}\n"
                "for i = 1, 10 do t[i] = i end\nprint(#t, ...)\n");
   assert_int_equal(run("rewrite table.lua -o table.luac"), 0);
-  assert_int_equal(run("run table.luac x"), 0);
+  assert_int_equal(run("run --allow-offline table.luac x"), 0);
   out = slurp(shell.out);
   assert_string_equal(out, "10\tx\n");
   free(out);
-  assert_int_equal(run("run --mode overhead table.luac"), 2);
+  assert_int_equal(run("run --allow-offline --mode overhead table.luac"), 2);
   out = slurp(shell.err);
   assert_non_null(strstr(out, "cost model"));
   free(out);
   assert_int_equal(run("rewrite --mode overhead table.lua -o t2.luac"), 0);
-  assert_int_equal(run("run --mode overhead t2.luac"), 0);
+  assert_int_equal(run("run --allow-offline --mode overhead t2.luac"), 0);
   assert_int_equal(run("rewrite missing.lua -o x.luac"), 2);
   assert_int_equal(run("rewrite table.lua"), 2);
   /* disasm lists a rewritten chunk with its model and accounting code */

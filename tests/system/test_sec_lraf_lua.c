@@ -2,7 +2,8 @@
 ** test_sec_lraf_lua.c - lraf-lua takes lua5.4's command line: arg as
 ** lua5.4 fills it (arg[-1] naming the interpreter), -e -l -v -E -W - --,
 ** LUA_INIT; metering options come from LRAF_OPTIONS, so a script that
-** runs arg[-1] again with -e and -v starts a child that is metered too.
+** runs arg[-1] again with -e and -v starts a child that is metered too;
+** -i edits lines with libreadline on a terminal when it is there.
 ** The binary is build/lraf-lua next to $LRAF.
 */
 #define _XOPEN_SOURCE 700  /* realpath */
@@ -12,6 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dlfcn.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,10 +125,57 @@ static void test_child_is_metered(void **state) {
                                 "%s -e ''", sh.dir, lraf_lua_bin), 1);
 }
 
+/* -i: lines from a pipe are read plainly; on a terminal (a pty from
+   script(1)) libreadline's editing and history are used when it can be
+   opened, and the plain reader when LRAF_READLINELIB names nothing:
+   Ctrl-A moves to the line's start, the up arrow recalls "x = 5". */
+static void test_interactive(void **state) {
+  static const char *const keys = "(40+2)\\001print\\nx = 5\\n"
+                                  "\\033[A + 1\\nprint(x)\\n";
+  char *out;
+  void *h;
+  (void)state;
+  assert_int_equal(tutil_sh_run(&sh, "cd %s && printf 'x = 6\\nprint(x)\\n' "
+                                "| %s -i", sh.dir, lraf_lua_bin), 0);
+  out = slurp(sh.out);
+  assert_non_null(strstr(out, "> > 6\n"));
+  free(out);
+  if (system("command -v script > /dev/null") != 0) {
+    printf("  no script(1): the terminal cases are not run\n");
+    skip();
+  }
+  /* the plain reader on a terminal: ^A and the arrow are text */
+  assert_int_equal(tutil_sh_run(&sh, "cd %s && printf '%s' | "
+                                "LRAF_READLINELIB= script -qc %s' -i' "
+                                "/dev/null", sh.dir, keys, lraf_lua_bin), 0);
+  out = slurp(sh.out);
+  assert_non_null(strstr(out, "syntax error"));
+  assert_null(strstr(out, "42"));
+  assert_null(strstr(out, "x = 5 + 1"));
+  free(out);
+  h = dlopen("libreadline.so.8", RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) {
+    printf("  no libreadline.so.8: the editing case is not run\n");
+    skip();
+  }
+  dlclose(h);
+  assert_int_equal(tutil_sh_run(&sh, "cd %s && printf '%s' | "
+                                "script -qc %s' -i' /dev/null", sh.dir, keys,
+                                lraf_lua_bin), 0);
+  out = slurp(sh.out);
+  assert_non_null(strstr(out, "print(40+2)"));
+  assert_non_null(strstr(out, "42\r\n"));
+  assert_non_null(strstr(out, "x = 5 + 1"));
+  assert_non_null(strstr(out, "6\r\n"));
+  assert_null(strstr(out, "syntax error"));
+  free(out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_command_line_like_lua),
     cmocka_unit_test(test_child_is_metered),
+    cmocka_unit_test(test_interactive),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,8 +4,9 @@
 ** require; binary chunks are refused everywhere with a clear message
 ** (except, in the full environment, the exact bytes of this state's
 ** string.dump, which tests/system/test_sec_dump.c covers);
-** offline-rewritten chunks load only through lraf_load_rewritten and
-** only for the cost model they were made for; C modules still load.
+** offline-rewritten chunks load only through lraf_load_rewritten, only
+** where the host allows unsigned ones, and only for the cost model they
+** were made for; C modules still load.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -233,6 +234,14 @@ static void test_offline(void **state) {
   assert_int_equal(lraf_rewrite(&opt, src, strlen(src), "=off", &data, &size,
                                 &err), LRAF_OK);
   assert_memory_equal(data, LRAF_OFFLINE_MAGIC, LRAF_OFFLINE_MAGIC_LEN);
+  /* unsigned: refused unless the state allows it */
+  assert_int_equal(lraf_load_rewritten(S, data, size, &err), LRAF_EFORMAT);
+  assert_non_null(strstr(err.message, "allow_offline"));
+  assert_int_equal(lua_gettop(L), 0);
+  tutil_rt_close(S);
+  opt.allow_offline = 1;
+  S = tutil_rt_new(&opt);
+  L = lraf_lua(S);
   /* loads through lraf and counts like source */
   assert_int_equal(lraf_load_rewritten(S, data, size, &err), LRAF_OK);
   assert_int_equal(lraf_call(S, 0, 1, &err), LRAF_OK);
