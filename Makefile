@@ -104,7 +104,7 @@ TEST_SUPPORT := $(wildcard tests/support/*.c)
 EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
 .PHONY: all deps run test check unit san-test bench bench-native bench-profile clean examples memcheck \
-        fuzz fuzz-build fuzz-deps fuzz-diff vm bench-vm test-vm
+        fuzz fuzz-build fuzz-deps fuzz-diff vm bench-vm bench-rw test-vm
 
 all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf $(BUILD)/lraf-lua examples
 
@@ -248,6 +248,10 @@ bench-profile: all
 # The lraf VM's columns alone (tests/bench/vm.sh)
 bench-vm: deps
 	tests/bench/vm.sh
+
+# Rewriting against compiling, both builds (tests/bench/rwtime.sh)
+bench-rw: deps
+	tests/bench/rwtime.sh
 
 # Calibration of the native cost model and the overhead of charging.
 bench-native: all
