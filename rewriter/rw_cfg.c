@@ -35,11 +35,6 @@ typedef struct graph {  /* adjacency lists in one array */
   int *adj;
 } graph;
 
-static void graph_free(graph *g) {
-  free(g->start);
-  free(g->adj);
-}
-
 /* ---------------------------------------------------------------- */
 /* Units and leaders                                                 */
 /* ---------------------------------------------------------------- */
@@ -173,11 +168,12 @@ static lraf_status find_succs(rw_cfg *cfg, rw_block *b, const vm_proto *f,
 
 static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
                                const rw_options *opt, const char *leader,
-                               const char *path, lraf_error *err) {
+                               rw_arena *a, const char *path,
+                               lraf_error *err) {
   int pc, n = 0, i;
   for (pc = cfg->first; pc < f->sizecode; pc++)
     n += leader[pc];
-  cfg->b = calloc((size_t)n, sizeof *cfg->b);
+  cfg->b = rw_arena_zalloc(a, (size_t)n, sizeof *cfg->b);
   if (cfg->b == NULL)
     return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
   cfg->nblocks = n;
@@ -211,21 +207,20 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
 /* Graphs: successors with a virtual exit node, and their transpose  */
 /* ---------------------------------------------------------------- */
 
-static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred) {
+static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
+                        rw_arena *a) {
   int n = cfg->nblocks + 1, exitn = cfg->nblocks, i, j, m = 0;
   int *fill;
   succ->n = pred->n = n;
-  succ->start = calloc((size_t)n + 1, sizeof(int));
-  pred->start = calloc((size_t)n + 1, sizeof(int));
+  succ->start = rw_arena_zalloc(a, (size_t)n + 1, sizeof(int));
+  pred->start = rw_arena_zalloc(a, (size_t)n + 1, sizeof(int));
   for (i = 0; i < cfg->nblocks; i++)
     m += cfg->b[i].nsucc > 0 ? cfg->b[i].nsucc : 1;
-  succ->adj = malloc(((size_t)m + 1) * sizeof(int));
-  pred->adj = malloc(((size_t)m + 1) * sizeof(int));
-  fill = calloc((size_t)n, sizeof(int));
-  if (!succ->start || !pred->start || !succ->adj || !pred->adj || !fill) {
-    free(fill);
+  succ->adj = rw_arena_alloc(a, (size_t)m + 1, sizeof(int));
+  pred->adj = rw_arena_alloc(a, (size_t)m + 1, sizeof(int));
+  fill = rw_arena_zalloc(a, (size_t)n, sizeof(int));
+  if (!succ->start || !pred->start || !succ->adj || !pred->adj || !fill)
     return 0;
-  }
   for (i = 0; i < cfg->nblocks; i++) {  /* count */
     const rw_block *b = &cfg->b[i];
     succ->start[i + 1] = b->nsucc > 0 ? b->nsucc : 1;
@@ -249,22 +244,21 @@ static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred) {
       pred->adj[pred->start[s] + fill[s]++] = i;
     }
   }
-  free(fill);
   return 1;
 }
 
 /* Depth-first search from root over g.  Fills post (postorder, returns
    its length).  When header is not NULL, marks targets of retreating
    edges there. */
-static int dfs(const graph *g, int root, int *post, char *header) {
-  int *stack = malloc((size_t)g->n * sizeof(int));
-  int *next = calloc((size_t)g->n, sizeof(int));
-  char *state = calloc((size_t)g->n, 1);  /* 0 new, 1 on stack, 2 done */
+static int dfs(const graph *g, int root, int *post, char *header,
+               rw_arena *a) {
+  int *stack = rw_arena_alloc(a, (size_t)g->n, sizeof(int));
+  int *next = rw_arena_zalloc(a, (size_t)g->n, sizeof(int));
+  char *state = rw_arena_zalloc(a, (size_t)g->n, 1);  /* 0 new, 1 on stack,
+                                                         2 done */
   int sp = 0, np = 0;
-  if (!stack || !next || !state) {
-    np = -1;
-    goto done;
-  }
+  if (!stack || !next || !state)
+    return -1;
   stack[sp++] = root;
   state[root] = 1;
   while (sp > 0) {
@@ -283,18 +277,14 @@ static int dfs(const graph *g, int root, int *post, char *header) {
       sp--;
     }
   }
-done:
-  free(stack);
-  free(next);
-  free(state);
   return np;
 }
 
 /* Immediate dominators over g from its postorder (Cooper, Harvey and
    Kennedy's iteration).  preds are the edges into each node. */
 static void dominators(const graph *preds, const int *post, int np,
-                       int *idom) {
-  int *order = malloc((size_t)preds->n * sizeof(int));
+                       int *idom, rw_arena *a) {
+  int *order = rw_arena_alloc(a, (size_t)preds->n, sizeof(int));
   int i, changed = 1, root = post[np - 1];
   if (order == NULL) return;
   for (i = 0; i < preds->n; i++) { idom[i] = -1; order[i] = -1; }
@@ -316,7 +306,6 @@ static void dominators(const graph *preds, const int *post, int np,
       if (nd >= 0 && idom[v] != nd) { idom[v] = nd; changed = 1; }
     }
   }
-  free(order);
 }
 
 /* Whether a cycle through x avoids node avoid: can x reach itself? */
@@ -342,15 +331,14 @@ static int cycle_avoiding(const graph *g, int x, int avoid, int *stack,
 /* Number the tree given by parent links (root: parent[v] == v) so that
    x is a proper ancestor of d iff tin[x] < tin[d] && tout[d] <= tout[x].
    Nodes outside the tree get tin -1.  Returns 0 when out of memory. */
-static int number_tree(const int *parent, int n, int *tin, int *tout) {
-  int *first = malloc((size_t)n * sizeof(int));
-  int *next = malloc((size_t)n * sizeof(int));
-  int *stack = malloc((size_t)n * sizeof(int));
+static int number_tree(const int *parent, int n, int *tin, int *tout,
+                       rw_arena *a) {
+  int *first = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *next = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *stack = rw_arena_alloc(a, (size_t)n, sizeof(int));
   int v, clock = 0, sp = 0;
-  if (!first || !next || !stack) {
-    free(first); free(next); free(stack);
+  if (!first || !next || !stack)
     return 0;
-  }
   for (v = 0; v < n; v++) { first[v] = -1; tin[v] = tout[v] = -1; }
   for (v = n - 1; v >= 0; v--)  /* children lists */
     if (parent[v] >= 0 && parent[v] != v) {
@@ -373,7 +361,6 @@ static int number_tree(const int *parent, int n, int *tin, int *tout) {
       }
     }
   }
-  free(first); free(next); free(stack);
   return 1;
 }
 
@@ -382,16 +369,17 @@ static int postdominates(const int *tin, const int *tout, int x, int d) {
 }
 
 static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
-                        const int *ipdom) {
+                        const int *ipdom, rw_arena *a) {
   int n = succ->n, x;
-  int *stack = malloc((size_t)n * sizeof(int));
-  unsigned *mark = calloc((size_t)n, sizeof(unsigned));
-  int *tin = malloc((size_t)n * sizeof(int));
-  int *tout = malloc((size_t)n * sizeof(int));
+  int *stack = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  unsigned *mark = rw_arena_zalloc(a, (size_t)n, sizeof(unsigned));
+  int *tin = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *tout = rw_arena_alloc(a, (size_t)n, sizeof(int));
   unsigned stamp = 0;
   long budget = FOLD_BUDGET;
-  if (!stack || !mark || !tin || !tout || !number_tree(ipdom, n, tin, tout))
-    goto done;  /* no folding: every block pays for itself */
+  if (!stack || !mark || !tin || !tout ||
+      !number_tree(ipdom, n, tin, tout, a))
+    return;  /* no folding: every block pays for itself */
   for (x = 0; x < cfg->nblocks; x++) {
     rw_block *bx = &cfg->b[x];
     int d = idom[x];
@@ -413,11 +401,6 @@ static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
       v = up;
     }
   }
-done:
-  free(stack);
-  free(mark);
-  free(tin);
-  free(tout);
 }
 
 /* The block whose increment pays for b. */
@@ -439,8 +422,8 @@ static int sole_child(const rw_cfg *cfg, const graph *pred, int s) {
    transpose); comp[v] is -1 for the others.  Returns 0 when out of
    memory. */
 static int components(const graph *pred, const int *post, int np,
-                      int *comp) {
-  int *stack = malloc((size_t)pred->n * sizeof(int));
+                      int *comp, rw_arena *a) {
+  int *stack = rw_arena_alloc(a, (size_t)pred->n, sizeof(int));
   int i, k, sp;
   if (stack == NULL) return 0;
   for (i = 0; i < pred->n; i++) comp[i] = -2;
@@ -461,7 +444,6 @@ static int components(const graph *pred, const int *post, int np,
   }
   for (i = 0; i < pred->n; i++)
     if (comp[i] == -2) comp[i] = -1;
-  free(stack);
   return 1;
 }
 
@@ -488,11 +470,11 @@ static int calls(const vm_proto *f, const rw_block *b) {
    Post-order visits d before the branch above it that may in turn move
    d (with what it pays for) into its own test. */
 static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
-                          const int *post, int np, int exact) {
+                          const int *post, int np, int exact, rw_arena *a) {
   int i;
-  int *comp = malloc((size_t)pred->n * sizeof(int));
-  if (comp == NULL || !components(pred, post, np, comp))
-    goto done;
+  int *comp = rw_arena_alloc(a, (size_t)pred->n, sizeof(int));
+  if (comp == NULL || !components(pred, post, np, comp, a))
+    return;
   for (i = 0; i < np; i++) {
     int d = post[i], x, y, k, xin, yin;
     rw_block *bd;
@@ -527,8 +509,6 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
     cfg->b[x].charge = 0;
     cfg->b[x].fold_into = d;
   }
-done:
-  free(comp);
 }
 
 /* ---------------------------------------------------------------- */
@@ -536,22 +516,20 @@ done:
 /* ---------------------------------------------------------------- */
 
 static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
-                           const rw_options *opt, const char *path,
-                           lraf_error *err) {
+                           const rw_options *opt, rw_arena *a,
+                           const char *path, lraf_error *err) {
   graph succ = {0, NULL, NULL}, pred = {0, NULL, NULL};
   int n = cfg->nblocks + 1, np, nrp, i, pc;
-  int *post = malloc((size_t)n * sizeof(int));
-  int *rpost = malloc((size_t)n * sizeof(int));  /* over the reverse graph */
-  int *idom = malloc((size_t)n * sizeof(int));
-  int *ipdom = malloc((size_t)n * sizeof(int));
-  char *header = calloc((size_t)n, 1);
-  lraf_status st = LRAF_OK;
+  int *post = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *rpost = rw_arena_alloc(a, (size_t)n, sizeof(int));  /* over the
+                                                              reverse graph */
+  int *idom = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *ipdom = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  char *header = rw_arena_zalloc(a, (size_t)n, 1);
   if (!post || !rpost || !idom || !ipdom || !header ||
-      !build_graphs(cfg, &succ, &pred) ||
-      (np = dfs(&succ, 0, post, header)) < 0) {
-    st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-    goto done;
-  }
+      !build_graphs(cfg, &succ, &pred, a) ||
+      (np = dfs(&succ, 0, post, header, a)) < 0)
+    return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
   for (i = 0; i < np; i++)
     if (post[i] < cfg->nblocks) cfg->b[post[i]].reachable = 1;
   for (i = 0; i < cfg->nblocks; i++)
@@ -577,66 +555,42 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
       cfg->b[cfg->block_of[pc]].check = 1;
   }
   if (opt->fold && !opt->exact) {
-    dominators(&pred, post, np, idom);
-    nrp = dfs(&pred, cfg->nblocks, rpost, NULL);  /* from the exit */
-    if (nrp < 0) {
-      st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-      goto done;
-    }
-    dominators(&succ, rpost, nrp, ipdom);
-    fold_blocks(cfg, &succ, idom, ipdom);
+    dominators(&pred, post, np, idom, a);
+    nrp = dfs(&pred, cfg->nblocks, rpost, NULL, a);  /* from the exit */
+    if (nrp < 0)
+      return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+    dominators(&succ, rpost, nrp, ipdom, a);
+    fold_blocks(cfg, &succ, idom, ipdom, a);
   }
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
   if (opt->fold && opt->mode != RW_OVERHEAD)
-    fold_branches(cfg, f, &pred, post, np, opt->exact);
-done:
-  graph_free(&succ);
-  graph_free(&pred);
-  free(post);
-  free(rpost);
-  free(idom);
-  free(ipdom);
-  free(header);
-  return st;
+    fold_branches(cfg, f, &pred, post, np, opt->exact, a);
+  return LRAF_OK;
 }
 
 lraf_status rw_cfg_build(const vm_proto *f, const rw_options *opt,
-                         const char *path, rw_cfg *cfg, lraf_error *err) {
+                         const char *path, rw_arena *a, rw_cfg *cfg,
+                         lraf_error *err) {
   size_t n = (size_t)f->sizecode;
-  char *ustart = calloc(n + 1, 1), *leader = calloc(n + 1, 1);
+  char *ustart = rw_arena_zalloc(a, n + 1, 1);
+  char *leader = rw_arena_zalloc(a, n + 1, 1);
   lraf_status st;
   int pc;
   memset(cfg, 0, sizeof *cfg);
-  cfg->block_at = malloc((n + 1) * sizeof(int));
-  cfg->block_of = malloc((n + 1) * sizeof(int));
-  if (!ustart || !leader || !cfg->block_at || !cfg->block_of) {
-    st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-    goto done;
-  }
+  cfg->block_at = rw_arena_alloc(a, n + 1, sizeof(int));
+  cfg->block_of = rw_arena_alloc(a, n + 1, sizeof(int));
+  if (!ustart || !leader || !cfg->block_at || !cfg->block_of)
+    return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
   for (pc = 0; pc <= f->sizecode; pc++)
     cfg->block_at[pc] = cfg->block_of[pc] = -1;
   cfg->first = (f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP);
-  if (cfg->first >= f->sizecode) {
-    st = err_fail(err, LRAF_EREWRITE, "%s has no code", path);
-    goto done;
-  }
+  if (cfg->first >= f->sizecode)
+    return err_fail(err, LRAF_EREWRITE, "%s has no code", path);
   st = find_leaders(f, opt, cfg->first, ustart, leader, path, err);
   if (st == LRAF_OK)
-    st = make_blocks(cfg, f, opt, leader, path, err);
+    st = make_blocks(cfg, f, opt, leader, a, path, err);
   if (st == LRAF_OK)
-    st = analyse(cfg, f, opt, path, err);
-done:
-  free(ustart);
-  free(leader);
-  if (st != LRAF_OK)
-    rw_cfg_free(cfg);
+    st = analyse(cfg, f, opt, a, path, err);
   return st;
-}
-
-void rw_cfg_free(rw_cfg *cfg) {
-  free(cfg->b);
-  free(cfg->block_at);
-  free(cfg->block_of);
-  memset(cfg, 0, sizeof *cfg);
 }

@@ -94,9 +94,18 @@ typedef struct ctx {
   int cur_pc;           /* original pc being emitted */
   int b2;               /* index of the last wide TFORCALL's back JMP */
   rw_stats *stats;
+  rw_arena *a;          /* everything above but f's own arrays */
   int fused;            /* target RW_LRAVM: ACCT instead of r */
   int used_r;           /* fused code that still uses r (stub names) */
 } ctx;
+
+/* A copy of the n elements of size bytes at p in a larger array of cap
+   elements, from the arena (the old one stays there until the reset). */
+static void *grow(rw_arena *a, const void *p, int n, int cap, size_t size) {
+  void *q = rw_arena_alloc(a, (size_t)cap, size);
+  if (q != NULL && n > 0) memcpy(q, p, (size_t)n * size);
+  return q;
+}
 
 static void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
   out *o = &c->o;
@@ -105,16 +114,17 @@ static void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
     /* first guess: rewritten code is usually under three times longer */
     int cap = o->cap ? o->cap * 2
             : c->f->sizecode < (1 << 18) ? 3 * c->f->sizecode + 64 : 1 << 20;
-    vm_instr *code = realloc(o->code, (size_t)cap * sizeof *code);
-    int *lines = code ? realloc(o->line, (size_t)cap * sizeof *lines) : NULL;
-    unsigned char *jk = lines ? realloc(o->jkind, (size_t)cap) : NULL;
-    int *jr = jk ? realloc(o->jref, (size_t)cap * sizeof *jr) : NULL;
-    int *src = jr ? realloc(o->src, (size_t)cap * sizeof *src) : NULL;
-    if (code) o->code = code;
-    if (lines) o->line = lines;
-    if (jk) o->jkind = jk;
-    if (jr) o->jref = jr;
-    if (src == NULL || cap > (1 << 26)) { o->oom = 1; return; }
+    vm_instr *code = cap > (1 << 26) ? NULL
+                   : grow(c->a, o->code, o->n, cap, sizeof *code);
+    int *lines = code ? grow(c->a, o->line, o->n, cap, sizeof *lines) : NULL;
+    unsigned char *jk = lines ? grow(c->a, o->jkind, o->n, cap, 1) : NULL;
+    int *jr = jk ? grow(c->a, o->jref, o->n, cap, sizeof *jr) : NULL;
+    int *src = jr ? grow(c->a, o->src, o->n, cap, sizeof *src) : NULL;
+    if (src == NULL) { o->oom = 1; return; }
+    o->code = code;
+    o->line = lines;
+    o->jkind = jk;
+    o->jref = jr;
     o->src = src;
     o->cap = cap;
   }
@@ -354,11 +364,11 @@ static void accounting_kinds(ctx *c) {
 /* ---------------------------------------------------------------- */
 
 /* The lraf VM has no r to keep in sync: nothing synced, flushed, lazy. */
-static int no_sync(const rw_cfg *cfg, rw_sync *s) {
+static int no_sync(const rw_cfg *cfg, rw_arena *a, rw_sync *s) {
   size_t n = (size_t)cfg->nblocks + 1;
-  s->synced = calloc(n, 1);
-  s->flush = calloc(n, 1);
-  s->lazy = calloc(n, 1);
+  s->synced = rw_arena_zalloc(a, n, 1);
+  s->flush = rw_arena_zalloc(a, n, 1);
+  s->lazy = rw_arena_zalloc(a, n, 1);
   return s->synced && s->flush && s->lazy;
 }
 
@@ -630,23 +640,30 @@ static int remap_locals(ctx *c, int main_end) {
 
 static lraf_status finish(ctx *c, int main_end) {
   vm_proto *f = c->f;
-  if (f->sizelineinfo > 0 && !encode_lines(c))
+  vm_instr *code = malloc((size_t)c->o.n * sizeof *code);
+  if (code == NULL)
     return LRAF_EMEM;
-  if (!remap_locals(c, main_end))
+  if (f->sizelineinfo > 0 && !encode_lines(c)) {
+    free(code);
     return LRAF_EMEM;
+  }
+  if (!remap_locals(c, main_end)) {
+    free(code);
+    return LRAF_EMEM;
+  }
   c->stats->code_before += f->sizecode;
   c->stats->code_after += c->o.n;
+  memcpy(code, c->o.code, (size_t)c->o.n * sizeof *code);
   free(f->code);
-  f->code = c->o.code;
+  f->code = code;
   f->sizecode = c->o.n;
-  c->o.code = NULL;
   if (!c->fused || c->used_r)
     f->maxstacksize = (uint8_t)(c->r + 1);
   return LRAF_OK;
 }
 
 lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
-                    int counter, int consume, const char *path,
+                    int counter, int consume, const char *path, rw_arena *a,
                     rw_stats *stats, lraf_error *err) {
   ctx c;
   size_t n = (size_t)f->sizecode + 1;
@@ -657,25 +674,26 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.f = f; c.cfg = cfg; c.opt = opt; c.path = path; c.stats = stats;
   c.r = f->maxstacksize; c.counter = counter; c.consume = consume;
   c.fused = opt->target == RW_LRAVM;
-  c.group = malloc(n * sizeof(int));
-  c.pos = malloc(n * sizeof(int));
-  c.lines = malloc(n * sizeof(int));
-  c.stub_pc = malloc(n * sizeof(int));
-  c.stub_start = malloc(n * sizeof(int));
-  c.stub_end = malloc(n * sizeof(int));
-  c.base = calloc((size_t)cfg->nblocks + 1, sizeof(uint32_t));
-  c.emits = calloc((size_t)cfg->nblocks + 1, 1);
-  c.adds = calloc((size_t)cfg->nblocks + 1, 1);
-  c.wide = calloc(n, 1);
-  c.setters = malloc(2 * n * sizeof(int));
-  c.nsetters = malloc(n);
-  if (!c.group || !c.pos || !c.lines || !c.stub_pc || !c.stub_start ||
-      !c.stub_end || !c.base || !c.emits || !c.adds ||
-      !c.wide || !c.setters || !c.nsetters ||
-      (!c.fused && !rw_name_setters(f, c.setters, c.nsetters))) {
-    st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-    goto done;
+  c.a = a;
+  c.group = rw_arena_alloc(a, n, sizeof(int));
+  c.pos = rw_arena_alloc(a, n, sizeof(int));
+  c.lines = rw_arena_alloc(a, n, sizeof(int));
+  c.stub_pc = rw_arena_alloc(a, n, sizeof(int));
+  c.stub_start = rw_arena_alloc(a, n, sizeof(int));
+  c.stub_end = rw_arena_alloc(a, n, sizeof(int));
+  c.base = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, sizeof(uint32_t));
+  c.emits = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, 1);
+  c.adds = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, 1);
+  c.wide = rw_arena_zalloc(a, n, 1);
+  if (!c.fused) {  /* stubs name what the op sets (rw_names.c) */
+    c.setters = rw_arena_alloc(a, 2 * n, sizeof(int));
+    c.nsetters = rw_arena_alloc(a, n, 1);
   }
+  if (!c.group || !c.pos || !c.lines || !c.stub_pc || !c.stub_start ||
+      !c.stub_end || !c.base || !c.emits || !c.adds || !c.wide ||
+      (!c.fused && (!c.setters || !c.nsetters ||
+                    !rw_name_setters(f, c.setters, c.nsetters))))
+    return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
   vm_getlines(f, c.lines);
   saved = *stats;
   do {  /* emit, widening loops until every jump fits */
@@ -685,50 +703,24 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     if (opt->mode == RW_OVERHEAD)
       overhead_bases(&c);
     accounting_kinds(&c);
-    rw_sync_free(&c.sync);
     c.used_r = 0;
-    if (c.fused ? !no_sync(cfg, &c.sync)
+    if (c.fused ? !no_sync(cfg, a, &c.sync)
         : !rw_sync_find(f, cfg, c.emits, c.adds, opt->mode != RW_OVERHEAD,
-                        &c.sync)) {
-      st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-      goto done;
-    }
+                        a, &c.sync))
+      return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     emit_main(&c);
     main_end = c.o.n;
     emit_stubs(&c);
-    if (c.o.oom) {
-      st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-      goto done;
-    }
+    if (c.o.oom)
+      return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     fit = resolve_jumps(&c);
   } while (fit > 0);
-  if (fit < 0) {
-    st = err_fail(err, LRAF_ELIMIT, "a jump in %s is too long after "
-                  "rewriting (more than %d instructions)", path,
-                  VM_OFFSET_SJ);
-    goto done;
-  }
+  if (fit < 0)
+    return err_fail(err, LRAF_ELIMIT, "a jump in %s is too long after "
+                    "rewriting (more than %d instructions)", path,
+                    VM_OFFSET_SJ);
   st = finish(&c, main_end);
   if (st != LRAF_OK)
     err_fail(err, st, "out of memory rewriting %s", path);
-done:
-  free(c.o.code);
-  free(c.o.line);
-  free(c.o.jkind);
-  free(c.o.jref);
-  free(c.o.src);
-  free(c.wide);
-  free(c.setters);
-  free(c.nsetters);
-  free(c.group);
-  free(c.pos);
-  free(c.lines);
-  free(c.stub_pc);
-  free(c.stub_start);
-  free(c.stub_end);
-  free(c.base);
-  rw_sync_free(&c.sync);
-  free(c.emits);
-  free(c.adds);
   return st;
 }

@@ -72,8 +72,8 @@ static lraf_status add_upvalues(vm_proto *f, int is_main, int parent_counter,
 
 static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
                                     int is_main, int parent_counter,
-                                    const char *source, rw_stats *stats,
-                                    lraf_error *err) {
+                                    const char *source, rw_arena *a,
+                                    rw_stats *stats, lraf_error *err) {
   char path[256];
   rw_cfg cfg;
   lraf_status st;
@@ -89,7 +89,7 @@ static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
     return err_fail(err, LRAF_EREWRITE,
                    "%s has %d upvalues; lraf adds two and allows at most %d",
                    path, f->sizeupvalues, VM_MAXUPVALS - 2);
-  st = rw_cfg_build(f, opt, path, &cfg, err);
+  st = rw_cfg_build(f, opt, path, a, &cfg, err);
   if (st != LRAF_OK)
     return st;
   stats->functions++;
@@ -98,18 +98,19 @@ static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
     stats->folded += cfg.b[i].fold_into >= 0;
     stats->branch_folds += cfg.b[i].charges_ahead;
   }
-  st = rw_emit(f, &cfg, opt, counter, counter + 1, path, stats, err);
-  rw_cfg_free(&cfg);
+  st = rw_emit(f, &cfg, opt, counter, counter + 1, path, a, stats, err);
+  rw_arena_reset(a);  /* cfg and emit's scratch: the next function's */
   if (st == LRAF_OK && opt->target != RW_LRAVM)
     st = add_upvalues(f, is_main, parent_counter, path, err);
   for (i = 0; st == LRAF_OK && i < f->sizep; i++)
-    st = rewrite_function(f->p[i], opt, 0, counter, source, stats, err);
+    st = rewrite_function(f->p[i], opt, 0, counter, source, a, stats, err);
   return st;
 }
 
 lraf_status rw_rewrite(vm_chunk *chunk, const rw_options *opt,
                        rw_stats *stats, lraf_error *err) {
   rw_stats local;
+  rw_arena a;
   lraf_status st;
   if (stats == NULL)
     stats = &local;
@@ -121,7 +122,9 @@ lraf_status rw_rewrite(vm_chunk *chunk, const rw_options *opt,
                    (int)opt->target);
   if (opt->mode == RW_WEIGHTED && opt->weights == NULL)
     return err_fail(err, LRAF_EARG, "weighted mode needs a weights table");
-  st = rewrite_function(chunk->main, opt, 1, 0, NULL, stats, err);
+  rw_arena_init(&a);
+  st = rewrite_function(chunk->main, opt, 1, 0, NULL, &a, stats, err);
+  rw_arena_free(&a);
   if (st == LRAF_OK)
     chunk->nupvalues = (uint8_t)chunk->main->sizeupvalues;
   return st;
