@@ -13,19 +13,29 @@
 #define COUNTER_NAME "(lraf counter)"
 #define CONSUME_NAME "(lraf consume)"
 
+/* The chunk's name in messages, for the functions that share its
+   source: written once per chunk, not once per function. */
+typedef struct srcname {
+  const char *source;  /* what src names */
+  char src[120];
+} srcname;
+
 /* A readable name for f in messages: "main chunk of @x.lua" or
    "function at @x.lua:12". */
 static void name_function(char *buf, size_t size, const vm_proto *f,
-                          const char *source, int is_main) {
-  char src[120];
-  if (source == NULL)
-    snprintf(src, sizeof src, "?");
-  else if (source[0] == '=' || source[0] == '@')
-    snprintf(src, sizeof src, "%s", source + 1);
-  else
-    snprintf(src, sizeof src, "[string \"%.*s\"]",
-             (int)strcspn(source, "\n") < 60 ? (int)strcspn(source, "\n") : 60,
-             source);
+                          const char *source, int is_main, srcname *sn) {
+  char *src = sn->src;
+  if (sn->source != source || src[0] == '\0') {
+    if (source == NULL)
+      snprintf(src, sizeof sn->src, "?");
+    else if (source[0] == '=' || source[0] == '@')
+      snprintf(src, sizeof sn->src, "%s", source + 1);
+    else
+      snprintf(src, sizeof sn->src, "[string \"%.*s\"]",
+               (int)strcspn(source, "\n") < 60 ? (int)strcspn(source, "\n")
+                                                : 60, source);
+    sn->source = source;
+  }
   if (is_main)
     snprintf(buf, size, "main chunk of %s", src);
   else
@@ -73,14 +83,15 @@ static lraf_status add_upvalues(vm_proto *f, int is_main, int parent_counter,
 static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
                                     int is_main, int parent_counter,
                                     const char *source, rw_arena *a,
-                                    rw_stats *stats, lraf_error *err) {
+                                    srcname *sn, rw_stats *stats,
+                                    lraf_error *err) {
   char path[256];
   rw_cfg cfg;
   lraf_status st;
   int counter = f->sizeupvalues, i;
   if (f->source.present)
     source = f->source.data;
-  name_function(path, sizeof path, f, source, is_main);
+  name_function(path, sizeof path, f, source, is_main, sn);
   if (f->maxstacksize >= VM_MAXREGS - 1)
     return err_fail(err, LRAF_EREWRITE,
                    "%s uses %d registers; lraf needs one more and allows at "
@@ -103,7 +114,8 @@ static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
   if (st == LRAF_OK && opt->target != RW_LRAVM)
     st = add_upvalues(f, is_main, parent_counter, path, err);
   for (i = 0; st == LRAF_OK && i < f->sizep; i++)
-    st = rewrite_function(f->p[i], opt, 0, counter, source, a, stats, err);
+    st = rewrite_function(f->p[i], opt, 0, counter, source, a, sn, stats,
+                          err);
   return st;
 }
 
@@ -111,6 +123,7 @@ lraf_status rw_rewrite(vm_chunk *chunk, const rw_options *opt,
                        rw_stats *stats, lraf_error *err) {
   rw_stats local;
   rw_arena a;
+  srcname sn;
   lraf_status st;
   if (stats == NULL)
     stats = &local;
@@ -123,7 +136,9 @@ lraf_status rw_rewrite(vm_chunk *chunk, const rw_options *opt,
   if (opt->mode == RW_WEIGHTED && opt->weights == NULL)
     return err_fail(err, LRAF_EARG, "weighted mode needs a weights table");
   rw_arena_init(&a);
-  st = rewrite_function(chunk->main, opt, 1, 0, NULL, &a, stats, err);
+  sn.source = NULL;
+  sn.src[0] = '\0';
+  st = rewrite_function(chunk->main, opt, 1, 0, NULL, &a, &sn, stats, err);
   rw_arena_free(&a);
   if (st == LRAF_OK)
     chunk->nupvalues = (uint8_t)chunk->main->sizeupvalues;
