@@ -211,6 +211,7 @@ static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
                         rw_arena *a) {
   int n = cfg->nblocks + 1, exitn = cfg->nblocks, i, j, m = 0;
   int *fill;
+  rw_arena_mark mark;
   succ->n = pred->n = n;
   succ->start = rw_arena_zalloc(a, (size_t)n + 1, sizeof(int));
   pred->start = rw_arena_zalloc(a, (size_t)n + 1, sizeof(int));
@@ -218,9 +219,12 @@ static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
     m += cfg->b[i].nsucc > 0 ? cfg->b[i].nsucc : 1;
   succ->adj = rw_arena_alloc(a, (size_t)m + 1, sizeof(int));
   pred->adj = rw_arena_alloc(a, (size_t)m + 1, sizeof(int));
+  mark = rw_arena_save(a);
   fill = rw_arena_zalloc(a, (size_t)n, sizeof(int));
-  if (!succ->start || !pred->start || !succ->adj || !pred->adj || !fill)
+  if (!succ->start || !pred->start || !succ->adj || !pred->adj || !fill) {
+    rw_arena_restore(a, mark);
     return 0;
+  }
   for (i = 0; i < cfg->nblocks; i++) {  /* count */
     const rw_block *b = &cfg->b[i];
     succ->start[i + 1] = b->nsucc > 0 ? b->nsucc : 1;
@@ -244,6 +248,7 @@ static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
       pred->adj[pred->start[s] + fill[s]++] = i;
     }
   }
+  rw_arena_restore(a, mark);
   return 1;
 }
 
@@ -252,13 +257,16 @@ static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
    edges there. */
 static int dfs(const graph *g, int root, int *post, char *header,
                rw_arena *a) {
+  rw_arena_mark mark = rw_arena_save(a);
   int *stack = rw_arena_alloc(a, (size_t)g->n, sizeof(int));
   int *next = rw_arena_zalloc(a, (size_t)g->n, sizeof(int));
   char *state = rw_arena_zalloc(a, (size_t)g->n, 1);  /* 0 new, 1 on stack,
                                                          2 done */
   int sp = 0, np = 0;
-  if (!stack || !next || !state)
+  if (!stack || !next || !state) {
+    rw_arena_restore(a, mark);
     return -1;
+  }
   stack[sp++] = root;
   state[root] = 1;
   while (sp > 0) {
@@ -277,6 +285,7 @@ static int dfs(const graph *g, int root, int *post, char *header,
       sp--;
     }
   }
+  rw_arena_restore(a, mark);
   return np;
 }
 
@@ -284,9 +293,13 @@ static int dfs(const graph *g, int root, int *post, char *header,
    Kennedy's iteration).  preds are the edges into each node. */
 static void dominators(const graph *preds, const int *post, int np,
                        int *idom, rw_arena *a) {
+  rw_arena_mark mark = rw_arena_save(a);
   int *order = rw_arena_alloc(a, (size_t)preds->n, sizeof(int));
   int i, changed = 1, root = post[np - 1];
-  if (order == NULL) return;
+  if (order == NULL) {
+    rw_arena_restore(a, mark);
+    return;
+  }
   for (i = 0; i < preds->n; i++) { idom[i] = -1; order[i] = -1; }
   for (i = 0; i < np; i++) order[post[i]] = i;
   idom[root] = root;
@@ -306,6 +319,7 @@ static void dominators(const graph *preds, const int *post, int np,
       if (nd >= 0 && idom[v] != nd) { idom[v] = nd; changed = 1; }
     }
   }
+  rw_arena_restore(a, mark);
 }
 
 /* Whether a cycle through x avoids node avoid: can x reach itself? */
@@ -370,6 +384,7 @@ static int postdominates(const int *tin, const int *tout, int x, int d) {
 
 static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
                         const int *ipdom, rw_arena *a) {
+  rw_arena_mark m = rw_arena_save(a);
   int n = succ->n, x;
   int *stack = rw_arena_alloc(a, (size_t)n, sizeof(int));
   unsigned *mark = rw_arena_zalloc(a, (size_t)n, sizeof(unsigned));
@@ -378,8 +393,10 @@ static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
   unsigned stamp = 0;
   long budget = FOLD_BUDGET;
   if (!stack || !mark || !tin || !tout ||
-      !number_tree(ipdom, n, tin, tout, a))
+      !number_tree(ipdom, n, tin, tout, a)) {
+    rw_arena_restore(a, m);
     return;  /* no folding: every block pays for itself */
+  }
   for (x = 0; x < cfg->nblocks; x++) {
     rw_block *bx = &cfg->b[x];
     int d = idom[x];
@@ -401,6 +418,7 @@ static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
       v = up;
     }
   }
+  rw_arena_restore(a, m);
 }
 
 /* The block whose increment pays for b. */
@@ -471,10 +489,13 @@ static int calls(const vm_proto *f, const rw_block *b) {
    d (with what it pays for) into its own test. */
 static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
                           const int *post, int np, int exact, rw_arena *a) {
+  rw_arena_mark mark = rw_arena_save(a);
   int i;
   int *comp = rw_arena_alloc(a, (size_t)pred->n, sizeof(int));
-  if (comp == NULL || !components(pred, post, np, comp, a))
+  if (comp == NULL || !components(pred, post, np, comp, a)) {
+    rw_arena_restore(a, mark);
     return;
+  }
   for (i = 0; i < np; i++) {
     int d = post[i], x, y, k, xin, yin;
     rw_block *bd;
@@ -509,6 +530,7 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
     cfg->b[x].charge = 0;
     cfg->b[x].fold_into = d;
   }
+  rw_arena_restore(a, mark);
 }
 
 /* ---------------------------------------------------------------- */
@@ -590,7 +612,10 @@ lraf_status rw_cfg_build(const vm_proto *f, const rw_options *opt,
   st = find_leaders(f, opt, cfg->first, ustart, leader, path, err);
   if (st == LRAF_OK)
     st = make_blocks(cfg, f, opt, leader, a, path, err);
-  if (st == LRAF_OK)
+  if (st == LRAF_OK) {  /* the analysis's graphs and orders die with it */
+    rw_arena_mark mark = rw_arena_save(a);
     st = analyse(cfg, f, opt, a, path, err);
+    rw_arena_restore(a, mark);
+  }
   return st;
 }

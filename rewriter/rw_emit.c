@@ -94,18 +94,10 @@ typedef struct ctx {
   int cur_pc;           /* original pc being emitted */
   int b2;               /* index of the last wide TFORCALL's back JMP */
   rw_stats *stats;
-  rw_arena *a;          /* everything above but f's own arrays */
+  rw_arena *a;          /* everything above but o and f's own arrays */
   int fused;            /* target RW_LRAVM: ACCT instead of r */
   int used_r;           /* fused code that still uses r (stub names) */
 } ctx;
-
-/* A copy of the n elements of size bytes at p in a larger array of cap
-   elements, from the arena (the old one stays there until the reset). */
-static void *grow(rw_arena *a, const void *p, int n, int cap, size_t size) {
-  void *q = rw_arena_alloc(a, (size_t)cap, size);
-  if (q != NULL && n > 0) memcpy(q, p, (size_t)n * size);
-  return q;
-}
 
 static void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
   out *o = &c->o;
@@ -114,17 +106,16 @@ static void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
     /* first guess: rewritten code is usually under three times longer */
     int cap = o->cap ? o->cap * 2
             : c->f->sizecode < (1 << 18) ? 3 * c->f->sizecode + 64 : 1 << 20;
-    vm_instr *code = cap > (1 << 26) ? NULL
-                   : grow(c->a, o->code, o->n, cap, sizeof *code);
-    int *lines = code ? grow(c->a, o->line, o->n, cap, sizeof *lines) : NULL;
-    unsigned char *jk = lines ? grow(c->a, o->jkind, o->n, cap, 1) : NULL;
-    int *jr = jk ? grow(c->a, o->jref, o->n, cap, sizeof *jr) : NULL;
-    int *src = jr ? grow(c->a, o->src, o->n, cap, sizeof *src) : NULL;
-    if (src == NULL) { o->oom = 1; return; }
-    o->code = code;
-    o->line = lines;
-    o->jkind = jk;
-    o->jref = jr;
+    vm_instr *code = realloc(o->code, (size_t)cap * sizeof *code);
+    int *lines = code ? realloc(o->line, (size_t)cap * sizeof *lines) : NULL;
+    unsigned char *jk = lines ? realloc(o->jkind, (size_t)cap) : NULL;
+    int *jr = jk ? realloc(o->jref, (size_t)cap * sizeof *jr) : NULL;
+    int *src = jr ? realloc(o->src, (size_t)cap * sizeof *src) : NULL;
+    if (code) o->code = code;
+    if (lines) o->line = lines;
+    if (jk) o->jkind = jk;
+    if (jr) o->jref = jr;
+    if (src == NULL || cap > (1 << 26)) { o->oom = 1; return; }
     o->src = src;
     o->cap = cap;
   }
@@ -640,23 +631,16 @@ static int remap_locals(ctx *c, int main_end) {
 
 static lraf_status finish(ctx *c, int main_end) {
   vm_proto *f = c->f;
-  vm_instr *code = malloc((size_t)c->o.n * sizeof *code);
-  if (code == NULL)
+  if (f->sizelineinfo > 0 && !encode_lines(c))
     return LRAF_EMEM;
-  if (f->sizelineinfo > 0 && !encode_lines(c)) {
-    free(code);
+  if (!remap_locals(c, main_end))
     return LRAF_EMEM;
-  }
-  if (!remap_locals(c, main_end)) {
-    free(code);
-    return LRAF_EMEM;
-  }
   c->stats->code_before += f->sizecode;
   c->stats->code_after += c->o.n;
-  memcpy(code, c->o.code, (size_t)c->o.n * sizeof *code);
   free(f->code);
-  f->code = code;
+  f->code = c->o.code;
   f->sizecode = c->o.n;
+  c->o.code = NULL;
   if (!c->fused || c->used_r)
     f->maxstacksize = (uint8_t)(c->r + 1);
   return LRAF_OK;
@@ -692,8 +676,10 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   if (!c.group || !c.pos || !c.lines || !c.stub_pc || !c.stub_start ||
       !c.stub_end || !c.base || !c.emits || !c.adds || !c.wide ||
       (!c.fused && (!c.setters || !c.nsetters ||
-                    !rw_name_setters(f, c.setters, c.nsetters))))
-    return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+                    !rw_name_setters(f, c.setters, c.nsetters)))) {
+    st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+    goto done;
+  }
   vm_getlines(f, c.lines);
   saved = *stats;
   do {  /* emit, widening loops until every jump fits */
@@ -706,21 +692,33 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     c.used_r = 0;
     if (c.fused ? !no_sync(cfg, a, &c.sync)
         : !rw_sync_find(f, cfg, c.emits, c.adds, opt->mode != RW_OVERHEAD,
-                        a, &c.sync))
-      return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+                        a, &c.sync)) {
+      st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      goto done;
+    }
     emit_main(&c);
     main_end = c.o.n;
     emit_stubs(&c);
-    if (c.o.oom)
-      return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+    if (c.o.oom) {
+      st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      goto done;
+    }
     fit = resolve_jumps(&c);
   } while (fit > 0);
-  if (fit < 0)
-    return err_fail(err, LRAF_ELIMIT, "a jump in %s is too long after "
-                    "rewriting (more than %d instructions)", path,
-                    VM_OFFSET_SJ);
+  if (fit < 0) {
+    st = err_fail(err, LRAF_ELIMIT, "a jump in %s is too long after "
+                  "rewriting (more than %d instructions)", path,
+                  VM_OFFSET_SJ);
+    goto done;
+  }
   st = finish(&c, main_end);
   if (st != LRAF_OK)
     err_fail(err, st, "out of memory rewriting %s", path);
+done:  /* the emitted code grows by realloc: it becomes f's own */
+  free(c.o.code);
+  free(c.o.line);
+  free(c.o.jkind);
+  free(c.o.jref);
+  free(c.o.src);
   return st;
 }

@@ -180,6 +180,11 @@ int rw_sync_find(const vm_proto *f, const rw_cfg *cfg,
   s->lazy = rw_arena_zalloc(a, n, 1);
   if (s->synced == NULL || s->flush == NULL || s->lazy == NULL)
     return 0;
-  return find_synced(f, cfg, emits, s->synced, a) &&
-         find_lazy(f, cfg, emits, adds, allow_lazy, a, s);
+  {  /* what the two analyses use besides s dies with them */
+    rw_arena_mark mark = rw_arena_save(a);
+    int ok = find_synced(f, cfg, emits, s->synced, a) &&
+             find_lazy(f, cfg, emits, adds, allow_lazy, a, s);
+    rw_arena_restore(a, mark);
+    return ok;
+  }
 }
