@@ -100,13 +100,26 @@ typedef struct dfs_frame {
   int s[3];
 } dfs_frame;
 
+/* Whether some instruction of f may jump back (to itself or before):
+   every other edge goes forward, so without one f has no cycle. */
+static int jumps_back(const vm_proto *f) {
+  int pc, t;
+  for (pc = 0; pc < f->sizecode; pc++)
+    if (vm_jump_target(f->code[pc], pc, &t) && t <= pc) return 1;
+  return 0;
+}
+
 static int unchecked_cycle(const vm_proto *f, rw_arena *a, int *at) {
   int n = f->sizecode, sp, nroots = 0, found = 0;
-  dfs_frame *stack = rw_arena_alloc(a, (size_t)n, sizeof *stack);
-  int *roots = rw_arena_alloc(a, 3 * (size_t)n + 1, sizeof *roots);  /* to
+  dfs_frame *stack;
+  int *roots;
+  char *state;
+  if (!jumps_back(f)) return 0;
+  stack = rw_arena_alloc(a, (size_t)n, sizeof *stack);
+  roots = rw_arena_alloc(a, 3 * (size_t)n + 1, sizeof *roots);  /* to
                                                           start from */
-  char *state = rw_arena_zalloc(a, (size_t)n, 1);  /* 0 new, 1 on the stack,
-                                                      2 done */
+  state = rw_arena_zalloc(a, (size_t)n, 1);  /* 0 new, 1 on the stack,
+                                                2 done */
   if (!stack || !roots || !state)
     return -1;
   roots[nroots++] = 0;
