@@ -43,8 +43,11 @@ void rw_arena_init(rw_arena *a) {
 }
 
 void *rw_arena_alloc(rw_arena *a, size_t n, size_t size) {
-  size_t units;
-  if (size != 0 && n > SIZE_MAX / size) return NULL;
+  size_t units, half = (size_t)1 << (sizeof(size_t) * 4);
+  /* n * size overflows only when one of them is over half the bits (the
+     division, slow and nearly always needless, only then) */
+  if ((n >= half || size >= half) && size != 0 && n > SIZE_MAX / size)
+    return NULL;
   units = (n * size + sizeof(align) - 1) / sizeof(align);
   if (units == 0) units = 1;  /* a distinct pointer even for nothing */
   if (units > LARGE) {

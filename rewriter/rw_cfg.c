@@ -290,9 +290,11 @@ static int dfs(const graph *g, int root, int *post, char *header,
 }
 
 /* Immediate dominators over g from its postorder (Cooper, Harvey and
-   Kennedy's iteration).  preds are the edges into each node. */
+   Kennedy's iteration).  preds are the edges into each node.  When g is
+   acyclic, reverse postorder meets every predecessor of a node before
+   the node, so the first pass is final. */
 static void dominators(const graph *preds, const int *post, int np,
-                       int *idom, rw_arena *a) {
+                       int *idom, int acyclic, rw_arena *a) {
   rw_arena_mark mark = rw_arena_save(a);
   int *order = rw_arena_alloc(a, (size_t)preds->n, sizeof(int));
   int i, changed = 1, root = post[np - 1];
@@ -318,6 +320,7 @@ static void dominators(const graph *preds, const int *post, int np,
       }
       if (nd >= 0 && idom[v] != nd) { idom[v] = nd; changed = 1; }
     }
+    if (acyclic) break;
   }
   rw_arena_restore(a, mark);
 }
@@ -486,15 +489,20 @@ static int calls(const vm_proto *f, const rw_block *b) {
    exact mode d may not call or raise at all (the test of which
    instructions end its blocks), so nothing can see the charge.
    Post-order visits d before the branch above it that may in turn move
-   d (with what it pays for) into its own test. */
+   d (with what it pays for) into its own test.  In an acyclic graph
+   every block is a component of its own (comp stays NULL). */
 static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
-                          const int *post, int np, int exact, rw_arena *a) {
+                          const int *post, int np, int exact, int acyclic,
+                          rw_arena *a) {
   rw_arena_mark mark = rw_arena_save(a);
   int i;
-  int *comp = rw_arena_alloc(a, (size_t)pred->n, sizeof(int));
-  if (comp == NULL || !components(pred, post, np, comp, a)) {
-    rw_arena_restore(a, mark);
-    return;
+  int *comp = NULL;
+  if (!acyclic) {
+    comp = rw_arena_alloc(a, (size_t)pred->n, sizeof(int));
+    if (comp == NULL || !components(pred, post, np, comp, a)) {
+      rw_arena_restore(a, mark);
+      return;
+    }
   }
   for (i = 0; i < np; i++) {
     int d = post[i], x, y, k, xin, yin;
@@ -511,8 +519,8 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
     if (k < 2) continue;
     x = bd->succ[0];
     y = bd->succ[1];
-    xin = comp[x] == comp[d];
-    yin = comp[y] == comp[d];
+    xin = comp != NULL && comp[x] == comp[d];
+    yin = comp != NULL && comp[y] == comp[d];
     if ((yin && !xin) ||
         (yin == xin && cfg->b[y].charge > cfg->b[x].charge)) {
       int t = x; x = y; y = t;
@@ -541,7 +549,7 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
                            const rw_options *opt, rw_arena *a,
                            const char *path, lraf_error *err) {
   graph succ = {0, NULL, NULL}, pred = {0, NULL, NULL};
-  int n = cfg->nblocks + 1, np, nrp, i, pc;
+  int n = cfg->nblocks + 1, np, nrp, i, pc, k, acyclic = 1;
   int *post = rw_arena_alloc(a, (size_t)n, sizeof(int));
   int *rpost = rw_arena_alloc(a, (size_t)n, sizeof(int));  /* over the
                                                               reverse graph */
@@ -554,6 +562,9 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
     return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
   for (i = 0; i < np; i++)
     if (post[i] < cfg->nblocks) cfg->b[post[i]].reachable = 1;
+  for (i = 0; i < cfg->nblocks; i++)  /* blocks are in code order */
+    for (k = 0; k < cfg->b[i].nsucc; k++)
+      if (cfg->b[i].succ[k] <= i) acyclic = 0;
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[i].check = header[i];
   /* every entry is checked: even a leaf can be called in a loop from C
@@ -577,17 +588,17 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
       cfg->b[cfg->block_of[pc]].check = 1;
   }
   if (opt->fold && !opt->exact) {
-    dominators(&pred, post, np, idom, a);
+    dominators(&pred, post, np, idom, acyclic, a);
     nrp = dfs(&pred, cfg->nblocks, rpost, NULL, a);  /* from the exit */
     if (nrp < 0)
       return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-    dominators(&succ, rpost, nrp, ipdom, a);
+    dominators(&succ, rpost, nrp, ipdom, acyclic, a);
     fold_blocks(cfg, &succ, idom, ipdom, a);
   }
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
   if (opt->fold && opt->mode != RW_OVERHEAD)
-    fold_branches(cfg, f, &pred, post, np, opt->exact, a);
+    fold_branches(cfg, f, &pred, post, np, opt->exact, acyclic, a);
   return LRAF_OK;
 }
 
