@@ -49,7 +49,7 @@ static const char *const installed[] = {
 };
 
 static void test_install_and_embed(void **state) {
-  char build[256], log[128], *out;
+  char build[256], dir[256], log[128], *out;
   const char *lraf = getenv("LRAF") ? getenv("LRAF") : "build/lraf";
   size_t i, len;
   (void)state;
@@ -57,8 +57,11 @@ static void test_install_and_embed(void **state) {
   skip();
 #endif
   if (sh("command -v pkg-config > /dev/null") != 0) skip();
-  snprintf(build, sizeof build, "%s", lraf);
-  snprintf(build, sizeof build, "%s", dirname(build));
+  snprintf(dir, sizeof dir, "%s", lraf);  /* dirname writes into dir: a
+                                             copy from build into build
+                                             itself overlapped (and came
+                                             out empty: BUILD=, in /) */
+  snprintf(build, sizeof build, "%s", dirname(dir));
   snprintf(prefix, sizeof prefix, "/tmp/lraf-install-XXXXXX");
   assert_non_null(mkdtemp(prefix));
   snprintf(log, sizeof log, "%s/make.log", prefix);
