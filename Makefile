@@ -134,7 +134,7 @@ TEST_SUPPORT := $(wildcard tests/support/*.c)
 EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
 .PHONY: all programs deps run test check unit san-test bench bench-native bench-profile clean \
-        examples memcheck fuzz fuzz-build fuzz-deps fuzz-diff vm stock bench-vm test-vm
+        examples memcheck fuzz fuzz-build fuzz-deps fuzz-diff vm stock bench-vm bench-rw test-vm
 
 # Both builds: the stock target first (it needs nothing fetched), then
 # the lraf VM when its sources can be had.
@@ -312,6 +312,10 @@ bench-profile: all
 # The lraf VM's columns alone (tests/bench/vm.sh)
 bench-vm: deps
 	tests/bench/vm.sh
+
+# Rewriting against compiling, both builds (tests/bench/rwtime.sh)
+bench-rw: deps
+	tests/bench/rwtime.sh
 
 # Calibration of the native cost model and the overhead of charging.
 bench-native: all

@@ -35,11 +35,6 @@ typedef struct graph {  /* adjacency lists in one array */
   int *adj;
 } graph;
 
-static void graph_free(graph *g) {
-  free(g->start);
-  free(g->adj);
-}
-
 /* ---------------------------------------------------------------- */
 /* Units and leaders                                                 */
 /* ---------------------------------------------------------------- */
@@ -173,11 +168,12 @@ static lraf_status find_succs(rw_cfg *cfg, rw_block *b, const vm_proto *f,
 
 static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
                                const rw_options *opt, const char *leader,
-                               const char *path, lraf_error *err) {
+                               rw_arena *a, const char *path,
+                               lraf_error *err) {
   int pc, n = 0, i;
   for (pc = cfg->first; pc < f->sizecode; pc++)
     n += leader[pc];
-  cfg->b = calloc((size_t)n, sizeof *cfg->b);
+  cfg->b = rw_arena_zalloc(a, (size_t)n, sizeof *cfg->b);
   if (cfg->b == NULL)
     return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
   cfg->nblocks = n;
@@ -211,19 +207,22 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
 /* Graphs: successors with a virtual exit node, and their transpose  */
 /* ---------------------------------------------------------------- */
 
-static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred) {
+static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
+                        rw_arena *a) {
   int n = cfg->nblocks + 1, exitn = cfg->nblocks, i, j, m = 0;
   int *fill;
+  rw_arena_mark mark;
   succ->n = pred->n = n;
-  succ->start = calloc((size_t)n + 1, sizeof(int));
-  pred->start = calloc((size_t)n + 1, sizeof(int));
+  succ->start = rw_arena_zalloc(a, (size_t)n + 1, sizeof(int));
+  pred->start = rw_arena_zalloc(a, (size_t)n + 1, sizeof(int));
   for (i = 0; i < cfg->nblocks; i++)
     m += cfg->b[i].nsucc > 0 ? cfg->b[i].nsucc : 1;
-  succ->adj = malloc(((size_t)m + 1) * sizeof(int));
-  pred->adj = malloc(((size_t)m + 1) * sizeof(int));
-  fill = calloc((size_t)n, sizeof(int));
+  succ->adj = rw_arena_alloc(a, (size_t)m + 1, sizeof(int));
+  pred->adj = rw_arena_alloc(a, (size_t)m + 1, sizeof(int));
+  mark = rw_arena_save(a);
+  fill = rw_arena_zalloc(a, (size_t)n, sizeof(int));
   if (!succ->start || !pred->start || !succ->adj || !pred->adj || !fill) {
-    free(fill);
+    rw_arena_restore(a, mark);
     return 0;
   }
   for (i = 0; i < cfg->nblocks; i++) {  /* count */
@@ -249,21 +248,24 @@ static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred) {
       pred->adj[pred->start[s] + fill[s]++] = i;
     }
   }
-  free(fill);
+  rw_arena_restore(a, mark);
   return 1;
 }
 
 /* Depth-first search from root over g.  Fills post (postorder, returns
    its length).  When header is not NULL, marks targets of retreating
    edges there. */
-static int dfs(const graph *g, int root, int *post, char *header) {
-  int *stack = malloc((size_t)g->n * sizeof(int));
-  int *next = calloc((size_t)g->n, sizeof(int));
-  char *state = calloc((size_t)g->n, 1);  /* 0 new, 1 on stack, 2 done */
+static int dfs(const graph *g, int root, int *post, char *header,
+               rw_arena *a) {
+  rw_arena_mark mark = rw_arena_save(a);
+  int *stack = rw_arena_alloc(a, (size_t)g->n, sizeof(int));
+  int *next = rw_arena_zalloc(a, (size_t)g->n, sizeof(int));
+  char *state = rw_arena_zalloc(a, (size_t)g->n, 1);  /* 0 new, 1 on stack,
+                                                         2 done */
   int sp = 0, np = 0;
   if (!stack || !next || !state) {
-    np = -1;
-    goto done;
+    rw_arena_restore(a, mark);
+    return -1;
   }
   stack[sp++] = root;
   state[root] = 1;
@@ -283,20 +285,23 @@ static int dfs(const graph *g, int root, int *post, char *header) {
       sp--;
     }
   }
-done:
-  free(stack);
-  free(next);
-  free(state);
+  rw_arena_restore(a, mark);
   return np;
 }
 
 /* Immediate dominators over g from its postorder (Cooper, Harvey and
-   Kennedy's iteration).  preds are the edges into each node. */
+   Kennedy's iteration).  preds are the edges into each node.  When g is
+   acyclic, reverse postorder meets every predecessor of a node before
+   the node, so the first pass is final. */
 static void dominators(const graph *preds, const int *post, int np,
-                       int *idom) {
-  int *order = malloc((size_t)preds->n * sizeof(int));
+                       int *idom, int acyclic, rw_arena *a) {
+  rw_arena_mark mark = rw_arena_save(a);
+  int *order = rw_arena_alloc(a, (size_t)preds->n, sizeof(int));
   int i, changed = 1, root = post[np - 1];
-  if (order == NULL) return;
+  if (order == NULL) {
+    rw_arena_restore(a, mark);
+    return;
+  }
   for (i = 0; i < preds->n; i++) { idom[i] = -1; order[i] = -1; }
   for (i = 0; i < np; i++) order[post[i]] = i;
   idom[root] = root;
@@ -315,8 +320,9 @@ static void dominators(const graph *preds, const int *post, int np,
       }
       if (nd >= 0 && idom[v] != nd) { idom[v] = nd; changed = 1; }
     }
+    if (acyclic) break;
   }
-  free(order);
+  rw_arena_restore(a, mark);
 }
 
 /* Whether a cycle through x avoids node avoid: can x reach itself? */
@@ -342,15 +348,14 @@ static int cycle_avoiding(const graph *g, int x, int avoid, int *stack,
 /* Number the tree given by parent links (root: parent[v] == v) so that
    x is a proper ancestor of d iff tin[x] < tin[d] && tout[d] <= tout[x].
    Nodes outside the tree get tin -1.  Returns 0 when out of memory. */
-static int number_tree(const int *parent, int n, int *tin, int *tout) {
-  int *first = malloc((size_t)n * sizeof(int));
-  int *next = malloc((size_t)n * sizeof(int));
-  int *stack = malloc((size_t)n * sizeof(int));
+static int number_tree(const int *parent, int n, int *tin, int *tout,
+                       rw_arena *a) {
+  int *first = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *next = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *stack = rw_arena_alloc(a, (size_t)n, sizeof(int));
   int v, clock = 0, sp = 0;
-  if (!first || !next || !stack) {
-    free(first); free(next); free(stack);
+  if (!first || !next || !stack)
     return 0;
-  }
   for (v = 0; v < n; v++) { first[v] = -1; tin[v] = tout[v] = -1; }
   for (v = n - 1; v >= 0; v--)  /* children lists */
     if (parent[v] >= 0 && parent[v] != v) {
@@ -373,7 +378,6 @@ static int number_tree(const int *parent, int n, int *tin, int *tout) {
       }
     }
   }
-  free(first); free(next); free(stack);
   return 1;
 }
 
@@ -382,16 +386,20 @@ static int postdominates(const int *tin, const int *tout, int x, int d) {
 }
 
 static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
-                        const int *ipdom) {
+                        const int *ipdom, rw_arena *a) {
+  rw_arena_mark m = rw_arena_save(a);
   int n = succ->n, x;
-  int *stack = malloc((size_t)n * sizeof(int));
-  unsigned *mark = calloc((size_t)n, sizeof(unsigned));
-  int *tin = malloc((size_t)n * sizeof(int));
-  int *tout = malloc((size_t)n * sizeof(int));
+  int *stack = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  unsigned *mark = rw_arena_zalloc(a, (size_t)n, sizeof(unsigned));
+  int *tin = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *tout = rw_arena_alloc(a, (size_t)n, sizeof(int));
   unsigned stamp = 0;
   long budget = FOLD_BUDGET;
-  if (!stack || !mark || !tin || !tout || !number_tree(ipdom, n, tin, tout))
-    goto done;  /* no folding: every block pays for itself */
+  if (!stack || !mark || !tin || !tout ||
+      !number_tree(ipdom, n, tin, tout, a)) {
+    rw_arena_restore(a, m);
+    return;  /* no folding: every block pays for itself */
+  }
   for (x = 0; x < cfg->nblocks; x++) {
     rw_block *bx = &cfg->b[x];
     int d = idom[x];
@@ -413,11 +421,7 @@ static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
       v = up;
     }
   }
-done:
-  free(stack);
-  free(mark);
-  free(tin);
-  free(tout);
+  rw_arena_restore(a, m);
 }
 
 /* The block whose increment pays for b. */
@@ -439,8 +443,8 @@ static int sole_child(const rw_cfg *cfg, const graph *pred, int s) {
    transpose); comp[v] is -1 for the others.  Returns 0 when out of
    memory. */
 static int components(const graph *pred, const int *post, int np,
-                      int *comp) {
-  int *stack = malloc((size_t)pred->n * sizeof(int));
+                      int *comp, rw_arena *a) {
+  int *stack = rw_arena_alloc(a, (size_t)pred->n, sizeof(int));
   int i, k, sp;
   if (stack == NULL) return 0;
   for (i = 0; i < pred->n; i++) comp[i] = -2;
@@ -461,7 +465,6 @@ static int components(const graph *pred, const int *post, int np,
   }
   for (i = 0; i < pred->n; i++)
     if (comp[i] == -2) comp[i] = -1;
-  free(stack);
   return 1;
 }
 
@@ -486,13 +489,21 @@ static int calls(const vm_proto *f, const rw_block *b) {
    exact mode d may not call or raise at all (the test of which
    instructions end its blocks), so nothing can see the charge.
    Post-order visits d before the branch above it that may in turn move
-   d (with what it pays for) into its own test. */
+   d (with what it pays for) into its own test.  In an acyclic graph
+   every block is a component of its own (comp stays NULL). */
 static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
-                          const int *post, int np, int exact) {
+                          const int *post, int np, int exact, int acyclic,
+                          rw_arena *a) {
+  rw_arena_mark mark = rw_arena_save(a);
   int i;
-  int *comp = malloc((size_t)pred->n * sizeof(int));
-  if (comp == NULL || !components(pred, post, np, comp))
-    goto done;
+  int *comp = NULL;
+  if (!acyclic) {
+    comp = rw_arena_alloc(a, (size_t)pred->n, sizeof(int));
+    if (comp == NULL || !components(pred, post, np, comp, a)) {
+      rw_arena_restore(a, mark);
+      return;
+    }
+  }
   for (i = 0; i < np; i++) {
     int d = post[i], x, y, k, xin, yin;
     rw_block *bd;
@@ -508,8 +519,8 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
     if (k < 2) continue;
     x = bd->succ[0];
     y = bd->succ[1];
-    xin = comp[x] == comp[d];
-    yin = comp[y] == comp[d];
+    xin = comp != NULL && comp[x] == comp[d];
+    yin = comp != NULL && comp[y] == comp[d];
     if ((yin && !xin) ||
         (yin == xin && cfg->b[y].charge > cfg->b[x].charge)) {
       int t = x; x = y; y = t;
@@ -527,8 +538,7 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
     cfg->b[x].charge = 0;
     cfg->b[x].fold_into = d;
   }
-done:
-  free(comp);
+  rw_arena_restore(a, mark);
 }
 
 /* ---------------------------------------------------------------- */
@@ -536,24 +546,25 @@ done:
 /* ---------------------------------------------------------------- */
 
 static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
-                           const rw_options *opt, const char *path,
-                           lraf_error *err) {
+                           const rw_options *opt, rw_arena *a,
+                           const char *path, lraf_error *err) {
   graph succ = {0, NULL, NULL}, pred = {0, NULL, NULL};
-  int n = cfg->nblocks + 1, np, nrp, i, pc;
-  int *post = malloc((size_t)n * sizeof(int));
-  int *rpost = malloc((size_t)n * sizeof(int));  /* over the reverse graph */
-  int *idom = malloc((size_t)n * sizeof(int));
-  int *ipdom = malloc((size_t)n * sizeof(int));
-  char *header = calloc((size_t)n, 1);
-  lraf_status st = LRAF_OK;
+  int n = cfg->nblocks + 1, np, nrp, i, pc, k, acyclic = 1;
+  int *post = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *rpost = rw_arena_alloc(a, (size_t)n, sizeof(int));  /* over the
+                                                              reverse graph */
+  int *idom = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *ipdom = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  char *header = rw_arena_zalloc(a, (size_t)n, 1);
   if (!post || !rpost || !idom || !ipdom || !header ||
-      !build_graphs(cfg, &succ, &pred) ||
-      (np = dfs(&succ, 0, post, header)) < 0) {
-    st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-    goto done;
-  }
+      !build_graphs(cfg, &succ, &pred, a) ||
+      (np = dfs(&succ, 0, post, header, a)) < 0)
+    return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
   for (i = 0; i < np; i++)
     if (post[i] < cfg->nblocks) cfg->b[post[i]].reachable = 1;
+  for (i = 0; i < cfg->nblocks; i++)  /* blocks are in code order */
+    for (k = 0; k < cfg->b[i].nsucc; k++)
+      if (cfg->b[i].succ[k] <= i) acyclic = 0;
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[i].check = header[i];
   /* every entry is checked: even a leaf can be called in a loop from C
@@ -577,66 +588,45 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
       cfg->b[cfg->block_of[pc]].check = 1;
   }
   if (opt->fold && !opt->exact) {
-    dominators(&pred, post, np, idom);
-    nrp = dfs(&pred, cfg->nblocks, rpost, NULL);  /* from the exit */
-    if (nrp < 0) {
-      st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-      goto done;
-    }
-    dominators(&succ, rpost, nrp, ipdom);
-    fold_blocks(cfg, &succ, idom, ipdom);
+    dominators(&pred, post, np, idom, acyclic, a);
+    nrp = dfs(&pred, cfg->nblocks, rpost, NULL, a);  /* from the exit */
+    if (nrp < 0)
+      return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+    dominators(&succ, rpost, nrp, ipdom, acyclic, a);
+    fold_blocks(cfg, &succ, idom, ipdom, a);
   }
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
   if (opt->fold && opt->mode != RW_OVERHEAD)
-    fold_branches(cfg, f, &pred, post, np, opt->exact);
-done:
-  graph_free(&succ);
-  graph_free(&pred);
-  free(post);
-  free(rpost);
-  free(idom);
-  free(ipdom);
-  free(header);
-  return st;
+    fold_branches(cfg, f, &pred, post, np, opt->exact, acyclic, a);
+  return LRAF_OK;
 }
 
 lraf_status rw_cfg_build(const vm_proto *f, const rw_options *opt,
-                         const char *path, rw_cfg *cfg, lraf_error *err) {
+                         const char *path, rw_arena *a, rw_cfg *cfg,
+                         lraf_error *err) {
   size_t n = (size_t)f->sizecode;
-  char *ustart = calloc(n + 1, 1), *leader = calloc(n + 1, 1);
+  char *ustart = rw_arena_zalloc(a, n + 1, 1);
+  char *leader = rw_arena_zalloc(a, n + 1, 1);
   lraf_status st;
   int pc;
   memset(cfg, 0, sizeof *cfg);
-  cfg->block_at = malloc((n + 1) * sizeof(int));
-  cfg->block_of = malloc((n + 1) * sizeof(int));
-  if (!ustart || !leader || !cfg->block_at || !cfg->block_of) {
-    st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-    goto done;
-  }
+  cfg->block_at = rw_arena_alloc(a, n + 1, sizeof(int));
+  cfg->block_of = rw_arena_alloc(a, n + 1, sizeof(int));
+  if (!ustart || !leader || !cfg->block_at || !cfg->block_of)
+    return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
   for (pc = 0; pc <= f->sizecode; pc++)
     cfg->block_at[pc] = cfg->block_of[pc] = -1;
   cfg->first = (f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP);
-  if (cfg->first >= f->sizecode) {
-    st = err_fail(err, LRAF_EREWRITE, "%s has no code", path);
-    goto done;
-  }
+  if (cfg->first >= f->sizecode)
+    return err_fail(err, LRAF_EREWRITE, "%s has no code", path);
   st = find_leaders(f, opt, cfg->first, ustart, leader, path, err);
   if (st == LRAF_OK)
-    st = make_blocks(cfg, f, opt, leader, path, err);
-  if (st == LRAF_OK)
-    st = analyse(cfg, f, opt, path, err);
-done:
-  free(ustart);
-  free(leader);
-  if (st != LRAF_OK)
-    rw_cfg_free(cfg);
+    st = make_blocks(cfg, f, opt, leader, a, path, err);
+  if (st == LRAF_OK) {  /* the analysis's graphs and orders die with it */
+    rw_arena_mark mark = rw_arena_save(a);
+    st = analyse(cfg, f, opt, a, path, err);
+    rw_arena_restore(a, mark);
+  }
   return st;
-}
-
-void rw_cfg_free(rw_cfg *cfg) {
-  free(cfg->b);
-  free(cfg->block_at);
-  free(cfg->block_of);
-  memset(cfg, 0, sizeof *cfg);
 }

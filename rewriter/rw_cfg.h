@@ -7,6 +7,7 @@
 #define RW_CFG_H
 
 #include "rw.h"
+#include "rw_arena.h"
 
 typedef struct rw_block {
   int start, end;       /* original pcs, inclusive */
@@ -34,9 +35,10 @@ typedef struct rw_cfg {
 } rw_cfg;
 
 /* Build the blocks of f, decide checks and folding.  path names f in
-   error messages. */
+   error messages.  cfg's arrays, like the analysis's scratch, live in
+   a: they go when a is reset. */
 lraf_status rw_cfg_build(const vm_proto *f, const rw_options *opt,
-                         const char *path, rw_cfg *cfg, lraf_error *err);
-void rw_cfg_free(rw_cfg *cfg);
+                         const char *path, rw_arena *a, rw_cfg *cfg,
+                         lraf_error *err);
 
 #endif

@@ -94,6 +94,7 @@ typedef struct ctx {
   int cur_pc;           /* original pc being emitted */
   int b2;               /* index of the last wide TFORCALL's back JMP */
   rw_stats *stats;
+  rw_arena *a;          /* everything above but o and f's own arrays */
   int fused;            /* target RW_LRAVM: ACCT instead of r */
   int used_r;           /* fused code that still uses r (stub names) */
 } ctx;
@@ -354,11 +355,11 @@ static void accounting_kinds(ctx *c) {
 /* ---------------------------------------------------------------- */
 
 /* The lraf VM has no r to keep in sync: nothing synced, flushed, lazy. */
-static int no_sync(const rw_cfg *cfg, rw_sync *s) {
+static int no_sync(const rw_cfg *cfg, rw_arena *a, rw_sync *s) {
   size_t n = (size_t)cfg->nblocks + 1;
-  s->synced = calloc(n, 1);
-  s->flush = calloc(n, 1);
-  s->lazy = calloc(n, 1);
+  s->synced = rw_arena_zalloc(a, n, 1);
+  s->flush = rw_arena_zalloc(a, n, 1);
+  s->lazy = rw_arena_zalloc(a, n, 1);
   return s->synced && s->flush && s->lazy;
 }
 
@@ -646,7 +647,7 @@ static lraf_status finish(ctx *c, int main_end) {
 }
 
 lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
-                    int counter, int consume, const char *path,
+                    int counter, int consume, const char *path, rw_arena *a,
                     rw_stats *stats, lraf_error *err) {
   ctx c;
   size_t n = (size_t)f->sizecode + 1;
@@ -657,22 +658,25 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.f = f; c.cfg = cfg; c.opt = opt; c.path = path; c.stats = stats;
   c.r = f->maxstacksize; c.counter = counter; c.consume = consume;
   c.fused = opt->target == RW_LRAVM;
-  c.group = malloc(n * sizeof(int));
-  c.pos = malloc(n * sizeof(int));
-  c.lines = malloc(n * sizeof(int));
-  c.stub_pc = malloc(n * sizeof(int));
-  c.stub_start = malloc(n * sizeof(int));
-  c.stub_end = malloc(n * sizeof(int));
-  c.base = calloc((size_t)cfg->nblocks + 1, sizeof(uint32_t));
-  c.emits = calloc((size_t)cfg->nblocks + 1, 1);
-  c.adds = calloc((size_t)cfg->nblocks + 1, 1);
-  c.wide = calloc(n, 1);
-  c.setters = malloc(2 * n * sizeof(int));
-  c.nsetters = malloc(n);
+  c.a = a;
+  c.group = rw_arena_alloc(a, n, sizeof(int));
+  c.pos = rw_arena_alloc(a, n, sizeof(int));
+  c.lines = rw_arena_alloc(a, n, sizeof(int));
+  c.stub_pc = rw_arena_alloc(a, n, sizeof(int));
+  c.stub_start = rw_arena_alloc(a, n, sizeof(int));
+  c.stub_end = rw_arena_alloc(a, n, sizeof(int));
+  c.base = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, sizeof(uint32_t));
+  c.emits = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, 1);
+  c.adds = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, 1);
+  c.wide = rw_arena_zalloc(a, n, 1);
+  if (!c.fused) {  /* stubs name what the op sets (rw_names.c) */
+    c.setters = rw_arena_alloc(a, 2 * n, sizeof(int));
+    c.nsetters = rw_arena_alloc(a, n, 1);
+  }
   if (!c.group || !c.pos || !c.lines || !c.stub_pc || !c.stub_start ||
-      !c.stub_end || !c.base || !c.emits || !c.adds ||
-      !c.wide || !c.setters || !c.nsetters ||
-      (!c.fused && !rw_name_setters(f, c.setters, c.nsetters))) {
+      !c.stub_end || !c.base || !c.emits || !c.adds || !c.wide ||
+      (!c.fused && (!c.setters || !c.nsetters ||
+                    !rw_name_setters(f, c.setters, c.nsetters)))) {
     st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     goto done;
   }
@@ -685,11 +689,10 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     if (opt->mode == RW_OVERHEAD)
       overhead_bases(&c);
     accounting_kinds(&c);
-    rw_sync_free(&c.sync);
     c.used_r = 0;
-    if (c.fused ? !no_sync(cfg, &c.sync)
+    if (c.fused ? !no_sync(cfg, a, &c.sync)
         : !rw_sync_find(f, cfg, c.emits, c.adds, opt->mode != RW_OVERHEAD,
-                        &c.sync)) {
+                        a, &c.sync)) {
       st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
       goto done;
     }
@@ -711,24 +714,11 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   st = finish(&c, main_end);
   if (st != LRAF_OK)
     err_fail(err, st, "out of memory rewriting %s", path);
-done:
+done:  /* the emitted code grows by realloc: it becomes f's own */
   free(c.o.code);
   free(c.o.line);
   free(c.o.jkind);
   free(c.o.jref);
   free(c.o.src);
-  free(c.wide);
-  free(c.setters);
-  free(c.nsetters);
-  free(c.group);
-  free(c.pos);
-  free(c.lines);
-  free(c.stub_pc);
-  free(c.stub_start);
-  free(c.stub_end);
-  free(c.base);
-  rw_sync_free(&c.sync);
-  free(c.emits);
-  free(c.adds);
   return st;
 }

@@ -13,22 +13,54 @@
 #define COUNTER_NAME "(lraf counter)"
 #define CONSUME_NAME "(lraf consume)"
 
+/* The chunk's name in messages, for the functions that share its
+   source: written once per chunk, not once per function. */
+typedef struct srcname {
+  const char *source;  /* what src names */
+  char src[120];
+} srcname;
+
+/* "function at SRC:LINE" into buf without snprintf, which costs more
+   than the rest of rewriting a small function's name; 0 when it does
+   not fit or line is negative (then snprintf writes it). */
+static int name_fast(char *buf, size_t size, const char *src, int line) {
+  static const char prefix[] = "function at ";
+  char digits[16];
+  int k = (int)sizeof digits;
+  unsigned v = (unsigned)line;
+  size_t n = strlen(src), m;
+  if (line < 0) return 0;
+  do digits[--k] = (char)('0' + v % 10); while ((v /= 10) != 0);
+  m = sizeof digits - (size_t)k;
+  if (sizeof prefix + n + 1 + m > size) return 0;
+  memcpy(buf, prefix, sizeof prefix - 1);
+  buf += sizeof prefix - 1;
+  memcpy(buf, src, n);
+  buf[n] = ':';
+  memcpy(buf + n + 1, digits + k, m);
+  buf[n + 1 + m] = '\0';
+  return 1;
+}
+
 /* A readable name for f in messages: "main chunk of @x.lua" or
    "function at @x.lua:12". */
 static void name_function(char *buf, size_t size, const vm_proto *f,
-                          const char *source, int is_main) {
-  char src[120];
-  if (source == NULL)
-    snprintf(src, sizeof src, "?");
-  else if (source[0] == '=' || source[0] == '@')
-    snprintf(src, sizeof src, "%s", source + 1);
-  else
-    snprintf(src, sizeof src, "[string \"%.*s\"]",
-             (int)strcspn(source, "\n") < 60 ? (int)strcspn(source, "\n") : 60,
-             source);
+                          const char *source, int is_main, srcname *sn) {
+  char *src = sn->src;
+  if (sn->source != source || src[0] == '\0') {
+    if (source == NULL)
+      snprintf(src, sizeof sn->src, "?");
+    else if (source[0] == '=' || source[0] == '@')
+      snprintf(src, sizeof sn->src, "%s", source + 1);
+    else
+      snprintf(src, sizeof sn->src, "[string \"%.*s\"]",
+               (int)strcspn(source, "\n") < 60 ? (int)strcspn(source, "\n")
+                                                : 60, source);
+    sn->source = source;
+  }
   if (is_main)
     snprintf(buf, size, "main chunk of %s", src);
-  else
+  else if (!name_fast(buf, size, src, f->linedefined))
     snprintf(buf, size, "function at %s:%d", src, f->linedefined);
 }
 
@@ -72,7 +104,8 @@ static lraf_status add_upvalues(vm_proto *f, int is_main, int parent_counter,
 
 static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
                                     int is_main, int parent_counter,
-                                    const char *source, rw_stats *stats,
+                                    const char *source, rw_arena *a,
+                                    srcname *sn, rw_stats *stats,
                                     lraf_error *err) {
   char path[256];
   rw_cfg cfg;
@@ -80,7 +113,7 @@ static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
   int counter = f->sizeupvalues, i;
   if (f->source.present)
     source = f->source.data;
-  name_function(path, sizeof path, f, source, is_main);
+  name_function(path, sizeof path, f, source, is_main, sn);
   if (f->maxstacksize >= VM_MAXREGS - 1)
     return err_fail(err, LRAF_EREWRITE,
                    "%s uses %d registers; lraf needs one more and allows at "
@@ -89,7 +122,7 @@ static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
     return err_fail(err, LRAF_EREWRITE,
                    "%s has %d upvalues; lraf adds two and allows at most %d",
                    path, f->sizeupvalues, VM_MAXUPVALS - 2);
-  st = rw_cfg_build(f, opt, path, &cfg, err);
+  st = rw_cfg_build(f, opt, path, a, &cfg, err);
   if (st != LRAF_OK)
     return st;
   stats->functions++;
@@ -98,18 +131,21 @@ static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
     stats->folded += cfg.b[i].fold_into >= 0;
     stats->branch_folds += cfg.b[i].charges_ahead;
   }
-  st = rw_emit(f, &cfg, opt, counter, counter + 1, path, stats, err);
-  rw_cfg_free(&cfg);
+  st = rw_emit(f, &cfg, opt, counter, counter + 1, path, a, stats, err);
+  rw_arena_reset(a);  /* cfg and emit's scratch: the next function's */
   if (st == LRAF_OK && opt->target != RW_LRAVM)
     st = add_upvalues(f, is_main, parent_counter, path, err);
   for (i = 0; st == LRAF_OK && i < f->sizep; i++)
-    st = rewrite_function(f->p[i], opt, 0, counter, source, stats, err);
+    st = rewrite_function(f->p[i], opt, 0, counter, source, a, sn, stats,
+                          err);
   return st;
 }
 
 lraf_status rw_rewrite(vm_chunk *chunk, const rw_options *opt,
                        rw_stats *stats, lraf_error *err) {
   rw_stats local;
+  rw_arena a;
+  srcname sn;
   lraf_status st;
   if (stats == NULL)
     stats = &local;
@@ -121,7 +157,11 @@ lraf_status rw_rewrite(vm_chunk *chunk, const rw_options *opt,
                    (int)opt->target);
   if (opt->mode == RW_WEIGHTED && opt->weights == NULL)
     return err_fail(err, LRAF_EARG, "weighted mode needs a weights table");
-  st = rewrite_function(chunk->main, opt, 1, 0, NULL, stats, err);
+  rw_arena_init(&a);
+  sn.source = NULL;
+  sn.src[0] = '\0';
+  st = rewrite_function(chunk->main, opt, 1, 0, NULL, &a, &sn, stats, err);
+  rw_arena_free(&a);
   if (st == LRAF_OK)
     chunk->nupvalues = (uint8_t)chunk->main->sizeupvalues;
   return st;

@@ -49,15 +49,14 @@ static int block_all(const vm_proto *f, const rw_block *b,
    accounting code, so that edge does not count.  Each block's state
    falls from 1 to 0 at most once. */
 static int find_synced(const vm_proto *f, const rw_cfg *cfg,
-                       const unsigned char *emits, unsigned char *synced) {
+                       const unsigned char *emits, unsigned char *synced,
+                       rw_arena *a) {
   int nb = cfg->nblocks, i, top = 0;
-  unsigned char *out = malloc((size_t)nb + 1);
-  unsigned char *disturbs = malloc((size_t)nb + 1);
-  int *work = malloc(((size_t)nb + 1) * sizeof *work);
-  if (out == NULL || disturbs == NULL || work == NULL) {
-    free(out); free(disturbs); free(work);
+  unsigned char *out = rw_arena_alloc(a, (size_t)nb + 1, 1);
+  unsigned char *disturbs = rw_arena_alloc(a, (size_t)nb + 1, 1);
+  int *work = rw_arena_alloc(a, (size_t)nb + 1, sizeof *work);
+  if (out == NULL || disturbs == NULL || work == NULL)
     return 0;
-  }
   for (i = 0; i < nb; i++) {
     disturbs[i] = (unsigned char)!block_all(f, &cfg->b[i], keeps_counter);
     synced[i] = 1;
@@ -86,9 +85,6 @@ static int find_synced(const vm_proto *f, const rw_cfg *cfg,
   }
   for (i = 0; i < nb; i++)  /* unreachable blocks: play safe */
     if (!cfg->b[i].reachable) synced[i] = 0;
-  free(out);
-  free(disturbs);
-  free(work);
   return 1;
 }
 
@@ -149,10 +145,10 @@ static void find_ahead(const rw_cfg *cfg, const unsigned char *emits,
    SETUPVAL only if it adds to r itself or r may be ahead on entry. */
 static int find_lazy(const vm_proto *f, const rw_cfg *cfg,
                      const unsigned char *emits, const unsigned char *adds,
-                     int allow_lazy, rw_sync *s) {
+                     int allow_lazy, rw_arena *a, rw_sync *s) {
   int nb = cfg->nblocks, i, k;
   unsigned char *ahead = s->lazy;  /* reused: ahead bits until the end */
-  int *work = malloc(((size_t)nb + 1) * sizeof *work);
+  int *work = rw_arena_alloc(a, (size_t)nb + 1, sizeof *work);
   if (work == NULL) return 0;
   for (i = 0; i < nb; i++)  /* r must hold the counter in a lazy block */
     s->flush[i] = (unsigned char)(!allow_lazy || !cfg->b[i].reachable ||
@@ -172,26 +168,23 @@ static int find_lazy(const vm_proto *f, const rw_cfg *cfg,
     if (s->flush[i])
       s->flush[i] = (unsigned char)(adds[i] || (ahead_in && s->synced[i]));
   }
-  free(work);
   return 1;
 }
 
 int rw_sync_find(const vm_proto *f, const rw_cfg *cfg,
                  const unsigned char *emits, const unsigned char *adds,
-                 int allow_lazy, rw_sync *s) {
+                 int allow_lazy, rw_arena *a, rw_sync *s) {
   size_t n = (size_t)cfg->nblocks + 1;
-  s->synced = calloc(n, 1);
-  s->flush = calloc(n, 1);
-  s->lazy = calloc(n, 1);
+  s->synced = rw_arena_zalloc(a, n, 1);
+  s->flush = rw_arena_zalloc(a, n, 1);
+  s->lazy = rw_arena_zalloc(a, n, 1);
   if (s->synced == NULL || s->flush == NULL || s->lazy == NULL)
     return 0;
-  return find_synced(f, cfg, emits, s->synced) &&
-         find_lazy(f, cfg, emits, adds, allow_lazy, s);
-}
-
-void rw_sync_free(rw_sync *s) {
-  free(s->synced);
-  free(s->flush);
-  free(s->lazy);
-  s->synced = s->flush = s->lazy = NULL;
+  {  /* what the two analyses use besides s dies with them */
+    rw_arena_mark mark = rw_arena_save(a);
+    int ok = find_synced(f, cfg, emits, s->synced, a) &&
+             find_lazy(f, cfg, emits, adds, allow_lazy, a, s);
+    rw_arena_restore(a, mark);
+    return ok;
+  }
 }

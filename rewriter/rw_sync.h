@@ -17,11 +17,10 @@ typedef struct rw_sync {
 
 /* Analyse the blocks of f.  emits[b]: b has accounting code of its own;
    adds[b]: that code adds to r.  allow_lazy is 0 in the overhead mode,
-   whose charges count every SETUPVAL.  Returns 0 when out of memory;
-   free s with rw_sync_free either way. */
+   whose charges count every SETUPVAL.  s's arrays live in a.  Returns 0
+   when out of memory. */
 int rw_sync_find(const vm_proto *f, const rw_cfg *cfg,
                  const unsigned char *emits, const unsigned char *adds,
-                 int allow_lazy, rw_sync *s);
-void rw_sync_free(rw_sync *s);
+                 int allow_lazy, rw_arena *a, rw_sync *s);
 
 #endif

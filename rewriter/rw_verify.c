@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "rw.h"
+#include "rw_arena.h"
 
 static lraf_status verify_accounting(const vm_proto *f, const char *path,
                                      lraf_error *err) {
@@ -88,58 +89,82 @@ static int successors(const vm_proto *f, int pc, int *s) {
 /* Whether a cycle of f's code that can run avoids every zero check,
    with *at a pc on it: a depth-first search that stops at checks, over
    the code reachable from the entry (the compiler leaves dead code, such
-   as the else of "elseif true", which the rewriter does not check).
-   -1 when out of memory. */
-static int unchecked_cycle(const vm_proto *f, int *at) {
-  int n = f->sizecode, sp, root, found = 0;
-  int *stack = malloc((size_t)n * sizeof *stack);
-  int *next = calloc((size_t)n, sizeof *next);
-  char *state = calloc((size_t)n, 1);  /* 0 new, 1 on the stack, 2 done */
-  char *live = calloc((size_t)n, 1);   /* reachable from pc 0 */
-  if (!stack || !next || !state || !live) {
-    found = -1;
-    goto done;
-  }
-  sp = 0;
-  stack[sp++] = 0;
-  live[0] = 1;
-  while (sp > 0) {
-    int v = stack[--sp], s[3], ns = successors(f, v, s), k;
-    for (k = 0; k < ns; k++)
-      if (!live[s[k]]) {
-        live[s[k]] = 1;
-        stack[sp++] = s[k];
-      }
-  }
-  for (root = 0; root < n && !found; root++) {
-    if (!live[root] || state[root] || is_check(f->code[root])) continue;
-    sp = 0;
-    stack[sp++] = root;
+   as the else of "elseif true", which the rewriter does not check).  It
+   starts at the entry and again after every check that it meets, so it
+   reaches all of that code, each instruction once with its successors
+   worked out once: linear in the code size.  An edge back to an
+   instruction on its stack closes a cycle without a check.  -1 when out
+   of memory. */
+typedef struct dfs_frame {
+  int pc, ns, next;
+  int s[3];
+} dfs_frame;
+
+/* Whether some instruction of f may jump back (to itself or before):
+   every other edge goes forward, so without one f has no cycle. */
+static int jumps_back(const vm_proto *f) {
+  int pc, t;
+  for (pc = 0; pc < f->sizecode; pc++)
+    if (vm_jump_target(f->code[pc], pc, &t) && t <= pc) return 1;
+  return 0;
+}
+
+static int unchecked_cycle(const vm_proto *f, rw_arena *a, int *at) {
+  int n = f->sizecode, sp, nroots = 0, found = 0;
+  dfs_frame *stack;
+  int *roots;
+  char *state;
+  if (!jumps_back(f)) return 0;
+  stack = rw_arena_alloc(a, (size_t)n, sizeof *stack);
+  roots = rw_arena_alloc(a, 3 * (size_t)n + 1, sizeof *roots);  /* to
+                                                          start from */
+  state = rw_arena_zalloc(a, (size_t)n, 1);  /* 0 new, 1 on the stack,
+                                                2 done */
+  if (!stack || !roots || !state)
+    return -1;
+  roots[nroots++] = 0;
+  while (nroots > 0 && !found) {
+    int root = roots[--nroots], w;
+    if (state[root] != 0) continue;
     state[root] = 1;
-    while (sp > 0 && !found) {
-      int v = stack[sp - 1], s[3], ns = successors(f, v, s);
-      if (next[v] < ns) {
-        int w = s[next[v]++];
-        if (is_check(f->code[w]) || state[w] == 2) continue;
-        if (state[w] == 1) {
-          found = 1;
-          *at = w;
+    sp = 0;
+    w = root;
+    for (;;) {
+      if (w >= 0) {  /* enter w, or go on after it when it checks */
+        dfs_frame *v = &stack[sp];
+        int k;
+        v->pc = w;
+        v->ns = successors(f, w, v->s);
+        v->next = 0;
+        if (!is_check(f->code[w])) {
+          sp++;
+        } else {
+          for (k = 0; k < v->ns; k++) roots[nroots++] = v->s[k];
+          state[w] = 2;
         }
-        else {
-          state[w] = 1;
-          stack[sp++] = w;
+      }
+      if (sp == 0) break;
+      {
+        dfs_frame *v = &stack[sp - 1];
+        w = -1;
+        if (v->next < v->ns) {
+          int s = v->s[v->next++];
+          if (state[s] == 1) {
+            found = 1;
+            *at = s;
+            break;
+          }
+          if (state[s] == 0) {
+            state[s] = 1;
+            w = s;
+          }
+        } else {
+          state[v->pc] = 2;
+          sp--;
         }
-      } else {
-        state[v] = 2;
-        sp--;
       }
     }
   }
-done:
-  free(stack);
-  free(next);
-  free(state);
-  free(live);
   return found;
 }
 
@@ -147,30 +172,38 @@ done:
    needed; the function must start with a zero check and every cycle of
    its code must pass one, so that no run goes on unchecked. */
 static lraf_status verify_fused(const vm_proto *f, int index, int depth,
-                                lraf_error *err) {
+                                rw_arena *a, lraf_error *err) {
   char path[64];
   lraf_status st;
-  int i, entry;
-  snprintf(path, sizeof path, "function %d at depth %d (line %d)", index,
-           depth, f->linedefined);
-  st = vm_check_code(f, path, VM_CHECK_REWRITTEN, err);
+  int i, entry, at = 0, c = 0;
+  /* a name for messages only: checked without it first, and named only
+     to say what failed */
+  st = vm_check_code(f, NULL, VM_CHECK_REWRITTEN, NULL);
   entry = f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP;
   while (entry < f->sizecode && vm_op(f->code[entry]) == VM_OP_ACCT &&
          !is_check(f->code[entry]))
     entry++;  /* a charge too large for one ACCT: the last one checks */
-  if (st == LRAF_OK && (entry >= f->sizecode || !is_check(f->code[entry])))
-    st = err_fail(err, LRAF_EVERIFY, "%s does not start with a zero check "
-                  "(ACCT)", path);
-  if (st == LRAF_OK) {
-    int at = 0, c = unchecked_cycle(f, &at);
-    if (c < 0)
-      st = err_fail(err, LRAF_EMEM, "out of memory verifying %s", path);
-    else if (c)
-      st = err_fail(err, LRAF_EVERIFY, "%s has a loop through pc %d without "
-                    "a zero check", path, at + 1);
+  if (st == LRAF_OK && entry < f->sizecode && is_check(f->code[entry]))
+    c = unchecked_cycle(f, a, &at);
+  rw_arena_reset(a);
+  if (st != LRAF_OK || entry >= f->sizecode || !is_check(f->code[entry]) ||
+      c != 0) {
+    snprintf(path, sizeof path, "function %d at depth %d (line %d)", index,
+             depth, f->linedefined);
+    if (st != LRAF_OK)
+      vm_check_code(f, path, VM_CHECK_REWRITTEN, err);
+    else if (entry >= f->sizecode || !is_check(f->code[entry]))
+      err_fail(err, LRAF_EVERIFY, "%s does not start with a zero check "
+               "(ACCT)", path);
+    else if (c < 0)
+      err_fail(err, LRAF_EMEM, "out of memory verifying %s", path);
+    else
+      err_fail(err, LRAF_EVERIFY, "%s has a loop through pc %d without a "
+               "zero check", path, at + 1);
+    st = LRAF_EVERIFY;
   }
   for (i = 0; st == LRAF_OK && i < f->sizep; i++)
-    st = verify_fused(f->p[i], i, depth + 1, err);
+    st = verify_fused(f->p[i], i, depth + 1, a, err);
   if (st != LRAF_OK && err != NULL)
     err->code = LRAF_EVERIFY;
   return st != LRAF_OK ? LRAF_EVERIFY : LRAF_OK;
@@ -194,8 +227,14 @@ lraf_status rw_verify_target(const vm_chunk *chunk, rw_target target,
     return err_fail(err, LRAF_EVERIFY,
                     "chunk header says %d upvalues, main has %d",
                     chunk->nupvalues, chunk->main->sizeupvalues);
-  if (target == RW_LRAVM)
-    return verify_fused(chunk->main, 0, 0, err);
+  if (target == RW_LRAVM) {
+    rw_arena a;
+    lraf_status st;
+    rw_arena_init(&a);
+    st = verify_fused(chunk->main, 0, 0, &a, err);
+    rw_arena_free(&a);
+    return st;
+  }
   if (has_acct(chunk->main))
     return err_fail(err, LRAF_EVERIFY,
                     "the chunk holds ACCT, which only the lraf VM runs");

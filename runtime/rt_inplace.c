@@ -59,6 +59,16 @@ static int copy_const(vm_const *k, const TValue *o) {
   }
 }
 
+/* n zeroed elements of size bytes, or NULL for none (the model's empty
+   array); *ok is cleared when out of memory. */
+static void *new_array(int n, size_t size, int *ok) {
+  void *a;
+  if (n <= 0) return NULL;
+  a = calloc((size_t)n, size);
+  if (a == NULL) *ok = 0;
+  return a;
+}
+
 static vm_proto *from_proto(const Proto *p, const TString *psource) {
   vm_proto *f = calloc(1, sizeof *f);
   int i, ok;
@@ -72,15 +82,14 @@ static vm_proto *from_proto(const Proto *p, const TString *psource) {
   ok = p->source == psource || copy_tstring(&f->source, p->source);
   n = (size_t)p->sizecode;
   f->code = malloc(n * sizeof *f->code + 1);
-  f->k = calloc((size_t)p->sizek + 1, sizeof *f->k);
-  f->upvalues = calloc((size_t)p->sizeupvalues + 1, sizeof *f->upvalues);
-  f->p = calloc((size_t)p->sizep + 1, sizeof *f->p);
+  f->k = new_array(p->sizek, sizeof *f->k, &ok);
+  f->upvalues = new_array(p->sizeupvalues, sizeof *f->upvalues, &ok);
+  f->p = new_array(p->sizep, sizeof *f->p, &ok);
   f->lineinfo = malloc((size_t)p->sizelineinfo + 1);
-  f->abslineinfo = calloc((size_t)p->sizeabslineinfo + 1,
-                          sizeof *f->abslineinfo);
-  f->locvars = calloc((size_t)p->sizelocvars + 1, sizeof *f->locvars);
-  if (!ok || !f->code || !f->k || !f->upvalues || !f->p ||
-      !f->lineinfo || !f->abslineinfo || !f->locvars) {
+  f->abslineinfo = new_array(p->sizeabslineinfo, sizeof *f->abslineinfo,
+                             &ok);
+  f->locvars = new_array(p->sizelocvars, sizeof *f->locvars, &ok);
+  if (!ok || !f->code || !f->lineinfo) {
     vm_proto_free(f);
     return NULL;
   }

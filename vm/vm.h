@@ -152,22 +152,64 @@ typedef struct vm_opinfo {
   unsigned flags;
 } vm_opinfo;
 
+/* The properties of every opcode and of ACCT (at VM_OP_ACCT): read
+   them through vm_opinfo_of.  The functions below are inline: the
+   rewriter and the verifier ask them for every instruction, several
+   times. */
+extern const vm_opinfo vm_opinfo_table[VM_OP_ACCT + 1];
+
 /* Properties of opcode op, or NULL when op is not a valid opcode. */
-const vm_opinfo *vm_opinfo_of(int op);
+static inline const vm_opinfo *vm_opinfo_of(int op) {
+  return op >= 0 && op <= VM_OP_ACCT ? &vm_opinfo_table[op] : NULL;
+}
 /* The opcode name, or "?" when op is not valid. */
 const char *vm_opname(int op);
 
 /* Properties that depend on operands. */
-int vm_needs_extraarg(vm_instr i);  /* LOADKX and NEWTABLE always (NEWTABLE
-                                       skips it even without k); SETLIST with k */
-int vm_uses_top(vm_instr i);        /* reads an open stack top: CALL/TAILCALL B=0,
-                                       RETURN B=0, SETLIST B=0 */
-int vm_sets_top(vm_instr i);        /* leaves the top open: CALL C=0, VARARG C=0 */
+/* LOADKX and NEWTABLE always (NEWTABLE skips it even without k); SETLIST
+   with k */
+static inline int vm_needs_extraarg(vm_instr i) {
+  switch (vm_op(i)) {
+    case VM_OP_LOADKX: case VM_OP_NEWTABLE: return 1;
+    case VM_OP_SETLIST: return vm_k(i);
+    default: return 0;
+  }
+}
+/* reads an open stack top: CALL/TAILCALL B=0, RETURN B=0, SETLIST B=0 */
+static inline int vm_uses_top(vm_instr i) {
+  switch (vm_op(i)) {
+    case VM_OP_CALL: case VM_OP_TAILCALL:
+    case VM_OP_RETURN: case VM_OP_SETLIST:
+      return vm_b(i) == 0;
+    default: return 0;
+  }
+}
+/* leaves the top open: CALL C=0, VARARG C=0 */
+static inline int vm_sets_top(vm_instr i) {
+  switch (vm_op(i)) {
+    case VM_OP_CALL: case VM_OP_VARARG: return vm_c(i) == 0;
+    default: return 0;
+  }
+}
 /* The instruction that must immediately follow i, or -1 when none:
    VM_OP_JMP after a test, VM_OP_EXTRAARG after LOADKX etc.,
    VM_OP_TFORLOOP after TFORCALL.  For arithmetic ops that need an
    MMBIN* it returns VM_OP_MMBIN, VM_OP_MMBINI or VM_OP_MMBINK. */
-int vm_required_next(vm_instr i);
+static inline int vm_required_next(vm_instr i) {
+  int op = vm_op(i);
+  const vm_opinfo *oi = vm_opinfo_of(op);
+  unsigned flags = oi != NULL ? oi->flags : 0;
+  if (flags & VM_OPF_TEST) return VM_OP_JMP;
+  if (flags & VM_OPF_MMBIN) {
+    if (op == VM_OP_ADDI || op == VM_OP_SHRI || op == VM_OP_SHLI)
+      return VM_OP_MMBINI;
+    if (op >= VM_OP_ADDK && op <= VM_OP_BXORK) return VM_OP_MMBINK;
+    return VM_OP_MMBIN;
+  }
+  if (vm_needs_extraarg(i)) return VM_OP_EXTRAARG;
+  if (op == VM_OP_TFORCALL) return VM_OP_TFORLOOP;
+  return -1;
+}
 /* Whether Lua's count hook counts i when the interpreter reaches it as
    an ordinary fetched instruction (false for EXTRAARG, TFORLOOP and
    VARARGPREP; the JMP after a test and a skipped MMBIN are decided by
@@ -178,8 +220,22 @@ int vm_hook_counts(vm_instr i);
    FORLOOP, FORPREP, TFORPREP, TFORLOOP), store the target pc in *target
    and return 1; otherwise return 0.  For FORPREP the target is the
    instruction after the FORLOOP (loop skipped); for TFORPREP it is the
-   TFORCALL; for FORLOOP and TFORLOOP it is the loop body start. */
-int vm_jump_target(vm_instr i, int pc, int *target);
+   TFORCALL; for FORLOOP and TFORLOOP it is the loop body start.
+   The interpreter applies every offset to a pc already advanced past
+   the instruction: JMP pc+1+sJ; FORLOOP and TFORLOOP pc+1-Bx; FORPREP
+   pc+1+Bx+1 when the loop is skipped; TFORPREP pc+1+Bx. */
+static inline int vm_jump_target(vm_instr i, int pc, int *target) {
+  int t;
+  switch (vm_op(i)) {
+    case VM_OP_JMP: t = pc + 1 + vm_sj(i); break;
+    case VM_OP_FORLOOP: case VM_OP_TFORLOOP: t = pc + 1 - vm_bx(i); break;
+    case VM_OP_FORPREP: t = pc + 2 + vm_bx(i); break;
+    case VM_OP_TFORPREP: t = pc + 1 + vm_bx(i); break;
+    default: return 0;
+  }
+  if (target != NULL) *target = t;
+  return 1;
+}
 /* The inverse: set the jump of the instruction at pc so that it reaches
    target.  Returns 0 when the offset does not fit the field. */
 int vm_set_jump_target(vm_instr *i, int pc, int target);

@@ -291,8 +291,11 @@ static lraf_status check_misc(ctx *c, int op, int a) {
 
 static lraf_status check_operands(ctx *c) {
   int op = vm_op(c->i), a = vm_a(c->i), b = vm_b(c->i), cc = vm_c(c->i);
-  if (op == VM_OP_ACCT)  /* the lraf VM's: a mode, no register */
+  if (op == VM_OP_ACCT) {  /* the lraf VM's: a mode, no register */
+    if (!(c->flags & VM_CHECK_REWRITTEN))  /* never in a compiler's code */
+      return bad(c, "accounting instruction in a chunk lraf did not write");
     return a <= VM_ACCT_ADD ? LRAF_OK : bad(c, "ACCT mode %d", a);
+  }
   if (op <= VM_OP_LOADNIL || op == VM_OP_GETUPVAL || op == VM_OP_SETUPVAL)
     return check_loads(c, op, a, b);
   if (op <= VM_OP_SELF || op == VM_OP_SETLIST)

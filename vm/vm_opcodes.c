@@ -32,7 +32,7 @@
 ** modulo by zero (MOD, IDIV, MODK, IDIVK).  Arithmetic on wrong types
 ** does not fail in the op itself: it falls through to its MMBIN*.
 */
-static const vm_opinfo opinfo[VM_NUM_OPCODES] = {
+const vm_opinfo vm_opinfo_table[VM_OP_ACCT + 1] = {
   {"MOVE", ABC, 0},
   {"LOADI", ASBX, 0},
   {"LOADF", ASBX, 0},
@@ -116,16 +116,10 @@ static const vm_opinfo opinfo[VM_NUM_OPCODES] = {
   {"VARARG", ABC, E},  /* stack growth */
   {"VARARGPREP", ABC, E},  /* stack growth */
   {"EXTRAARG", AX, U},
+  /* the lraf VM's instruction: never fetched as far as the hook knows */
+  {"ACCT", ASBX, U},
 };
 
-/* The lraf VM's instruction: never fetched as far as the hook knows. */
-static const vm_opinfo acct = {"ACCT", ASBX, U};
-
-const vm_opinfo *vm_opinfo_of(int op) {
-  if (op == VM_OP_ACCT) return &acct;
-  if (op < 0 || op >= VM_NUM_OPCODES) return NULL;
-  return &opinfo[op];
-}
 
 const char *vm_opname(int op) {
   const vm_opinfo *oi = vm_opinfo_of(op);
@@ -166,50 +160,9 @@ vm_instr vm_isj(int op, int sj) {
 
 /* ------------------------------------------------------------------ */
 
-/* NEWTABLE always skips the next instruction (its EXTRAARG is 0 when k
-   is clear); SETLIST reads one only with k. */
-int vm_needs_extraarg(vm_instr i) {
-  switch (vm_op(i)) {
-    case VM_OP_LOADKX: case VM_OP_NEWTABLE: return 1;
-    case VM_OP_SETLIST: return vm_k(i);
-    default: return 0;
-  }
-}
-
-int vm_uses_top(vm_instr i) {
-  switch (vm_op(i)) {
-    case VM_OP_CALL: case VM_OP_TAILCALL:
-    case VM_OP_RETURN: case VM_OP_SETLIST:
-      return vm_b(i) == 0;
-    default: return 0;
-  }
-}
-
-int vm_sets_top(vm_instr i) {
-  switch (vm_op(i)) {
-    case VM_OP_CALL: case VM_OP_VARARG: return vm_c(i) == 0;
-    default: return 0;
-  }
-}
-
-static int mmbin_kind(int op) {
-  switch (op) {
-    case VM_OP_ADDI: case VM_OP_SHRI: case VM_OP_SHLI:
-      return VM_OP_MMBINI;
-    default:
-      if (op >= VM_OP_ADDK && op <= VM_OP_BXORK) return VM_OP_MMBINK;
-      return VM_OP_MMBIN;
-  }
-}
-
-int vm_required_next(vm_instr i) {
-  int op = vm_op(i);
-  if (has_flag(i, VM_OPF_TEST)) return VM_OP_JMP;
-  if (has_flag(i, VM_OPF_MMBIN)) return mmbin_kind(op);
-  if (vm_needs_extraarg(i)) return VM_OP_EXTRAARG;
-  if (op == VM_OP_TFORCALL) return VM_OP_TFORLOOP;
-  return -1;
-}
+/* vm_needs_extraarg, vm_uses_top, vm_sets_top and vm_required_next are
+   inline in vm.h.  NEWTABLE always skips the next instruction (its
+   EXTRAARG is 0 when k is clear); SETLIST reads one only with k. */
 
 int vm_hook_counts(vm_instr i) {
   int op = vm_op(i);
@@ -219,24 +172,7 @@ int vm_hook_counts(vm_instr i) {
 
 /* ------------------------------------------------------------------ */
 
-/*
-** The interpreter applies every offset to a pc already advanced past
-** the instruction: JMP pc+1+sJ; FORLOOP and TFORLOOP pc+1-Bx;
-** FORPREP pc+1+Bx+1 when the loop is skipped; TFORPREP pc+1+Bx.
-*/
-int vm_jump_target(vm_instr i, int pc, int *target) {
-  int t;
-  switch (vm_op(i)) {
-    case VM_OP_JMP: t = pc + 1 + vm_sj(i); break;
-    case VM_OP_FORLOOP: case VM_OP_TFORLOOP: t = pc + 1 - vm_bx(i); break;
-    case VM_OP_FORPREP: t = pc + 2 + vm_bx(i); break;
-    case VM_OP_TFORPREP: t = pc + 1 + vm_bx(i); break;
-    default: return 0;
-  }
-  if (target != NULL) *target = t;
-  return 1;
-}
-
+/* vm_jump_target is inline in vm.h; here its inverse. */
 static int set_bx_checked(vm_instr *i, long bx) {
   if (bx < 0 || bx > VM_MAXARG_BX) return 0;
   *i = vm_set_bx(*i, (int)bx);

@@ -149,11 +149,32 @@ static int teardown(void **state) {
   return tutil_sh_cleanup(&sh);
 }
 
+/* A chunk holding the lraf VM's ACCT, which no compiler writes: it was
+   read, then rewritten for the stock target into a chunk that the
+   verifier refused (and in the weighted mode ACCT's weight was read
+   past the table).  The reader refuses it now; chunks that lraf wrote
+   (vm_read_rewritten) may hold it. */
+static void test_acct_in_input_refused(void **state) {
+  size_t len;
+  char *data = tutil_run_slurp(REGRESS "/rewrite-acct-in-input", &len);
+  vm_chunk *c = NULL;
+  lraf_error err;
+  (void)state;
+  assert_non_null(data);
+  assert_int_equal(vm_read(data, len, NULL, &c, &err), LRAF_EFORMAT);
+  assert_null(c);
+  assert_non_null(strstr(err.message, "accounting instruction in a chunk "
+                                      "lraf did not write"));
+  assert_non_null(strstr(err.message, "ACCT at pc"));
+  free(data);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_replay_all),
     cmocka_unit_test(test_negative_line_refused),
     cmocka_unit_test(test_jump_inside_unit_refused),
+    cmocka_unit_test(test_acct_in_input_refused),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,45 @@
+/*
+** rw_arena.h - the rewriter's scratch memory.  Rewriting one function
+** takes some thirty small arrays (blocks, graphs, orders, the emitted
+** code and its side tables) that all die when the function is done; an
+** arena hands them out from large blocks and drops them together, and
+** the next function reuses the same memory.  One arena serves a whole
+** chunk (rw_rewrite) or a whole verification (rw_verify_target).  A
+** step whose scratch dies with it saves the arena's state and restores
+** it when done, so that the peak stays what freeing would give.
+**
+** Internal to the rewriter (prefix rw_arena_).
+*/
+#ifndef RW_ARENA_H
+#define RW_ARENA_H
+
+#include <stddef.h>
+
+typedef struct rw_arena_block rw_arena_block;
+
+typedef struct rw_arena {
+  rw_arena_block *head;  /* every block, newest first */
+  rw_arena_block *cur;   /* the block small requests come from */
+} rw_arena;
+
+/* What rw_arena_restore goes back to. */
+typedef struct rw_arena_mark {
+  rw_arena_block *head, *cur;
+  size_t used;
+} rw_arena_mark;
+
+void rw_arena_init(rw_arena *a);
+/* n elements of size bytes, aligned for any type; uninitialised.  NULL
+   when out of memory or when n * size overflows. */
+void *rw_arena_alloc(rw_arena *a, size_t n, size_t size);
+/* The same, zeroed. */
+void *rw_arena_zalloc(rw_arena *a, size_t n, size_t size);
+/* Drop what was allocated since the mark m was saved. */
+rw_arena_mark rw_arena_save(const rw_arena *a);
+void rw_arena_restore(rw_arena *a, rw_arena_mark m);
+/* Drop everything allocated; one block is kept for reuse. */
+void rw_arena_reset(rw_arena *a);
+/* Drop everything and give the memory back. */
+void rw_arena_free(rw_arena *a);
+
+#endif

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# make bench-rw: what rewriting costs next to compiling (tests/bench/
+# rwtime.c), on the corpus's benchmark programs, for both builds: the
+# lraf VM (rewriting in memory) and stock Lua (dump, read, rewrite,
+# verify, write).  RWTIME_LOOPS=N instead rewrites each program N times
+# without timing, a loop to run under perf record.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+make --no-print-directory -j2 build/liblraf.a >/dev/null
+make --no-print-directory -j2 vm >/dev/null
+progs=""
+for p in richards deltablue json nbody bounce list mandelbrot permute queens \
+         sieve storage towers raytrace binarytrees spectralnorm fannkuch \
+         fasta copipe gsubbuild; do
+  progs="$progs tests/corpus/$p.lua"
+done
+for B in build/lravm build; do
+  if [ "$B" = build/lravm ]; then
+    lua="-Ibuild/lua-lravm/src -DLRAF_VM"; libs="$B/lua/liblua.a -Wl,-E -ldl"
+  else
+    lua=$(pkg-config --cflags lua5.4); libs=$(pkg-config --libs lua5.4)
+  fi
+  mkdir -p "$B/bench"
+  cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g -Wall -Wextra -Werror \
+    -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iruntime -Itests/support \
+    $lua tests/bench/rwtime.c tests/support/tutil_run.c \
+    tests/support/tutil_capture.c "$B/liblraf.a" $libs -lm \
+    -o "$B/bench/rwtime"
+  echo "== $B"
+  if [ -n "${RWTIME_LOOPS:-}" ]; then
+    "$B/bench/rwtime" -l"$RWTIME_LOOPS" $progs
+  else
+    "$B/bench/rwtime" ${REPS:+-n$REPS} $progs
+    "$B/bench/rwtime" ${REPS:+-n$REPS} -x $progs | tail -3
+  fi
+done

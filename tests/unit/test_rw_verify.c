@@ -1,0 +1,266 @@
+/*
+** test_rw_verify.c - the lraf VM's verifier (rw_verify_target with
+** RW_LRAVM) refuses what it must and accepts what the rewriter makes.
+** Its search for loops without a zero check is compared with a slow
+** oracle written here (from every instruction, can it come back to
+** itself without passing a check?) on the rewritten corpus programs
+** with zero checks taken out one at a time; jumps out of the code, a
+** missing entry check and ACCT on the stock target are refused too.
+*/
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rw.h"
+#include "tutil_run.h"
+#include "tutil_vm.h"
+
+static const char *const programs[] = {
+  "tests/corpus/gotos.lua", "tests/corpus/loops.lua",
+  "tests/corpus/iterators.lua", "tests/corpus/richards.lua",
+  "tests/corpus/json.lua", "tests/corpus/coroutines.lua",
+};
+
+static const char *const snippets[] = {
+  /* irreducible: two ways into one cycle */
+  "local n = ... or 0\nif n > 1 then goto b end\n::a:: n = n + 1\n"
+  "::b:: if n < 10 then goto a end\nreturn n",
+  "while true do if math.random() > 2 then break end end",
+  "for i = 1, 3 do for j = 1, 3 do local x = i * j end end",
+  "for k, v in pairs({1, 2}) do repeat local y = v until true end",
+  "local t = {} for i = 1, 10 do t[i] = i > 5 and i or nil end return t",
+};
+
+/* A chunk of src rewritten for the lraf VM (exact mode or not). */
+static vm_chunk *rewritten(const char *src, size_t len, const char *name,
+                           int exact) {
+  tutil_vm_buf buf;
+  vm_chunk *chunk = NULL;
+  rw_options opt;
+  lraf_error err;
+  char msg[256];
+  if (!tutil_vm_dump(src, len, name, 0, &buf, msg, sizeof msg))
+    fail_msg("%s does not compile: %s", name, msg);
+  if (vm_read(buf.data, buf.size, NULL, &chunk, &err) != LRAF_OK)
+    fail_msg("%s: %s", name, err.message);
+  free(buf.data);
+  rw_default_options(&opt);
+  opt.target = RW_LRAVM;
+  opt.exact = exact;
+  if (rw_rewrite(chunk, &opt, NULL, &err) != LRAF_OK)
+    fail_msg("%s: %s", name, err.message);
+  return chunk;
+}
+
+static int is_check(vm_instr i) {
+  return vm_op(i) == VM_OP_ACCT && vm_a(i) != VM_ACCT_ADD;
+}
+
+/* Where control may go after pc, written for the oracle from Lua's
+   semantics: a jump's target; the next instruction unless pc always
+   jumps; the one after it where pc may skip it (tests, arithmetic that
+   skips its MMBIN, LFALSESKIP, an instruction with an EXTRAARG). */
+static int next_pcs(const vm_proto *f, int pc, int *s) {
+  vm_instr i = f->code[pc];
+  int op = vm_op(i), n = 0, t, k, m = 0;
+  const vm_opinfo *oi = vm_opinfo_of(op);
+  if (oi->flags & VM_OPF_ENDS) return 0;
+  if (vm_jump_target(i, pc, &t)) s[n++] = t;
+  if (op != VM_OP_JMP) s[n++] = pc + 1;
+  if (oi->flags & (VM_OPF_TEST | VM_OPF_MMBIN | VM_OPF_SKIPNEXT) ||
+      vm_required_next(i) == VM_OP_EXTRAARG)
+    s[n++] = pc + 2;
+  for (k = 0; k < n; k++)
+    if (s[k] >= 0 && s[k] < f->sizecode) s[m++] = s[k];
+  return m;
+}
+
+/* Instructions reachable from pc 0 (through checks too). */
+static char *live_code(const vm_proto *f) {
+  char *live = calloc((size_t)f->sizecode, 1);
+  int *stack = malloc((size_t)f->sizecode * sizeof *stack), sp = 0;
+  assert_non_null(live);
+  assert_non_null(stack);
+  stack[sp++] = 0;
+  live[0] = 1;
+  while (sp > 0) {
+    int v = stack[--sp], s[3], ns = next_pcs(f, v, s), k;
+    for (k = 0; k < ns; k++)
+      if (!live[s[k]]) { live[s[k]] = 1; stack[sp++] = s[k]; }
+  }
+  free(stack);
+  return live;
+}
+
+/* Whether the live instruction x, not a check, can come back to itself
+   without passing a check. */
+static int on_unchecked_cycle(const vm_proto *f, const char *live, int x) {
+  char *seen = calloc((size_t)f->sizecode, 1);
+  int *stack = malloc((size_t)f->sizecode * sizeof *stack), sp = 0, found = 0;
+  int s[3], ns, k;
+  assert_non_null(seen);
+  assert_non_null(stack);
+  if (!live[x] || is_check(f->code[x])) goto done;
+  ns = next_pcs(f, x, s);
+  for (k = 0; k < ns; k++)
+    if (!seen[s[k]] && !is_check(f->code[s[k]])) {
+      seen[s[k]] = 1;
+      stack[sp++] = s[k];
+    }
+  while (sp > 0 && !found) {
+    int v = stack[--sp];
+    if (v == x) { found = 1; break; }
+    ns = next_pcs(f, v, s);
+    for (k = 0; k < ns; k++)
+      if (!seen[s[k]] && !is_check(f->code[s[k]])) {
+        seen[s[k]] = 1;
+        stack[sp++] = s[k];
+      }
+  }
+done:
+  free(seen);
+  free(stack);
+  return found;
+}
+
+/* The oracle's verdict on f alone: has it a cycle without a check? */
+static int oracle_cycle(const vm_proto *f) {
+  char *live = live_code(f);
+  int pc, found = 0;
+  for (pc = 0; pc < f->sizecode && !found; pc++)
+    found = on_unchecked_cycle(f, live, pc);
+  free(live);
+  return found;
+}
+
+/* The pc (1-based) that the verifier's message names, or -1. */
+static int named_pc(const char *msg) {
+  const char *p = strstr(msg, "loop through pc ");
+  return p ? atoi(p + strlen("loop through pc ")) : -1;
+}
+
+static int mutations;
+
+/* Take out f's zero checks one at a time (all but one that the entry
+   needs) and compare the verifier with the oracle; then f's entry
+   check. */
+static void mutate_checks(vm_chunk *chunk, vm_proto *f, const char *name) {
+  int pc, entry = -1;
+  for (pc = 0; pc < f->sizecode; pc++) {
+    vm_instr saved = f->code[pc];
+    lraf_error err;
+    lraf_status st;
+    int expect;
+    if (!is_check(saved)) continue;
+    if (entry < 0) { entry = pc; continue; }
+    f->code[pc] = vm_set_a(saved, VM_ACCT_ADD);
+    expect = oracle_cycle(f);
+    memset(&err, 0, sizeof err);
+    st = rw_verify_target(chunk, RW_LRAVM, &err);
+    if ((st != LRAF_OK) != expect)
+      fail_msg("%s: without the check at pc %d the verifier says %s, the "
+               "oracle %s", name, pc + 1, st == LRAF_OK ? "ok" : err.message,
+               expect ? "a loop without a check" : "no such loop");
+    if (expect) {
+      char *live = live_code(f);
+      int at = named_pc(err.message);
+      assert_int_equal(st, LRAF_EVERIFY);
+      assert_int_equal(err.code, LRAF_EVERIFY);
+      if (at < 1 || at > f->sizecode || !on_unchecked_cycle(f, live, at - 1))
+        fail_msg("%s: the verifier names pc %d, not on a loop without a "
+                 "check: %s", name, at, err.message);
+      free(live);
+    }
+    f->code[pc] = saved;
+    mutations++;
+  }
+  if (entry >= 0) {
+    vm_instr saved = f->code[entry];
+    lraf_error err;
+    f->code[entry] = vm_set_a(saved, VM_ACCT_ADD);
+    assert_int_equal(rw_verify_target(chunk, RW_LRAVM, &err), LRAF_EVERIFY);
+    if (strstr(err.message, "does not start with a zero check") == NULL &&
+        strstr(err.message, "without a zero check") == NULL)
+      fail_msg("%s: no entry check, yet: %s", name, err.message);
+    f->code[entry] = saved;
+  }
+}
+
+static void mutate_tree(vm_chunk *chunk, vm_proto *f, const char *name) {
+  int i;
+  mutate_checks(chunk, f, name);
+  for (i = 0; i < f->sizep; i++) mutate_tree(chunk, f->p[i], name);
+}
+
+static void check_source(const char *src, size_t len, const char *name) {
+  int exact;
+  for (exact = 0; exact <= 1; exact++) {
+    vm_chunk *chunk = rewritten(src, len, name, exact);
+    lraf_error err;
+    if (rw_verify_target(chunk, RW_LRAVM, &err) != LRAF_OK)
+      fail_msg("%s as rewritten does not verify: %s", name, err.message);
+    mutate_tree(chunk, chunk->main, name);
+    assert_int_equal(rw_verify_target(chunk, RW_LRAVM, &err), LRAF_OK);
+    vm_chunk_free(chunk);
+  }
+}
+
+static void test_cycles_match_oracle(void **state) {
+  size_t i;
+  (void)state;
+  mutations = 0;
+  for (i = 0; i < sizeof snippets / sizeof snippets[0]; i++)
+    check_source(snippets[i], strlen(snippets[i]), snippets[i]);
+  for (i = 0; i < sizeof programs / sizeof programs[0]; i++) {
+    size_t len;
+    char *src = tutil_run_slurp(programs[i], &len);
+    if (src == NULL) fail_msg("cannot read %s", programs[i]);
+    check_source(src, len, programs[i]);
+    free(src);
+  }
+  if (mutations < 100)
+    fail_msg("only %d checks taken out", mutations);
+}
+
+/* A jump out of the code, the lraf VM's code on the stock target, and
+   a chunk whose header disagrees with its main function. */
+static void test_refuses_bad_code(void **state) {
+  const char *src = "local s = 0 for i = 1, 10 do s = s + i end return s";
+  vm_chunk *chunk = rewritten(src, strlen(src), "=loop", 0);
+  vm_proto *f = chunk->main;
+  lraf_error err;
+  int pc, jumps = 0;
+  (void)state;
+  for (pc = 0; pc < f->sizecode; pc++) {
+    vm_instr saved = f->code[pc];
+    int t;
+    if (!vm_jump_target(saved, pc, &t)) continue;
+    jumps++;
+    assert_true(vm_set_jump_target(&f->code[pc], pc, f->sizecode + 5) ||
+                vm_set_jump_target(&f->code[pc], pc, -5));
+    assert_int_equal(rw_verify_target(chunk, RW_LRAVM, &err), LRAF_EVERIFY);
+    assert_non_null(strstr(err.message, "function 0 at depth 0"));
+    f->code[pc] = saved;
+  }
+  assert_true(jumps >= 2);
+  assert_int_equal(rw_verify_target(chunk, RW_LRAVM, &err), LRAF_OK);
+  assert_int_equal(rw_verify_target(chunk, RW_STOCK, &err), LRAF_EVERIFY);
+  assert_non_null(strstr(err.message, "ACCT"));
+  chunk->nupvalues++;
+  assert_int_equal(rw_verify_target(chunk, RW_LRAVM, &err), LRAF_EVERIFY);
+  vm_chunk_free(chunk);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_cycles_match_oracle),
+    cmocka_unit_test(test_refuses_bad_code),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
