@@ -6,7 +6,7 @@
 # without timing, a loop to run under perf record.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-make --no-print-directory -j2 build/liblraf.a >/dev/null
+make --no-print-directory -j2 stock >/dev/null
 make --no-print-directory -j2 vm >/dev/null
 progs=""
 for p in richards deltablue json nbody bounce list mandelbrot permute queens \
@@ -14,8 +14,8 @@ for p in richards deltablue json nbody bounce list mandelbrot permute queens \
          fasta copipe gsubbuild; do
   progs="$progs tests/corpus/$p.lua"
 done
-for B in build/lravm build; do
-  if [ "$B" = build/lravm ]; then
+for B in build build/stock; do
+  if [ "$B" = build ]; then
     lua="-Ibuild/lua-lravm/src -DLRAF_VM"; libs="$B/lua/liblua.a -Wl,-E -ldl"
   else
     lua=$(pkg-config --cflags lua5.4); libs=$(pkg-config --libs lua5.4)
