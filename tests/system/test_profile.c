@@ -2,10 +2,12 @@
 ** test_profile.c - lraf_profile_* and lraf profile against an
 ** independent oracle: a count hook of 1 on the unmodified program in a
 ** plain lua_State that attributes every instruction to the running
-** function (short source, line defined).  On every corpus program the
-** self counts sum to the state's count and equal the oracle's per
-** function; two runs give byte-identical outputs; callgrind_annotate
-** and xmllint read the outputs; coroutines hang where they were made.
+** function (short source, line defined) and to its current line.  On
+** every corpus program the self counts sum to the state's count and
+** equal the oracle's per function, and on the lraf VM build (the stock
+** target has no per-line counts) per line; two runs give byte-identical
+** outputs; callgrind_annotate and xmllint read the outputs; coroutines
+** hang where they were made.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,6 +56,8 @@ typedef struct ofunc {
   char source[256];
   int line;
   long long self;
+  long long *lines;  /* per current line: instructions (index line) */
+  int nlines;
 } ofunc;
 
 static ofunc *ofn;
@@ -63,15 +67,31 @@ static long long ototal;
 static int olast;              /* the function of the last instruction */
 static const void *olast_fn;   /* its closure (running, so alive) */
 
+/* One instruction of function i at line. */
+static void oracle_line(int i, int line) {
+  ofunc *o = &ofn[i];
+  if (line < 0) return;
+  if (line >= o->nlines) {
+    int n = line + 64;
+    o->lines = realloc(o->lines, (size_t)n * sizeof *o->lines);
+    assert_non_null(o->lines);
+    memset(o->lines + o->nlines, 0, (size_t)(n - o->nlines) *
+           sizeof *o->lines);
+    o->nlines = n;
+  }
+  o->lines[line]++;
+}
+
 static void oracle_hook(lua_State *L, lua_Debug *ar) {
   int i;
   const void *f;
-  if (!lua_getinfo(L, "f", ar)) return;
+  if (!lua_getinfo(L, "fl", ar)) return;
   f = lua_topointer(L, -1);
   lua_pop(L, 1);
   ototal++;
   if (f == olast_fn && olast < nofn) {
     ofn[olast].self++;
+    oracle_line(olast, ar->currentline);
     return;
   }
   olast_fn = f;
@@ -81,6 +101,7 @@ static void oracle_hook(lua_State *L, lua_Debug *ar) {
         strcmp(ofn[i].source, ar->short_src) == 0) {
       ofn[i].self++;
       olast = i;
+      oracle_line(i, ar->currentline);
       return;
     }
   if (nofn == capofn) {
@@ -91,7 +112,16 @@ static void oracle_hook(lua_State *L, lua_Debug *ar) {
   snprintf(ofn[nofn].source, sizeof ofn[nofn].source, "%s", ar->short_src);
   ofn[nofn].line = ar->linedefined;
   ofn[nofn].self = 1;
+  ofn[nofn].lines = NULL;
+  ofn[nofn].nlines = 0;
   olast = nofn++;
+  oracle_line(olast, ar->currentline);
+}
+
+static void oracle_free(void) {
+  int i;
+  for (i = 0; i < nofn; i++) free(ofn[i].lines);
+  nofn = 0;
 }
 
 /* Standard output goes to /dev/null while a program runs. */
@@ -115,7 +145,7 @@ static void loud(int saved) {
 static void run_oracle(const char *path) {
   lua_State *L = luaL_newstate();
   int saved, st;
-  nofn = 0;
+  oracle_free();
   olast = 0;
   olast_fn = NULL;
   ototal = 0;
@@ -191,6 +221,87 @@ static int compare_functions(const lraf_profile *P, const char *name,
   return bad;
 }
 
+static char *write_mem(const lraf_profile *P, const char *format,
+                       size_t *len);
+
+/* The oracle's function for source:line, -1 when it has none. */
+static int oracle_find(const char *source, int line) {
+  int j;
+  for (j = 0; j < nofn; j++)
+    if (ofn[j].line == line && strcmp(ofn[j].source, source) == 0)
+      return j;
+  return -1;
+}
+
+/* The per-line counts of P, read from its JSON output: each Lua
+   function's lines sum to its self count and, when strict, equal the
+   oracle's.  Returns the number of differences; *with_lines gets the
+   number of functions that have lines. */
+static int compare_lines(const lraf_profile *P, const char *name, int strict,
+                         int *with_lines) {
+  size_t len;
+  char *json = write_mem(P, "json", &len), *p;
+  int bad = 0, found = 0, expected = 0, j;
+  *with_lines = 0;
+  for (p = strstr(json, "{\"frame\": "); p != NULL;
+       p = strstr(p + 1, "{\"frame\": ")) {
+    char source[256], *q, *eol = strchr(p, '\n');
+    int line, l, k = 0, matched = 0;
+    long long self, n, sum = 0;
+    q = strstr(p, "\"source\": \"") + 11;
+    while (*q != '"' && k < 255) {  /* the JSON writer's escapes */
+      unsigned x;
+      if (q[0] == '\\' && q[1] == 'u' && sscanf(q + 2, "%4x", &x) == 1) {
+        source[k++] = (char)x;
+        q += 6;
+      } else {
+        if (*q == '\\') q++;
+        source[k++] = *q++;
+      }
+    }
+    source[k] = '\0';
+    assert_int_equal(sscanf(strstr(q, "\"line\": "), "\"line\": %d", &line),
+                     1);
+    assert_int_equal(sscanf(strstr(q, "\"self\": "), "\"self\": %lld",
+                            &self), 1);
+    q = strstr(p, "\"lines\": [");
+    if (q == NULL || (eol != NULL && q > eol)) continue;
+    (*with_lines)++;
+    j = oracle_find(source, line);
+    found += j >= 0;
+    for (q += 10; sscanf(q, "[%d, %lld]", &l, &n) == 2;
+         q = strchr(q, ']') + 1, q += (*q == ',') ? 2 : 0) {
+      long long want = j >= 0 && l < ofn[j].nlines ? ofn[j].lines[l] : 0;
+      sum += n;
+      matched += want != 0;
+      if (strict && n != want) {
+        bad++;
+        print_message("  %s: %s:%d line %d: profile %lld, oracle %lld\n",
+                      name, source, line, l, n, want);
+      }
+    }
+    if (strict && j >= 0)  /* lines the profile does not have */
+      for (l = 0; l < ofn[j].nlines; l++) matched -= ofn[j].lines[l] != 0;
+    if (strict && matched != 0) {
+      bad++;
+      print_message("  %s: %s:%d: lines missing\n", name, source, line);
+    }
+    if (sum != self) {
+      bad++;
+      print_message("  %s: %s:%d: lines sum to %lld, self %lld\n", name,
+                    source, line, sum, self);
+    }
+  }
+  for (j = 0; j < nofn; j++) expected += ofn[j].self > 0;
+  if (strict && lraf_vm_builtin() && found != expected) {
+    bad++;
+    print_message("  %s: %d of the oracle's %d functions have lines\n", name,
+                  found, expected);
+  }
+  free(json);
+  return bad;
+}
+
 /* One corpus file in one mode against the oracle's run of it. */
 static void check_mode(const char *path, const char *name, int exact) {
   int64_t counted;
@@ -209,6 +320,16 @@ static void check_mode(const char *path, const char *name, int exact) {
     if (compare_functions(P, name, 1) != 0)
       fail_msg("%s (%s): per-function self counts differ from the oracle",
                path, exact ? "exact" : "default");
+  }
+  /* per-line counts: the lraf VM's collector has them, exact; the stock
+     target's does not (docs/profiling.md) */
+  {
+    int with_lines, bad = compare_lines(P, name, strict, &with_lines);
+    if (bad != 0)
+      fail_msg("%s (%s): %d per-line counts differ", path,
+               exact ? "exact" : "default", bad);
+    if (lraf_vm_builtin() ? with_lines == 0 : with_lines != 0)
+      fail_msg("%s: %d functions with per-line counts", path, with_lines);
   }
   print_message("  %-18s %-7s total %10lld  functions %3d%s\n", name,
                 exact ? "exact" : "default", (long long)counted,
@@ -236,6 +357,7 @@ static void test_corpus(void **state) {
   }
   closedir(d);
   assert_true(files >= 6);
+  oracle_free();
   free(ofn);
   ofn = NULL;
   capofn = 0;
