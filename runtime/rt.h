@@ -131,6 +131,11 @@ void rt_regranulate(lraf_state *S, lua_State *L);
 /* Everything the state counted so far, live counter included: grows by
    exactly what runs (the profiler reads it at calls and returns). */
 int64_t rt_total(lraf_state *S, lua_State *L);
+/* The same from the counter's value (the lraf VM's profiler reads it at
+   every call and return: rt_pfvm.c). */
+static inline int64_t rt_total_of(const lraf_state *S, int64_t counter) {
+  return S->charged + counter - S->base + S->pending;
+}
 
 /* ---- rt_profile.c: the profiler's stock collector ---- */
 /* Stop and free the running profile, if any (lraf_close). */

@@ -9,7 +9,9 @@
 ** the frame that was on top after it, and frames are matched by their
 ** CallInfo, so frames an error unwound are dropped at the next event of
 ** their thread.  Functions are found through a cache keyed by Proto
-** (Lua) or closure (C); only a miss asks lua_getinfo.
+** (Lua) or closure (C); only a miss asks lua_getinfo.  A Proto counted
+** for per-line counts (below) leads to its own record, which remembers
+** its function for the profile.
 **
 ** Per-line counts: while a profile runs, the state rewrites what it
 ** loads with rw_options.lines, so every function says which lines each
@@ -47,13 +49,18 @@ typedef struct proto_entry {
 } proto_entry;
 
 struct rt_pfvm {
+  const lua_Integer *counter;  /* the state's ACCT counter */
   proto_entry pe[PROTO_CACHE];
 };
 
-/* The ACCT counts of one function rewritten for a profile. */
+/* The ACCT counts of one function rewritten for a profile.  mem[0] is
+   the record's index, mem + 1 the Proto's accthits. */
 typedef struct pfl_func {
+  lua_Integer *mem;
   lua_Integer *hits;     /* Proto.accthits: runs per pc */
   int sizecode;
+  unsigned gen;          /* fn is the function in profile gen */
+  int fn;
   char source[LUA_IDSIZE];  /* short source, as lua_getinfo gives it */
   int line;
   vm_linecost *cost;     /* vm_proto.linecosts */
@@ -63,6 +70,7 @@ typedef struct pfl_func {
 struct rt_pflines {
   pfl_func *f;
   int n, cap;
+  unsigned gen;          /* profiles started */
   int oom;               /* some function could not be counted */
 };
 
@@ -79,6 +87,17 @@ static int lua_fn(lraf_profile *R, lua_State *L, CallInfo *ci) {
   size_t len = p->source ? tsslen(p->source) : 0;
   lua_Debug ar;
   char *copy;
+  if (p->accthits != NULL) {  /* counted: its record knows */
+    struct rt_pflines *pl = R->S->pflines;
+    pfl_func *f = &pl->f[p->accthits[-1]];
+    if (f->gen != pl->gen) {
+      ar.i_ci = ci;
+      if (!lua_getinfo(L, "S", &ar)) return -1;
+      f->fn = rt_pf_lua(R, L, &ar);
+      f->gen = pl->gen;
+    }
+    return f->fn;
+  }
   if (e->p == p && e->line == p->linedefined && e->srclen == len &&
       memcmp(e->src, src, len) == 0)
     return e->fn;
@@ -138,12 +157,15 @@ static void created(lraf_profile *R, lua_State *L, int nres, int node) {
 static void event(lua_State *L, int ev, CallInfo *ci, int nres) {
   lraf_profile *R = rt_state(L)->profile;
   int s, fn = -1, node;
+  int64_t now;
   if (R == NULL || R->vm == NULL) return;
   if (!isLua(ci) && ev != LUA_HOOKRET &&
       (fn = c_fn(R, L, ci)) == -2)
     return;  /* consume */
   if ((s = rt_pf_stack(R, L)) < 0) return;
-  rt_pf_charge(R, L);
+  now = rt_total_of(R->S, *R->vm->counter);  /* rt_pf_charge, inline */
+  pf_charge(R->P, R->running, now - R->last);
+  R->last = now;
   if (ev == LUA_HOOKRET) {
     node = pf_return(R->P, s, ci);
     if (node >= 0 && !isLua(ci)) {
@@ -184,14 +206,17 @@ void rt_pfvm_attach(lua_State *L, void *proto, const vm_proto *f) {
     pl->cap = cap;
   }
   e = &pl->f[pl->n];
-  e->hits = calloc((size_t)p->sizecode, sizeof *e->hits);
+  e->mem = calloc((size_t)p->sizecode + 1, sizeof *e->mem);
   e->cost = malloc((size_t)f->sizelinecosts * sizeof *e->cost);
-  if (e->hits == NULL || e->cost == NULL) {
-    free(e->hits);
+  if (e->mem == NULL || e->cost == NULL) {
+    free(e->mem);
     free(e->cost);
     pl->oom = 1;
     return;
   }
+  e->mem[0] = pl->n;
+  e->hits = e->mem + 1;
+  e->gen = 0;
   memcpy(e->cost, f->linecosts, (size_t)f->sizelinecosts * sizeof *e->cost);
   e->ncost = f->sizelinecosts;
   e->sizecode = p->sizecode;
@@ -216,7 +241,9 @@ static void lines_out(lraf_profile *R) {
     for (k = 0; k < e->ncost; k++) {
       lua_Integer n = e->hits[e->cost[k].pc];
       if (n == 0) continue;
-      if (fn == -2) fn = pf_func_find(R->P, e->source, e->line, NULL, 0);
+      if (fn == -2)
+        fn = e->gen == pl->gen ? e->fn
+           : pf_func_find(R->P, e->source, e->line, NULL, 0);
       if (fn >= 0) pf_line(R->P, fn, e->cost[k].line, n * e->cost[k].cost);
     }
     memset(e->hits, 0, (size_t)e->sizecode * sizeof *e->hits);
@@ -237,7 +264,7 @@ void rt_pfvm_close(lraf_state *S) {
   int i;
   if (pl == NULL) return;
   for (i = 0; i < pl->n; i++) {
-    free(pl->f[i].hits);
+    free(pl->f[i].mem);
     free(pl->f[i].cost);
   }
   free(pl->f);
@@ -251,9 +278,14 @@ int rt_pfvm_start(lraf_profile *R) {
   lraf_state *S = R->S;
   R->vm = calloc(1, sizeof *R->vm);
   if (R->vm == NULL) return 0;
+  if (S->pflines == NULL &&
+      (S->pflines = calloc(1, sizeof *S->pflines)) == NULL)
+    return 0;
+  R->vm->counter = lua_acctcounter(S->L);
   R->lines_was = S->opt.lines;
   S->opt.lines = S->opt.target == RW_LRAVM;
   lines_zero(S);
+  S->pflines->gen++;
   lua_setacctprof(S->L, event);
   return 1;
 }
