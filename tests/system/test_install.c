@@ -57,8 +57,11 @@ static void test_install_and_embed(void **state) {
   skip();
 #endif
   if (sh("command -v pkg-config > /dev/null") != 0) skip();
-  snprintf(build, sizeof build, "%s", lraf);
-  snprintf(build, sizeof build, "%s", dirname(build));
+  {  /* dirname may write into its argument: not the buffer it fills */
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", lraf);
+    snprintf(build, sizeof build, "%s", dirname(copy));
+  }
   snprintf(prefix, sizeof prefix, "/tmp/lraf-install-XXXXXX");
   assert_non_null(mkdtemp(prefix));
   snprintf(log, sizeof log, "%s/make.log", prefix);
