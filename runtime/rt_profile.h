@@ -2,7 +2,7 @@
 ** rt_profile.h - what the profiler's two collectors share: the stock
 ** target's call and return hook (rt_profile.c, with the lraf_profile_*
 ** API) and the lraf VM's callback (rt_pfvm.c).  Both name functions the
-** same way and feed the same core (profile/pf.h).
+** same way (rt_pfname.c) and feed the same core (profile/pf.h).
 */
 #ifndef RT_PROFILE_H
 #define RT_PROFILE_H
@@ -33,6 +33,7 @@ struct lraf_profile {
   int lines_was;         /* S->opt.lines before the profile */
 };
 
+/* ---- rt_pfname.c ---- */
 /* The stack of thread L (-1: out of memory). */
 int rt_pf_stack(lraf_profile *R, lua_State *L);
 /* The Lua function that ar describes (lua_getinfo "S" done; ar->i_ci
