@@ -1,8 +1,14 @@
 # lraf - build, test and benchmark.
 #
-#   make run    install missing packages, build, list a bundled example
-#   make test   install missing packages, build, run every test (also
-#               against the lraf VM: make vm, test-vm, docs/lraf-vm.md)
+#   make run    install missing packages, build, run a bundled example
+#   make test   install missing packages, build, run every test on both
+#               targets (the lraf VM and the stock target)
+#
+# Two builds (docs/lraf-vm.md): build/ is the lraf VM (LRAF_VM=1, the
+# default: Lua 5.4.4 from Debian's source package plus
+# vm/lravm/lua-acct.patch, linked in), build/stock the stock target
+# (LRAF_VM=0, against Debian's liblua5.4).  `make` builds both; without
+# the lraf VM's sources it builds build/stock alone and says so.
 #   make examples  build examples/*.c into $(BUILD)/examples (tests run them)
 #   make bench  overhead benchmarks (tests/bench; bench-native: native
 #               cost calibration and the overhead of native charging)
@@ -47,6 +53,8 @@ PKGS    += libsqlite3-dev libpq-dev libmicrohttpd-dev
 PKGS    += dpkg-dev patch
 TEST_PKGS += sqlite3 postgresql curl
 BUILD   ?= build
+LRAF_VM ?= 1
+STOCK   := build/stock
 OPT     ?= -O2
 SAN     ?=
 
@@ -57,8 +65,8 @@ LUA_DEP    :=
 # The lraf VM (issue 17, docs/lraf-vm.md): with LRAF_VM=1 everything is
 # built against Lua 5.4.4 from Debian's source package plus
 # vm/lravm/lua-acct.patch (vm/lravm/fetch.sh puts it in $(LRAVM_SRC)),
-# compiled into $(BUILD)/lua/liblua.a.  `make vm` builds that into
-# build/lravm; `make unit BUILD=build/lravm LRAF_VM=1` runs the tests there.
+# compiled into $(BUILD)/lua/liblua.a.  With LRAF_VM=0 it is built
+# against Debian's liblua5.4 (the stock target, in $(STOCK)).
 LRAVM_SRC := build/lua-lravm
 LRAVM_C   := lapi lcode lctype ldebug ldo ldump lfunc lgc llex lmem lobject \
              lopcodes lparser lstate lstring ltable ltm lundump lvm lzio \
@@ -75,6 +83,16 @@ LUA_CFLAGS := -I$(LRAVM_SRC)/src -DLRAF_VM
 LUA_LIBS   := $(BUILD)/lua/liblua.a -Wl,-E -ldl
 LUA_DEP    := $(LRAVM_SRC)/.ok $(BUILD)/lua/liblua.a
 endif
+
+# A build directory holds one target: a stamp names it, and make refuses
+# to mix the two in one directory.
+VM_STAMP := $(BUILD)/.lraf-vm-$(LRAF_VM)
+ifneq ($(wildcard $(BUILD)/.lraf-vm-$(if $(filter 1,$(LRAF_VM)),0,1)),)
+$(error $(BUILD) holds the build of LRAF_VM=$(if $(filter 1,$(LRAF_VM)),0,1); \
+  use BUILD=$(if $(filter 1,$(LRAF_VM)),$(STOCK),build) or make clean)
+endif
+$(VM_STAMP):
+	@mkdir -p $(dir $@) && touch $@
 
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
            -fPIC -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iprofile -Iruntime $(LUA_CFLAGS) $(SAN)
@@ -103,10 +121,20 @@ TEST_SUPPORT := $(wildcard tests/support/*.c)
 # examples/*.c: each one program over the public header only.
 EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all deps run test check unit san-test bench bench-native bench-profile clean examples memcheck \
-        fuzz fuzz-build fuzz-deps fuzz-diff vm bench-vm test-vm
+.PHONY: all programs deps run test check unit san-test bench bench-native bench-profile clean \
+        examples memcheck fuzz fuzz-build fuzz-deps fuzz-diff vm stock bench-vm test-vm
 
-all: deps $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf $(BUILD)/lraf-lua examples
+# Both builds: the stock target first (it needs nothing fetched), then
+# the lraf VM when its sources can be had.
+all: deps
+	@$(MAKE) --no-print-directory programs BUILD=$(STOCK) LRAF_VM=0
+	@if vm/lravm/fetch.sh $(LRAVM_SRC); then \
+	  $(MAKE) --no-print-directory programs BUILD=build LRAF_VM=1; \
+	else echo "lraf: built without the lraf VM (its sources: above);" \
+	  "$(STOCK)/lraf runs on the stock target"; fi
+
+# One build's library, commands and examples ($(BUILD), $(LRAF_VM)).
+programs: $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf $(BUILD)/lraf-lua examples
 
 # Install the Debian packages lraf needs, or say how to.
 DEPS_PKGS = $(PKGS)
@@ -124,7 +152,7 @@ deps:
 	fi
 
 # The library exports only what include/lraf.h marks LRAF_API.
-$(BUILD)/%.o: %.c $(HEADERS) $(LUA_DEP)
+$(BUILD)/%.o: %.c $(HEADERS) $(LUA_DEP) | $(VM_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@
 
@@ -144,18 +172,20 @@ $(BUILD)/lua/lua: $(LRAVM_SRC)/.ok $(BUILD)/lua/liblua.a
 	$(CC) $(LRAVM_CFLAGS) -o $@ $(LRAVM_SRC)/src/lua.c $(BUILD)/lua/liblua.a \
 	  -Wl,-E -ldl -lm
 
-# Every unit test against the lraf VM (build/lravm).  Without the sources
+# Every unit test against the lraf VM (build/).  Without the sources
 # (no network, no deb-src derivable) it says so and skips, never passes.
 test-vm: deps
 	@if vm/lravm/fetch.sh $(LRAVM_SRC); then \
-	  $(MAKE) --no-print-directory -j2 build/lravm/liblraf.so unit BUILD=build/lravm \
-	    LRAF_VM=1 $(if $(TALLY),TALLY=$(TALLY)); \
+	  $(MAKE) --no-print-directory -j2 unit BUILD=build LRAF_VM=1 \
+	    $(if $(TALLY),TALLY=$(TALLY)); \
 	else echo "SKIP: the lraf VM's tests: vm/lravm/fetch.sh failed (above)"; fi
 
-# lraf, its libraries, tests and examples against the lraf VM in build/lravm
+# The lraf VM build alone (build/), with its stand-alone lua for the
+# benchmarks; the stock build alone (build/stock).
 vm: deps
-	$(MAKE) --no-print-directory BUILD=build/lravm LRAF_VM=1 build/lravm/liblraf.a \
-	  build/lravm/liblraf.so build/lravm/lraf build/lravm/lua/lua
+	$(MAKE) --no-print-directory BUILD=build LRAF_VM=1 programs build/lua/lua
+stock: deps
+	$(MAKE) --no-print-directory BUILD=$(STOCK) LRAF_VM=0 programs
 
 # The command is compiled against the public header alone (and its own
 # cli/*.h): no internal header of the library is on its include path.
@@ -164,7 +194,10 @@ $(BUILD)/cli/%.o: cli/%.c include/lraf.h $(wildcard cli/*.h) $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -c $< -o $@
 
-$(BUILD)/liblraf.a: $(LIB_OBJ)
+# The lraf VM build's libraries carry the lraf VM itself (its Lua objects),
+# so that an embedder links liblraf alone.
+LIB_LUA_OBJ := $(if $(filter 1,$(LRAF_VM)),$(LRAVM_OBJ))
+$(BUILD)/liblraf.a: $(LIB_OBJ) $(LIB_LUA_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
@@ -191,23 +224,25 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/liblraf.a include/lraf.h $(LUA_DEP)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
 	  -Iinclude $(LUA_CFLAGS) $(SAN) -o $@ $< $(BUILD)/liblraf.a $(LIBS)
 
-# Run the bundled example counted, with a summary on stderr.
+# Run the bundled example counted, with a summary on stderr: on the lraf
+# VM, or on the stock target when the lraf VM could not be built.
 run: all
-	$(BUILD)/lraf run --report - examples/hello.lua
+	@if [ -x build/lraf ]; then l=build/lraf; else l=$(STOCK)/lraf; fi; \
+	echo "$$l run --report - examples/hello.lua"; $$l run --report - examples/hello.lua
 
-# Every unit test, then the same tests against the lraf VM, then under
+# Every unit test on the stock target, then against the lraf VM, then under
 # ASan and UBSan, then the runtime's tests and the lraf command under
 # valgrind; the last line adds up what cmocka reported in all of them
 # (tests/run_suites.sh).
 TEST_TALLY := $(CURDIR)/build/test-tally
 test: deps
 	@mkdir -p build && rm -f $(TEST_TALLY)
-	$(MAKE) --no-print-directory unit TALLY=$(TEST_TALLY)
+	$(MAKE) --no-print-directory unit BUILD=$(STOCK) LRAF_VM=0 TALLY=$(TEST_TALLY)
 	$(MAKE) --no-print-directory test-vm TALLY=$(TEST_TALLY)
-	LRAF_QUICK=1 $(MAKE) --no-print-directory unit BUILD=build-san OPT=-O1 \
+	LRAF_QUICK=1 $(MAKE) --no-print-directory unit BUILD=build-san LRAF_VM=0 OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  TALLY=$(TEST_TALLY)
-	$(MAKE) --no-print-directory memcheck TALLY=$(TEST_TALLY)
+	$(MAKE) --no-print-directory memcheck BUILD=$(STOCK) LRAF_VM=0 TALLY=$(TEST_TALLY)
 	@tests/run_suites.sh --total $(TEST_TALLY)
 
 MEMCHECK_TESTS := test_rt_api test_rt_load test_rt_sandbox test_rt_quota test_rt_stop \
@@ -235,7 +270,7 @@ unit: $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf $(BUILD)/lraf-lua $(E
 	@$(if $(TALLY_OWN),tests/run_suites.sh --total $(TALLY))
 
 bench: all
-	tests/bench/run.sh
+	BUILD=$(STOCK) tests/bench/run.sh
 	tests/bench/native.sh
 	tests/bench/serve.sh
 	tests/bench/profile.sh
@@ -257,19 +292,24 @@ bench-native: all
 # seeds START .. START+SEEDS-1.
 SEEDS ?= 2000
 START ?= 100001
-fuzz-diff: $(BUILD)/tests/test_diff_gen
+fuzz-diff: $(BUILD)/tests/test_diff_gen $(BUILD)/lraf
 	LRAF_DIFF_SEEDS=$(SEEDS) LRAF_DIFF_START=$(START) $(BUILD)/tests/test_diff_gen
 
 # libFuzzer targets (tests/fuzz), built with clang, ASan and UBSan into
 # build-fuzz/, run one after another for FUZZ_TIME seconds each on seed
 # corpora made from tests/corpus and tests/gen (tests/fuzz/mkcorpus.sh).
 FUZZ_TIME    ?= 600
-FUZZ_TARGETS := read rewrite source pool pfjson
+FUZZ_TARGETS := read rewrite source pool pfjson ledger http profile
 FUZZ_BUILD   := build-fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
 FUZZ_RUN     := tests/fuzz/corpus-run
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+# the same targets where Lua runs, on the lraf VM (its Lua instrumented
+# too): rewriting in memory (runtime/rt_inplace.c) and ACCT
+FUZZ_VM_TARGETS := read rewrite source pool profile
+FUZZ_VM_BUILD   := build-fuzz-vm
+FUZZ_VM_BIN     := $(FUZZ_VM_TARGETS:%=$(FUZZ_VM_BUILD)/fuzz_%)
 
 fuzz-deps: deps
 	@command -v clang >/dev/null 2>&1 || { \
@@ -280,36 +320,61 @@ fuzz-deps: deps
 	    exit 1; fi; }
 
 fuzz-build: fuzz-deps
-	$(MAKE) --no-print-directory $(FUZZ_BUILD)/liblraf.a BUILD=$(FUZZ_BUILD) \
+	$(MAKE) --no-print-directory $(FUZZ_BUILD)/liblraf.a BUILD=$(FUZZ_BUILD) LRAF_VM=0 \
 	  CC=clang OPT=-O1 SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link"
-	$(MAKE) --no-print-directory $(FUZZ_BIN) BUILD=$(FUZZ_BUILD) CC=clang \
+	$(MAKE) --no-print-directory $(FUZZ_BIN) BUILD=$(FUZZ_BUILD) LRAF_VM=0 CC=clang \
 	  OPT=-O1 SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link"
+	@if vm/lravm/fetch.sh $(LRAVM_SRC); then \
+	  $(MAKE) --no-print-directory $(FUZZ_VM_BUILD)/liblraf.a \
+	    BUILD=$(FUZZ_VM_BUILD) LRAF_VM=1 CC=clang OPT=-O1 \
+	    SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" && \
+	  $(MAKE) --no-print-directory $(FUZZ_VM_BIN) FUZZ_BUILD=$(FUZZ_VM_BUILD) \
+	    BUILD=$(FUZZ_VM_BUILD) LRAF_VM=1 CC=clang OPT=-O1 \
+	    SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link"; \
+	else echo "SKIP: the lraf VM's fuzz targets: vm/lravm/fetch.sh failed"; fi
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/support/tutil_fuzz.c \
+FUZZ_UTIL    := $(wildcard tests/support/tutil_fuzz*.c)
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_UTIL) \
                       tests/support/tutil_fuzz.h $(FUZZ_BUILD)/liblraf.a
 	clang $(filter-out -fsanitize=fuzzer-no-link,$(CFLAGS)) \
-	  -fsanitize=fuzzer -Itests/support -o $@ $< tests/support/tutil_fuzz.c \
+	  -fsanitize=fuzzer -Itests/support -o $@ $< $(FUZZ_UTIL) \
 	  $(FUZZ_BUILD)/liblraf.a $(LIBS)
 
+# fuzz_http: lraf serve's HTTP front and tenants linked in (cli/)
+FUZZ_SERVE_OBJ := $(addprefix $(FUZZ_BUILD)/cli/,cli_serve_http.o \
+                    cli_serve_tenant.o cli_util.o)
+$(FUZZ_BUILD)/fuzz_http: tests/fuzz/fuzz_http.c $(FUZZ_UTIL) \
+                         tests/support/tutil_fuzz.h $(FUZZ_SERVE_OBJ) \
+                         $(FUZZ_BUILD)/liblraf.a
+	clang $(filter-out -fsanitize=fuzzer-no-link,$(CFLAGS)) -Icli \
+	  -fsanitize=fuzzer -Itests/support -o $@ $< $(FUZZ_UTIL) \
+	  $(FUZZ_SERVE_OBJ) $(FUZZ_BUILD)/liblraf.a $(LIBS)
+
+# Every target of build-fuzz, then those of build-fuzz-vm (named vm-T in
+# the corpus directory).
 fuzz: fuzz-build
 	tests/fuzz/mkcorpus.sh $(FUZZ_RUN)
-	@set -e; for t in $(FUZZ_TARGETS); do \
-	  case $$t in source|pool) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
-	              pfjson) seeds=tests/fuzz/pfjson; dict=;; \
+	@set -e; for bt in $(FUZZ_TARGETS) \
+	    $(if $(wildcard $(FUZZ_VM_BUILD)/liblraf.a),$(FUZZ_VM_TARGETS:%=vm-%)); do \
+	  case $$bt in vm-*) t=$${bt#vm-}; b=$(FUZZ_VM_BUILD);; \
+	               *) t=$$bt; b=$(FUZZ_BUILD);; esac; \
+	  case $$t in source|pool|profile) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
+	              pfjson|ledger|http) seeds=tests/fuzz/$$t; dict=;; \
 	              *) seeds=$(FUZZ_RUN)/chunks; dict=;; esac; \
-	  mkdir -p $(FUZZ_RUN)/out-$$t $(FUZZ_RUN)/crash-$$t; \
-	  echo "== fuzz_$$t for $(FUZZ_TIME) s"; \
-	  $(FUZZ_BUILD)/fuzz_$$t $(FUZZ_RUN)/out-$$t $$seeds $$dict \
+	  mkdir -p $(FUZZ_RUN)/out-$$bt $(FUZZ_RUN)/crash-$$bt; \
+	  echo "== $$b/fuzz_$$t for $(FUZZ_TIME) s"; \
+	  $$b/fuzz_$$t $(FUZZ_RUN)/out-$$bt $$seeds $$dict \
 	    -max_total_time=$(FUZZ_TIME) -max_len=65536 -timeout=20 \
 	    -rss_limit_mb=2048 -print_final_stats=1 \
-	    -artifact_prefix=$(FUZZ_RUN)/crash-$$t/ 2>&1 | \
-	    tee $(FUZZ_RUN)/fuzz_$$t.log | grep -a -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^==|stat::|ERROR|SUMMARY'; \
+	    -artifact_prefix=$(FUZZ_RUN)/crash-$$bt/ 2>&1 | \
+	    tee $(FUZZ_RUN)/fuzz_$$bt.log | grep -a -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^==|stat::|ERROR|SUMMARY'; \
 	done
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz build-fuzz-vm
 
 # ---- Installing (make install PREFIX=... [DESTDIR=...]) ----
+# One build: build/ (the lraf VM) unless BUILD=build/stock LRAF_VM=0.
 # The programs that were built (lraf, and lraf-lua where the tree has
 # it), liblraf.a and liblraf.so, lraf.h, lraf.pc for pkg-config (from
 # man/lraf.pc.in) and the man pages lraf(1) and lraf(3).
@@ -318,8 +383,12 @@ DESTDIR ?=
 VERSION := $(shell sed -n 's/^\#define LRAF_VERSION "\(.*\)"/\1/p' include/lraf.h)
 INST_PROGRAMS := lraf lraf-lua
 
+# The lraf VM build's lraf.pc takes only lua.h from lua5.4 (the lraf VM's
+# API is Lua's), the stock build's links Debian's liblua5.4 too.
+PC_REQUIRES := $(if $(filter 1,$(LRAF_VM)),Requires.private,Requires)
+
 .PHONY: install uninstall
-install: all
+install: programs
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/man/man3
@@ -329,7 +398,8 @@ install: all
 	install -m 644 $(BUILD)/liblraf.a $(DESTDIR)$(PREFIX)/lib/liblraf.a
 	install -m 755 $(BUILD)/liblraf.so $(DESTDIR)$(PREFIX)/lib/liblraf.so
 	install -m 644 include/lraf.h $(DESTDIR)$(PREFIX)/include/lraf.h
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' man/lraf.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	  -e 's|@REQUIRES@|$(PC_REQUIRES)|' man/lraf.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lraf.pc
 	install -m 644 man/lraf.1 $(DESTDIR)$(PREFIX)/share/man/man1/lraf.1
 	install -m 644 man/lraf.3 $(DESTDIR)$(PREFIX)/share/man/man3/lraf.3

@@ -51,7 +51,7 @@ static int after(lraf_state *S, void *ud) {
   if (st == LRAF_OK && strncmp(lraf_model(S), "lraf-vm", 7) != 0)
     fprintf(strcmp(p->format, "table") == 0 ? out : stderr,  /* missing */
             "lraf profile: no per-line counts on the stock target (the "
-            "lraf VM's has them: make vm)\n");
+            "lraf VM's target has them)\n");
   if (out != stdout && fclose(out) != 0 && st == LRAF_OK)
     return cli_error("cannot write the profile to %s", p->output);
   return st == LRAF_OK ? CLI_OK : cli_report(&err);

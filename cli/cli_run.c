@@ -130,7 +130,9 @@ static int open_report(run_ctx *c) {
   return CLI_OK;
 }
 
-/* os.exit: write the report, then exit as the original would. */
+/* os.exit: write the report, then do what lua5.4's os.exit does (close
+   the state when asked, exit).  No upvalues, so that debug.getinfo and
+   debug.getupvalue see it as they see lua5.4's. */
 static int run_exit(lua_State *L) {
   int code = EXIT_SUCCESS;
   if (lua_isboolean(L, 1))
@@ -143,9 +145,8 @@ static int run_exit(lua_State *L) {
     outcome(active, &o, "exit", code, NULL);
     report(active, &o);
   }
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, 0);
+  if (lua_toboolean(L, 2)) lua_close(L);
+  exit(code);
   return 0;
 }
 
@@ -210,8 +211,7 @@ static int set_globals(lua_State *L) {
   lua_setglobal(L, "arg");
   if (c->opt.env == LRAF_ENV_FULL) {
     if (lua_getglobal(L, "os") == LUA_TTABLE) {
-      lua_getfield(L, -1, "exit");
-      lua_pushcclosure(L, run_exit, 1);
+      lua_pushcfunction(L, run_exit);
       lua_setfield(L, -2, "exit");
     }
     lua_pop(L, 1);

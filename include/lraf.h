@@ -468,8 +468,9 @@ LRAF_API int64_t lraf_retired(const lraf_state *S, int64_t *count);
    (lraf_consumed and lraf.count include it), so a quota may be
    overrun by up to 255 units of native work more than lraf_limit_new
    states.  A charge that a limit cannot grant is recorded only up to
-   one unit past the quota.  README.md lists what is charged and what
-   is not. */
+   one unit past the quota (the waiting units joining it stay whole:
+   they were counted already, so a count never goes down).  README.md
+   lists what is charged and what is not. */
 
 /* A host's cost for one of its own C functions: called with the
    function's arguments on L's stack (do not change the stack, do not
@@ -651,17 +652,20 @@ LRAF_API void lraf_pool_close(lraf_pool *p);
    is one row, written whole or not at all.  The key is the idempotency
    key: a second record with a key already stored is not stored again
    (lraf_ledger_append still returns LRAF_OK), so a retry never bills
-   twice. */
+   twice.  A record with a missing string, a negative count or a time
+   out of its range (NaN included) is refused: LRAF_EARG, naming the
+   field.  Totals that do not fit int64 are refused by
+   lraf_ledger_usage (LRAF_EIO, "integer overflow"). */
 typedef struct lraf_ledger lraf_ledger;
 
 typedef struct lraf_record {
-  const char *key;         /* idempotency key */
+  const char *key;         /* idempotency key (not empty) */
   const char *request_id;
   const char *tenant, *handler, *model;
-  int64_t instructions, native, memory_peak;
+  int64_t instructions, native, memory_peak;   /* >= 0 */
   int status;
-  double wall, cpu;        /* seconds */
-  double started, ended;   /* Unix time */
+  double wall, cpu;        /* seconds, 0 to 9e12 */
+  double started, ended;   /* Unix time, -9e12 to 9e12 */
 } lraf_record;
 
 typedef struct lraf_usage {

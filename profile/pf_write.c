@@ -24,6 +24,14 @@ int pf_format_of(const char *name, pf_format *fmt) {
   return 0;
 }
 
+/* The table and Callgrind's format are read line by line: a newline or
+   carriage return in a name (a Lua field name can hold any byte) is
+   written as ','. */
+static void one_line(char *s) {
+  for (; *s; s++)
+    if (*s == '\n' || *s == '\r') *s = ',';
+}
+
 static double pct(int64_t n, int64_t total) {
   return total ? 100.0 * (double)n / (double)total : 0.0;
 }
@@ -60,6 +68,7 @@ static int write_table(const pf_profile *P, int top, FILE *out) {
   for (i = 0; i < P->nfn && (top <= 0 || i < top); i++) {
     const pf_func *f = &P->fn[order[i].fn];
     pf_frame_name(f, name, sizeof name);
+    one_line(name);
     fprintf(out, "%14" PRId64 " %6.2f%% %14" PRId64 " %6.2f%% %11" PRId64
             "  %s\n", f->self, pct(f->self, P->total), f->incl,
             pct(f->incl, P->total), f->calls, name);
@@ -154,9 +163,12 @@ static int by_edge(const void *a, const void *b) {
 
 static void cg_fn(const pf_func *f, FILE *out, const char *fl,
                   const char *fn) {
-  char name[512];
+  char name[512], source[512];
   pf_frame_name(f, name, sizeof name);
-  fprintf(out, "%s=%s\n%s=%s\n", fl, f->is_c ? "[C]" : f->source, fn, name);
+  snprintf(source, sizeof source, "%s", f->is_c ? "[C]" : f->source);
+  one_line(name);
+  one_line(source);
+  fprintf(out, "%s=%s\n%s=%s\n", fl, source, fn, name);
 }
 
 static int write_callgrind(const pf_profile *P, FILE *out) {

@@ -154,10 +154,13 @@ void rt_charge(lua_State *L, int64_t n) {
   }
   {
     /* a charge that a limit cannot grant is recorded only up to one
-       unit past the quota: the work it stands for is never done */
+       unit past the quota: the work it stands for is never done.  The
+       small charges waiting with it stand for work done already (the
+       running total showed them): they stay whole. */
     rt_thread *c = S->cur->acct != NULL ? S->cur : &S->main;
-    int64_t left = acct_budget_left(c->acct->manager) - rt_live(S, L);
-    if (left < n) n = (left > 0 ? left : 0) + 1;
+    int64_t left = acct_budget_left(c->acct->manager) - rt_live(S, L) -
+                   waiting;
+    if (left < n - waiting) n = waiting + (left > 0 ? left : 0) + 1;
   }
   S->native_units += n - waiting;
   rt_flush(S, L, n, 0);

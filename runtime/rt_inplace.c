@@ -96,7 +96,8 @@ static vm_proto *from_proto(const Proto *p, const TString *psource) {
   }
   f->sizeupvalues = p->sizeupvalues;
   f->sizelineinfo = p->sizelineinfo;
-  memcpy(f->lineinfo, p->lineinfo, (size_t)p->sizelineinfo);
+  if (p->sizelineinfo > 0)  /* a stripped chunk has none (NULL) */
+    memcpy(f->lineinfo, p->lineinfo, (size_t)p->sizelineinfo);
   f->sizeabslineinfo = p->sizeabslineinfo;
   for (i = 0; i < p->sizeabslineinfo; i++) {
     f->abslineinfo[i].pc = p->abslineinfo[i].pc;

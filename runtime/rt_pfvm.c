@@ -188,13 +188,14 @@ static void event(lua_State *L, int ev, CallInfo *ci, int nres) {
 /* ---- per-line counts ---- */
 
 void rt_pfvm_attach(lua_State *L, void *proto, const vm_proto *f) {
-  lraf_state *S = rt_state(L);
-  struct rt_pflines *pl = S->pflines;
+  lraf_state *S;
+  struct rt_pflines *pl;
   Proto *p = proto;
   pfl_func *e;
   int i;
-  if (pl == NULL && (pl = S->pflines = calloc(1, sizeof *pl)) == NULL)
-    return;
+  if (G(L)->acct_prof != event) return;  /* no profile of ours runs on L */
+  S = rt_state(L);
+  if ((pl = S->pflines) == NULL) return;
   for (i = 0; i < p->sizep && i < f->sizep; i++)
     rt_pfvm_attach(L, p->p[i], f->p[i]);
   if (f->sizelinecosts == 0 || p->accthits != NULL) return;

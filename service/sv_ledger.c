@@ -7,6 +7,8 @@
 ** then wakes each waiter with the outcome, so an append returns only
 ** once its record is durable.
 */
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,18 +116,42 @@ lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
   return LRAF_OK;
 }
 
-static int valid(const lraf_record *r) {
-  return r != NULL && r->key != NULL && r->key[0] != '\0' &&
-         r->request_id != NULL && r->tenant != NULL && r->handler != NULL &&
-         r->model != NULL;
+/* A time the stores can hold in int64 microseconds. */
+#define SV_MAX_SECONDS 9e12
+
+/* LRAF_OK, or LRAF_EARG naming the first field that is not as
+   lraf_record says. */
+static lraf_status check(const lraf_record *r, lraf_error *err) {
+  static const char *const cname[] = {"instructions", "native",
+                                      "memory_peak"};
+  static const char *const tname[] = {"wall", "cpu", "started", "ended"};
+  int64_t n[3];
+  double t[4];
+  int i;
+  if (r == NULL || r->key == NULL || r->key[0] == '\0' ||
+      r->request_id == NULL || r->tenant == NULL || r->handler == NULL ||
+      r->model == NULL)
+    return sv_fail(err, LRAF_EARG, "ledger record without key, request id, "
+                   "tenant, handler or model");
+  n[0] = r->instructions, n[1] = r->native, n[2] = r->memory_peak;
+  for (i = 0; i < 3; i++)
+    if (n[i] < 0)
+      return sv_fail(err, LRAF_EARG, "ledger record: %s is negative "
+                     "(%" PRId64 ")", cname[i], n[i]);
+  t[0] = r->wall, t[1] = r->cpu, t[2] = r->started, t[3] = r->ended;
+  for (i = 0; i < 4; i++)
+    if (!isfinite(t[i]) || fabs(t[i]) > SV_MAX_SECONDS || (i < 2 && t[i] < 0))
+      return sv_fail(err, LRAF_EARG, "ledger record: %s is %g seconds "
+                     "(wall and cpu: 0 to 9e12; started and ended: -9e12 to "
+                     "9e12)", tname[i], t[i]);
+  return LRAF_OK;
 }
 
 lraf_status lraf_ledger_append(lraf_ledger *l, const lraf_record *r,
                                lraf_error *err) {
   sv_pending p;
-  if (!valid(r))
-    return sv_fail(err, LRAF_EARG, "ledger record without key, request id, "
-                   "tenant, handler or model");
+  lraf_status st = check(r, err);
+  if (st != LRAF_OK) return st;
   memset(&p, 0, sizeof p);
   p.r = r;
   pthread_mutex_lock(&l->lock);

@@ -3,7 +3,7 @@
 # model and the overhead of native charging on the benchmark programs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
+BUILD=${BUILD:-build/stock}
 mkdir -p "$BUILD/bench"
 cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
   -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iruntime -Itests/support \

@@ -3,13 +3,13 @@
 # Lua and over lraf run, on the benchmark programs of the corpus
 # (tests/bench/profile.c), for both builds side by side in one run: the
 # stock build (Debian's liblua5.4; the hook collector) and the lraf VM
-# build (make vm; the VM's own call and return events, with per-line
+# build (build/, make vm; the VM's own call and return events, with per-line
 # counts).  Each repetition runs every program under both builds, one
 # after the other; the best of REPS (default 5) CPU times is kept.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
-VMB=build/lravm
+BUILD=${BUILD:-build/stock}
+VMB=build
 REPS=${REPS:-5}
 mkdir -p "$BUILD/bench"
 cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \

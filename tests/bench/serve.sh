@@ -4,7 +4,7 @@
 # that the request pool alone (tests/bench/pool.c).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
+BUILD=${BUILD:-build/stock}
 mkdir -p "$BUILD/bench"
 cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
   -Itests/support tests/bench/serve.c tests/support/tutil_serve.c \

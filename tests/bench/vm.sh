@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench, lraf VM columns (docs/lraf-vm.md): the lraf VM build
-# (make vm, in build/lravm) measured two ways, each side by side in one
+# (make vm, in build/) measured two ways, each side by side in one
 # run on the benchmark programs of the corpus:
 #  1. bench.c built against the lraf VM: in one process, the program on
 #     the lraf VM unrewritten (plain), with a count hook, and rewritten
@@ -11,7 +11,7 @@
 #     Debian's lua5.4 and against the lraf VM's own stand-alone lua.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-B=build/lravm
+B=build
 make --no-print-directory -j2 vm >/dev/null
 mkdir -p "$B/bench"
 cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \

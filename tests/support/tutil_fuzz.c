@@ -113,6 +113,58 @@ static int bad_linecosts(const vm_proto *f) {
   return -1;
 }
 
+/* On the lraf VM: the chunk loaded by Lua, rewritten in memory
+   (rt_inplace.c) and dumped, must give the bytes that the dump path
+   gives for the same function (lua_dump of it, rt_pipeline, vm_write),
+   as rt_load would take either way.  vm_read may refuse what Lua
+   loaded: only when the dump path accepts must rewriting in memory. */
+static int in_place_same(const uint8_t *data, size_t size,
+                         const rw_options *opt, const char *label, char *why,
+                         size_t n) {
+  lua_State *L = luaL_newstate();
+  size_t ud[2];
+  char *canon = NULL, *got = NULL;
+  void *want = NULL;
+  size_t canonsize = 0, gotsize = 0, wantsize = 0;
+  vm_chunk *c = NULL;
+  rt_input in;
+  lraf_error err;
+  lraf_status st;
+  int rc = 0;
+  if (L == NULL) return 0;
+  ud[0] = size;
+  ud[1] = (size_t)data;
+  if (lua_load(L, reader_once, ud, "=fuzz", "b") != LUA_OK ||
+      rt_dump(L, 0, &canon, &canonsize, &err) != LRAF_OK) {
+    lua_close(L);
+    return 0;
+  }
+  in.kind = RT_INPUT_CHUNK;
+  in.data = canon;
+  in.size = canonsize;
+  if (rt_pipeline(&in, opt, NULL, &c, &err) != LRAF_OK ||
+      vm_write(c, &want, &wantsize, &err) != LRAF_OK) {
+    /* the dump path refused it: nothing to compare */
+  } else if ((st = rt_pipeline_in_place(L, opt, NULL, &err)) == LRAF_EMEM) {
+    /* out of memory: nothing to compare */
+  } else if (st != LRAF_OK) {
+    rc = broken(why, n, "%s: the dump path rewrote the function, rewriting "
+                "in memory refused it: %s", label, err.message);
+  } else if (rt_dump(L, 0, &got, &gotsize, &err) != LRAF_OK) {
+    rc = broken(why, n, "%s: cannot dump the function rewritten in memory: "
+                "%s", label, err.message);
+  } else if (gotsize != wantsize || memcmp(got, want, wantsize) != 0) {
+    rc = broken(why, n, "%s: rewriting in memory and the dump path differ "
+                "(%zu and %zu bytes)", label, gotsize, wantsize);
+  }
+  vm_chunk_free(c);
+  free(canon);
+  free(want);
+  free(got);
+  lua_close(L);
+  return rc;
+}
+
 static int rewrite_with(const uint8_t *data, size_t size,
                         const rw_options *opt, const char *label, char *why,
                         size_t n) {
@@ -149,6 +201,8 @@ static int rewrite_with(const uint8_t *data, size_t size,
   } else if ((lst = load_only(out, outsize)) != LUA_OK && lst != LUA_ERRMEM) {
     rc = broken(why, n, "%s: lua_load refused the rewritten chunk (%d)",
                 label, lst);
+  } else if (opt->target == RW_LRAVM && lraf_vm_builtin()) {
+    rc = in_place_same(data, size, opt, label, why, n);
   }
   free(out);
   vm_chunk_free(back);
@@ -237,6 +291,9 @@ int tutil_fuzz_source(const uint8_t *data, size_t size, char *why,
   o.manager = limit;
   o.granularity = 100;
   o.exact = size > 0 && (data[0] & 1);
+  /* on the lraf VM, one input in two takes the stock target's code
+     (dump, rewrite, load); the others are rewritten in memory (ACCT) */
+  o.vm = size > 0 && (data[0] & 2) ? LRAF_VM_STOCK : LRAF_VM_DEFAULT;
   st = lraf_new(&o, &S, &err);
   lraf_manager_release(limit);
   if (st != LRAF_OK) return broken(why, n, "lraf_new: %s", err.message);

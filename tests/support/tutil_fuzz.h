@@ -23,14 +23,32 @@ int tutil_fuzz_read(const uint8_t *data, size_t size, char *why, size_t n);
 /* vm_read, then for several rewriter options rw_rewrite, rw_verify
    (which must accept whatever rw_rewrite produced), vm_write,
    vm_read_rewritten (which must read it back) and lua_load of the
-   result (not run: Lua does not check bytecode). */
+   result (not run: Lua does not check bytecode).  On the lraf VM, the
+   chunk loaded by Lua and rewritten in memory (rt_pipeline_in_place)
+   must dump to the same bytes as the lraf VM's targets gave. */
 int tutil_fuzz_rewrite(const uint8_t *data, size_t size, char *why,
                        size_t n);
 
 /* The bytes as Lua source: compiled, rewritten and loaded by an lraf
    sandbox state, then run under a small instruction quota and a memory
-   cap. */
+   cap.  On the lraf VM, bit 1 of the first byte chooses the stock
+   target's code (LRAF_VM_STOCK) over rewriting in memory. */
 int tutil_fuzz_source(const uint8_t *data, size_t size, char *why,
                       size_t n);
+
+/* The bytes as operations on an SQLite ledger in a file of its own in
+   dir (tutil_fuzz_ledger.c says which and what is checked). */
+int tutil_fuzz_ledger(const char *dir, const uint8_t *data, size_t size,
+                      char *why, size_t n);
+
+/* The bytes as one HTTP request to lraf serve on 127.0.0.1:port, then
+   a good request (tutil_fuzz_http.c says how and what is checked). */
+int tutil_fuzz_http(int port, const uint8_t *data, size_t size, char *why,
+                    size_t n);
+
+/* The bytes as Lua source run under lraf_profile_start/stop, and every
+   output format of the profile checked (tutil_fuzz_profile.c). */
+int tutil_fuzz_profile(const uint8_t *data, size_t size, char *why,
+                       size_t n);
 
 #endif

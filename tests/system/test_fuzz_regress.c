@@ -3,10 +3,12 @@
 ** a problem with, replayed through the same code.
 **
 ** tests/fuzz/regress/ holds one file per finding, named after the target
-** that found it: read-*, rewrite-* or source-*.  Each must now be
-** processed or refused with an error value (the sanitizer build of
-** make test catches crashes and leaks).  The findings that were refused
-** at a precise place also have their error checked below.
+** that found it: read-*, rewrite-*, source-*, profile-*, ledger-* (on a
+** ledger in a temporary directory) or http-* (sent to a real `lraf
+** serve`, started for them on 127.0.0.1).  Each must now be processed
+** or refused with an error value (the sanitizer build of make test
+** catches crashes and leaks).  The findings that were refused at a
+** precise place also have their error checked below.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,18 +17,41 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "rw.h"
 #include "tutil_fuzz.h"
 #include "tutil_run.h"
+#include "tutil_serve.h"
+#include "tutil_sh.h"
 
 #define REGRESS "tests/fuzz/regress"
 
+static tutil_sh sh;     /* the ledgers and the server's files */
+static pid_t server;    /* lraf serve for http-*, started at the first */
+static int port;
+
 static int starts(const char *s, const char *prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* lraf serve as fuzz_http runs it: 2 workers, the handlers of
+   tests/system/serve-fuzz, a ledger in sh.dir. */
+static int serve_port(void) {
+  static char spec[128], log[128];
+  const char *args[] = {"--port", "0", "--workers", "2", "--ledger", spec,
+                        "--memory-limit", "16MiB", "tests/system/serve-fuzz",
+                        NULL};
+  if (server > 0) return port;
+  snprintf(spec, sizeof spec, "sqlite:%s/serve.db", sh.dir);
+  snprintf(log, sizeof log, "%s/serve.log", sh.dir);
+  server = tutil_serve_start(args, log, &port);
+  assert_true(server > 0);
+  return port;
 }
 
 static void test_replay_all(void **state) {
@@ -51,6 +76,14 @@ static void test_replay_all(void **state) {
       rc = tutil_fuzz_rewrite((const uint8_t *)data, len, why, sizeof why);
     else if (starts(e->d_name, "source-"))
       rc = tutil_fuzz_source((const uint8_t *)data, len, why, sizeof why);
+    else if (starts(e->d_name, "profile-"))
+      rc = tutil_fuzz_profile((const uint8_t *)data, len, why, sizeof why);
+    else if (starts(e->d_name, "ledger-"))
+      rc = tutil_fuzz_ledger(sh.dir, (const uint8_t *)data, len, why,
+                             sizeof why);
+    else if (starts(e->d_name, "http-"))
+      rc = tutil_fuzz_http(serve_port(), (const uint8_t *)data, len, why,
+                           sizeof why);
     else
       fail_msg("%s: name does not say which target found it", path);
     if (rc != 0) fail_msg("%s: %s", path, why);
@@ -100,11 +133,27 @@ static void test_jump_inside_unit_refused(void **state) {
   free(data);
 }
 
+static int setup(void **state) {
+  (void)state;
+  return tutil_sh_init(&sh, "fuzzreg");
+}
+
+static int teardown(void **state) {
+  int st = server > 0 ? tutil_serve_stop(server, SIGTERM) : 0;
+  (void)state;
+  if (server > 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+    fprintf(stderr, "lraf serve did not exit cleanly (%#x)\n", st);
+    tutil_sh_cleanup(&sh);
+    return -1;
+  }
+  return tutil_sh_cleanup(&sh);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_replay_all),
     cmocka_unit_test(test_negative_line_refused),
     cmocka_unit_test(test_jump_inside_unit_refused),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,30 @@ static void test_errors(void **state) {
   assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_EARG);
   fill(&r, "", "t", 1, 200);
   assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_EARG);
+  /* figures the stores cannot hold, or no bill could be (fuzz_ledger:
+     a NaN time was undefined behaviour in the conversion to
+     microseconds) */
+  fill(&r, "x", "t", -1, 200);
+  assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_EARG);
+  assert_non_null(strstr(err.message, "instructions is negative"));
+  fill(&r, "x", "t", 1, 200);
+  r.wall = NAN;
+  assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_EARG);
+  assert_non_null(strstr(err.message, "wall is nan"));
+  fill(&r, "x", "t", 1, 200);
+  r.ended = 1e300;
+  assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_EARG);
+  assert_non_null(strstr(err.message, "ended is 1e+300"));
+  fill(&r, "x", "t", 1, 200);
+  r.cpu = -0.5;
+  assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_EARG);
+  assert_non_null(strstr(err.message, "cpu"));
+  {
+    int found;
+    assert_int_equal(lraf_ledger_find(l, "x", &found, NULL, NULL, &err),
+                     LRAF_OK);
+    assert_false(found);   /* none of them was stored */
+  }
   lraf_ledger_close(l);
 }
 

@@ -25,3 +25,9 @@ end
 table.sort(names)
 print(table.concat(names, " "))
 for i, s in ipairs(package.searchers) do print("searcher", i, debug.getinfo(s, "u").nups) end
+-- library functions as the host installed them: os.exit under lraf run
+-- is the command's own (it writes the report first), with lua5.4's shape
+for _, name in ipairs{"exit", "time", "clock"} do
+  local f = os[name]
+  print(name, debug.getinfo(f, "u").nups, debug.getupvalue(f, 1))
+end

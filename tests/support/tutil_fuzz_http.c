@@ -1,0 +1,332 @@
+/*
+** tutil_fuzz_http.c - what fuzz_http does with one input: the bytes
+** made into one HTTP request (a small grammar, so that most inputs are
+** nearly valid; or sent raw), sent on a connection of its own to lraf
+** serve on 127.0.0.1:port, then a good request on another:
+**   - whatever comes back is one well-formed response: a status line
+**     of HTTP/1.x and a status 100..599, header lines, and as many body
+**     bytes as its Content-Length says; a status >= 400 has a message;
+**   - a well-framed request (what frame() says) gets a response, from
+**     lraf (X-Lraf-Instructions) or one of libmicrohttpd's own refusals
+**     of a request too big for it (413, 414, 431);
+**     (of a request the server stopped reading, with a reset, only that
+**     it is not refused);
+**   - no answer takes longer than 10 s, and the good request afterwards
+**     gets 200: the server is alive and serving.
+** Traffic goes to 127.0.0.1 only.
+*/
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tutil_fuzz.h"
+
+#define WAIT_MS 10000
+#define MAXRESP (4u << 20)
+
+static int broken(char *why, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (why != NULL && n > 0) vsnprintf(why, n, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+typedef struct buf {
+  char *p;
+  size_t len, cap;
+} buf;
+
+static void put(buf *b, const void *s, size_t n) {
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = (b->len + n + 1) * 2;
+    char *p = realloc(b->p, cap);
+    if (p == NULL) abort();
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+  b->p[b->len] = '\0';
+}
+
+static void puts_(buf *b, const char *s) { put(b, s, strlen(s)); }
+
+static long now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Send req on a new connection, close our side, read until the server
+   closes.  0 with the answer in resp; 1 when it took over WAIT_MS; -1
+   when no connection could be made.  *reset: the connection was reset
+   (the server closed it with part of the request unread, so TCP may
+   have dropped part of its answer). */
+static int exchange(int port, const buf *req, buf *resp, int *reset) {
+  struct sockaddr_in a;
+  size_t off = 0;
+  long deadline = now_ms() + WAIT_MS;
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  *reset = 0;
+  if (fd < 0) return -1;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons((uint16_t)port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+    close(fd);
+    return -1;
+  }
+  /* the server may answer and close before it has read everything */
+  while (off < req->len) {
+    ssize_t k = send(fd, req->p + off, req->len - off, MSG_NOSIGNAL);
+    if (k <= 0) break;
+    off += (size_t)k;
+  }
+  shutdown(fd, SHUT_WR);
+  for (;;) {
+    char tmp[8192];
+    struct pollfd pf;
+    long left = deadline - now_ms();
+    ssize_t k;
+    if (left <= 0) {
+      close(fd);
+      return 1;
+    }
+    pf.fd = fd;
+    pf.events = POLLIN;
+    if (poll(&pf, 1, (int)left) <= 0) continue;
+    k = recv(fd, tmp, sizeof tmp, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && errno == ECONNRESET) *reset = 1;
+    if (k <= 0) break;
+    if (resp->len < MAXRESP) put(resp, tmp, (size_t)k);
+  }
+  close(fd);
+  return 0;
+}
+
+/* The first occurrence of the n bytes of what in s[0..len), or NULL. */
+static const char *find(const char *s, size_t len, const char *what,
+                        size_t n) {
+  size_t i;
+  for (i = 0; i + n <= len; i++)
+    if (memcmp(s + i, what, n) == 0) return s + i;
+  return NULL;
+}
+
+/* A response's parts. */
+typedef struct parsed {
+  int status;
+  size_t head;        /* bytes of the status line and headers, CRLFCRLF in */
+  long length;        /* Content-Length, or -1 */
+  int lraf;           /* X-Lraf-Instructions present */
+} parsed;
+
+/* Check that r holds one well-formed response; NULL or what is wrong. */
+static const char *parse(const buf *r, int head_only, parsed *p) {
+  const char *s = r->p, *end, *line;
+  memset(p, 0, sizeof *p);
+  p->length = -1;
+  if (r->len < 12 || (strncmp(s, "HTTP/1.1 ", 9) != 0 &&
+                      strncmp(s, "HTTP/1.0 ", 9) != 0))
+    return "no HTTP/1.x status line";
+  if (!isdigit((unsigned char)s[9]) || !isdigit((unsigned char)s[10]) ||
+      !isdigit((unsigned char)s[11]))
+    return "no three-digit status";
+  p->status = (s[9] - '0') * 100 + (s[10] - '0') * 10 + (s[11] - '0');
+  if (p->status < 100 || p->status > 599) return "a status out of 100..599";
+  end = find(s, r->len, "\r\n\r\n", 4);
+  if (end == NULL) return "headers without their closing empty line";
+  p->head = (size_t)(end - s) + 4;
+  line = (const char *)memchr(s, '\n', r->len) + 1;
+  while (line < end + 2) {
+    const char *eol = find(line, (size_t)(end + 2 - line), "\r\n", 2);
+    const char *colon = memchr(line, ':', (size_t)(eol - line));
+    if (colon == NULL || colon == line) return "a header line without a name";
+    if ((size_t)(colon - line) == 14 &&
+        strncasecmp(line, "Content-Length", 14) == 0)
+      p->length = strtol(colon + 1, NULL, 10);
+    if ((size_t)(colon - line) == 19 &&
+        strncasecmp(line, "X-Lraf-Instructions", 19) == 0)
+      p->lraf = 1;
+    line = eol + 2;
+  }
+  if (!head_only && p->length >= 0 &&
+      r->len - p->head < (size_t)p->length)
+    return "a body shorter than its Content-Length";
+  if (!head_only && p->status >= 400 &&
+      (p->length == 0 || r->len == p->head))
+    return "an error status without a message";
+  return NULL;
+}
+
+/* ---- the grammar ---- */
+
+static int token_char(int c) {
+  return c > 32 && c < 127 && strchr("()<>@,;:\\\"/[]?={}", c) == NULL;
+}
+
+/* Whether a header line is "Name: value" of a token and visible bytes
+   (and no framing header of its own). */
+static int plain_header(const char *s, size_t n) {
+  size_t i = 0;
+  while (i < n && token_char((unsigned char)s[i])) i++;
+  if (i == 0 || i >= n || s[i] != ':') return 0;
+  if ((i == 14 && strncasecmp(s, "Content-Length", 14) == 0) ||
+      (i == 17 && strncasecmp(s, "Transfer-Encoding", 17) == 0) ||
+      (i == 4 && strncasecmp(s, "Host", 4) == 0) ||
+      (i == 10 && strncasecmp(s, "Connection", 10) == 0) ||
+      (i == 6 && strncasecmp(s, "Expect", 6) == 0))
+    return 0;
+  for (i++; i < n; i++)
+    if ((unsigned char)s[i] < 32 && s[i] != '\t') return 0;
+    else if (s[i] == 127) return 0;
+  return 1;
+}
+
+static int plain_target(const char *s, size_t n) {
+  size_t i;
+  if (n == 0 || s[0] != '/') return 0;
+  for (i = 0; i < n; i++)
+    if ((unsigned char)s[i] <= 32 || (unsigned char)s[i] >= 127) return 0;
+  return 1;
+}
+
+/* The request for an input: byte 0 chooses the method, the version,
+   whether X-Tenant and a correct Content-Length are added, or that the
+   rest is sent raw; the rest is "TARGET\nHEADER\n...\n\nBODY".  Sets
+   *framed when the request is well-framed HTTP/1.x. */
+static void build(const uint8_t *data, size_t size, buf *req, int *framed,
+                  int *head) {
+  static const char *const methods[] = {"GET", "POST", "GET", "POST",
+                                        "HEAD", "PUT", "DELETE", NULL};
+  unsigned f = data[0];
+  const char *p = (const char *)data + 1, *end = (const char *)data + size;
+  const char *nl, *method = methods[(f >> 2) & 7];
+  char line[64];
+  *framed = 1;
+  *head = 0;
+  if ((f & 3) == 3) {           /* raw */
+    put(req, p, (size_t)(end - p));
+    *framed = 0;
+    return;
+  }
+  if (method == NULL) {         /* the method from the input */
+    nl = memchr(p, ' ', (size_t)(end - p));
+    if (nl == NULL) nl = end;
+    put(req, p, (size_t)(nl - p));
+    *framed = 0;
+    p = nl < end ? nl + 1 : end;
+  } else {
+    puts_(req, method);
+    *head = strcmp(method, "HEAD") == 0;
+  }
+  puts_(req, " ");
+  nl = memchr(p, '\n', (size_t)(end - p));
+  if (nl == NULL) nl = end;
+  if (nl == p) {
+    puts_(req, "/echo");
+  } else {
+    if (!plain_target(p, (size_t)(nl - p))) *framed = 0;
+    put(req, p, (size_t)(nl - p));
+  }
+  p = nl < end ? nl + 1 : end;
+  puts_(req, f & 0x80 ? " HTTP/1.0\r\n" : " HTTP/1.1\r\n");
+  puts_(req, "Host: 127.0.0.1\r\nConnection: close\r\n");
+  if (f & 0x20) puts_(req, "X-Tenant: fuzz\r\n");
+  while (p < end) {             /* header lines up to an empty one */
+    nl = memchr(p, '\n', (size_t)(end - p));
+    if (nl == NULL) nl = end;
+    if (nl == p) {
+      p++;
+      break;
+    }
+    if ((f & 3) == 2) {         /* as given */
+      put(req, p, (size_t)(nl - p + (nl < end)));
+      *framed = 0;
+    } else {
+      if (!plain_header(p, (size_t)(nl - p))) *framed = 0;
+      put(req, p, (size_t)(nl - p));
+      puts_(req, "\r\n");
+    }
+    p = nl < end ? nl + 1 : end;
+  }
+  if (!(f & 0x40)) {
+    snprintf(line, sizeof line, "Content-Length: %zu\r\n", (size_t)(end - p));
+    puts_(req, line);
+  } else if (end > p) {
+    *framed = 0;                /* a body without its length */
+  }
+  puts_(req, "\r\n");
+  put(req, p, (size_t)(end - p));
+}
+
+static int alive(int port, char *why, size_t n) {
+  static const char good[] = "GET /echo?v=alive HTTP/1.1\r\n"
+                             "Host: 127.0.0.1\r\nX-Tenant: fuzz\r\n"
+                             "Connection: close\r\n\r\n";
+  buf req = {0}, resp = {0};
+  parsed p;
+  const char *bad;
+  int rc, ok, reset;
+  put(&req, good, sizeof good - 1);
+  rc = exchange(port, &req, &resp, &reset);
+  free(req.p);
+  if (rc != 0) {
+    free(resp.p);
+    return broken(why, n, "the server %s a good request afterwards",
+                  rc > 0 ? "did not answer in 10 s" : "refused");
+  }
+  bad = resp.len ? parse(&resp, 0, &p) : "nothing";
+  ok = bad == NULL && p.status == 200 && p.lraf;
+  if (!ok)
+    rc = broken(why, n, "a good request afterwards got %s (%.60s)",
+                bad ? bad : "a status other than 200",
+                resp.p ? resp.p : "");
+  free(resp.p);
+  return rc;
+}
+
+int tutil_fuzz_http(int port, const uint8_t *data, size_t size, char *why,
+                    size_t n) {
+  buf req = {0}, resp = {0};
+  parsed p;
+  const char *bad = NULL;
+  int framed = 0, head = 0, rc, reset;
+  if (size > 0) {
+    build(data, size, &req, &framed, &head);
+    rc = exchange(port, &req, &resp, &reset);
+    free(req.p);
+    if (rc != 0) {
+      free(resp.p);
+      return broken(why, n, rc > 0 ? "no answer in 10 s"
+                                   : "cannot connect to 127.0.0.1:%d", port);
+    }
+    if (reset && !framed) resp.len = 0;   /* what came may be cut */
+    if (resp.len > 0) bad = parse(&resp, head, &p);
+    else if (framed) bad = "no response to a well-framed request";
+    if (bad == NULL && resp.len > 0 && framed && !p.lraf &&
+        p.status != 413 && p.status != 414 && p.status != 431)
+      bad = "a response to a well-framed request without "
+            "X-Lraf-Instructions";
+    if (bad != NULL) {
+      rc = broken(why, n, "%s: %.200s", bad, resp.p ? resp.p : "");
+      free(resp.p);
+      return rc;
+    }
+    free(resp.p);
+  }
+  return alive(port, why, n);
+}
