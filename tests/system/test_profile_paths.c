@@ -273,6 +273,41 @@ static void test_native_units(void **state) {
   lraf_profile_free(P);
 }
 
+/* The lraf VM charges a long-string comparison's bytes (native
+   charging) to the function that compares, on no line: the callgrind
+   output puts them on its definition line, so its cost lines still sum
+   to the total. */
+static void test_native_no_line(void **state) {
+  static const char src[] =
+    "local a = string.rep('x', 5000)\n"
+    "local b = string.rep('x', 4999) .. 'y'\n"
+    "local function cmp(n) local k = 0\n"
+    "  for i = 1, n do if a < b then k = k + 1 end end\n"
+    "  return k end\n"
+    "print(cmp(50))\n";
+  lraf_options opt;
+  int64_t counted, sum = 0;
+  lraf_profile *P;
+  size_t len;
+  char *cg, *line, *save = NULL;
+  int after_calls = 0;
+  (void)state;
+  lraf_default_options(&opt);
+  opt.native = 1;
+  P = profile_src(src, sizeof src - 1, "=cmp", &opt, &counted);
+  cg = tutil_pf_write(P, "callgrind", &len);
+  for (line = strtok_r(cg, "\n", &save); line != NULL;
+       line = strtok_r(NULL, "\n", &save)) {
+    long long pos, n;
+    if (!after_calls && sscanf(line, "%lld %lld", &pos, &n) == 2) sum += n;
+    after_calls = strncmp(line, "calls=", 6) == 0;
+  }
+  assert_int_equal(sum, counted);
+  assert_int_equal(tutil_pf_self_sum(P), counted);
+  free(cg);
+  lraf_profile_free(P);
+}
+
 /* ---- generated programs ---- */
 
 typedef struct gbuf {
@@ -348,6 +383,7 @@ int main(void) {
     cmocka_unit_test(test_paths),
     cmocka_unit_test(test_cost_models),
     cmocka_unit_test(test_native_units),
+    cmocka_unit_test(test_native_no_line),
     cmocka_unit_test(test_generated),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
