@@ -48,6 +48,10 @@ static int after(lraf_state *S, void *ud) {
   }
   st = lraf_profile_write(P, p->format, p->top, out, &err);
   lraf_profile_free(P);
+  if (st == LRAF_OK && strncmp(lraf_model(S), "lraf-vm", 7) != 0)
+    fprintf(strcmp(p->format, "table") == 0 ? out : stderr,  /* missing */
+            "lraf profile: no per-line counts on the stock target (the "
+            "lraf VM's target has them)\n");
   if (out != stdout && fclose(out) != 0 && st == LRAF_OK)
     return cli_error("cannot write the profile to %s", p->output);
   return st == LRAF_OK ? CLI_OK : cli_report(&err);

@@ -387,12 +387,13 @@ int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
     const char *path = c.script;
     if (strcmp(path, "-") == 0 && strcmp(argv[script - 1], "--") != 0)
       path = NULL;
-    st = load_script(&c, path, &err);
-    if (st != LRAF_OK) {
-      rc = finish(&c, st, &err, 1);
-    } else if (hooks != NULL &&
-               (rc = hooks->before(c.S, &c.args, hooks->ud)) != CLI_OK) {
+    /* lraf profile starts before the script is loaded: on the lraf VM
+       a profile's chunks are rewritten to count their ACCTs (lines) */
+    if (hooks != NULL &&
+        (rc = hooks->before(c.S, &c.args, hooks->ud)) != CLI_OK) {
       c.hooks = NULL;
+    } else if ((st = load_script(&c, path, &err)) != LRAF_OK) {
+      rc = finish(&c, st, &err, 1);
     } else {
       rc = finish(&c, call(&c, 1, &err), &err, 0);
       if (rc == CLI_OK) rc = c.hook_rc;

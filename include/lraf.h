@@ -726,7 +726,11 @@ LRAF_API void lraf_ledger_close(lraf_ledger *l);
    On the stock target the profile is collected by a call and return
    hook on the main thread, which coroutines created afterwards inherit
    (so profile from the start; a script that sets its own hook with
-   debug.sethook takes the events away).  Recursion counts once in a
+   debug.sethook takes the events away), and has no per-line counts.
+   On the lraf VM build (lraf_vm_builtin) the VM reports calls and
+   returns itself (no hook), and the chunks the state loads while the
+   profile runs also get exact per-line counts (the callgrind and JSON
+   outputs show them).  Recursion counts once in a
    function's inclusive count; a thread's frames deeper than 256 hang
    under the frame at depth 256 in the tree (the counts per function
    stay exact).  Use it from the OS thread that runs S. */

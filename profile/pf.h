@@ -83,8 +83,12 @@ int pf_stack_id(pf_profile *P, const void *key, int root);
 int pf_stack_reset(pf_profile *P, const void *key, int root);
 /* The child of node parent for function fn, created when new. */
 int pf_child(pf_profile *P, int parent, int fn);
-/* The node on top of stack s (its root when empty). */
-int pf_top(const pf_profile *P, int s);
+/* The node on top of stack s (its root when empty); inline, since
+   collectors call it at every event. */
+static inline int pf_top(const pf_profile *P, int s) {
+  const pf_stack *st = &P->stack[s];
+  return st->n > 0 ? st->node[st->n - 1] : st->root;
+}
 
 /* A thread's frames deeper than this are merged: each hangs under the
    frame at this depth (deep recursion would otherwise make the tree,
@@ -103,8 +107,10 @@ int pf_unwind(pf_profile *P, int s, const void *frame);
    the profile started). */
 int pf_return(pf_profile *P, int s, const void *frame);
 /* n instructions ran in node (the collector's top since its last
-   event: see pf_top). */
-void pf_charge(pf_profile *P, int node, int64_t n);
+   event: see pf_top); node -1 is the root. */
+static inline void pf_charge(pf_profile *P, int node, int64_t n) {
+  P->node[node >= 0 ? node : 0].self += n;
+}
 /* n instructions of line of function fn (collectors that see lines). */
 void pf_line(pf_profile *P, int fn, int line, int64_t n);
 /* After the last event: sums, inclusive counts and the total. */

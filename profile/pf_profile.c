@@ -264,11 +264,6 @@ int pf_stack_reset(pf_profile *P, const void *key, int root) {
   return s;
 }
 
-int pf_top(const pf_profile *P, int s) {
-  const pf_stack *st = &P->stack[s];
-  return st->n > 0 ? st->node[st->n - 1] : st->root;
-}
-
 void pf_enter(pf_profile *P, int s, int fn, const void *frame) {
   pf_stack *st = &P->stack[s];
   int n;
@@ -316,10 +311,6 @@ int pf_return(pf_profile *P, int s, const void *frame) {
       return st->node[i];
     }
   return -1;
-}
-
-void pf_charge(pf_profile *P, int node, int64_t n) {
-  P->node[node >= 0 ? node : 0].self += n;
 }
 
 void pf_line(pf_profile *P, int fn, int line, int64_t n) {

@@ -205,9 +205,13 @@ static int write_callgrind(const pf_profile *P, FILE *out) {
     cg_fn(f, out, "fl", "fn");
     if (f->nlines > 0) {
       int l;
+      int64_t rest = f->self;  /* on no line (native work): its own */
       for (l = 0; l < f->nlines; l++)
-        if (f->lines[l] != 0)
+        if (f->lines[l] != 0) {
           fprintf(out, "%d %" PRId64 "\n", f->first + l, f->lines[l]);
+          rest -= f->lines[l];
+        }
+      if (rest != 0) fprintf(out, "%d %" PRId64 "\n", line, rest);
     } else {
       fprintf(out, "%d %" PRId64 "\n", line, f->self);
     }

@@ -49,6 +49,10 @@ typedef struct rw_options {
   int fold;                  /* fold control-equivalent blocks (default 1) */
   const uint32_t *weights;   /* RW_WEIGHTED: VM_NUM_OPCODES weights */
   rw_target target;          /* RW_DEFAULT_TARGET unless set */
+  int lines;                 /* the lraf VM's target: give every block
+                                that pays for itself an ACCT and say which
+                                lines each ACCT and MMBIN* pays for
+                                (vm_proto.linecosts, rw_lines.c) */
 } rw_options;
 
 /* What a rewrite did, summed over all functions. */

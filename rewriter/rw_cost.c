@@ -16,6 +16,7 @@
 #include "rw.h"
 
 void rw_default_options(rw_options *opt) {
+  opt->lines = 0;
   opt->mode = RW_ORIGINAL;
   opt->exact = 0;
   opt->fold = 1;

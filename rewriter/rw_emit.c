@@ -54,6 +54,7 @@
 #include <string.h>
 
 #include "rw_emit.h"
+#include "rw_lines.h"
 #include "rw_names.h"
 #include "rw_sync.h"
 
@@ -97,6 +98,11 @@ typedef struct ctx {
   rw_arena *a;          /* everything above but o and f's own arrays */
   int fused;            /* target RW_LRAVM: ACCT instead of r */
   int used_r;           /* fused code that still uses r (stub names) */
+  int lc_on;            /* fused, opt->lines: say what each ACCT pays */
+  rw_lines blines;      /* per block, the lines its increment pays for */
+  vm_linecost *lc;      /* per ACCT and MMBIN*: its lines, by pc */
+  int nlc, caplc;
+  int lc_bad;           /* some charge does not split into its lines */
 } ctx;
 
 static void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
@@ -423,6 +429,63 @@ static int emit_wide(ctx *c, int pc, int line) {
   }
 }
 
+/* ---- what each ACCT and MMBIN* pays for, per line (opt->lines) ---- */
+
+static void note_cost(ctx *c, int at, int line, int64_t cost) {
+  if (c->nlc == c->caplc) {
+    int cap = c->caplc ? 2 * c->caplc : 64;
+    vm_linecost *lc = realloc(c->lc, (size_t)cap * sizeof *lc);
+    if (lc == NULL) { c->o.oom = 1; return; }
+    c->lc = lc;
+    c->caplc = cap;
+  }
+  c->lc[c->nlc].pc = at;
+  c->lc[c->nlc].line = line;
+  c->lc[c->nlc++].cost = cost;
+}
+
+/* Block bi pays for itself with the code emitted from at on, charging
+   n: every such block gets an ACCT (of 0 if need be), whose runs the
+   profiler counts.  Its lines must add up to n; what the overhead mode
+   adds for the block's own accounting code is on the block's line. */
+static void note_block(ctx *c, int at, int bi, int64_t n, int line) {
+  int k;
+  int64_t sum = 0;
+  if (c->o.n == at)
+    put(c, vm_set_bx(vm_abck(VM_OP_ACCT, VM_ACCT_ADD, 0, 0, 0),
+                     VM_OFFSET_SBX), line, J_NONE, 0);
+  for (k = c->blines.start[bi]; k < c->blines.start[bi + 1]; k++) {
+    note_cost(c, at, c->blines.e[k].line, c->blines.e[k].cost);
+    sum += c->blines.e[k].cost;
+  }
+  if (sum != n && c->opt->mode == RW_OVERHEAD)
+    note_cost(c, at, line, n - sum);
+  else if (sum != n)
+    c->lc_bad = 1;
+}
+
+/* Each pass: the lines of every block's charge, from the cost of each
+   original instruction (in the overhead mode with what rewriting adds
+   to it: trampolines, LFALSESKIP's JMP). */
+static int lines_pass(ctx *c) {
+  vm_proto *f = c->f;
+  uint32_t *pccost = malloc(((size_t)f->sizecode + 1) * sizeof *pccost);
+  int pc, ok;
+  c->nlc = 0;
+  c->lc_bad = 0;
+  rw_lines_free(&c->blines);
+  if (pccost == NULL) return 0;
+  for (pc = 0; pc < f->sizecode; pc++) {
+    pccost[pc] = rw_instr_cost(f, pc, c->opt);
+    if (c->opt->mode == RW_OVERHEAD)
+      pccost[pc] += trampolines(c, pc) +
+                    (vm_op(f->code[pc]) == VM_OP_LFALSESKIP);
+  }
+  ok = rw_lines_build(f, c->cfg, pccost, c->lines, &c->blines);
+  free(pccost);
+  return ok;
+}
+
 static void emit_main(ctx *c) {
   vm_proto *f = c->f;
   int pc, t;
@@ -435,10 +498,12 @@ static void emit_main(ctx *c) {
       emit_wide_head(c, pc, line);
     if (bi >= 0) {  /* a folded block may still write r back */
       const rw_block *b = &c->cfg->b[bi];
-      int own = b->fold_into < 0;
-      emit_accounting(c, own ? block_charge(c, bi) : 0, own && b->check,
+      int own = b->fold_into < 0, at = c->o.n;
+      int64_t n = own ? block_charge(c, bi) : 0;
+      emit_accounting(c, n, own && b->check,
                       b->charges_ahead, c->sync.synced[bi], c->sync.flush[bi],
                       line);
+      if (own && c->lc_on) note_block(c, at, bi, n, line);
     }
     c->pos[pc] = c->o.n;
     if (c->wide[pc] && emit_wide(c, pc, line)) {
@@ -455,6 +520,9 @@ static void emit_main(ctx *c) {
     } else if (vm_jump_target(i, pc, &t)) {
       put(c, i, line, op == VM_OP_TFORPREP ? J_INSTR : J_GROUP, t);
     } else {
+      if (c->lc_on && (op == VM_OP_MMBIN || op == VM_OP_MMBINI ||
+                       op == VM_OP_MMBINK))  /* charges itself when run */
+        note_cost(c, c->o.n, line, rw_op_cost(op, c->opt));
       put(c, i, line, J_NONE, 0);
     }
   }
@@ -643,6 +711,12 @@ static lraf_status finish(ctx *c, int main_end) {
   c->o.code = NULL;
   if (!c->fused || c->used_r)
     f->maxstacksize = (uint8_t)(c->r + 1);
+  if (c->lc_on && !c->lc_bad) {  /* else the profile has no lines for f */
+    free(f->linecosts);
+    f->linecosts = c->lc;
+    f->sizelinecosts = c->nlc;
+    c->lc = NULL;
+  }
   return LRAF_OK;
 }
 
@@ -658,6 +732,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.f = f; c.cfg = cfg; c.opt = opt; c.path = path; c.stats = stats;
   c.r = f->maxstacksize; c.counter = counter; c.consume = consume;
   c.fused = opt->target == RW_LRAVM;
+  c.lc_on = c.fused && opt->lines;
   c.a = a;
   c.group = rw_arena_alloc(a, n, sizeof(int));
   c.pos = rw_arena_alloc(a, n, sizeof(int));
@@ -689,6 +764,10 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     if (opt->mode == RW_OVERHEAD)
       overhead_bases(&c);
     accounting_kinds(&c);
+    if (c.lc_on && !lines_pass(&c)) {
+      st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      goto done;
+    }
     c.used_r = 0;
     if (c.fused ? !no_sync(cfg, a, &c.sync)
         : !rw_sync_find(f, cfg, c.emits, c.adds, opt->mode != RW_OVERHEAD,
@@ -720,5 +799,7 @@ done:  /* the emitted code grows by realloc: it becomes f's own */
   free(c.o.jkind);
   free(c.o.jref);
   free(c.o.src);
+  rw_lines_free(&c.blines);
+  free(c.lc);
   return st;
 }

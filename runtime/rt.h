@@ -83,6 +83,7 @@ struct lraf_state {
   int where_noted;
   int64_t charged;       /* everything ever charged (rt_total) */
   struct lraf_profile *profile;  /* the running profile (rt_profile.c) */
+  struct rt_pflines *pflines;    /* ACCT counts for profiles (rt_pfvm.c) */
   char **allow_dirs;     /* sandbox: real paths of the allowed
                             directories (NULL-terminated) */
   char **allow_modules;  /* sandbox: C modules require may load */
@@ -130,10 +131,18 @@ void rt_regranulate(lraf_state *S, lua_State *L);
 /* Everything the state counted so far, live counter included: grows by
    exactly what runs (the profiler reads it at calls and returns). */
 int64_t rt_total(lraf_state *S, lua_State *L);
+/* The same from the counter's value (the lraf VM's profiler reads it at
+   every call and return: rt_pfvm.c). */
+static inline int64_t rt_total_of(const lraf_state *S, int64_t counter) {
+  return S->charged + counter - S->base + S->pending;
+}
 
 /* ---- rt_profile.c: the profiler's stock collector ---- */
 /* Stop and free the running profile, if any (lraf_close). */
 void rt_profile_drop(lraf_state *S);
+/* Free the ACCT counts of the lraf VM's profiles (rt_pfvm.c), after
+   lua_close. */
+void rt_pfvm_close(lraf_state *S);
 
 /* ---- rt_lravm.c: the lraf VM's counter (target RW_LRAVM only) ---- */
 /* The state's ACCT counter, which replaces the counter cell. */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "rt_pipeline.h"
+#include "rt_profile.h"
 
 #ifdef LUA_ACCT_VM
 
@@ -223,6 +224,8 @@ lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
       lua_pop(L, 1);
       st = err_fail(err, status == LUA_ERRMEM ? LRAF_EMEM : LRAF_ERUN,
                     "cannot write the rewritten code back");
+    } else if (opt->lines) {  /* a profile counts its ACCTs */
+      rt_pfvm_attach(L, w.p, chunk.main);
     }
   }
   vm_proto_free(chunk.main);

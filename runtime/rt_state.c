@@ -160,6 +160,7 @@ void lraf_close(lraf_state *S) {
     S->running = S->L;
     lua_close(S->L);
   }
+  rt_pfvm_close(S);  /* after the last ACCT ran */
   rt_threads_free(S);
   free(S->cpath);
   rt_sandbox_free(S);

@@ -290,6 +290,15 @@ typedef struct vm_locvar {
 #define VM_LIMLINEDIFF 0x80     /* |delta| must stay below this */
 #define VM_MAXIWTHABS 128       /* max instructions without an absolute line */
 
+/* What an accounting instruction pays for, per source line (written by
+   the rewriter with rw_options.lines, for the profiler): each run of the
+   instruction at pc (of the rewritten code) charges cost for line. */
+typedef struct vm_linecost {
+  int pc;
+  int line;
+  int64_t cost;
+} vm_linecost;
+
 typedef struct vm_proto {
   vm_string source;        /* !present: same as the parent's (or stripped) */
   int linedefined;
@@ -309,6 +318,8 @@ typedef struct vm_proto {
   int8_t *lineinfo;
   int sizeabslineinfo;
   vm_absline *abslineinfo;
+  int sizelinecosts;       /* rewritten with rw_options.lines: sorted by pc */
+  vm_linecost *linecosts;
   int sizelocvars;
   vm_locvar *locvars;
   int sizeupnames;         /* 0 (stripped) or sizeupvalues */

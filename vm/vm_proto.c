@@ -33,6 +33,7 @@ void vm_proto_free(vm_proto *f) {
   }
   free(f->lineinfo);
   free(f->abslineinfo);
+  free(f->linecosts);
   if (f->locvars != NULL) {
     for (i = 0; i < f->sizelocvars; i++)
       free_string(&f->locvars[i].name);

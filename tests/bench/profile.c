@@ -1,14 +1,17 @@
 /*
 ** profile.c - what lraf profile costs, measured side by side in one run
-** on the same stock Lua 5.4 library: each program plain (lua_State,
+** on the Lua library it is built against (Debian's liblua5.4, or the
+** lraf VM's with make vm): each program plain (lua_State,
 ** luaL_loadfile), under lraf as lraf run runs it (lraf_new, load, call)
 ** and under lraf profile (the same with lraf_profile_start/stop and the
 ** JSON profile written out).  Variants are interleaved and the best of
-** N runs is kept, so a noisy machine affects them alike.  Prints, per
-** program, the profile's time over plain Lua and over lraf, and the
-** geometric means.
+** N runs is kept, by CPU time, so a noisy machine affects them alike.
+** Prints, per program, the profile's time over plain Lua and over lraf,
+** and the geometric means; with -r, one line per program of the three
+** times only ("NAME PLAIN RUN PROFILE"), for tests/bench/profile.sh,
+** which interleaves the two builds and puts them side by side.
 **
-** usage: profile [-nN] FILE.lua...
+** usage: profile [-nN] [-r] FILE.lua...
 */
 #include <fcntl.h>
 #include <math.h>
@@ -28,7 +31,7 @@ enum { PLAIN, RUN, PROFILE, NVARIANTS };
 
 static double now(void) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
@@ -67,17 +70,19 @@ static double run(int v, const char *path, FILE *sink) {
 }
 
 int main(int argc, char **argv) {
-  int reps = 5, i, first = 1, nprog = 0, saved, null;
+  int reps = 5, i, first = 1, nprog = 0, saved, null, raw = 0;
   double gl = 0, gr = 0, worst = 0;
   FILE *sink = fopen("/dev/null", "w");
-  if (argc > 1 && strncmp(argv[1], "-n", 2) == 0) {
-    reps = atoi(argv[1] + 2);
-    first = 2;
+  for (; first < argc && argv[first][0] == '-'; first++) {
+    if (strncmp(argv[first], "-n", 2) == 0) reps = atoi(argv[first] + 2);
+    else if (strcmp(argv[first], "-r") == 0) raw = 1;
+    else return 1;
   }
   if (sink == NULL || reps < 1) return 1;
-  printf("lraf profile: time over plain lua5.4 and over lraf (lraf run), "
-         "best of %d, interleaved\n\n%-16s %9s %9s %9s %9s %9s\n", reps,
-         "program", "lua s", "lraf s", "profile s", "/lua", "/lraf");
+  if (!raw)
+    printf("lraf profile: CPU time over plain lua5.4 and over lraf (lraf "
+           "run), best of %d, interleaved\n\n%-16s %9s %9s %9s %9s %9s\n",
+           reps, "program", "lua s", "lraf s", "profile s", "/lua", "/lraf");
   for (i = first; i < argc; i++) {
     double best[NVARIANTS] = {1e30, 1e30, 1e30};
     const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1
@@ -99,6 +104,11 @@ int main(int argc, char **argv) {
     close(saved);
     if (failed) {
       printf("%-16s failed\n", name);
+      continue;
+    }
+    if (raw) {
+      printf("%s %.6f %.6f %.6f\n", name, best[PLAIN], best[RUN],
+             best[PROFILE]);
       continue;
     }
     printf("%-16s %9.3f %9.3f %9.3f %8.2fx %8.2fx\n", name, best[PLAIN],

@@ -86,6 +86,33 @@ static int load_only(const void *bytes, size_t size) {
   return st;
 }
 
+/* rw_options.lines: each entry of f's line costs is at an ACCT or an
+   MMBIN*, and the costs at an ACCT add up to what it and the ACCTs
+   right after it (one charge split by sBx's range) charge.  The line
+   of the first bad entry's function, or -1. */
+static int bad_linecosts(const vm_proto *f) {
+  int i, k = 0;
+  for (i = 0; i < f->sizep; i++) {
+    int bad = bad_linecosts(f->p[i]);
+    if (bad >= 0) return bad;
+  }
+  while (k < f->sizelinecosts) {
+    int pc = f->linecosts[k].pc, op;
+    int64_t sum = 0, charged = 0;
+    if (pc < 0 || pc >= f->sizecode) return f->linedefined;
+    for (; k < f->sizelinecosts && f->linecosts[k].pc == pc; k++)
+      sum += f->linecosts[k].cost;
+    op = vm_op(f->code[pc]);
+    if (op == VM_OP_MMBIN || op == VM_OP_MMBINI || op == VM_OP_MMBINK)
+      continue;
+    if (op != VM_OP_ACCT) return f->linedefined;
+    for (i = pc; i < f->sizecode && vm_op(f->code[i]) == VM_OP_ACCT; i++)
+      charged += vm_bx(f->code[i]) - VM_OFFSET_SBX;
+    if (sum != charged) return f->linedefined;
+  }
+  return -1;
+}
+
 /* On the lraf VM: the chunk loaded by Lua, rewritten in memory
    (rt_inplace.c) and dumped, must give the bytes that the dump path
    gives for the same function (lua_dump of it, rt_pipeline, vm_write),
@@ -161,7 +188,10 @@ static int rewrite_with(const uint8_t *data, size_t size,
                     "message", label, lraf_status_name(st));
     return 0;
   }
-  if ((st = vm_write(c, &out, &outsize, &err)) != LRAF_OK) {
+  if (opt->lines && bad_linecosts(c->main) >= 0) {
+    rc = broken(why, n, "%s: the line costs of the function at line %d do "
+                "not add up to its ACCTs", label, bad_linecosts(c->main));
+  } else if ((st = vm_write(c, &out, &outsize, &err)) != LRAF_OK) {
     rc = broken(why, n, "%s: vm_write failed after rewriting: %s", label,
                 err.message);
   } else if ((st = vm_read_rewritten(out, outsize, NULL, &back, &err)) !=
@@ -210,7 +240,14 @@ int tutil_fuzz_rewrite(const uint8_t *data, size_t size, char *why,
   opt.weights = NULL;
   if (rewrite_with(data, size, &opt, "lraf VM", why, n) != 0) return -1;
   opt.exact = 1;
-  return rewrite_with(data, size, &opt, "lraf VM exact", why, n);
+  if (rewrite_with(data, size, &opt, "lraf VM exact", why, n) != 0)
+    return -1;
+  /* what lraf profile loads with on the lraf VM: per-line costs */
+  opt.lines = 1;
+  if (rewrite_with(data, size, &opt, "lraf VM exact, lines", why, n) != 0)
+    return -1;
+  opt.exact = 0;
+  return rewrite_with(data, size, &opt, "lraf VM, lines", why, n);
 }
 
 /* ---------------------------------------------------------------- */
