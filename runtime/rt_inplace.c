@@ -174,6 +174,7 @@ static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
   p->maxstacksize = f->maxstacksize;
   p->acctahead = ah;
   p->sizeacctahead = f->sizeahead;
+  if (ah != NULL) G(L)->acct_refunds = 1;  /* the VM looks for refunds */
 }
 
 static int write_all(lua_State *L) {
