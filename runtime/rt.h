@@ -114,6 +114,8 @@ int64_t rt_live(lraf_state *S, lua_State *L);
    lraf VM in exact mode: blocks are charged when they start), so that a
    count read during a call is exact. */
 int64_t rt_live_run(lraf_state *S, lua_State *L);
+/* rt_total less the same (the profiler's running total). */
+int64_t rt_total_run(lraf_state *S, lua_State *L);
 /* Charge the live count (plus extra) to the current account and reset
    the counter to the next granularity (0 when stopping). */
 lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,

@@ -56,6 +56,10 @@ int64_t rt_live_run(lraf_state *S, lua_State *L) {
   return n;
 }
 
+int64_t rt_total_run(lraf_state *S, lua_State *L) {
+  return S->charged + rt_live_run(S, L);
+}
+
 int64_t rt_total(lraf_state *S, lua_State *L) {
   return S->charged + rt_live(S, L);
 }

@@ -5,7 +5,7 @@
 ** The rewritten code already counts every instruction exactly; the
 ** collector only has to say whose instructions they were.  A call and
 ** return hook (no line or count hook: between calls and returns Lua
-** runs at full speed) reads the state's running total (rt_total) at
+** runs at full speed) reads the state's running total (rt_total_run) at
 ** every call and return and charges what ran since the last event to
 ** the frame that was on top after it, in the profile core
 ** (profile/pf.h).  Every accounting block belongs to one function and
@@ -217,7 +217,7 @@ static void hook(lua_State *L, lua_Debug *ar) {
     return;
   }
   if ((s = stack_of(R, L)) < 0) return;
-  now = rt_total(S, L);
+  now = rt_total_run(S, L);
   pf_charge(R->P, R->running, now - R->last);
   R->last = now;
   event(R, L, ar, s);
@@ -244,7 +244,7 @@ lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
   R->S = S;
   R->create_fn = R->wrap_fn = -1;
   for (i = 0; i < LUA_CACHE; i++) R->lua[i] = -1;
-  R->last = rt_total(S, L);
+  R->last = rt_total_run(S, L);
   S->profile = R;
   lua_sethook(L, hook, LUA_MASKCALL | LUA_MASKRET, 0);
   return LRAF_OK;
@@ -260,7 +260,7 @@ lraf_status lraf_profile_stop(lraf_state *S, lraf_profile **out,
   lua_sethook(S->L, NULL, 0, 0);
   S->profile = NULL;
   {
-    int64_t now = rt_total(S, S->L);
+    int64_t now = rt_total_run(S, S->L);
     pf_charge(R->P, R->running, now - R->last);
     R->last = now;
   }
