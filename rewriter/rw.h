@@ -53,6 +53,11 @@ typedef struct rw_options {
                                 that pays for itself an ACCT and say which
                                 lines each ACCT and MMBIN* pays for
                                 (vm_proto.linecosts, rw_lines.c) */
+  int refunds;               /* lraf VM, code rewritten in memory: the VM
+                                gives back what frames charged ahead when
+                                an error discards them or a yield suspends
+                                them (vm_proto.ahead), so exact mode keeps
+                                the default mode's blocks (rw_refunds) */
 } rw_options;
 
 /* What a rewrite did, summed over all functions. */
@@ -82,6 +87,11 @@ int rw_consume_overhead(const rw_options *opt);
 
 /* Metamethod event number for "add" (Lua's TM_ADD), used by MMBINI. */
 #define RW_TM_ADD 6
+
+/* Whether opt's exact mode uses refunds: exact, refunds asked for, the
+   lraf VM, and not the overhead mode (whose per-pc costs include the
+   rewritten code's own).  The blocks are then the default mode's. */
+int rw_refunds(const rw_options *opt);
 
 /* Default options: original mode, not exact, folding on. */
 void rw_default_options(rw_options *opt);

@@ -72,6 +72,13 @@ static int ends_block(int op) {
   }
 }
 
+/* Exact mode ends blocks at calls and error points, unless the lraf VM
+   gives back what an unwound frame charged ahead (rw_refunds): then
+   its blocks are the default mode's. */
+static int small_blocks(const rw_options *opt) {
+  return opt->exact && !rw_refunds(opt);
+}
+
 static int unit_may_call_or_fail(const vm_proto *f, int s, int e) {
   for (; s <= e; s++) {
     const vm_opinfo *oi = vm_opinfo_of(vm_op(f->code[s]));
@@ -107,7 +114,8 @@ static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
                         e + 1, path);
       leader[t] = 1;
     }
-    if ((ends_block(op) || (opt->exact && unit_may_call_or_fail(f, pc, e)))
+    if ((ends_block(op) || (small_blocks(opt) &&
+                            unit_may_call_or_fail(f, pc, e)))
         && e + 1 < f->sizecode)
       leader[e + 1] = 1;
     if (op == VM_OP_LFALSESKIP && e + 2 < f->sizecode)
@@ -573,7 +581,7 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   /* exact mode charges the code after a call when the call returns, so
      frames that return one after another would run their remainders
      unchecked: a block that returns checks */
-  if (opt->exact)
+  if (small_blocks(opt))
     for (pc = cfg->first; pc < f->sizecode; pc++) {
       int op = vm_op(f->code[pc]);
       if ((op == VM_OP_RETURN || op == VM_OP_RETURN0 ||
@@ -587,7 +595,7 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
         vm_jump_target(f->code[pc], pc, &t) && cfg->b[cfg->block_at[t]].check)
       cfg->b[cfg->block_of[pc]].check = 1;
   }
-  if (opt->fold && !opt->exact) {
+  if (opt->fold && !small_blocks(opt)) {
     dominators(&pred, post, np, idom, acyclic, a);
     nrp = dfs(&pred, cfg->nblocks, rpost, NULL, a);  /* from the exit */
     if (nrp < 0)
@@ -598,7 +606,7 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
   if (opt->fold && opt->mode != RW_OVERHEAD)
-    fold_branches(cfg, f, &pred, post, np, opt->exact, acyclic, a);
+    fold_branches(cfg, f, &pred, post, np, small_blocks(opt), acyclic, a);
   return LRAF_OK;
 }
 

@@ -22,6 +22,12 @@ void rw_default_options(rw_options *opt) {
   opt->fold = 1;
   opt->weights = NULL;
   opt->target = RW_DEFAULT_TARGET;
+  opt->refunds = 0;
+}
+
+int rw_refunds(const rw_options *opt) {
+  return opt->exact && opt->refunds && opt->target == RW_LRAVM &&
+         opt->mode != RW_OVERHEAD;
 }
 
 int rw_consume_overhead(const rw_options *opt) {

@@ -69,6 +69,7 @@ typedef struct out {
   unsigned char *jkind;
   int *jref;
   int *src;          /* original pc being emitted, -1 in stubs */
+  int64_t *ahead;    /* refunds: charged ahead once it was counted */
   int n, cap;
   int oom;
 } out;
@@ -103,6 +104,10 @@ typedef struct ctx {
   vm_linecost *lc;      /* per ACCT and MMBIN*: its lines, by pc */
   int nlc, caplc;
   int lc_bad;           /* some charge does not split into its lines */
+  int refunds;          /* rw_refunds: the table of what is charged ahead */
+  int64_t *ain;         /* refunds, per block: ahead before its ACCT */
+  int64_t *aafter;      /* refunds, per pc: ahead once it was counted */
+  int64_t cur_ahead;    /* what put() records for the next instructions */
 } ctx;
 
 static void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
@@ -117,15 +122,18 @@ static void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
     unsigned char *jk = lines ? realloc(o->jkind, (size_t)cap) : NULL;
     int *jr = jk ? realloc(o->jref, (size_t)cap * sizeof *jr) : NULL;
     int *src = jr ? realloc(o->src, (size_t)cap * sizeof *src) : NULL;
+    int64_t *ah = src ? realloc(o->ahead, (size_t)cap * sizeof *ah) : NULL;
     if (code) o->code = code;
     if (lines) o->line = lines;
     if (jk) o->jkind = jk;
     if (jr) o->jref = jr;
-    if (src == NULL || cap > (1 << 26)) { o->oom = 1; return; }
-    o->src = src;
+    if (src) o->src = src;
+    if (ah == NULL || cap > (1 << 26)) { o->oom = 1; return; }
+    o->ahead = ah;
     o->cap = cap;
   }
   o->src[o->n] = c->cur_pc;
+  o->ahead[o->n] = c->cur_ahead;
   o->code[o->n] = i;
   o->line[o->n] = line;
   o->jkind[o->n] = (unsigned char)jkind;
@@ -357,6 +365,100 @@ static void accounting_kinds(ctx *c) {
 }
 
 /* ---------------------------------------------------------------- */
+/* Refunds: what is charged ahead                                    */
+/* ---------------------------------------------------------------- */
+
+/* What the function has charged but not yet run, before each block's
+   accounting code (ain) and once each pc was counted (aafter): a block
+   adds its charge and each instruction takes its cost.  It does not
+   depend on the path, since every path to an exit is charged exactly;
+   a block reached with two values is an error of the rewriter.  A
+   TFORCALL that TFORPREP enters directly is neither charged nor
+   counted, so there the value after it is the TFORPREP's.  Returns 0 on
+   a contradiction, -1 out of memory. */
+static int compute_ahead(ctx *c) {
+  const rw_cfg *cfg = c->cfg;
+  const vm_proto *f = c->f;
+  int nb = cfg->nblocks, top = 0, i, pc;
+  int *stack = malloc(((size_t)nb + 1) * sizeof *stack);
+  unsigned char *seen = calloc((size_t)nb + 1, 1);
+  if (stack == NULL || seen == NULL) {
+    free(stack);
+    free(seen);
+    return -1;
+  }
+  for (i = 0; i < nb; i++) c->ain[i] = 0;
+  for (pc = 0; pc < f->sizecode; pc++) c->aafter[pc] = 0;
+  seen[0] = 1;
+  stack[top++] = 0;
+  while (top > 0) {
+    const rw_block *b = &cfg->b[stack[--top]];
+    int64_t a = c->ain[b - cfg->b] + (b->fold_into < 0 ? b->charge : 0);
+    int j;
+    for (pc = b->start; pc <= b->end; pc++) {
+      a -= rw_instr_cost(f, pc, c->opt);
+      c->aafter[pc] = a;
+    }
+    for (j = 0; j < b->nsucc; j++) {
+      int s = b->succ[j];
+      const rw_block *sb = &cfg->b[s];
+      int64_t in = a;
+      if (sb->tforcall && vm_op(f->code[b->end]) == VM_OP_TFORPREP)
+        in = a - (sb->fold_into < 0 ? sb->charge : 0) +
+             rw_instr_cost(f, sb->start, c->opt);
+      if (!seen[s]) {
+        seen[s] = 1;
+        c->ain[s] = in;
+        stack[top++] = s;
+      } else if (c->ain[s] != in) {
+        free(stack);
+        free(seen);
+        return 0;
+      }
+    }
+  }
+  free(stack);
+  free(seen);
+  return 1;
+}
+
+/* Whether a frame may be left at the emitted instruction i, by an error
+   or a yield: it calls or raises, or it is an ACCT that checks. */
+static int may_leave(vm_instr i) {
+  int op = vm_op(i);
+  if (op == VM_OP_ACCT) return vm_a(i) != VM_ACCT_ADD;
+  return (vm_opinfo_of(op)->flags & (VM_OPF_CALLS | VM_OPF_ERRORS)) != 0;
+}
+
+/* The table of what is charged ahead where a frame may be left (and
+   is not 0).  Returns 0 when a value does not fit an int. */
+static int build_ahead(ctx *c, vm_ahead **table, int *size) {
+  out *o = &c->o;
+  int n, k = 0;
+  vm_ahead *t;
+  *table = NULL;
+  *size = 0;
+  for (n = 0; n < o->n; n++)
+    if (o->ahead[n] != 0 && may_leave(o->code[n])) k++;
+  if (k == 0) return 1;
+  t = malloc((size_t)k * sizeof *t);
+  if (t == NULL) { o->oom = 1; return 1; }
+  k = 0;
+  for (n = 0; n < o->n; n++)
+    if (o->ahead[n] != 0 && may_leave(o->code[n])) {
+      if (o->ahead[n] > INT32_MAX || o->ahead[n] < -INT32_MAX) {
+        free(t);
+        return 0;
+      }
+      t[k].pc = n;
+      t[k++].n = (int)o->ahead[n];
+    }
+  *table = t;
+  *size = k;
+  return 1;
+}
+
+/* ---------------------------------------------------------------- */
 /* Code                                                              */
 /* ---------------------------------------------------------------- */
 
@@ -500,11 +602,15 @@ static void emit_main(ctx *c) {
       const rw_block *b = &c->cfg->b[bi];
       int own = b->fold_into < 0, at = c->o.n;
       int64_t n = own ? block_charge(c, bi) : 0;
+      if (c->refunds)  /* what its checking ACCT leaves charged ahead */
+        c->cur_ahead = c->ain[bi] + (b->charges_ahead ? 0 : own ? b->charge
+                                                                : 0);
       emit_accounting(c, n, own && b->check,
                       b->charges_ahead, c->sync.synced[bi], c->sync.flush[bi],
                       line);
       if (own && c->lc_on) note_block(c, at, bi, n, line);
     }
+    if (c->refunds) c->cur_ahead = c->aafter[pc];
     c->pos[pc] = c->o.n;
     if (c->wide[pc] && emit_wide(c, pc, line)) {
       continue;
@@ -701,6 +807,12 @@ static lraf_status finish(ctx *c, int main_end) {
   vm_proto *f = c->f;
   if (f->sizelineinfo > 0 && !encode_lines(c))
     return LRAF_EMEM;
+  if (c->refunds) {
+    free(f->ahead);
+    if (!build_ahead(c, &f->ahead, &f->sizeahead))
+      return LRAF_ELIMIT;
+    if (c->o.oom) return LRAF_EMEM;
+  }
   if (!remap_locals(c, main_end))
     return LRAF_EMEM;
   c->stats->code_before += f->sizecode;
@@ -734,6 +846,9 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.fused = opt->target == RW_LRAVM;
   c.lc_on = c.fused && opt->lines;
   c.a = a;
+  c.refunds = rw_refunds(opt);
+  c.ain = rw_arena_alloc(a, (size_t)cfg->nblocks + 1, sizeof *c.ain);
+  c.aafter = rw_arena_alloc(a, n, sizeof *c.aafter);
   c.group = rw_arena_alloc(a, n, sizeof(int));
   c.pos = rw_arena_alloc(a, n, sizeof(int));
   c.lines = rw_arena_alloc(a, n, sizeof(int));
@@ -750,12 +865,25 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   }
   if (!c.group || !c.pos || !c.lines || !c.stub_pc || !c.stub_start ||
       !c.stub_end || !c.base || !c.emits || !c.adds || !c.wide ||
+      !c.ain || !c.aafter ||
       (!c.fused && (!c.setters || !c.nsetters ||
                     !rw_name_setters(f, c.setters, c.nsetters)))) {
     st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     goto done;
   }
   vm_getlines(f, c.lines);
+  if (c.refunds) {
+    int ok = compute_ahead(&c);
+    if (ok < 0) {
+      st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      goto done;
+    }
+    if (ok == 0) {
+      st = err_fail(err, LRAF_EREWRITE, "%s: what is charged ahead depends "
+                    "on the path (an error of the rewriter)", path);
+      goto done;
+    }
+  }
   saved = *stats;
   do {  /* emit, widening loops until every jump fits */
     c.o.n = 0;
@@ -791,7 +919,10 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     goto done;
   }
   st = finish(&c, main_end);
-  if (st != LRAF_OK)
+  if (st == LRAF_ELIMIT)
+    err_fail(err, st, "a charge in %s is too large for exact mode's table "
+             "of refunds", path);
+  else if (st != LRAF_OK)
     err_fail(err, st, "out of memory rewriting %s", path);
 done:  /* the emitted code grows by realloc: it becomes f's own */
   free(c.o.code);
@@ -801,5 +932,6 @@ done:  /* the emitted code grows by realloc: it becomes f's own */
   free(c.o.src);
   rw_lines_free(&c.blines);
   free(c.lc);
+  free(c.o.ahead);
   return st;
 }

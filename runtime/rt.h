@@ -111,6 +111,12 @@ void rt_threads_free(lraf_state *S);
 #define RT_PENDING_MAX 256
 /* The current counter value minus the value of the last reset. */
 int64_t rt_live(lraf_state *S, lua_State *L);
+/* rt_live less what L's frames have charged ahead of what they ran (the
+   lraf VM in exact mode: blocks are charged when they start), so that a
+   count read during a call is exact. */
+int64_t rt_live_run(lraf_state *S, lua_State *L);
+/* rt_total less the same (the profiler's running total). */
+int64_t rt_total_run(lraf_state *S, lua_State *L);
 /* Charge the live count (plus extra) to the current account and reset
    the counter to the next granularity (0 when stopping). */
 lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,
@@ -147,6 +153,8 @@ void rt_pfvm_close(lraf_state *S);
 /* ---- rt_lravm.c: the lraf VM's counter (target RW_LRAVM only) ---- */
 /* The state's ACCT counter, which replaces the counter cell. */
 lua_Integer *rt_vm_counter(lua_State *L);
+/* What L's Lua frames have charged ahead (0 without refund tables). */
+int64_t rt_vm_ahead(lua_State *L);
 /* Make consume the function ACCT calls at a zero check and let MMBIN*
    charge their cost under opt when they run; with native, also charge
    the VM's work that grows with its operands (long-string comparisons,

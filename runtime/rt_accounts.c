@@ -44,7 +44,7 @@ int64_t lraf_consumed(lraf_state *S, const lraf_account *a) {
   int64_t n;
   if (S == NULL || a == NULL) return 0;
   n = lraf_account_flushed(a);
-  if (S->cur != NULL && S->cur->acct == a) n += rt_live(S, S->running);
+  if (S->cur != NULL && S->cur->acct == a) n += rt_live_run(S, S->running);
   return n;
 }
 

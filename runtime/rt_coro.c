@@ -20,21 +20,34 @@ static lua_State *getco(lua_State *L) {
   return co;
 }
 
-/* Switch from L's thread into co's, to run fn; then back. */
-static void enter(lua_State *L, rt_thread *to) {
-  lraf_state *S = to->S;
-  rt_thread *from = S->cur;
-  rt_switch(S, L, to, 0);
-  if (S->quota) {
-    rt_switch(S, L, from, 0);
-    rt_raise_quota(L);
-  }
+/* The lraf VM in exact mode: while another thread runs, what L's frames
+   charged ahead is given back (not flushed to L's account), and charged
+   again when L runs on, as the VM does for a coroutine that yields; so
+   the counts read in the other thread (lraf.count, the profiler's) are
+   what ran. */
+static int64_t give_back(lraf_state *S, lua_State *L) {
+  int64_t a = 0;
+  if (S->opt.target == RW_LRAVM && S->opt.exact &&
+      (a = rt_vm_ahead(L)) != 0)
+    *rt_vm_counter(L) -= (lua_Integer)a;
+  return a;
 }
 
-static void leave(lua_State *L, rt_thread *back) {
-  lraf_state *S = back->S;
-  rt_switch(S, L, back, 0);
-  if (S->quota) rt_raise_quota(L);
+static void charge_again(lua_State *L, int64_t a) {
+  if (a != 0) *rt_vm_counter(L) += (lua_Integer)a;
+}
+
+/* enter with L's frames' charge given back while co runs */
+static int64_t enter_from(lua_State *L, rt_thread *self, rt_thread *to) {
+  lraf_state *S = to->S;
+  int64_t a = give_back(S, L);
+  rt_switch(S, L, to, 0);
+  if (S->quota) {
+    rt_switch(S, L, self, 0);
+    charge_again(L, a);
+    rt_raise_quota(L);
+  }
+  return a;
 }
 
 /* Resume co with narg arguments from L; the number of results, or -1
@@ -42,16 +55,18 @@ static void leave(lua_State *L, rt_thread *back) {
 static int resume(lua_State *L, lua_State *co, int narg) {
   rt_thread *self, *to;
   int status, nres;
+  int64_t ahead;
   if (!lua_checkstack(co, narg)) {
     lua_pushliteral(L, "too many arguments to resume");
     return -1;
   }
   self = rt_thread_of(L);
   to = rt_thread_other(L, co);
-  enter(L, to);
+  ahead = enter_from(L, self, to);
   lua_xmove(L, co, narg);
   status = lua_resume(co, L, narg, &nres);
   rt_switch(self->S, L, self, 0);
+  charge_again(L, ahead);
   if (rt_stopping(L, status)) {
     if (status == LUA_OK || status == LUA_YIELD) lua_pop(co, nres);
     rt_raise_quota(L);
@@ -73,10 +88,12 @@ static int resume(lua_State *L, lua_State *co, int narg) {
 static int reset(lua_State *L, lua_State *co) {
   rt_thread *self = rt_thread_of(L);
   int status;
-  enter(L, rt_thread_other(L, co));
+  int64_t ahead = enter_from(L, self, rt_thread_other(L, co));
   status = lua_resetthread(co);
   rt_stopping(L, status);
-  leave(L, self);
+  rt_switch(self->S, L, self, 0);
+  charge_again(L, ahead);
+  if (self->S->quota) rt_raise_quota(L);
   return status;
 }
 

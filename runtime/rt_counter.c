@@ -50,6 +50,16 @@ int64_t rt_live(lraf_state *S, lua_State *L) {
   return counter(S, L) - S->base + S->pending;
 }
 
+int64_t rt_live_run(lraf_state *S, lua_State *L) {
+  int64_t n = rt_live(S, L);
+  if (S->opt.target == RW_LRAVM && S->opt.exact) n -= rt_vm_ahead(L);
+  return n;
+}
+
+int64_t rt_total_run(lraf_state *S, lua_State *L) {
+  return S->charged + rt_live_run(S, L);
+}
+
 int64_t rt_total(lraf_state *S, lua_State *L) {
   return S->charged + rt_live(S, L);
 }

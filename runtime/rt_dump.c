@@ -165,6 +165,8 @@ static int search(lua_State *L, const vm_proto *want) {
   lraf_state *S = rt_state(L);
   char *data = NULL;
   size_t size = 0;
+  rw_options opt = S->opt;
+  opt.refunds = !opt.lines;  /* as rt_pipeline_in_place rewrote it */
   lua_pushnil(L);
   while (data == NULL && lua_next(L, -2)) {
     size_t n;
@@ -173,7 +175,7 @@ static int search(lua_State *L, const vm_proto *want) {
     lua_pop(L, 1);
     if (vm_read(p, n, NULL, &orig, NULL) == LRAF_OK &&
         vm_read(p, n, NULL, &re, NULL) == LRAF_OK &&
-        rw_rewrite(re, &S->opt, NULL, NULL) == LRAF_OK) {
+        rw_rewrite(re, &opt, NULL, NULL) == LRAF_OK) {
       vm_proto *f = find(orig->main, re->main, want);
       void *d = NULL;
       if (f != NULL &&

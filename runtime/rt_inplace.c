@@ -141,6 +141,7 @@ static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
   ls_byte *li = NULL;
   AbsLineInfo *abs = NULL;
   LocVar *lv = NULL;
+  struct AcctAhead *ah = NULL;
   int i;
   for (i = 0; i < p->sizep; i++) write_proto(L, p->p[i], f->p[i]);
   code = luaM_newvectorchecked(L, f->sizecode, Instruction);
@@ -162,10 +163,17 @@ static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
     lv[i].startpc = f->locvars[i].startpc;
     lv[i].endpc = f->locvars[i].endpc;
   }
+  if (f->sizeahead > 0)  /* what frames give back when left (ldo.c) */
+    ah = luaM_newvectorchecked(L, f->sizeahead, struct AcctAhead);
+  for (i = 0; i < f->sizeahead; i++) {
+    ah[i].pc = f->ahead[i].pc;
+    ah[i].n = f->ahead[i].n;
+  }
   luaM_freearray(L, p->code, p->sizecode);
   luaM_freearray(L, p->lineinfo, p->sizelineinfo);
   luaM_freearray(L, p->abslineinfo, p->sizeabslineinfo);
   luaM_freearray(L, p->locvars, p->sizelocvars);
+  luaM_freearray(L, p->acctahead, p->sizeacctahead);
   p->code = code;
   p->sizecode = f->sizecode;
   p->lineinfo = li;
@@ -175,6 +183,9 @@ static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
   p->locvars = lv;
   p->sizelocvars = f->sizelocvars;
   p->maxstacksize = f->maxstacksize;
+  p->acctahead = ah;
+  p->sizeacctahead = f->sizeahead;
+  if (ah != NULL) G(L)->acct_refunds = 1;  /* the VM looks for refunds */
 }
 
 static int write_all(lua_State *L) {
@@ -200,7 +211,13 @@ lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
   vm_chunk chunk;
   writeback w;
   lraf_status st;
+  rw_options ropt = *opt;
   int status;
+  /* the code stays here, with its table of refunds; a profile with
+     per-line counts keeps exact mode's small blocks instead, so that its
+     lines stay exact after errors too */
+  ropt.refunds = !opt->lines;
+  opt = &ropt;
   if (opt->target != RW_LRAVM || !lua_isfunction(L, -1) ||
       lua_iscfunction(L, -1))
     return err_fail(err, LRAF_EARG, "rt_pipeline_in_place: needs a Lua "

@@ -14,7 +14,7 @@ static int m_count(lua_State *L) {
   lraf_state *S = t->S;
   if (S->cur != t) rt_switch(S, L, t, 0);
   lua_pushinteger(L, (lua_Integer)(lraf_account_flushed(t->acct) +
-                                   rt_live(S, L)));
+                                   rt_live_run(S, L)));
   return 1;
 }
 

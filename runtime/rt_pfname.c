@@ -123,7 +123,7 @@ void rt_pf_created(lraf_profile *R, lua_State *co, int node) {
 }
 
 void rt_pf_charge(lraf_profile *R, lua_State *L) {
-  int64_t now = rt_total(R->S, L);
+  int64_t now = rt_total_run(R->S, L);
   pf_charge(R->P, R->running, now - R->last);
   R->last = now;
 }

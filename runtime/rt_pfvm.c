@@ -164,6 +164,8 @@ static void event(lua_State *L, int ev, CallInfo *ci, int nres) {
     return;  /* consume */
   if ((s = rt_pf_stack(R, L)) < 0) return;
   now = rt_total_of(R->S, *R->vm->counter);  /* rt_pf_charge, inline */
+  if (R->S->opt.exact)  /* code with refunds: what its frames ran */
+    now -= rt_vm_ahead(L);
   pf_charge(R->P, R->running, now - R->last);
   R->last = now;
   if (ev == LUA_HOOKRET) {

@@ -5,7 +5,7 @@
 ** The rewritten code already counts every instruction exactly; the
 ** collector only has to say whose instructions they were.  A call and
 ** return hook (no line or count hook: between calls and returns Lua
-** runs at full speed) reads the state's running total (rt_total) at
+** runs at full speed) reads the state's running total (rt_total_run) at
 ** every call and return and charges what ran since the last event to
 ** the frame that was on top after it, in the profile core
 ** (profile/pf.h).  Every accounting block belongs to one function and
@@ -116,7 +116,7 @@ lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
   R->S = S;
   R->create_fn = R->wrap_fn = -1;
   for (i = 0; i < RT_PF_LUA_CACHE; i++) R->lua[i] = -1;
-  R->last = rt_total(S, L);
+  R->last = rt_total_run(S, L);
   if (rt_pfvm_builtin()) {  /* the lraf VM reports calls and returns */
     if (!rt_pfvm_start(R)) {
       lraf_profile_free(R);

@@ -299,6 +299,11 @@ typedef struct vm_linecost {
   int64_t cost;
 } vm_linecost;
 
+typedef struct vm_ahead {
+  int pc;
+  int n;
+} vm_ahead;
+
 typedef struct vm_proto {
   vm_string source;        /* !present: same as the parent's (or stripped) */
   int linedefined;
@@ -324,6 +329,13 @@ typedef struct vm_proto {
   vm_locvar *locvars;
   int sizeupnames;         /* 0 (stripped) or sizeupvalues */
   vm_string *upnames;
+  /* lraf VM, rewritten with refunds (rw_options.refunds): what is
+     charged ahead once the instruction at pc was counted, sorted by pc,
+     for the pcs where an error or a yield may leave the function (0
+     where absent).  Written into the Proto in memory (the lraf VM's
+     Proto.acctahead); the dump format has no place for it. */
+  int sizeahead;
+  vm_ahead *ahead;
 } vm_proto;
 
 typedef struct vm_chunk {

@@ -44,6 +44,7 @@ void vm_proto_free(vm_proto *f) {
       free_string(&f->upnames[i]);
     free(f->upnames);
   }
+  free(f->ahead);
   free(f);
 }
 
