@@ -128,6 +128,7 @@ static int in_place_same(const uint8_t *data, size_t size,
   size_t canonsize = 0, gotsize = 0, wantsize = 0;
   vm_chunk *c = NULL;
   rt_input in;
+  rw_options dopt;
   lraf_error err;
   lraf_status st;
   int rc = 0;
@@ -142,7 +143,9 @@ static int in_place_same(const uint8_t *data, size_t size,
   in.kind = RT_INPUT_CHUNK;
   in.data = canon;
   in.size = canonsize;
-  if (rt_pipeline(&in, opt, NULL, &c, &err) != LRAF_OK ||
+  dopt = *opt;  /* with refunds, as rt_pipeline_in_place rewrites */
+  dopt.refunds = !opt->lines;
+  if (rt_pipeline(&in, &dopt, NULL, &c, &err) != LRAF_OK ||
       vm_write(c, &want, &wantsize, &err) != LRAF_OK) {
     /* the dump path refused it: nothing to compare */
   } else if ((st = rt_pipeline_in_place(L, opt, NULL, &err)) == LRAF_EMEM) {
