@@ -139,7 +139,10 @@ static void test_real_clock(void **state) {
   printf("  %lld instructions in %.3f s: %.0f/s for %.0f/s\n",
          (long long)lraf_manager_total(r), elapsed,
          (double)lraf_manager_total(r) / elapsed, rate);
-  assert_true(elapsed > secs * 0.95 && elapsed < secs * 1.05);
+  /* the rate holds (not faster); not slower than it, give or take the
+     machine's load: a starved process cannot catch up (2.57 s was seen
+     on 2 cores shared by several builds) */
+  assert_true(elapsed > secs * 0.95 && elapsed < secs * 1.5);
   tutil_rt_close(S);
   lraf_manager_release(budget);
   lraf_manager_release(r);
