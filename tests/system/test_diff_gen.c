@@ -28,61 +28,11 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "tutil_gen.h"
 #include "tutil_run.h"
 
-#define GEN "tests/gen/gen.lua"
+#define GEN TUTIL_GEN
 #define MAX_REPORTED 10
-
-typedef struct buf {
-  char *p;
-  size_t n;
-} buf;
-
-static int gen_write(lua_State *L) {
-  buf *b = lua_touserdata(L, lua_upvalueindex(1));
-  int i, n = lua_gettop(L);
-  for (i = 1; i <= n; i++) {
-    size_t len;
-    const char *s = luaL_checklstring(L, i, &len);
-    char *q = realloc(b->p, b->n + len + 1);
-    if (q == NULL) return luaL_error(L, "out of memory");
-    memcpy(q + b->n, s, len);
-    b->n += len;
-    q[b->n] = '\0';
-    b->p = q;
-  }
-  return 0;
-}
-
-/* Run gen.lua for seed in a fresh state, collecting what it writes.
-   Returns the program (malloc'ed) or NULL with the error in err. */
-static char *generate(long seed, size_t *len, char *err, size_t errsize) {
-  lua_State *L = luaL_newstate();
-  buf b = {NULL, 0};
-  int st;
-  luaL_openlibs(L);
-  lua_getglobal(L, "io");
-  lua_pushlightuserdata(L, &b);
-  lua_pushcclosure(L, gen_write, 1);
-  lua_setfield(L, -2, "write");
-  lua_pop(L, 1);
-  lua_createtable(L, 1, 1);
-  lua_pushstring(L, GEN);
-  lua_rawseti(L, -2, 0);
-  lua_pushfstring(L, "%d", (int)seed);
-  lua_rawseti(L, -2, 1);
-  lua_setglobal(L, "arg");
-  st = luaL_loadfile(L, GEN);
-  if (st == LUA_OK) st = lua_pcall(L, 0, 0, 0);
-  if (st != LUA_OK) {
-    snprintf(err, errsize, "%s", lua_tostring(L, -1));
-    free(b.p);
-    b.p = NULL;
-  }
-  lua_close(L);
-  *len = b.n;
-  return b.p;
-}
 
 static long env_long(const char *name, long dflt) {
   const char *v = getenv(name);
@@ -109,7 +59,7 @@ static int check_seed(long seed, int *abandons, long long *counted,
   size_t len;
   char err[512];
   char name[64];
-  char *src = generate(seed, &len, err, sizeof err);
+  char *src = tutil_gen_program(seed, &len, err, sizeof err);
   tutil_run hook, ex, df;
   rw_options opt;
   long long grain = seed % 3 == 0 ? 1 + seed % 7 : 1000;

@@ -26,10 +26,11 @@
 #include <lualib.h>
 
 #include "lraf.h"
+#include "tutil_gen.h"
 #include "tutil_pf.h"
 #include "tutil_rt.h"
 
-#define GEN "tests/gen/gen.lua"
+#define GEN TUTIL_GEN
 
 typedef struct prog {
   const char *name;
@@ -310,50 +311,11 @@ static void test_native_no_line(void **state) {
 
 /* ---- generated programs ---- */
 
-typedef struct gbuf {
-  char *p;
-  size_t n;
-} gbuf;
-
-static int gen_write(lua_State *L) {
-  gbuf *b = lua_touserdata(L, lua_upvalueindex(1));
-  int i, n = lua_gettop(L);
-  for (i = 1; i <= n; i++) {
-    size_t len;
-    const char *s = luaL_checklstring(L, i, &len);
-    char *q = realloc(b->p, b->n + len + 1);
-    if (q == NULL) return luaL_error(L, "out of memory");
-    memcpy(q + b->n, s, len);
-    b->n += len;
-    q[b->n] = '\0';
-    b->p = q;
-  }
-  return 0;
-}
-
 /* The program tests/gen/gen.lua writes for seed (malloc'ed). */
 static char *generate(long seed, size_t *len) {
-  lua_State *L = luaL_newstate();
-  gbuf b = {NULL, 0};
-  int st;
-  luaL_openlibs(L);
-  lua_getglobal(L, "io");
-  lua_pushlightuserdata(L, &b);
-  lua_pushcclosure(L, gen_write, 1);
-  lua_setfield(L, -2, "write");
-  lua_pop(L, 1);
-  lua_createtable(L, 1, 1);
-  lua_pushstring(L, GEN);
-  lua_rawseti(L, -2, 0);
-  lua_pushfstring(L, "%d", (int)seed);
-  lua_rawseti(L, -2, 1);
-  lua_setglobal(L, "arg");
-  st = luaL_loadfile(L, GEN);
-  if (st == LUA_OK) st = lua_pcall(L, 0, 0, 0);
-  if (st != LUA_OK) fail_msg("gen.lua %ld: %s", seed, lua_tostring(L, -1));
-  lua_close(L);
-  *len = b.n;
-  return b.p;
+  char err[512], *src = tutil_gen_program(seed, len, err, sizeof err);
+  if (src == NULL) fail_msg("gen.lua %ld: %s", seed, err);
+  return src;
 }
 
 static void test_generated(void **state) {
