@@ -70,6 +70,7 @@ typedef struct rw_stats {
   long flushes;       /* write-backs of r without an increment */
   long folded;        /* blocks whose cost was folded into another's */
   long branch_folds;  /* blocks charged ahead by the test before them */
+  long paid_by_preds; /* blocks paid for by their predecessors (lraf VM) */
   long checks;        /* zero checks inserted */
   long stubs;         /* metamethod stubs (MMBIN side paths) */
   long widened;       /* loops whose jumps needed trampolines */

@@ -549,6 +549,49 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
   rw_arena_restore(a, mark);
 }
 
+/* Paying in the predecessors (lraf VM target, default blocks): when
+   every predecessor of block h that can run has h as its only
+   successor and pays for itself, each run of h follows exactly one run
+   of one of them, so their increments can pay for h and h runs no
+   accounting code.  A loop header entered by falling in and by the
+   jump back at the end of the body (a while loop) then costs one ACCT
+   per turn instead of two; a block where branches join, one fewer per
+   run.  h's zero check goes with its charge into every predecessor:
+   any cycle through h enters it from one of them.  Not the entry (it
+   keeps its check), a TFORCALL block (TFORPREP skips its code), nor a
+   block that charges ahead for a branch. */
+static void pay_in_predecessors(rw_cfg *cfg, const graph *pred) {
+  int h, k;
+  for (h = 1; h < cfg->nblocks; h++) {
+    rw_block *bh = &cfg->b[h];
+    int payers = 0;
+    if (!bh->reachable || bh->fold_into >= 0 || bh->tforcall ||
+        bh->charges_ahead || (bh->charge == 0 && !bh->check))
+      continue;
+    for (k = pred->start[h]; k < pred->start[h + 1]; k++) {
+      int p = pred->adj[k];
+      const rw_block *bp;
+      if (p >= cfg->nblocks) break;
+      bp = &cfg->b[p];
+      if (!bp->reachable) continue;  /* never runs: pays nothing */
+      if (p == h || bp->nsucc != 1 || bp->succ[0] != h ||
+          bp->fold_into >= 0 || bp->tforcall)
+        break;
+      payers++;
+    }
+    if (k < pred->start[h + 1] || payers == 0) continue;
+    for (k = pred->start[h]; k < pred->start[h + 1]; k++) {
+      rw_block *bp = &cfg->b[pred->adj[k]];
+      if (!bp->reachable) continue;
+      bp->charge += bh->charge;
+      bp->check |= bh->check;
+    }
+    bh->charge = 0;
+    bh->check = 0;
+    bh->paid_by_preds = 1;
+  }
+}
+
 /* ---------------------------------------------------------------- */
 /* Checks, folding and charges                                       */
 /* ---------------------------------------------------------------- */
@@ -607,6 +650,9 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
     cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
   if (opt->fold && opt->mode != RW_OVERHEAD)
     fold_branches(cfg, f, &pred, post, np, small_blocks(opt), acyclic, a);
+  if (opt->fold && opt->mode != RW_OVERHEAD && opt->target == RW_LRAVM &&
+      !small_blocks(opt) && !opt->lines)
+    pay_in_predecessors(cfg, &pred);
   return LRAF_OK;
 }
 

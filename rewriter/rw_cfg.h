@@ -24,6 +24,8 @@ typedef struct rw_block {
   unsigned char charges_ahead; /* its increment also pays for one of its
                                   branches (branch folding), so its zero
                                   check goes first */
+  unsigned char paid_by_preds; /* its predecessors' increments pay for it
+                                  and make its zero check */
 } rw_block;
 
 typedef struct rw_cfg {

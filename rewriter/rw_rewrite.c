@@ -130,6 +130,7 @@ static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
   for (i = 0; i < cfg.nblocks; i++) {
     stats->folded += cfg.b[i].fold_into >= 0;
     stats->branch_folds += cfg.b[i].charges_ahead;
+    stats->paid_by_preds += cfg.b[i].paid_by_preds;
   }
   st = rw_emit(f, &cfg, opt, counter, counter + 1, path, a, stats, err);
   rw_arena_reset(a);  /* cfg and emit's scratch: the next function's */
