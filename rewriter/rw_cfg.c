@@ -545,21 +545,36 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
     cfg->b[y].charge -= cfg->b[x].charge;
     cfg->b[x].charge = 0;
     cfg->b[x].fold_into = d;
+    cfg->b[x].branch_folded = 1;
   }
   rw_arena_restore(a, mark);
 }
 
+/* The block that pays for b when b runs exactly as often as it, or -1:
+   the fold_into chain from b to its payer passes no branch fold. */
+static int equal_payer(const rw_cfg *cfg, int b) {
+  while (cfg->b[b].fold_into >= 0) {
+    if (cfg->b[b].branch_folded) return -1;
+    b = cfg->b[b].fold_into;
+  }
+  return b;
+}
+
 /* Paying in the predecessors (lraf VM target, default blocks): when
    every predecessor of block h that can run has h as its only
-   successor and pays for itself, each run of h follows exactly one run
-   of one of them, so their increments can pay for h and h runs no
-   accounting code.  A loop header entered by falling in and by the
-   jump back at the end of the body (a while loop) then costs one ACCT
-   per turn instead of two; a block where branches join, one fewer per
-   run.  h's zero check goes with its charge into every predecessor:
-   any cycle through h enters it from one of them.  Not the entry (it
-   keeps its check), a TFORCALL block (TFORPREP skips its code), nor a
-   block that charges ahead for a branch. */
+   successor, each run of h follows exactly one run of one of them, so
+   their payers' increments can pay for h and h runs no accounting code.
+   A predecessor folded into a control-equivalent dominator runs exactly
+   as often as that payer, and every cycle through it passes the payer;
+   one that a branch fold charges ahead (itself or a block on its way to
+   the payer) does not, and stops this.  A
+   loop header entered by falling in and by the jump back at the end of
+   the body (a while loop) then costs one ACCT per turn instead of two;
+   a block where branches join, one fewer per run.  h's zero check goes
+   with its charge to every payer: any cycle through h enters it from
+   one of the predecessors.  Not the entry (it keeps its check), a
+   TFORCALL block (TFORPREP skips its code), nor a block that charges
+   ahead for a branch. */
 static void pay_in_predecessors(rw_cfg *cfg, const graph *pred) {
   int h, k;
   for (h = 1; h < cfg->nblocks; h++) {
@@ -574,15 +589,16 @@ static void pay_in_predecessors(rw_cfg *cfg, const graph *pred) {
       if (p >= cfg->nblocks) break;
       bp = &cfg->b[p];
       if (!bp->reachable) continue;  /* never runs: pays nothing */
-      if (p == h || bp->nsucc != 1 || bp->succ[0] != h ||
-          bp->fold_into >= 0 || bp->tforcall)
+      if (bp->nsucc != 1 || bp->succ[0] != h || equal_payer(cfg, p) < 0 ||
+          equal_payer(cfg, p) == h || cfg->b[equal_payer(cfg, p)].tforcall)
         break;
       payers++;
     }
     if (k < pred->start[h + 1] || payers == 0) continue;
     for (k = pred->start[h]; k < pred->start[h + 1]; k++) {
-      rw_block *bp = &cfg->b[pred->adj[k]];
-      if (!bp->reachable) continue;
+      rw_block *bp;
+      if (!cfg->b[pred->adj[k]].reachable) continue;
+      bp = &cfg->b[equal_payer(cfg, pred->adj[k])];
       bp->charge += bh->charge;
       bp->check |= bh->check;
     }

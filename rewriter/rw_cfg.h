@@ -26,6 +26,8 @@ typedef struct rw_block {
                                   check goes first */
   unsigned char paid_by_preds; /* its predecessors' increments pay for it
                                   and make its zero check */
+  unsigned char branch_folded; /* charged ahead by the two-way branch
+                                  before it (its fold_into) */
 } rw_block;
 
 typedef struct rw_cfg {
