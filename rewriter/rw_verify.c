@@ -7,13 +7,16 @@
 ** parent's, and the accounting code may touch them only through the
 ** scratch register at the top of the frame.  Chunks for the lraf VM
 ** carry no such upvalues; there every function must start with a zero
-** check (ACCT) and every loop must pass one (verify_fused).
+** check (ACCT) and every loop must pass one (verify_fused).  Code
+** rewritten in memory from Lua's parser's own output has its structure
+** checked only where rewriting changed it (rw_verify_lean, rw_vlean.c).
 */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "rw.h"
 #include "rw_arena.h"
+#include "rw_vlean.h"
 
 static lraf_status verify_accounting(const vm_proto *f, const char *path,
                                      lraf_error *err) {
@@ -168,17 +171,33 @@ static int unchecked_cycle(const vm_proto *f, rw_arena *a, int *at) {
   return found;
 }
 
+/* The functions that Lua's parser produced, for rw_verify_lean: the
+   next one in preorder is orig[next]. */
+typedef struct originals {
+  const rw_original *orig;
+  int n, next;
+} originals;
+
 /* The lraf VM's chunks: the counter is the state's, so no upvalue is
    needed; the function must start with a zero check and every cycle of
-   its code must pass one, so that no run goes on unchecked. */
-static lraf_status verify_fused(const vm_proto *f, int index, int depth,
-                                rw_arena *a, lraf_error *err) {
+   its code must pass one, so that no run goes on unchecked.  With og,
+   code that only the rewriting for the lraf VM changed gets the lean
+   check (rw_vlean.c) instead of vm_check_code. */
+static lraf_status verify_fused(const vm_proto *f, originals *og, int index,
+                                int depth, rw_arena *a, lraf_error *err) {
   char path[64];
   lraf_status st;
-  int i, entry, at = 0, c = 0;
+  int i, entry, at = 0, c = 0, fits = 1;
+  const rw_original *o = NULL;
+  if (og != NULL) {  /* f and its original must nest alike */
+    fits = og->next < og->n && og->orig[og->next].sizep == f->sizep;
+    if (fits) o = &og->orig[og->next++];
+  }
   /* a name for messages only: checked without it first, and named only
      to say what failed */
-  st = vm_check_code(f, NULL, VM_CHECK_REWRITTEN, NULL);
+  st = !fits ? LRAF_EVERIFY
+     : o != NULL && rw_vlean_code(f, o) ? vm_check_debug(f, NULL, NULL)
+     : vm_check_code(f, NULL, VM_CHECK_REWRITTEN, NULL);
   entry = f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP;
   while (entry < f->sizecode && vm_op(f->code[entry]) == VM_OP_ACCT &&
          !is_check(f->code[entry]))
@@ -190,7 +209,10 @@ static lraf_status verify_fused(const vm_proto *f, int index, int depth,
       c != 0) {
     snprintf(path, sizeof path, "function %d at depth %d (line %d)", index,
              depth, f->linedefined);
-    if (st != LRAF_OK)
+    if (!fits)
+      err_fail(err, LRAF_EVERIFY, "%s does not fit the function that Lua's "
+               "parser produced", path);
+    else if (st != LRAF_OK)
       vm_check_code(f, path, VM_CHECK_REWRITTEN, err);
     else if (entry >= f->sizecode || !is_check(f->code[entry]))
       err_fail(err, LRAF_EVERIFY, "%s does not start with a zero check "
@@ -203,7 +225,7 @@ static lraf_status verify_fused(const vm_proto *f, int index, int depth,
     st = LRAF_EVERIFY;
   }
   for (i = 0; st == LRAF_OK && i < f->sizep; i++)
-    st = verify_fused(f->p[i], i, depth + 1, a, err);
+    st = verify_fused(f->p[i], og, i, depth + 1, a, err);
   if (st != LRAF_OK && err != NULL)
     err->code = LRAF_EVERIFY;
   return st != LRAF_OK ? LRAF_EVERIFY : LRAF_OK;
@@ -231,7 +253,7 @@ lraf_status rw_verify_target(const vm_chunk *chunk, rw_target target,
     rw_arena a;
     lraf_status st;
     rw_arena_init(&a);
-    st = verify_fused(chunk->main, 0, 0, &a, err);
+    st = verify_fused(chunk->main, NULL, 0, 0, &a, err);
     rw_arena_free(&a);
     return st;
   }
@@ -243,4 +265,27 @@ lraf_status rw_verify_target(const vm_chunk *chunk, rw_target target,
 
 lraf_status rw_verify(const vm_chunk *chunk, lraf_error *err) {
   return rw_verify_target(chunk, RW_STOCK, err);
+}
+
+lraf_status rw_verify_lean(const vm_chunk *chunk, const rw_original *orig,
+                           int norig, lraf_error *err) {
+  originals og;
+  rw_arena a;
+  lraf_status st;
+  if (chunk == NULL || chunk->main == NULL || orig == NULL)
+    return err_fail(err, LRAF_EARG, "rw_verify_lean: no chunk");
+  if (chunk->nupvalues != chunk->main->sizeupvalues)
+    return err_fail(err, LRAF_EVERIFY,
+                    "chunk header says %d upvalues, main has %d",
+                    chunk->nupvalues, chunk->main->sizeupvalues);
+  og.orig = orig;
+  og.n = norig;
+  og.next = 0;
+  rw_arena_init(&a);
+  st = verify_fused(chunk->main, &og, 0, 0, &a, err);
+  rw_arena_free(&a);
+  if (st == LRAF_OK && og.next != norig)
+    st = err_fail(err, LRAF_EVERIFY, "the chunk has %d functions, Lua's "
+                  "parser made %d", og.next, norig);
+  return st;
 }
