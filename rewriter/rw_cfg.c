@@ -564,10 +564,17 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   int *idom = rw_arena_alloc(a, (size_t)n, sizeof(int));
   int *ipdom = rw_arena_alloc(a, (size_t)n, sizeof(int));
   char *header = rw_arena_zalloc(a, (size_t)n, 1);
+  /* the entry block returns (a function without branches): no other
+     block runs, so there is no loop and nothing to fold */
+  int single = cfg->b[0].nsucc == 0;
   if (!post || !rpost || !idom || !ipdom || !header ||
-      !build_graphs(cfg, &succ, &pred, a) ||
-      (np = dfs(&succ, 0, post, header, a)) < 0)
+      (!single && (!build_graphs(cfg, &succ, &pred, a) ||
+                   (np = dfs(&succ, 0, post, header, a)) < 0)))
     return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+  if (single) {
+    np = 1;
+    post[0] = 0;
+  }
   for (i = 0; i < np; i++)
     if (post[i] < cfg->nblocks) cfg->b[post[i]].reachable = 1;
   for (i = 0; i < cfg->nblocks; i++)  /* blocks are in code order */
@@ -595,7 +602,7 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
         vm_jump_target(f->code[pc], pc, &t) && cfg->b[cfg->block_at[t]].check)
       cfg->b[cfg->block_of[pc]].check = 1;
   }
-  if (opt->fold && !small_blocks(opt)) {
+  if (opt->fold && !small_blocks(opt) && !single) {
     dominators(&pred, post, np, idom, acyclic, a);
     nrp = dfs(&pred, cfg->nblocks, rpost, NULL, a);  /* from the exit */
     if (nrp < 0)
@@ -605,7 +612,7 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   }
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
-  if (opt->fold && opt->mode != RW_OVERHEAD)
+  if (opt->fold && opt->mode != RW_OVERHEAD && !single)
     fold_branches(cfg, f, &pred, post, np, small_blocks(opt), acyclic, a);
   return LRAF_OK;
 }

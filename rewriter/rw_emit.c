@@ -110,25 +110,40 @@ typedef struct ctx {
   int64_t cur_ahead;    /* what put() records for the next instructions */
 } ctx;
 
+/* Move the first n elements of size bytes at old into new storage of
+   cap elements from the arena. */
+static void *regrow(rw_arena *a, const void *old, int n, int cap,
+                    size_t size) {
+  void *p = rw_arena_alloc(a, (size_t)cap, size);
+  if (p != NULL && n > 0) memcpy(p, old, (size_t)n * size);
+  return p;
+}
+
 static void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
   out *o = &c->o;
   if (o->oom) return;
   if (o->n == o->cap) {
-    /* first guess: rewritten code is usually under three times longer */
+    /* first guess: rewritten code is usually under three times longer;
+       the arrays live in the arena (the code is copied out at the end,
+       to become f's own) */
     int cap = o->cap ? o->cap * 2
             : c->f->sizecode < (1 << 18) ? 3 * c->f->sizecode + 64 : 1 << 20;
-    vm_instr *code = realloc(o->code, (size_t)cap * sizeof *code);
-    int *lines = code ? realloc(o->line, (size_t)cap * sizeof *lines) : NULL;
-    unsigned char *jk = lines ? realloc(o->jkind, (size_t)cap) : NULL;
-    int *jr = jk ? realloc(o->jref, (size_t)cap * sizeof *jr) : NULL;
-    int *src = jr ? realloc(o->src, (size_t)cap * sizeof *src) : NULL;
-    int64_t *ah = src ? realloc(o->ahead, (size_t)cap * sizeof *ah) : NULL;
-    if (code) o->code = code;
-    if (lines) o->line = lines;
-    if (jk) o->jkind = jk;
-    if (jr) o->jref = jr;
-    if (src) o->src = src;
-    if (ah == NULL || cap > (1 << 26)) { o->oom = 1; return; }
+    rw_arena *a = c->a;
+    vm_instr *code = regrow(a, o->code, o->n, cap, sizeof *code);
+    int *lines = regrow(a, o->line, o->n, cap, sizeof *lines);
+    unsigned char *jk = regrow(a, o->jkind, o->n, cap, 1);
+    int *jr = regrow(a, o->jref, o->n, cap, sizeof *jr);
+    int *src = regrow(a, o->src, o->n, cap, sizeof *src);
+    int64_t *ah = regrow(a, o->ahead, o->n, cap, sizeof *ah);
+    if (!code || !lines || !jk || !jr || !src || !ah || cap > (1 << 26)) {
+      o->oom = 1;
+      return;
+    }
+    o->code = code;
+    o->line = lines;
+    o->jkind = jk;
+    o->jref = jr;
+    o->src = src;
     o->ahead = ah;
     o->cap = cap;
   }
@@ -724,10 +739,9 @@ static int encode_lines(ctx *c) {
   vm_proto *f = c->f;
   int n = c->o.n, pc, prev = f->linedefined, since = 0, nabs = 0;
   int8_t *li = malloc((size_t)n);
-  vm_absline *abs = malloc((size_t)n * sizeof *abs);
+  vm_absline *abs = rw_arena_alloc(c->a, (size_t)n, sizeof *abs), *own = NULL;
   if (li == NULL || abs == NULL) {
     free(li);
-    free(abs);
     return 0;
   }
   for (pc = 0; pc < n; pc++) {
@@ -742,16 +756,20 @@ static int encode_lines(ctx *c) {
     li[pc] = (int8_t)d;
     prev = line;
   }
+  if (nabs > 0) {  /* f's own, as the line information */
+    own = malloc((size_t)nabs * sizeof *own);
+    if (own == NULL) {
+      free(li);
+      return 0;
+    }
+    memcpy(own, abs, (size_t)nabs * sizeof *own);
+  }
   free(f->lineinfo);
   free(f->abslineinfo);
   f->lineinfo = li;
   f->sizelineinfo = n;
-  f->abslineinfo = abs;
+  f->abslineinfo = own;
   f->sizeabslineinfo = nabs;
-  if (nabs == 0) {
-    free(abs);
-    f->abslineinfo = NULL;
-  }
   return 1;
 }
 
@@ -805,6 +823,7 @@ static int remap_locals(ctx *c, int main_end) {
 
 static lraf_status finish(ctx *c, int main_end) {
   vm_proto *f = c->f;
+  vm_instr *code;
   if (f->sizelineinfo > 0 && !encode_lines(c))
     return LRAF_EMEM;
   if (c->refunds) {
@@ -817,10 +836,12 @@ static lraf_status finish(ctx *c, int main_end) {
     return LRAF_EMEM;
   c->stats->code_before += f->sizecode;
   c->stats->code_after += c->o.n;
+  code = malloc((size_t)c->o.n * sizeof *code);
+  if (code == NULL) return LRAF_EMEM;
+  memcpy(code, c->o.code, (size_t)c->o.n * sizeof *code);
   free(f->code);
-  f->code = c->o.code;
+  f->code = code;
   f->sizecode = c->o.n;
-  c->o.code = NULL;
   if (!c->fused || c->used_r)
     f->maxstacksize = (uint8_t)(c->r + 1);
   if (c->lc_on && !c->lc_bad) {  /* else the profile has no lines for f */
@@ -924,14 +945,8 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
              "of refunds", path);
   else if (st != LRAF_OK)
     err_fail(err, st, "out of memory rewriting %s", path);
-done:  /* the emitted code grows by realloc: it becomes f's own */
-  free(c.o.code);
-  free(c.o.line);
-  free(c.o.jkind);
-  free(c.o.jref);
-  free(c.o.src);
+done:
   rw_lines_free(&c.blines);
   free(c.lc);
-  free(c.o.ahead);
   return st;
 }
