@@ -119,34 +119,38 @@ static void *regrow(rw_arena *a, const void *old, int n, int cap,
   return p;
 }
 
-static void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
+/* Room for more output: 0 when out of memory (o->oom is set). */
+static int grow(ctx *c) {
   out *o = &c->o;
-  if (o->oom) return;
-  if (o->n == o->cap) {
-    /* first guess: rewritten code is usually under three times longer;
-       the arrays live in the arena (the code is copied out at the end,
-       to become f's own) */
-    int cap = o->cap ? o->cap * 2
-            : c->f->sizecode < (1 << 18) ? 3 * c->f->sizecode + 64 : 1 << 20;
-    rw_arena *a = c->a;
-    vm_instr *code = regrow(a, o->code, o->n, cap, sizeof *code);
-    int *lines = regrow(a, o->line, o->n, cap, sizeof *lines);
-    unsigned char *jk = regrow(a, o->jkind, o->n, cap, 1);
-    int *jr = regrow(a, o->jref, o->n, cap, sizeof *jr);
-    int *src = regrow(a, o->src, o->n, cap, sizeof *src);
-    int64_t *ah = regrow(a, o->ahead, o->n, cap, sizeof *ah);
-    if (!code || !lines || !jk || !jr || !src || !ah || cap > (1 << 26)) {
-      o->oom = 1;
-      return;
-    }
-    o->code = code;
-    o->line = lines;
-    o->jkind = jk;
-    o->jref = jr;
-    o->src = src;
-    o->ahead = ah;
-    o->cap = cap;
+  /* first guess: rewritten code is usually under three times longer;
+     the arrays live in the arena (the code is copied out at the end, to
+     become f's own) */
+  int cap = o->cap ? o->cap * 2
+          : c->f->sizecode < (1 << 18) ? 3 * c->f->sizecode + 64 : 1 << 20;
+  rw_arena *a = c->a;
+  vm_instr *code = regrow(a, o->code, o->n, cap, sizeof *code);
+  int *lines = regrow(a, o->line, o->n, cap, sizeof *lines);
+  unsigned char *jk = regrow(a, o->jkind, o->n, cap, 1);
+  int *jr = regrow(a, o->jref, o->n, cap, sizeof *jr);
+  int *src = regrow(a, o->src, o->n, cap, sizeof *src);
+  int64_t *ah = regrow(a, o->ahead, o->n, cap, sizeof *ah);
+  if (!code || !lines || !jk || !jr || !src || !ah || cap > (1 << 26)) {
+    o->oom = 1;
+    return 0;
   }
+  o->code = code;
+  o->line = lines;
+  o->jkind = jk;
+  o->jref = jr;
+  o->src = src;
+  o->ahead = ah;
+  o->cap = cap;
+  return 1;
+}
+
+static inline void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
+  out *o = &c->o;
+  if (o->oom || (o->n == o->cap && !grow(c))) return;
   o->src[o->n] = c->cur_pc;
   o->ahead[o->n] = c->cur_ahead;
   o->code[o->n] = i;
