@@ -155,14 +155,14 @@ typedef struct writeback {
   const vm_proto *f;
 } writeback;
 
-/* Replace p's code, line information and locals by f's.  The new arrays
-   are allocated (a memory error is raised) before anything changes, so
-   that a collection during an allocation sees a consistent Proto. */
+/* Replace p's code and line information by f's, and remap its locals'
+   pc ranges in place.  The new arrays are allocated (a memory error is
+   raised) before anything changes, so that a collection during an
+   allocation sees a consistent Proto. */
 static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
   Instruction *code;
   ls_byte *li = NULL;
   AbsLineInfo *abs = NULL;
-  LocVar *lv = NULL;
   struct AcctAhead *ah = NULL;
   int i;
   for (i = 0; i < p->sizep; i++) write_proto(L, p->p[i], f->p[i]);
@@ -178,13 +178,6 @@ static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
     abs[i].pc = f->abslineinfo[i].pc;
     abs[i].line = f->abslineinfo[i].line;
   }
-  if (f->sizelocvars > 0)
-    lv = luaM_newvectorchecked(L, f->sizelocvars, LocVar);
-  for (i = 0; i < f->sizelocvars; i++) {  /* the same locals, remapped */
-    lv[i].varname = p->locvars[i].varname;
-    lv[i].startpc = f->locvars[i].startpc;
-    lv[i].endpc = f->locvars[i].endpc;
-  }
   if (f->sizeahead > 0)  /* what frames give back when left (ldo.c) */
     ah = luaM_newvectorchecked(L, f->sizeahead, struct AcctAhead);
   for (i = 0; i < f->sizeahead; i++) {
@@ -194,7 +187,6 @@ static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
   luaM_freearray(L, p->code, p->sizecode);
   luaM_freearray(L, p->lineinfo, p->sizelineinfo);
   luaM_freearray(L, p->abslineinfo, p->sizeabslineinfo);
-  luaM_freearray(L, p->locvars, p->sizelocvars);
   luaM_freearray(L, p->acctahead, p->sizeacctahead);
   p->code = code;
   p->sizecode = f->sizecode;
@@ -202,8 +194,11 @@ static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
   p->sizelineinfo = f->sizelineinfo;
   p->abslineinfo = abs;
   p->sizeabslineinfo = f->sizeabslineinfo;
-  p->locvars = lv;
-  p->sizelocvars = f->sizelocvars;
+  for (i = 0; i < p->sizelocvars; i++) {  /* the same locals, remapped
+                                             (same_shape: as many) */
+    p->locvars[i].startpc = f->locvars[i].startpc;
+    p->locvars[i].endpc = f->locvars[i].endpc;
+  }
   p->maxstacksize = f->maxstacksize;
   p->acctahead = ah;
   p->sizeacctahead = f->sizeahead;
