@@ -96,10 +96,11 @@ static int successors(const vm_proto *f, int pc, int *s) {
    starts at the entry and again after every check that it meets, so it
    reaches all of that code, each instruction once with its successors
    worked out once: linear in the code size.  An edge back to an
-   instruction on its stack closes a cycle without a check.  -1 when out
-   of memory. */
+   instruction on its stack closes a cycle without a check.  A run of
+   plain instructions (each goes on only to the next) is one frame of
+   the search, entered and left as a whole.  -1 when out of memory. */
 typedef struct dfs_frame {
-  int pc, ns, next;
+  int start, pc, ns, next;  /* the run start..pc; pc's successors */
   int s[3];
 } dfs_frame;
 
@@ -110,6 +111,23 @@ static int jumps_back(const vm_proto *f) {
   for (pc = 0; pc < f->sizecode; pc++)
     if (vm_jump_target(f->code[pc], pc, &t) && t <= pc) return 1;
   return 0;
+}
+
+/* Whether control goes from i only to the next instruction (i is no
+   check, jump, return or instruction that may skip the next). */
+static int plain(vm_instr i) {
+  return !(vm_opinfo_of(vm_op(i))->flags &
+           (VM_OPF_ENDS | VM_OPF_JUMP | VM_OPF_TEST | VM_OPF_MMBIN |
+            VM_OPF_SKIPNEXT)) &&
+         !vm_needs_extraarg(i) && !is_check(i);
+}
+
+/* A check at pc: the search starts again after it. */
+static void restart_after(const vm_proto *f, int pc, int *roots, int *nroots,
+                          char *state) {
+  int s[3], k, ns = successors(f, pc, s);
+  for (k = 0; k < ns; k++) roots[(*nroots)++] = s[k];
+  state[pc] = 2;
 }
 
 static int unchecked_cycle(const vm_proto *f, rw_arena *a, int *at) {
@@ -133,18 +151,32 @@ static int unchecked_cycle(const vm_proto *f, rw_arena *a, int *at) {
     sp = 0;
     w = root;
     for (;;) {
-      if (w >= 0) {  /* enter w, or go on after it when it checks */
-        dfs_frame *v = &stack[sp];
-        int k;
-        v->pc = w;
-        v->ns = successors(f, w, v->s);
-        v->next = 0;
-        if (!is_check(f->code[w])) {
-          sp++;
-        } else {
-          for (k = 0; k < v->ns; k++) roots[nroots++] = v->s[k];
-          state[w] = 2;
+      if (w >= 0 && is_check(f->code[w])) {  /* go on after it */
+        restart_after(f, w, roots, &nroots, state);
+      } else if (w >= 0) {  /* enter w and the plain run from it */
+        dfs_frame *v = &stack[sp++];
+        int tail = 0;  /* the run ends where the next one is done */
+        v->start = w;
+        while (w + 1 < n && plain(f->code[w])) {
+          int x = w + 1;
+          if (state[x] == 1) {
+            found = 1;
+            *at = x;
+            break;
+          }
+          if (state[x] == 2) { tail = 1; break; }
+          if (is_check(f->code[x])) {
+            restart_after(f, x, roots, &nroots, state);
+            tail = 1;
+            break;
+          }
+          state[x] = 1;
+          w = x;
         }
+        if (found) break;
+        v->pc = w;
+        v->ns = tail || plain(f->code[w]) ? 0 : successors(f, w, v->s);
+        v->next = 0;
       }
       if (sp == 0) break;
       {
@@ -162,7 +194,8 @@ static int unchecked_cycle(const vm_proto *f, rw_arena *a, int *at) {
             w = s;
           }
         } else {
-          state[v->pc] = 2;
+          int k;
+          for (k = v->start; k <= v->pc; k++) state[k] = 2;
           sp--;
         }
       }
