@@ -14,6 +14,7 @@
 ** sources only (LUA_ACCT_VM, make vm).  Built against stock Lua it only
 ** says that it cannot, and the stock target keeps the dump path.
 */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,8 +48,7 @@ static int copy_tstring(vm_string *s, const TString *ts) {
   return 1;
 }
 
-static int copy_const(vm_const *k, const TValue *o) {
-  memset(k, 0, sizeof *k);
+static int copy_const(vm_const *k, const TValue *o) {  /* k is zeroed */
   k->tag = ttypetag(o);
   switch (k->tag) {
     case LUA_VNUMINT: k->i = ivalue(o); return 1;
@@ -71,9 +71,39 @@ static void *new_array(int n, size_t size, int *ok) {
   return a;
 }
 
+/* n rounded up to the alignment of any type. */
+static size_t aligned(size_t n) {
+  size_t a = _Alignof(max_align_t);
+  return (n + a - 1) / a * a;
+}
+
+/* Free a model that from_proto made: the function, its constants,
+   upvalue descriptors and nested functions are one allocation (the
+   lraf VM's target never replaces these arrays); the rest is the
+   model's as usual. */
+static void free_model(vm_proto *f) {
+  int i;
+  if (f == NULL) return;
+  for (i = 0; i < f->sizep; i++) free_model(f->p[i]);
+  for (i = 0; i < f->sizelocvars; i++) free(f->locvars[i].name.data);
+  free(f->source.data);
+  free(f->code);
+  free(f->lineinfo);
+  free(f->abslineinfo);
+  free(f->linecosts);
+  free(f->locvars);
+  free(f->upnames);
+  free(f->ahead);
+  free(f);
+}
+
 static vm_proto *from_proto(const Proto *p, const TString *psource) {
-  vm_proto *f = calloc(1, sizeof *f);
-  int i, ok;
+  size_t at_k = aligned(sizeof(vm_proto));
+  size_t at_u = at_k + aligned((size_t)p->sizek * sizeof(vm_const));
+  size_t at_p = at_u + aligned((size_t)p->sizeupvalues * sizeof(vm_upvaldesc));
+  char *block = calloc(1, at_p + (size_t)p->sizep * sizeof(vm_proto *));
+  vm_proto *f = (vm_proto *)(void *)block;
+  int i, ok = 1;
   size_t n;
   if (f == NULL) return NULL;
   f->linedefined = p->linedefined;
@@ -84,15 +114,16 @@ static vm_proto *from_proto(const Proto *p, const TString *psource) {
   ok = p->source == psource || copy_tstring(&f->source, p->source);
   n = (size_t)p->sizecode;
   f->code = malloc(n * sizeof *f->code + 1);
-  f->k = new_array(p->sizek, sizeof *f->k, &ok);
-  f->upvalues = new_array(p->sizeupvalues, sizeof *f->upvalues, &ok);
-  f->p = new_array(p->sizep, sizeof *f->p, &ok);
+  if (p->sizek > 0) f->k = (vm_const *)(void *)(block + at_k);
+  if (p->sizeupvalues > 0)
+    f->upvalues = (vm_upvaldesc *)(void *)(block + at_u);
+  if (p->sizep > 0) f->p = (vm_proto **)(void *)(block + at_p);
   f->lineinfo = malloc((size_t)p->sizelineinfo + 1);
   f->abslineinfo = new_array(p->sizeabslineinfo, sizeof *f->abslineinfo,
                              &ok);
   f->locvars = new_array(p->sizelocvars, sizeof *f->locvars, &ok);
   if (!ok || !f->code || !f->lineinfo) {
-    vm_proto_free(f);
+    free_model(f);
     return NULL;
   }
   f->sizecode = p->sizecode;
@@ -121,7 +152,7 @@ static vm_proto *from_proto(const Proto *p, const TString *psource) {
   for (i = 0; i < p->sizep; i++, f->sizep++)
     if ((f->p[i] = from_proto(p->p[i], p->source)) == NULL) break;
   if (f->sizek < p->sizek || f->sizep < p->sizep) {
-    vm_proto_free(f);
+    free_model(f);
     return NULL;
   }
   return f;
@@ -272,7 +303,7 @@ lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
       rt_pfvm_attach(L, w.p, chunk.main);
     }
   }
-  vm_proto_free(chunk.main);
+  free_model(chunk.main);
   return st;
 }
 
