@@ -122,23 +122,25 @@ static void *regrow(rw_arena *a, const void *old, int n, int cap,
 /* Room for more output: 0 when out of memory (o->oom is set). */
 static int grow(ctx *c) {
   out *o = &c->o;
-  /* first guess: rewritten code is usually under three times longer;
-     the arrays live in the arena (the code is copied out at the end, to
-     become f's own) */
+  /* first guess: rewritten code is usually under three times longer.
+     The code grows by realloc, to become f's own; the side tables live
+     in the arena, where growing leaves the old ones until the function
+     is done: a good guess matters, and what it does not use of a large
+     one is never touched. */
   int cap = o->cap ? o->cap * 2
-          : c->f->sizecode < (1 << 18) ? 3 * c->f->sizecode + 64 : 1 << 20;
+          : c->f->sizecode < (1 << 24) ? 3 * c->f->sizecode + 64 : 1 << 26;
   rw_arena *a = c->a;
-  vm_instr *code = regrow(a, o->code, o->n, cap, sizeof *code);
+  vm_instr *code = realloc(o->code, (size_t)cap * sizeof *code);
   int *lines = regrow(a, o->line, o->n, cap, sizeof *lines);
   unsigned char *jk = regrow(a, o->jkind, o->n, cap, 1);
   int *jr = regrow(a, o->jref, o->n, cap, sizeof *jr);
   int *src = regrow(a, o->src, o->n, cap, sizeof *src);
   int64_t *ah = regrow(a, o->ahead, o->n, cap, sizeof *ah);
+  if (code != NULL) o->code = code;
   if (!code || !lines || !jk || !jr || !src || !ah || cap > (1 << 26)) {
     o->oom = 1;
     return 0;
   }
-  o->code = code;
   o->line = lines;
   o->jkind = jk;
   o->jref = jr;
@@ -827,7 +829,6 @@ static int remap_locals(ctx *c, int main_end) {
 
 static lraf_status finish(ctx *c, int main_end) {
   vm_proto *f = c->f;
-  vm_instr *code;
   if (f->sizelineinfo > 0 && !encode_lines(c))
     return LRAF_EMEM;
   if (c->refunds) {
@@ -840,12 +841,10 @@ static lraf_status finish(ctx *c, int main_end) {
     return LRAF_EMEM;
   c->stats->code_before += f->sizecode;
   c->stats->code_after += c->o.n;
-  code = malloc((size_t)c->o.n * sizeof *code);
-  if (code == NULL) return LRAF_EMEM;
-  memcpy(code, c->o.code, (size_t)c->o.n * sizeof *code);
   free(f->code);
-  f->code = code;
+  f->code = c->o.code;
   f->sizecode = c->o.n;
+  c->o.code = NULL;
   if (!c->fused || c->used_r)
     f->maxstacksize = (uint8_t)(c->r + 1);
   if (c->lc_on && !c->lc_bad) {  /* else the profile has no lines for f */
@@ -949,7 +948,8 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
              "of refunds", path);
   else if (st != LRAF_OK)
     err_fail(err, st, "out of memory rewriting %s", path);
-done:
+done:  /* the emitted code grows by realloc: it becomes f's own */
+  free(c.o.code);
   rw_lines_free(&c.blines);
   free(c.lc);
   return st;
