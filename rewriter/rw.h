@@ -117,6 +117,24 @@ lraf_status rw_verify(const vm_chunk *chunk, lraf_error *err);
 lraf_status rw_verify_target(const vm_chunk *chunk, rw_target target,
                              lraf_error *err);
 
+/* What Lua's parser made of one function, for rw_verify_lean: its code
+   and the sizes that rewriting for the lraf VM keeps. */
+typedef struct rw_original {
+  const vm_instr *code;
+  int sizecode;
+  int maxstacksize, sizek, sizeupvalues, sizep;
+} rw_original;
+
+/* rw_verify_target for RW_LRAVM, for a chunk rewritten in memory from
+   the functions that Lua's own parser produced: orig holds them in
+   preorder (a function, then its nested ones, in order), norig of them.
+   Code that is the parser's, instruction for instruction, but for
+   inserted ACCTs, relocated jumps and LFALSESKIP made LOADFALSE + JMP,
+   has only what changed checked (rw_vlean.c); any other code gets
+   vm_check_code.  Entry and cycle checks are rw_verify_target's. */
+lraf_status rw_verify_lean(const vm_chunk *chunk, const rw_original *orig,
+                           int norig, lraf_error *err);
+
 /* The cost-model id of opt, e.g. "lua5.4/original" or
    "lua5.4/weighted/5f1c03aa", with "/exact" in exact mode (its
    accounting code differs, so an offline chunk of one mode must not

@@ -1,7 +1,10 @@
 /*
 ** rw_arena.c - the rewriter's scratch memory (see rw_arena.h): blocks of
 ** a fixed size that small requests are bumped from, and a block of its
-** own for each large request, so that little is wasted either way.
+** own for each large request, so that little is wasted either way.  The
+** free space of the current block is a->next .. a->limit, which
+** rw_arena_alloc bumps inline; cur->used is brought up to date from it
+** here (sync) before anything else looks at it.
 */
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,12 +12,7 @@
 
 #include "rw_arena.h"
 
-typedef union align {  /* the strictest alignment of the basic types */
-  long double d;
-  long long l;
-  void *p;
-  void (*f)(void);
-} align;
+typedef rw_arena_align align;
 
 #define BLOCK (16384 / sizeof(align))  /* units of a block: most functions
                                           need one */
@@ -38,11 +36,30 @@ static rw_arena_block *new_block(rw_arena *a, size_t cap) {
   return b;
 }
 
-void rw_arena_init(rw_arena *a) {
-  a->head = a->cur = NULL;
+/* cur->used from the inline bumps. */
+static void sync(rw_arena *a) {
+  if (a->cur != NULL)
+    a->cur->used = (size_t)((align *)(void *)a->next - a->cur->data);
 }
 
-void *rw_arena_alloc(rw_arena *a, size_t n, size_t size) {
+/* The free space of cur, after cur or cur->used changed. */
+static void expose(rw_arena *a) {
+  if (a->cur == NULL) {  /* no space: pointers into a itself, which
+                           subtract to 0 (NULLs would not subtract) */
+    a->next = a->limit = (char *)a;
+  } else {
+    a->next = (char *)&a->cur->data[a->cur->used];
+    a->limit = (char *)&a->cur->data[a->cur->cap];
+  }
+}
+
+void rw_arena_init(rw_arena *a) {
+  a->head = a->cur = NULL;
+  expose(a);
+}
+
+void *rw_arena_alloc_slow(rw_arena *a, size_t n, size_t size) {
+  void *p;
   size_t units, half = (size_t)1 << (sizeof(size_t) * 4);
   /* n * size overflows only when one of them is over half the bits (the
      division, slow and nearly always needless, only then) */
@@ -56,18 +73,15 @@ void *rw_arena_alloc(rw_arena *a, size_t n, size_t size) {
     b->used = units;
     return b->data;
   }
+  sync(a);
   if (a->cur == NULL || a->cur->cap - a->cur->used < units) {
     rw_arena_block *b = new_block(a, BLOCK);
     if (b == NULL) return NULL;
     a->cur = b;
   }
   a->cur->used += units;
-  return &a->cur->data[a->cur->used - units];
-}
-
-void *rw_arena_zalloc(rw_arena *a, size_t n, size_t size) {
-  void *p = rw_arena_alloc(a, n, size);
-  if (p != NULL) memset(p, 0, n * size);
+  p = &a->cur->data[a->cur->used - units];
+  expose(a);
   return p;
 }
 
@@ -75,7 +89,8 @@ rw_arena_mark rw_arena_save(const rw_arena *a) {
   rw_arena_mark m;
   m.head = a->head;
   m.cur = a->cur;
-  m.used = a->cur != NULL ? a->cur->used : 0;
+  m.used = a->cur != NULL
+         ? (size_t)((const align *)(const void *)a->next - a->cur->data) : 0;
   return m;
 }
 
@@ -87,6 +102,7 @@ void rw_arena_restore(rw_arena *a, rw_arena_mark m) {
   }
   a->cur = m.cur;
   if (a->cur != NULL) a->cur->used = m.used;
+  expose(a);
 }
 
 void rw_arena_reset(rw_arena *a) {
@@ -102,10 +118,12 @@ void rw_arena_reset(rw_arena *a) {
     keep->used = 0;
   }
   a->head = a->cur = keep;
+  expose(a);
 }
 
 void rw_arena_free(rw_arena *a) {
   rw_arena_reset(a);
   free(a->head);
   a->head = a->cur = NULL;
+  expose(a);
 }

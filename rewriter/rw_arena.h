@@ -14,13 +14,24 @@
 #define RW_ARENA_H
 
 #include <stddef.h>
+#include <string.h>
 
 typedef struct rw_arena_block rw_arena_block;
 
 typedef struct rw_arena {
   rw_arena_block *head;  /* every block, newest first */
   rw_arena_block *cur;   /* the block small requests come from */
+  char *next, *limit;    /* cur's free space, bumped inline */
 } rw_arena;
+
+/* The strictest alignment of the basic types: every request is rounded
+   up to a multiple of its size. */
+typedef union rw_arena_align {
+  long double d;
+  long long l;
+  void *p;
+  void (*f)(void);
+} rw_arena_align;
 
 /* What rw_arena_restore goes back to. */
 typedef struct rw_arena_mark {
@@ -29,11 +40,30 @@ typedef struct rw_arena_mark {
 } rw_arena_mark;
 
 void rw_arena_init(rw_arena *a);
+/* rw_arena_alloc when the request does not fit cur's free space. */
+void *rw_arena_alloc_slow(rw_arena *a, size_t n, size_t size);
+
 /* n elements of size bytes, aligned for any type; uninitialised.  NULL
-   when out of memory or when n * size overflows. */
-void *rw_arena_alloc(rw_arena *a, size_t n, size_t size);
+   when out of memory or when n * size overflows.  Inline: the analyses
+   ask for some forty arrays per function. */
+static inline void *rw_arena_alloc(rw_arena *a, size_t n, size_t size) {
+  if (n < 65536 && size < 65536) {  /* n * size cannot overflow */
+    size_t bytes = (n * size + sizeof(rw_arena_align) - 1) /
+                   sizeof(rw_arena_align) * sizeof(rw_arena_align);
+    if (bytes != 0 && bytes <= (size_t)(a->limit - a->next)) {
+      void *p = a->next;
+      a->next += bytes;
+      return p;
+    }
+  }
+  return rw_arena_alloc_slow(a, n, size);
+}
 /* The same, zeroed. */
-void *rw_arena_zalloc(rw_arena *a, size_t n, size_t size);
+static inline void *rw_arena_zalloc(rw_arena *a, size_t n, size_t size) {
+  void *p = rw_arena_alloc(a, n, size);
+  if (p != NULL) memset(p, 0, n * size);
+  return p;
+}
 /* Drop what was allocated since the mark m was saved. */
 rw_arena_mark rw_arena_save(const rw_arena *a);
 void rw_arena_restore(rw_arena *a, rw_arena_mark m);

@@ -88,12 +88,29 @@ static int unit_may_call_or_fail(const vm_proto *f, int s, int e) {
   return 0;
 }
 
-/* Mark unit starts (ustart) and leaders. */
+/* What find_leaders saw, for the passes after it. */
+typedef struct scan {
+  int nleaders;  /* leaders marked */
+  int tforprep;  /* some TFORPREP: its TFORCALL needs a look */
+} scan;
+
+/* Mark pc as a leader, counting it once. */
+static void lead(char *leader, int pc, scan *sc) {
+  sc->nleaders += !leader[pc];
+  leader[pc] = 1;
+}
+
+/* Mark unit starts (ustart) and leaders.  A leader that the code does
+   not make a unit start (a jump target, the instruction LFALSESKIP
+   skips to) is noted in odd to be checked once every unit is known. */
 static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
                                 int first, char *ustart, char *leader,
-                                const char *path, lraf_error *err) {
-  int pc, t;
-  leader[first] = 1;
+                                int *odd, scan *sc, const char *path,
+                                lraf_error *err) {
+  int pc, t, nodd = 0, k;
+  sc->nleaders = 0;
+  sc->tforprep = 0;
+  lead(leader, first, sc);
   for (pc = first; pc < f->sizecode; ) {
     int e = unit_end(f, pc);
     int op = vm_op(f->code[e]);
@@ -112,21 +129,26 @@ static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
       if (t < first || t >= f->sizecode)
         return err_fail(err, LRAF_EREWRITE, "jump out of range at pc %d in %s",
                         e + 1, path);
-      leader[t] = 1;
+      lead(leader, t, sc);
+      odd[nodd++] = t;
+      sc->tforprep |= op == VM_OP_TFORPREP;
     }
     if ((ends_block(op) || (small_blocks(opt) &&
                             unit_may_call_or_fail(f, pc, e)))
         && e + 1 < f->sizecode)
-      leader[e + 1] = 1;
-    if (op == VM_OP_LFALSESKIP && e + 2 < f->sizecode)
-      leader[e + 2] = 1;
+      lead(leader, e + 1, sc);
+    if (op == VM_OP_LFALSESKIP && e + 2 < f->sizecode) {
+      lead(leader, e + 2, sc);
+      odd[nodd++] = e + 2;
+    }
     pc = e + 1;
   }
-  for (pc = first; pc < f->sizecode; pc++)
-    if (leader[pc] && !ustart[pc])
-      return err_fail(err, LRAF_EREWRITE,
-                      "jump into the middle of an instruction pair at pc %d "
-                      "in %s", pc + 1, path);
+  for (k = 0, t = f->sizecode; k < nodd; k++)  /* name the first */
+    if (!ustart[odd[k]] && odd[k] < t) t = odd[k];
+  if (t < f->sizecode)
+    return err_fail(err, LRAF_EREWRITE,
+                    "jump into the middle of an instruction pair at pc %d "
+                    "in %s", t + 1, path);
   return LRAF_OK;
 }
 
@@ -176,11 +198,9 @@ static lraf_status find_succs(rw_cfg *cfg, rw_block *b, const vm_proto *f,
 
 static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
                                const rw_options *opt, const char *leader,
-                               rw_arena *a, const char *path,
+                               const scan *sc, rw_arena *a, const char *path,
                                lraf_error *err) {
-  int pc, n = 0, i;
-  for (pc = cfg->first; pc < f->sizecode; pc++)
-    n += leader[pc];
+  int pc, n = sc->nleaders, i;
   cfg->b = rw_arena_zalloc(a, (size_t)n, sizeof *cfg->b);
   if (cfg->b == NULL)
     return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
@@ -192,6 +212,8 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
       cfg->b[i].start = pc;
       cfg->b[i].fold_into = -1;
       cfg->block_at[pc] = i;
+    } else {
+      cfg->block_at[pc] = -1;
     }
     cfg->b[i].end = pc;
     cfg->b[i].cost += rw_instr_cost(f, pc, opt);
@@ -202,7 +224,7 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
     if (st != LRAF_OK)
       return st;
   }
-  for (pc = cfg->first; pc < f->sizecode; pc++) {
+  for (pc = cfg->first; sc->tforprep && pc < f->sizecode; pc++) {
     int t;
     if (vm_op(f->code[pc]) == VM_OP_TFORPREP &&
         vm_jump_target(f->code[pc], pc, &t))
@@ -613,7 +635,7 @@ static void pay_in_predecessors(rw_cfg *cfg, const graph *pred) {
 /* ---------------------------------------------------------------- */
 
 static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
-                           const rw_options *opt, rw_arena *a,
+                           const rw_options *opt, int tforprep, rw_arena *a,
                            const char *path, lraf_error *err) {
   graph succ = {0, NULL, NULL}, pred = {0, NULL, NULL};
   int n = cfg->nblocks + 1, np, nrp, i, pc, k, acyclic = 1;
@@ -623,10 +645,17 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   int *idom = rw_arena_alloc(a, (size_t)n, sizeof(int));
   int *ipdom = rw_arena_alloc(a, (size_t)n, sizeof(int));
   char *header = rw_arena_zalloc(a, (size_t)n, 1);
+  /* the entry block returns (a function without branches): no other
+     block runs, so there is no loop and nothing to fold */
+  int single = cfg->b[0].nsucc == 0;
   if (!post || !rpost || !idom || !ipdom || !header ||
-      !build_graphs(cfg, &succ, &pred, a) ||
-      (np = dfs(&succ, 0, post, header, a)) < 0)
+      (!single && (!build_graphs(cfg, &succ, &pred, a) ||
+                   (np = dfs(&succ, 0, post, header, a)) < 0)))
     return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+  if (single) {
+    np = 1;
+    post[0] = 0;
+  }
   for (i = 0; i < np; i++)
     if (post[i] < cfg->nblocks) cfg->b[post[i]].reachable = 1;
   for (i = 0; i < cfg->nblocks; i++)  /* blocks are in code order */
@@ -648,13 +677,13 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
         cfg->b[cfg->block_of[pc]].check = 1;
     }
   /* a check before a TFORCALL is skipped by TFORPREP: check there too */
-  for (pc = cfg->first; pc < f->sizecode; pc++) {
+  for (pc = cfg->first; tforprep && pc < f->sizecode; pc++) {
     int t;
     if (vm_op(f->code[pc]) == VM_OP_TFORPREP &&
         vm_jump_target(f->code[pc], pc, &t) && cfg->b[cfg->block_at[t]].check)
       cfg->b[cfg->block_of[pc]].check = 1;
   }
-  if (opt->fold && !small_blocks(opt)) {
+  if (opt->fold && !small_blocks(opt) && !single) {
     dominators(&pred, post, np, idom, acyclic, a);
     nrp = dfs(&pred, cfg->nblocks, rpost, NULL, a);  /* from the exit */
     if (nrp < 0)
@@ -664,7 +693,7 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   }
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
-  if (opt->fold && opt->mode != RW_OVERHEAD)
+  if (opt->fold && opt->mode != RW_OVERHEAD && !single)
     fold_branches(cfg, f, &pred, post, np, small_blocks(opt), acyclic, a);
   if (opt->fold && opt->mode != RW_OVERHEAD && opt->target == RW_LRAVM &&
       !small_blocks(opt) && !opt->lines)
@@ -678,24 +707,28 @@ lraf_status rw_cfg_build(const vm_proto *f, const rw_options *opt,
   size_t n = (size_t)f->sizecode;
   char *ustart = rw_arena_zalloc(a, n + 1, 1);
   char *leader = rw_arena_zalloc(a, n + 1, 1);
+  int *odd = rw_arena_alloc(a, n + 1, sizeof(int));
   lraf_status st;
+  scan sc;
   int pc;
   memset(cfg, 0, sizeof *cfg);
   cfg->block_at = rw_arena_alloc(a, n + 1, sizeof(int));
   cfg->block_of = rw_arena_alloc(a, n + 1, sizeof(int));
-  if (!ustart || !leader || !cfg->block_at || !cfg->block_of)
+  if (!ustart || !leader || !odd || !cfg->block_at || !cfg->block_of)
     return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-  for (pc = 0; pc <= f->sizecode; pc++)
-    cfg->block_at[pc] = cfg->block_of[pc] = -1;
   cfg->first = (f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP);
+  /* make_blocks sets the rest */
+  for (pc = 0; pc < cfg->first; pc++)
+    cfg->block_at[pc] = cfg->block_of[pc] = -1;
+  cfg->block_at[n] = cfg->block_of[n] = -1;
   if (cfg->first >= f->sizecode)
     return err_fail(err, LRAF_EREWRITE, "%s has no code", path);
-  st = find_leaders(f, opt, cfg->first, ustart, leader, path, err);
+  st = find_leaders(f, opt, cfg->first, ustart, leader, odd, &sc, path, err);
   if (st == LRAF_OK)
-    st = make_blocks(cfg, f, opt, leader, a, path, err);
+    st = make_blocks(cfg, f, opt, leader, &sc, a, path, err);
   if (st == LRAF_OK) {  /* the analysis's graphs and orders die with it */
     rw_arena_mark mark = rw_arena_save(a);
-    st = analyse(cfg, f, opt, a, path, err);
+    st = analyse(cfg, f, opt, sc.tforprep, a, path, err);
     rw_arena_restore(a, mark);
   }
   return st;

@@ -110,28 +110,49 @@ typedef struct ctx {
   int64_t cur_ahead;    /* what put() records for the next instructions */
 } ctx;
 
-static void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
+/* Move the first n elements of size bytes at old into new storage of
+   cap elements from the arena. */
+static void *regrow(rw_arena *a, const void *old, int n, int cap,
+                    size_t size) {
+  void *p = rw_arena_alloc(a, (size_t)cap, size);
+  if (p != NULL && n > 0) memcpy(p, old, (size_t)n * size);
+  return p;
+}
+
+/* Room for more output: 0 when out of memory (o->oom is set). */
+static int grow(ctx *c) {
   out *o = &c->o;
-  if (o->oom) return;
-  if (o->n == o->cap) {
-    /* first guess: rewritten code is usually under three times longer */
-    int cap = o->cap ? o->cap * 2
-            : c->f->sizecode < (1 << 18) ? 3 * c->f->sizecode + 64 : 1 << 20;
-    vm_instr *code = realloc(o->code, (size_t)cap * sizeof *code);
-    int *lines = code ? realloc(o->line, (size_t)cap * sizeof *lines) : NULL;
-    unsigned char *jk = lines ? realloc(o->jkind, (size_t)cap) : NULL;
-    int *jr = jk ? realloc(o->jref, (size_t)cap * sizeof *jr) : NULL;
-    int *src = jr ? realloc(o->src, (size_t)cap * sizeof *src) : NULL;
-    int64_t *ah = src ? realloc(o->ahead, (size_t)cap * sizeof *ah) : NULL;
-    if (code) o->code = code;
-    if (lines) o->line = lines;
-    if (jk) o->jkind = jk;
-    if (jr) o->jref = jr;
-    if (src) o->src = src;
-    if (ah == NULL || cap > (1 << 26)) { o->oom = 1; return; }
-    o->ahead = ah;
-    o->cap = cap;
+  /* first guess: rewritten code is usually under three times longer.
+     The code grows by realloc, to become f's own; the side tables live
+     in the arena, where growing leaves the old ones until the function
+     is done: a good guess matters, and what it does not use of a large
+     one is never touched. */
+  int cap = o->cap ? o->cap * 2
+          : c->f->sizecode < (1 << 24) ? 3 * c->f->sizecode + 64 : 1 << 26;
+  rw_arena *a = c->a;
+  vm_instr *code = realloc(o->code, (size_t)cap * sizeof *code);
+  int *lines = regrow(a, o->line, o->n, cap, sizeof *lines);
+  unsigned char *jk = regrow(a, o->jkind, o->n, cap, 1);
+  int *jr = regrow(a, o->jref, o->n, cap, sizeof *jr);
+  int *src = regrow(a, o->src, o->n, cap, sizeof *src);
+  int64_t *ah = regrow(a, o->ahead, o->n, cap, sizeof *ah);
+  if (code != NULL) o->code = code;
+  if (!code || !lines || !jk || !jr || !src || !ah || cap > (1 << 26)) {
+    o->oom = 1;
+    return 0;
   }
+  o->line = lines;
+  o->jkind = jk;
+  o->jref = jr;
+  o->src = src;
+  o->ahead = ah;
+  o->cap = cap;
+  return 1;
+}
+
+static inline void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
+  out *o = &c->o;
+  if (o->oom || (o->n == o->cap && !grow(c))) return;
   o->src[o->n] = c->cur_pc;
   o->ahead[o->n] = c->cur_ahead;
   o->code[o->n] = i;
@@ -724,10 +745,9 @@ static int encode_lines(ctx *c) {
   vm_proto *f = c->f;
   int n = c->o.n, pc, prev = f->linedefined, since = 0, nabs = 0;
   int8_t *li = malloc((size_t)n);
-  vm_absline *abs = malloc((size_t)n * sizeof *abs);
+  vm_absline *abs = rw_arena_alloc(c->a, (size_t)n, sizeof *abs), *own = NULL;
   if (li == NULL || abs == NULL) {
     free(li);
-    free(abs);
     return 0;
   }
   for (pc = 0; pc < n; pc++) {
@@ -742,16 +762,20 @@ static int encode_lines(ctx *c) {
     li[pc] = (int8_t)d;
     prev = line;
   }
+  if (nabs > 0) {  /* f's own, as the line information */
+    own = malloc((size_t)nabs * sizeof *own);
+    if (own == NULL) {
+      free(li);
+      return 0;
+    }
+    memcpy(own, abs, (size_t)nabs * sizeof *own);
+  }
   free(f->lineinfo);
   free(f->abslineinfo);
   f->lineinfo = li;
   f->sizelineinfo = n;
-  f->abslineinfo = abs;
+  f->abslineinfo = own;
   f->sizeabslineinfo = nabs;
-  if (nabs == 0) {
-    free(abs);
-    f->abslineinfo = NULL;
-  }
   return 1;
 }
 
@@ -926,12 +950,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     err_fail(err, st, "out of memory rewriting %s", path);
 done:  /* the emitted code grows by realloc: it becomes f's own */
   free(c.o.code);
-  free(c.o.line);
-  free(c.o.jkind);
-  free(c.o.jref);
-  free(c.o.src);
   rw_lines_free(&c.blines);
   free(c.lc);
-  free(c.o.ahead);
   return st;
 }

@@ -7,13 +7,16 @@
 ** parent's, and the accounting code may touch them only through the
 ** scratch register at the top of the frame.  Chunks for the lraf VM
 ** carry no such upvalues; there every function must start with a zero
-** check (ACCT) and every loop must pass one (verify_fused).
+** check (ACCT) and every loop must pass one (verify_fused).  Code
+** rewritten in memory from Lua's parser's own output has its structure
+** checked only where rewriting changed it (rw_verify_lean, rw_vlean.c).
 */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "rw.h"
 #include "rw_arena.h"
+#include "rw_vlean.h"
 
 static lraf_status verify_accounting(const vm_proto *f, const char *path,
                                      lraf_error *err) {
@@ -93,10 +96,11 @@ static int successors(const vm_proto *f, int pc, int *s) {
    starts at the entry and again after every check that it meets, so it
    reaches all of that code, each instruction once with its successors
    worked out once: linear in the code size.  An edge back to an
-   instruction on its stack closes a cycle without a check.  -1 when out
-   of memory. */
+   instruction on its stack closes a cycle without a check.  A run of
+   plain instructions (each goes on only to the next) is one frame of
+   the search, entered and left as a whole.  -1 when out of memory. */
 typedef struct dfs_frame {
-  int pc, ns, next;
+  int start, pc, ns, next;  /* the run start..pc; pc's successors */
   int s[3];
 } dfs_frame;
 
@@ -107,6 +111,23 @@ static int jumps_back(const vm_proto *f) {
   for (pc = 0; pc < f->sizecode; pc++)
     if (vm_jump_target(f->code[pc], pc, &t) && t <= pc) return 1;
   return 0;
+}
+
+/* Whether control goes from i only to the next instruction (i is no
+   check, jump, return or instruction that may skip the next). */
+static int plain(vm_instr i) {
+  return !(vm_opinfo_of(vm_op(i))->flags &
+           (VM_OPF_ENDS | VM_OPF_JUMP | VM_OPF_TEST | VM_OPF_MMBIN |
+            VM_OPF_SKIPNEXT)) &&
+         !vm_needs_extraarg(i) && !is_check(i);
+}
+
+/* A check at pc: the search starts again after it. */
+static void restart_after(const vm_proto *f, int pc, int *roots, int *nroots,
+                          char *state) {
+  int s[3], k, ns = successors(f, pc, s);
+  for (k = 0; k < ns; k++) roots[(*nroots)++] = s[k];
+  state[pc] = 2;
 }
 
 static int unchecked_cycle(const vm_proto *f, rw_arena *a, int *at) {
@@ -130,18 +151,32 @@ static int unchecked_cycle(const vm_proto *f, rw_arena *a, int *at) {
     sp = 0;
     w = root;
     for (;;) {
-      if (w >= 0) {  /* enter w, or go on after it when it checks */
-        dfs_frame *v = &stack[sp];
-        int k;
-        v->pc = w;
-        v->ns = successors(f, w, v->s);
-        v->next = 0;
-        if (!is_check(f->code[w])) {
-          sp++;
-        } else {
-          for (k = 0; k < v->ns; k++) roots[nroots++] = v->s[k];
-          state[w] = 2;
+      if (w >= 0 && is_check(f->code[w])) {  /* go on after it */
+        restart_after(f, w, roots, &nroots, state);
+      } else if (w >= 0) {  /* enter w and the plain run from it */
+        dfs_frame *v = &stack[sp++];
+        int tail = 0;  /* the run ends where the next one is done */
+        v->start = w;
+        while (w + 1 < n && plain(f->code[w])) {
+          int x = w + 1;
+          if (state[x] == 1) {
+            found = 1;
+            *at = x;
+            break;
+          }
+          if (state[x] == 2) { tail = 1; break; }
+          if (is_check(f->code[x])) {
+            restart_after(f, x, roots, &nroots, state);
+            tail = 1;
+            break;
+          }
+          state[x] = 1;
+          w = x;
         }
+        if (found) break;
+        v->pc = w;
+        v->ns = tail || plain(f->code[w]) ? 0 : successors(f, w, v->s);
+        v->next = 0;
       }
       if (sp == 0) break;
       {
@@ -159,7 +194,8 @@ static int unchecked_cycle(const vm_proto *f, rw_arena *a, int *at) {
             w = s;
           }
         } else {
-          state[v->pc] = 2;
+          int k;
+          for (k = v->start; k <= v->pc; k++) state[k] = 2;
           sp--;
         }
       }
@@ -168,17 +204,33 @@ static int unchecked_cycle(const vm_proto *f, rw_arena *a, int *at) {
   return found;
 }
 
+/* The functions that Lua's parser produced, for rw_verify_lean: the
+   next one in preorder is orig[next]. */
+typedef struct originals {
+  const rw_original *orig;
+  int n, next;
+} originals;
+
 /* The lraf VM's chunks: the counter is the state's, so no upvalue is
    needed; the function must start with a zero check and every cycle of
-   its code must pass one, so that no run goes on unchecked. */
-static lraf_status verify_fused(const vm_proto *f, int index, int depth,
-                                rw_arena *a, lraf_error *err) {
+   its code must pass one, so that no run goes on unchecked.  With og,
+   code that only the rewriting for the lraf VM changed gets the lean
+   check (rw_vlean.c) instead of vm_check_code. */
+static lraf_status verify_fused(const vm_proto *f, originals *og, int index,
+                                int depth, rw_arena *a, lraf_error *err) {
   char path[64];
   lraf_status st;
-  int i, entry, at = 0, c = 0;
+  int i, entry, at = 0, c = 0, fits = 1;
+  const rw_original *o = NULL;
+  if (og != NULL) {  /* f and its original must nest alike */
+    fits = og->next < og->n && og->orig[og->next].sizep == f->sizep;
+    if (fits) o = &og->orig[og->next++];
+  }
   /* a name for messages only: checked without it first, and named only
      to say what failed */
-  st = vm_check_code(f, NULL, VM_CHECK_REWRITTEN, NULL);
+  st = !fits ? LRAF_EVERIFY
+     : o != NULL && rw_vlean_code(f, o) ? vm_check_debug(f, NULL, NULL)
+     : vm_check_code(f, NULL, VM_CHECK_REWRITTEN, NULL);
   entry = f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP;
   while (entry < f->sizecode && vm_op(f->code[entry]) == VM_OP_ACCT &&
          !is_check(f->code[entry]))
@@ -190,7 +242,10 @@ static lraf_status verify_fused(const vm_proto *f, int index, int depth,
       c != 0) {
     snprintf(path, sizeof path, "function %d at depth %d (line %d)", index,
              depth, f->linedefined);
-    if (st != LRAF_OK)
+    if (!fits)
+      err_fail(err, LRAF_EVERIFY, "%s does not fit the function that Lua's "
+               "parser produced", path);
+    else if (st != LRAF_OK)
       vm_check_code(f, path, VM_CHECK_REWRITTEN, err);
     else if (entry >= f->sizecode || !is_check(f->code[entry]))
       err_fail(err, LRAF_EVERIFY, "%s does not start with a zero check "
@@ -203,7 +258,7 @@ static lraf_status verify_fused(const vm_proto *f, int index, int depth,
     st = LRAF_EVERIFY;
   }
   for (i = 0; st == LRAF_OK && i < f->sizep; i++)
-    st = verify_fused(f->p[i], i, depth + 1, a, err);
+    st = verify_fused(f->p[i], og, i, depth + 1, a, err);
   if (st != LRAF_OK && err != NULL)
     err->code = LRAF_EVERIFY;
   return st != LRAF_OK ? LRAF_EVERIFY : LRAF_OK;
@@ -231,7 +286,7 @@ lraf_status rw_verify_target(const vm_chunk *chunk, rw_target target,
     rw_arena a;
     lraf_status st;
     rw_arena_init(&a);
-    st = verify_fused(chunk->main, 0, 0, &a, err);
+    st = verify_fused(chunk->main, NULL, 0, 0, &a, err);
     rw_arena_free(&a);
     return st;
   }
@@ -243,4 +298,27 @@ lraf_status rw_verify_target(const vm_chunk *chunk, rw_target target,
 
 lraf_status rw_verify(const vm_chunk *chunk, lraf_error *err) {
   return rw_verify_target(chunk, RW_STOCK, err);
+}
+
+lraf_status rw_verify_lean(const vm_chunk *chunk, const rw_original *orig,
+                           int norig, lraf_error *err) {
+  originals og;
+  rw_arena a;
+  lraf_status st;
+  if (chunk == NULL || chunk->main == NULL || orig == NULL)
+    return err_fail(err, LRAF_EARG, "rw_verify_lean: no chunk");
+  if (chunk->nupvalues != chunk->main->sizeupvalues)
+    return err_fail(err, LRAF_EVERIFY,
+                    "chunk header says %d upvalues, main has %d",
+                    chunk->nupvalues, chunk->main->sizeupvalues);
+  og.orig = orig;
+  og.n = norig;
+  og.next = 0;
+  rw_arena_init(&a);
+  st = verify_fused(chunk->main, &og, 0, 0, &a, err);
+  rw_arena_free(&a);
+  if (st == LRAF_OK && og.next != norig)
+    st = err_fail(err, LRAF_EVERIFY, "the chunk has %d functions, Lua's "
+                  "parser made %d", og.next, norig);
+  return st;
 }

@@ -6,13 +6,15 @@
 ** lua_dump/lua_load round trip: constants, upvalue descriptors and
 ** nested functions stay as the parser made them, so string constants
 ** keep their identity (a literal shared by two functions of a chunk is
-** one string, as under lua5.4).
+** one string, as under lua5.4).  The verifier is told what the parser
+** produced, and checks only what rewriting changed (rw_verify_lean).
 **
 ** This is the one file of lraf that reads Lua's internal structures
 ** (lobject.h, lstate.h, lmem.h); it is compiled against the lraf VM's
 ** sources only (LUA_ACCT_VM, make vm).  Built against stock Lua it only
 ** says that it cannot, and the stock target keeps the dump path.
 */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,8 +48,7 @@ static int copy_tstring(vm_string *s, const TString *ts) {
   return 1;
 }
 
-static int copy_const(vm_const *k, const TValue *o) {
-  memset(k, 0, sizeof *k);
+static int copy_const(vm_const *k, const TValue *o) {  /* k is zeroed */
   k->tag = ttypetag(o);
   switch (k->tag) {
     case LUA_VNUMINT: k->i = ivalue(o); return 1;
@@ -70,9 +71,39 @@ static void *new_array(int n, size_t size, int *ok) {
   return a;
 }
 
+/* n rounded up to the alignment of any type. */
+static size_t aligned(size_t n) {
+  size_t a = _Alignof(max_align_t);
+  return (n + a - 1) / a * a;
+}
+
+/* Free a model that from_proto made: the function, its constants,
+   upvalue descriptors and nested functions are one allocation (the
+   lraf VM's target never replaces these arrays); the rest is the
+   model's as usual. */
+static void free_model(vm_proto *f) {
+  int i;
+  if (f == NULL) return;
+  for (i = 0; i < f->sizep; i++) free_model(f->p[i]);
+  for (i = 0; i < f->sizelocvars; i++) free(f->locvars[i].name.data);
+  free(f->source.data);
+  free(f->code);
+  free(f->lineinfo);
+  free(f->abslineinfo);
+  free(f->linecosts);
+  free(f->locvars);
+  free(f->upnames);
+  free(f->ahead);
+  free(f);
+}
+
 static vm_proto *from_proto(const Proto *p, const TString *psource) {
-  vm_proto *f = calloc(1, sizeof *f);
-  int i, ok;
+  size_t at_k = aligned(sizeof(vm_proto));
+  size_t at_u = at_k + aligned((size_t)p->sizek * sizeof(vm_const));
+  size_t at_p = at_u + aligned((size_t)p->sizeupvalues * sizeof(vm_upvaldesc));
+  char *block = calloc(1, at_p + (size_t)p->sizep * sizeof(vm_proto *));
+  vm_proto *f = (vm_proto *)(void *)block;
+  int i, ok = 1;
   size_t n;
   if (f == NULL) return NULL;
   f->linedefined = p->linedefined;
@@ -83,15 +114,16 @@ static vm_proto *from_proto(const Proto *p, const TString *psource) {
   ok = p->source == psource || copy_tstring(&f->source, p->source);
   n = (size_t)p->sizecode;
   f->code = malloc(n * sizeof *f->code + 1);
-  f->k = new_array(p->sizek, sizeof *f->k, &ok);
-  f->upvalues = new_array(p->sizeupvalues, sizeof *f->upvalues, &ok);
-  f->p = new_array(p->sizep, sizeof *f->p, &ok);
+  if (p->sizek > 0) f->k = (vm_const *)(void *)(block + at_k);
+  if (p->sizeupvalues > 0)
+    f->upvalues = (vm_upvaldesc *)(void *)(block + at_u);
+  if (p->sizep > 0) f->p = (vm_proto **)(void *)(block + at_p);
   f->lineinfo = malloc((size_t)p->sizelineinfo + 1);
   f->abslineinfo = new_array(p->sizeabslineinfo, sizeof *f->abslineinfo,
                              &ok);
   f->locvars = new_array(p->sizelocvars, sizeof *f->locvars, &ok);
   if (!ok || !f->code || !f->lineinfo) {
-    vm_proto_free(f);
+    free_model(f);
     return NULL;
   }
   f->sizecode = p->sizecode;
@@ -120,10 +152,31 @@ static vm_proto *from_proto(const Proto *p, const TString *psource) {
   for (i = 0; i < p->sizep; i++, f->sizep++)
     if ((f->p[i] = from_proto(p->p[i], p->source)) == NULL) break;
   if (f->sizek < p->sizek || f->sizep < p->sizep) {
-    vm_proto_free(f);
+    free_model(f);
     return NULL;
   }
   return f;
+}
+
+/* What the verifier trusts (rw_verify_lean): the code that Lua's parser
+   produced, for every function in preorder.  The number of functions of
+   p's tree. */
+static int count_protos(const Proto *p) {
+  int i, n = 1;
+  for (i = 0; i < p->sizep; i++) n += count_protos(p->p[i]);
+  return n;
+}
+
+static void originals(const Proto *p, rw_original *o, int *n) {
+  int i;
+  rw_original *x = &o[(*n)++];
+  x->code = p->code;
+  x->sizecode = p->sizecode;
+  x->maxstacksize = p->maxstacksize;
+  x->sizek = p->sizek;
+  x->sizeupvalues = p->sizeupvalues;
+  x->sizep = p->sizep;
+  for (i = 0; i < p->sizep; i++) originals(p->p[i], o, n);
 }
 
 /* ---- chunk model -> Proto ---- */
@@ -133,14 +186,14 @@ typedef struct writeback {
   const vm_proto *f;
 } writeback;
 
-/* Replace p's code, line information and locals by f's.  The new arrays
-   are allocated (a memory error is raised) before anything changes, so
-   that a collection during an allocation sees a consistent Proto. */
+/* Replace p's code and line information by f's, and remap its locals'
+   pc ranges in place.  The new arrays are allocated (a memory error is
+   raised) before anything changes, so that a collection during an
+   allocation sees a consistent Proto. */
 static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
   Instruction *code;
   ls_byte *li = NULL;
   AbsLineInfo *abs = NULL;
-  LocVar *lv = NULL;
   struct AcctAhead *ah = NULL;
   int i;
   for (i = 0; i < p->sizep; i++) write_proto(L, p->p[i], f->p[i]);
@@ -156,13 +209,6 @@ static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
     abs[i].pc = f->abslineinfo[i].pc;
     abs[i].line = f->abslineinfo[i].line;
   }
-  if (f->sizelocvars > 0)
-    lv = luaM_newvectorchecked(L, f->sizelocvars, LocVar);
-  for (i = 0; i < f->sizelocvars; i++) {  /* the same locals, remapped */
-    lv[i].varname = p->locvars[i].varname;
-    lv[i].startpc = f->locvars[i].startpc;
-    lv[i].endpc = f->locvars[i].endpc;
-  }
   if (f->sizeahead > 0)  /* what frames give back when left (ldo.c) */
     ah = luaM_newvectorchecked(L, f->sizeahead, struct AcctAhead);
   for (i = 0; i < f->sizeahead; i++) {
@@ -172,7 +218,6 @@ static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
   luaM_freearray(L, p->code, p->sizecode);
   luaM_freearray(L, p->lineinfo, p->sizelineinfo);
   luaM_freearray(L, p->abslineinfo, p->sizeabslineinfo);
-  luaM_freearray(L, p->locvars, p->sizelocvars);
   luaM_freearray(L, p->acctahead, p->sizeacctahead);
   p->code = code;
   p->sizecode = f->sizecode;
@@ -180,8 +225,11 @@ static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
   p->sizelineinfo = f->sizelineinfo;
   p->abslineinfo = abs;
   p->sizeabslineinfo = f->sizeabslineinfo;
-  p->locvars = lv;
-  p->sizelocvars = f->sizelocvars;
+  for (i = 0; i < p->sizelocvars; i++) {  /* the same locals, remapped
+                                             (same_shape: as many) */
+    p->locvars[i].startpc = f->locvars[i].startpc;
+    p->locvars[i].endpc = f->locvars[i].endpc;
+  }
   p->maxstacksize = f->maxstacksize;
   p->acctahead = ah;
   p->sizeacctahead = f->sizeahead;
@@ -228,7 +276,17 @@ lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
     return err_fail(err, LRAF_EMEM, "out of memory reading a function");
   chunk.nupvalues = (uint8_t)chunk.main->sizeupvalues;
   st = rw_rewrite(&chunk, opt, stats, err);
-  if (st == LRAF_OK) st = rw_verify_target(&chunk, opt->target, err);
+  if (st == LRAF_OK) {  /* the Protos still hold the parser's code */
+    int n = count_protos(w.p), k = 0;
+    rw_original *o = malloc((size_t)n * sizeof *o);
+    if (o == NULL) {
+      st = err_fail(err, LRAF_EMEM, "out of memory verifying a function");
+    } else {
+      originals(w.p, o, &k);
+      st = rw_verify_lean(&chunk, o, n, err);
+      free(o);
+    }
+  }
   if (st == LRAF_OK && !same_shape(w.p, chunk.main))
     st = err_fail(err, LRAF_EREWRITE, "the rewritten function does not fit "
                   "its prototype");
@@ -245,7 +303,7 @@ lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
       rt_pfvm_attach(L, w.p, chunk.main);
     }
   }
-  vm_proto_free(chunk.main);
+  free_model(chunk.main);
   return st;
 }
 

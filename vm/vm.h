@@ -413,6 +413,13 @@ lraf_status vm_check_proto(const vm_proto *f, const char *path,
 lraf_status vm_check_code(const vm_proto *f, const char *path, unsigned flags,
                           lraf_error *err);
 
+/* Only the debug information of vm_check_code: line information
+   (lineinfo and abslineinfo as luaG_getfuncline reads them) and the pc
+   ranges of local variables, for a verifier that knows the code itself
+   to be sound (rw_verify_lean). */
+lraf_status vm_check_debug(const vm_proto *f, const char *path,
+                           lraf_error *err);
+
 /* Print a listing of f and its nested functions: one line per
    instruction with its index (1-based), line, opcode name and operands,
    in the same order and with the same operand values as luac -l -l. */

@@ -472,6 +472,19 @@ static lraf_status check_locvars(ctx *c) {
   return LRAF_OK;
 }
 
+lraf_status vm_check_debug(const vm_proto *f, const char *path,
+                           lraf_error *err) {
+  ctx c;
+  c.flags = 0;
+  c.f = f;
+  c.path = path != NULL ? path : "?";
+  c.err = err;
+  c.pc = -1;
+  c.i = 0;
+  TRY(check_lines(&c));
+  return check_locvars(&c);
+}
+
 lraf_status vm_check_proto(const vm_proto *f, const char *path,
                            lraf_error *err) {
   return vm_check_code(f, path, 0, err);

@@ -99,28 +99,33 @@ int vm_getline(const vm_proto *f, int pc) {
 /* vm_getline for every pc in one pass: the running sum restarts at each
    absolute entry, which is what the search in vm_getline finds. */
 void vm_getlines(const vm_proto *f, int *lines) {
-  int pc, e = -1, next = 0, bad = 0;
+  int pc, e = -1, next = 0, bad = 0, n = f->sizecode, nli;
+  int nabs = f->abslineinfo != NULL ? f->sizeabslineinfo : 0;
   long long line = f->linedefined;
-  for (pc = 0; pc < f->sizecode; pc++) {
-    int moved = 0;
-    if (f->lineinfo == NULL || pc >= f->sizelineinfo) {
-      lines[pc] = -1;
-      continue;
-    }
-    while (f->abslineinfo != NULL && next < f->sizeabslineinfo &&
-           f->abslineinfo[next].pc <= pc) {
-      e = next++;
-      moved = 1;
-    }
-    if (moved) {  /* restart from the entry, as vm_getline would */
-      int basepc = f->abslineinfo[e].pc;
+  nli = f->lineinfo == NULL ? 0 : f->sizelineinfo < n ? f->sizelineinfo : n;
+  for (pc = nli; pc < n; pc++)
+    lines[pc] = -1;
+  for (pc = 0; pc < nli; ) {
+    int stop = nli;
+    if (next < nabs && f->abslineinfo[next].pc <= pc) {
+      int basepc;
+      while (next < nabs && f->abslineinfo[next].pc <= pc)
+        e = next++;
+      /* restart from the entry, as vm_getline would */
+      basepc = f->abslineinfo[e].pc;
       bad = basepc < 0;
       line = f->abslineinfo[e].line;
       while (!bad && basepc++ < pc)
         line += f->lineinfo[basepc];
+      lines[pc] = (bad || line < INT_MIN || line > INT_MAX) ? -1 : (int)line;
+      pc++;
+      continue;
     }
-    else
+    if (next < nabs && f->abslineinfo[next].pc < stop)
+      stop = f->abslineinfo[next].pc;  /* the deltas up to the next entry */
+    for (; pc < stop; pc++) {
       line += f->lineinfo[pc];
-    lines[pc] = (bad || line < INT_MIN || line > INT_MAX) ? -1 : (int)line;
+      lines[pc] = (bad || line < INT_MIN || line > INT_MAX) ? -1 : (int)line;
+    }
   }
 }

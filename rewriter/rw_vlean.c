@@ -1,0 +1,89 @@
+/*
+** rw_vlean.c - the lean structural check of code rewritten in memory for
+** the lraf VM: what vm_check_code would find, checked only where
+** rewriting changed the code.
+**
+** Why that is enough.  The original code is what Lua's own parser made
+** of the source in this state, and Lua runs such code unchecked: its
+** operands are in range, its pairs (test + JMP, op + MMBIN*, op +
+** EXTRAARG, TFORCALL + TFORLOOP) are intact, VARARGPREP comes first and
+** the last instruction returns.  Rewriting for the lraf VM keeps the
+** constants, upvalues, nested functions and stack size, and changes the
+** code only by
+**   - inserting ACCTs (whose one operand that matters is its mode),
+**   - moving jumps: a jump keeps its opcode and register and gets a new
+**     offset,
+**   - making LFALSESKIP a LOADFALSE of the same register and a JMP.
+** The check walks the new code against the original, one instruction of
+** each at a time: every other instruction must equal its original bit
+** for bit, so its operands are the parser's and in range, since no size
+** they index changed.  What it checks is what changed: an ACCT's mode;
+** that no ACCT stands after an instruction that needs a particular next
+** one (the only way a copied pair could come apart, as the copies keep
+** their order); every jump's target inside the code, and a TFORPREP's
+** on the matching TFORCALL; VARARGPREP still first; the last
+** instruction still returning; and that the original code is used up.
+** Anything else (the wide loop forms of very long loops, another stack
+** size, or a bug) makes it answer 0, and the caller runs vm_check_code.
+** Line information and local variables are rewritten as a whole and
+** are checked as before (vm_check_debug).
+*/
+#include "rw_vlean.h"
+
+/* Whether the jump i at pc of f lands inside the code (and a TFORPREP
+   on its TFORCALL). */
+static int jump_ok(const vm_proto *f, vm_instr i, int pc) {
+  int t;
+  if (!vm_jump_target(i, pc, &t) || t < 0 || t >= f->sizecode) return 0;
+  if (vm_op(i) == VM_OP_TFORPREP)
+    return vm_op(f->code[t]) == VM_OP_TFORCALL &&
+           vm_a(f->code[t]) == vm_a(i);
+  return 1;
+}
+
+int rw_vlean_code(const vm_proto *f, const rw_original *o) {
+  const vm_instr *in = o->code;
+  int n, j = 0, m = o->sizecode;
+  if (f->maxstacksize != o->maxstacksize || f->sizek != o->sizek ||
+      f->sizeupvalues != o->sizeupvalues || f->sizep != o->sizep ||
+      f->sizecode < 1 || m < 1)
+    return 0;
+  if (vm_op(in[0]) == VM_OP_VARARGPREP && f->code[0] != in[0])
+    return 0;
+  for (n = 0; n < f->sizecode; n++) {
+    vm_instr i = f->code[n], orig;
+    int op = vm_op(i), oop;
+    if (op == VM_OP_ACCT) {
+      if (vm_a(i) > VM_ACCT_ADD ||
+          (n > 0 && vm_required_next(f->code[n - 1]) >= 0))
+        return 0;
+      continue;
+    }
+    if (j >= m) return 0;
+    orig = in[j++];
+    oop = vm_op(orig);
+    switch (oop) {
+      case VM_OP_JMP:
+        if (op != VM_OP_JMP || !jump_ok(f, i, n)) return 0;
+        break;
+      case VM_OP_FORLOOP: case VM_OP_FORPREP: case VM_OP_TFORPREP:
+      case VM_OP_TFORLOOP:
+        if (op != oop || vm_a(i) != vm_a(orig) || !jump_ok(f, i, n))
+          return 0;
+        break;
+      case VM_OP_LFALSESKIP:
+        if (op != VM_OP_LOADFALSE || vm_a(i) != vm_a(orig) ||
+            n + 1 >= f->sizecode || vm_op(f->code[n + 1]) != VM_OP_JMP ||
+            !jump_ok(f, f->code[n + 1], n + 1))
+          return 0;
+        n++;
+        break;
+      default:
+        if (i != orig) return 0;
+        break;
+    }
+  }
+  return j == m &&
+         (vm_opinfo_of(vm_op(f->code[f->sizecode - 1]))->flags &
+          VM_OPF_ENDS) != 0;
+}
