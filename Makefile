@@ -118,7 +118,8 @@ CFLAGS  += -Iservice $(PQ_CFLAGS)
 # lraf run and an embedder that only meters never load them and the ~25
 # libraries they pull in.  Their sonames are read here from the -dev
 # packages' link-time libraries; without one, that file's #error stops
-# the build.  Only the tests that call them directly link them.
+# the build.  Only the tests that call them directly link them, and the
+# fuzz targets (SERVICE_LIBS: tutil_fuzz_ledger.c, fuzz_http.c).
 soname = $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" \
            2>/dev/null | sed -n 's/^ *SONAME *//p')
 SONAME_SQLITE := $(call soname,sqlite3)
