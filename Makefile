@@ -113,7 +113,20 @@ LIBS    := $(LUA_LIBS) -lm -lpthread
 # service/: the ledger's stores; cli/cli_serve.c: the HTTP front
 PQ_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null)
 CFLAGS  += -Iservice $(PQ_CFLAGS)
-LIBS    += -lsqlite3 -lpq -lmicrohttpd
+# libsqlite3, libpq and libmicrohttpd are opened at run time, on first
+# use (service/sv_dl_sqlite.c, sv_dl_pg.c, cli/cli_dl_mhd.c), so that
+# lraf run and an embedder that only meters never load them and the ~25
+# libraries they pull in.  Their sonames are read here from the -dev
+# packages' link-time libraries; without one, that file's #error stops
+# the build.  Only the tests that call them directly link them, and the
+# fuzz targets (SERVICE_LIBS: tutil_fuzz_ledger.c, fuzz_http.c).
+soname = $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" \
+           2>/dev/null | sed -n 's/^ *SONAME *//p')
+SONAME_SQLITE := $(call soname,sqlite3)
+SONAME_PQ     := $(call soname,pq)
+SONAME_MHD    := $(call soname,microhttpd)
+LIBS    += -ldl
+SERVICE_LIBS := -lsqlite3 -lpq -lmicrohttpd
 
 MODULES  := common vm rewriter accounts profile runtime service
 # profile/: the profiler's core (pf_; knows no Lua, like accounts/); its
@@ -181,6 +194,13 @@ $(BUILD)/lpeg/%.o: $(LPEG_SRC)/%.c runtime/lpeg/lpm_names.h $(BUILD)/lpeg.mk $(L
 	$(CC) -std=c99 -DNDEBUG $(OPT) -g -fPIC -fvisibility=hidden \
 	  -include runtime/lpeg/lpm_names.h $(LUA_CFLAGS) $(SAN) -c $< -o $@
 
+$(BUILD)/service/sv_dl_sqlite.o: CFLAGS += \
+  $(if $(SONAME_SQLITE),-DSV_SQLITE_SONAME='"$(SONAME_SQLITE)"')
+$(BUILD)/service/sv_dl_pg.o: CFLAGS += \
+  $(if $(SONAME_PQ),-DSV_PG_SONAME='"$(SONAME_PQ)"')
+$(BUILD)/cli/cli_dl_mhd.o: CLI_CFLAGS += \
+  $(if $(SONAME_MHD),-DCLI_MHD_SONAME='"$(SONAME_MHD)"')
+
 $(BUILD)/runtime/rt_lpeg.o: $(BUILD)/lpeg.mk
 $(BUILD)/runtime/rt_lpeg.o: CFLAGS += $(if $(LPEG_OBJ),-DLRAF_LPEG)
 
@@ -241,10 +261,25 @@ $(BUILD)/lraf: $(CLI_OBJ) $(BUILD)/liblraf.a $(LUA_DEP)
 $(BUILD)/lraf-lua: $(BUILD)/cli/lraf_lua.o $(BUILD)/liblraf.a
 	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/liblraf.a $(LIBS) -ldl
 
-vpath test_%.c tests/unit tests/system
-$(BUILD)/tests/%: %.c $(TEST_SUPPORT) $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
+# The helpers go in an archive, so that a test links only those it
+# calls; the tests that call libsqlite3 or libpq themselves (directly or
+# through tutil_fuzz_ledger.c) link them.
+TEST_SUPPORT_OBJ := $(TEST_SUPPORT:tests/support/%.c=$(BUILD)/tests/support/%.o)
+$(BUILD)/tests/support/%.o: tests/support/%.c tests/support/*.h $(HEADERS) $(LUA_DEP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/support -o $@ $< $(TEST_SUPPORT) $(BUILD)/liblraf.a $(LIBS) -lcmocka
+	$(CC) $(CFLAGS) -Itests/support -c $< -o $@
+$(BUILD)/tests/libtutil.a: $(TEST_SUPPORT_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+TEST_LIBS :=
+$(addprefix $(BUILD)/tests/,test_sv_ledger test_fuzz_regress test_serve_crash \
+  test_serve_fuzz test_serve_load): TEST_LIBS := -lsqlite3
+$(BUILD)/tests/test_serve_pg: TEST_LIBS := -lpq
+
+vpath test_%.c tests/unit tests/system
+$(BUILD)/tests/%: %.c $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/support -o $@ $< $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) $(TEST_LIBS) -lcmocka
 
 examples: $(EX_BIN)
 
@@ -373,17 +408,17 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_UTIL) \
                       tests/support/tutil_fuzz.h $(FUZZ_BUILD)/liblraf.a
 	clang $(filter-out -fsanitize=fuzzer-no-link,$(CFLAGS)) \
 	  -fsanitize=fuzzer -Itests/support -o $@ $< $(FUZZ_UTIL) \
-	  $(FUZZ_BUILD)/liblraf.a $(LIBS)
+	  $(FUZZ_BUILD)/liblraf.a $(LIBS) $(SERVICE_LIBS)
 
 # fuzz_http: lraf serve's HTTP front and tenants linked in (cli/)
 FUZZ_SERVE_OBJ := $(addprefix $(FUZZ_BUILD)/cli/,cli_serve_http.o \
-                    cli_serve_tenant.o cli_util.o)
+                    cli_serve_tenant.o cli_util.o cli_dl_mhd.o)
 $(FUZZ_BUILD)/fuzz_http: tests/fuzz/fuzz_http.c $(FUZZ_UTIL) \
                          tests/support/tutil_fuzz.h $(FUZZ_SERVE_OBJ) \
                          $(FUZZ_BUILD)/liblraf.a
 	clang $(filter-out -fsanitize=fuzzer-no-link,$(CFLAGS)) -Icli \
 	  -fsanitize=fuzzer -Itests/support -o $@ $< $(FUZZ_UTIL) \
-	  $(FUZZ_SERVE_OBJ) $(FUZZ_BUILD)/liblraf.a $(LIBS)
+	  $(FUZZ_SERVE_OBJ) $(FUZZ_BUILD)/liblraf.a $(LIBS) $(SERVICE_LIBS)
 
 # Every target of build-fuzz, then those of build-fuzz-vm (named vm-T in
 # the corpus directory).

@@ -17,6 +17,7 @@
 #include <microhttpd.h>
 
 #include "cli.h"
+#include "cli_dl_mhd.h"
 #include "cli_serve.h"
 
 #define MAX_BODY (1 << 20)
@@ -58,8 +59,8 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, const reply *r) {
   struct MHD_Response *resp;
   enum MHD_Result ret;
   char n[24];
-  resp = MHD_create_response_from_buffer(r->len, r->body,
-                                         MHD_RESPMEM_MUST_COPY);
+  resp = cli_mhd.create_response_from_buffer(r->len, r->body,
+                                             MHD_RESPMEM_MUST_COPY);
   if (resp == NULL) return MHD_NO;
   if (r->headers != NULL) {
     const char *p = r->headers;
@@ -75,19 +76,19 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, const reply *r) {
         name[nl] = '\0';
         memcpy(value, colon + 2, vl);
         value[vl] = '\0';
-        if (!reserved(name)) MHD_add_response_header(resp, name, value);
+        if (!reserved(name)) cli_mhd.add_response_header(resp, name, value);
       }
       p = eol + 1;
     }
   }
   if (r->type != NULL)
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->type);
+    cli_mhd.add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->type);
   snprintf(n, sizeof n, "%" PRId64, r->instructions);
-  MHD_add_response_header(resp, "X-Lraf-Instructions", n);
+  cli_mhd.add_response_header(resp, "X-Lraf-Instructions", n);
   if (r->request_id != NULL)
-    MHD_add_response_header(resp, "X-Request-Id", r->request_id);
-  ret = MHD_queue_response(c, (unsigned)r->status, resp);
-  MHD_destroy_response(resp);
+    cli_mhd.add_response_header(resp, "X-Request-Id", r->request_id);
+  ret = cli_mhd.queue_response(c, (unsigned)r->status, resp);
+  cli_mhd.destroy_response(resp);
   return ret;
 }
 
@@ -113,8 +114,8 @@ static int valid_name(const char *s, size_t max) {
 /* ---- /usage and /metrics ---- */
 
 static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
-  const char *tenant = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
-                                                   "tenant");
+  const char *tenant =
+      cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tenant");
   lraf_usage u;
   lraf_error err;
   char buf[1024];
@@ -262,11 +263,11 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   int cls;
   if (!valid_name(name, 128) || name[0] == '.')
     return text(c, 404, "no such handler\n");
-  tenant = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Tenant");
+  tenant = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "X-Tenant");
   if (tenant == NULL || !valid_name(tenant, 64))
     return text(c, 400, "missing or bad X-Tenant header (1-64 of "
                 "A-Z a-z 0-9 _ - .)\n");
-  key = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
+  key = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
   if (key != NULL && (key[0] == '\0' || strlen(key) > 200))
     return text(c, 400, "bad Idempotency-Key header (1-200 bytes)\n");
   if (key != NULL && s->ledger != NULL) {
@@ -298,8 +299,8 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   memset(&q, 0, sizeof q);
   memset(&h, 0, sizeof h);
   h.headers = 1;
-  MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_pair, &q);
-  MHD_get_connection_values(c, MHD_HEADER_KIND, add_pair, &h);
+  cli_mhd.get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_pair, &q);
+  cli_mhd.get_connection_values(c, MHD_HEADER_KIND, add_pair, &h);
   pthread_mutex_lock(&s->lock);
   snprintf(id, sizeof id, "%s-%" PRIu64, s->boot, ++s->seq);
   pthread_mutex_unlock(&s->lock);
@@ -417,6 +418,11 @@ struct MHD_Daemon *srv_http_start(srv *s) {
   struct sockaddr_in addr;
   struct MHD_Daemon *d;
   const union MHD_DaemonInfo *info;
+  const char *why;
+  if (!cli_dl_mhd_load(&why)) {
+    cli_error("%s", why);
+    return NULL;
+  }
   memset(&addr, 0, sizeof addr);
   addr.sin_family = AF_INET;
   addr.sin_port = htons((uint16_t)s->port);
@@ -424,20 +430,20 @@ struct MHD_Daemon *srv_http_start(srv *s) {
     cli_error("--bind needs an IPv4 address (got '%s')", s->bind);
     return NULL;
   }
-  d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
-                       MHD_USE_INTERNAL_POLLING_THREAD,
-                       (uint16_t)s->port, NULL, NULL, access_cb, s,
-                       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-                       MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-                       MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000,
-                       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-                       MHD_OPTION_END);
+  d = cli_mhd.start_daemon(MHD_USE_THREAD_PER_CONNECTION |
+                           MHD_USE_INTERNAL_POLLING_THREAD,
+                           (uint16_t)s->port, NULL, NULL, access_cb, s,
+                           MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+                           MHD_OPTION_NOTIFY_COMPLETED, completed, s,
+                           MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000,
+                           MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+                           MHD_OPTION_END);
   if (d == NULL) {
     cli_error("cannot listen on %s:%d (in use, or not allowed)", s->bind,
               s->port);
     return NULL;
   }
-  info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+  info = cli_mhd.get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
   printf("lraf serve: listening on http://%s:%u/ (%d workers, %s, %s)\n",
          s->bind, info ? (unsigned)info->port : (unsigned)s->port, s->workers,
          s->metering ? lraf_pool_model(s->pool) : "no metering",
@@ -446,4 +452,4 @@ struct MHD_Daemon *srv_http_start(srv *s) {
   return d;
 }
 
-void srv_http_stop(struct MHD_Daemon *d) { MHD_stop_daemon(d); }
+void srv_http_stop(struct MHD_Daemon *d) { cli_mhd.stop_daemon(d); }

@@ -13,6 +13,7 @@
 #include <libpq-fe.h>
 
 #include "sv.h"
+#include "sv_dl.h"
 
 typedef struct sv_pg {
   sv_store base;
@@ -43,13 +44,14 @@ static const char schema[] =
 /* Run sql with params; 1 when it returned what expect says. */
 static PGresult *run(sv_pg *p, const char *sql, int n,
                      const char *const *params) {
-  return PQexecParams(p->c, sql, n, NULL, params, NULL, NULL, 0);
+  return sv_pq.execParams(p->c, sql, n, NULL, params, NULL, NULL, 0);
 }
 
 /* libpq's last message without its final line break. */
 static const char *message(PGconn *c, char *buf, size_t size) {
   size_t n;
-  snprintf(buf, size, "%s", c != NULL ? PQerrorMessage(c) : "out of memory");
+  snprintf(buf, size, "%s",
+           c != NULL ? sv_pq.errorMessage(c) : "out of memory");
   n = strlen(buf);
   while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ')) buf[--n] = '\0';
   return buf;
@@ -60,19 +62,19 @@ static lraf_status pg_fail(sv_pg *p, PGresult *res, lraf_error *err,
   char m[400];
   lraf_status code = sv_fail(err, LRAF_EIO, "ledger: %.60s: %s", what,
                              message(p->c, m, sizeof m));
-  PQclear(res);
+  sv_pq.clear(res);
   return code;
 }
 
 static int ok(PGresult *res) {
-  ExecStatusType s = PQresultStatus(res);
+  ExecStatusType s = sv_pq.resultStatus(res);
   return s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
 }
 
 static lraf_status exec_simple(sv_pg *p, const char *sql, lraf_error *err) {
-  PGresult *res = PQexec(p->c, sql);
+  PGresult *res = sv_pq.exec(p->c, sql);
   if (!ok(res)) return pg_fail(p, res, err, sql);
-  PQclear(res);
+  sv_pq.clear(res);
   return LRAF_OK;
 }
 
@@ -80,7 +82,7 @@ static lraf_status pg_write(sv_store *s, const lraf_record *const *r, int n,
                             lraf_error *err) {
   sv_pg *p = (sv_pg *)s;
   int i;
-  if (PQstatus(p->c) != CONNECTION_OK) PQreset(p->c);
+  if (sv_pq.status(p->c) != CONNECTION_OK) sv_pq.reset(p->c);
   if (exec_simple(p, "BEGIN", err) != LRAF_OK) return LRAF_EIO;
   for (i = 0; i < n; i++) {
     char num[8][24];
@@ -107,10 +109,10 @@ static lraf_status pg_write(sv_store *s, const lraf_record *const *r, int n,
               13, v);
     if (!ok(res)) {
       lraf_status code = pg_fail(p, res, err, "cannot insert a record");
-      PQclear(PQexec(p->c, "ROLLBACK"));
+      sv_pq.clear(sv_pq.exec(p->c, "ROLLBACK"));
       return code;
     }
-    PQclear(res);
+    sv_pq.clear(res);
   }
   return exec_simple(p, "COMMIT", err);
 }
@@ -125,16 +127,16 @@ static lraf_status pg_usage(sv_store *s, const char *tenant, lraf_usage *u,
     " coalesce(max(memory_peak), 0), coalesce(sum(wall_us), 0),"
     " coalesce(sum(cpu_us), 0) FROM lraf_ledger"
     " WHERE $1::text IS NULL OR tenant = $1", 1, v);
-  if (!ok(res) || PQntuples(res) != 1)
+  if (!ok(res) || sv_pq.ntuples(res) != 1)
     return pg_fail(p, res, err, "cannot read the totals");
-  u->requests = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-  u->instructions = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
-  u->native = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
-  u->errors = strtoll(PQgetvalue(res, 0, 3), NULL, 10);
-  u->memory_peak = strtoll(PQgetvalue(res, 0, 4), NULL, 10);
-  u->wall = (double)strtoll(PQgetvalue(res, 0, 5), NULL, 10) * 1e-6;
-  u->cpu = (double)strtoll(PQgetvalue(res, 0, 6), NULL, 10) * 1e-6;
-  PQclear(res);
+  u->requests = strtoll(sv_pq.getvalue(res, 0, 0), NULL, 10);
+  u->instructions = strtoll(sv_pq.getvalue(res, 0, 1), NULL, 10);
+  u->native = strtoll(sv_pq.getvalue(res, 0, 2), NULL, 10);
+  u->errors = strtoll(sv_pq.getvalue(res, 0, 3), NULL, 10);
+  u->memory_peak = strtoll(sv_pq.getvalue(res, 0, 4), NULL, 10);
+  u->wall = (double)strtoll(sv_pq.getvalue(res, 0, 5), NULL, 10) * 1e-6;
+  u->cpu = (double)strtoll(sv_pq.getvalue(res, 0, 6), NULL, 10) * 1e-6;
+  sv_pq.clear(res);
   return LRAF_OK;
 }
 
@@ -147,12 +149,12 @@ static lraf_status pg_find(sv_store *s, const char *key, int *found,
                       " WHERE key = $1", 1, v);
   *found = 0;
   if (!ok(res)) return pg_fail(p, res, err, "cannot look up a key");
-  if (PQntuples(res) == 1) {
+  if (sv_pq.ntuples(res) == 1) {
     *found = 1;
-    *instructions = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    *status = atoi(PQgetvalue(res, 0, 1));
+    *instructions = strtoll(sv_pq.getvalue(res, 0, 0), NULL, 10);
+    *status = atoi(sv_pq.getvalue(res, 0, 1));
   }
-  PQclear(res);
+  sv_pq.clear(res);
   return LRAF_OK;
 }
 
@@ -167,7 +169,7 @@ static lraf_status pg_quota(sv_store *s, const char *tenant, int64_t quota,
             " ON CONFLICT (tenant) DO UPDATE SET quota = EXCLUDED.quota",
             2, v);
   if (!ok(res)) return pg_fail(p, res, err, "cannot set a quota");
-  PQclear(res);
+  sv_pq.clear(res);
   return LRAF_OK;
 }
 
@@ -188,8 +190,9 @@ static lraf_status pg_lease(sv_store *s, const char *tenant, int64_t want,
     " FROM o WHERE q.tenant = $1"
     " RETURNING LEAST($2::bigint, GREATEST(o.quota - o.granted, 0))", 2, v);
   if (!ok(res)) return pg_fail(p, res, err, "cannot lease a slice");
-  if (PQntuples(res) == 1) *got = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-  PQclear(res);
+  if (sv_pq.ntuples(res) == 1)
+    *got = strtoll(sv_pq.getvalue(res, 0, 0), NULL, 10);
+  sv_pq.clear(res);
   return LRAF_OK;
 }
 
@@ -203,13 +206,13 @@ static lraf_status pg_give(sv_store *s, const char *tenant, int64_t n,
   res = run(p, "UPDATE lraf_quota SET granted = granted - $2::bigint"
             " WHERE tenant = $1", 2, v);
   if (!ok(res)) return pg_fail(p, res, err, "cannot give back a slice");
-  PQclear(res);
+  sv_pq.clear(res);
   return LRAF_OK;
 }
 
 static void pg_close(sv_store *s) {
   sv_pg *p = (sv_pg *)s;
-  PQfinish(p->c);
+  sv_pq.finish(p->c);
   free(p);
 }
 
@@ -219,19 +222,22 @@ static const sv_store_ops pg_ops = {pg_write, pg_usage, pg_find, pg_quota,
 
 lraf_status sv_pg_open(const char *conninfo, sv_store **out,
                        lraf_error *err) {
-  sv_pg *p = calloc(1, sizeof *p);
+  sv_pg *p;
+  const char *why;
   int tries;
+  if (!sv_dl_pg_load(&why)) return sv_fail(err, LRAF_EIO, "ledger: %s", why);
+  p = calloc(1, sizeof *p);
   if (p == NULL) return sv_fail(err, LRAF_EMEM, "out of memory");
   p->base.ops = &pg_ops;
-  p->c = PQconnectdb(conninfo);
-  if (p->c == NULL || PQstatus(p->c) != CONNECTION_OK) {
+  p->c = sv_pq.connectdb(conninfo);
+  if (p->c == NULL || sv_pq.status(p->c) != CONNECTION_OK) {
     char m[400];
     sv_fail(err, LRAF_EIO, "cannot connect to the ledger database: %s",
             message(p->c, m, sizeof m));
     pg_close(&p->base);
     return LRAF_EIO;
   }
-  PQclear(PQexec(p->c, "SET client_min_messages = warning"));
+  sv_pq.clear(sv_pq.exec(p->c, "SET client_min_messages = warning"));
   /* hosts starting together may race on CREATE ... IF NOT EXISTS */
   for (tries = 0; tries < 5; tries++)
     if (exec_simple(p, schema, err) == LRAF_OK) break;

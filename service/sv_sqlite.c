@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include "sv.h"
+#include "sv_dl.h"
 
 typedef struct sv_sqlite {
   sv_store base;
@@ -52,41 +53,41 @@ static int64_t us(double s) { return (int64_t)(s * 1e6 + 0.5); }
 
 static lraf_status db_fail(sqlite3 *db, lraf_error *err, const char *what) {
   return sv_fail(err, LRAF_EIO, "ledger: %s: %s", what,
-                 db ? sqlite3_errmsg(db) : "out of memory");
+                 db ? sv_sq.errmsg(db) : "out of memory");
 }
 
 static lraf_status sq_write(sv_store *s, const lraf_record *const *r, int n,
                             lraf_error *err) {
   sv_sqlite *q = (sv_sqlite *)s;
   int i;
-  if (sqlite3_exec(q->w, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+  if (sv_sq.exec(q->w, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
     return db_fail(q->w, err, "cannot begin a transaction");
   for (i = 0; i < n; i++) {
     sqlite3_stmt *st = q->insert;
-    sqlite3_bind_text(st, 1, r[i]->key, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, r[i]->request_id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, r[i]->tenant, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, r[i]->handler, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, r[i]->model, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 6, r[i]->instructions);
-    sqlite3_bind_int64(st, 7, r[i]->native);
-    sqlite3_bind_int64(st, 8, r[i]->memory_peak);
-    sqlite3_bind_int(st, 9, r[i]->status);
-    sqlite3_bind_int64(st, 10, us(r[i]->wall));
-    sqlite3_bind_int64(st, 11, us(r[i]->cpu));
-    sqlite3_bind_int64(st, 12, us(r[i]->started));
-    sqlite3_bind_int64(st, 13, us(r[i]->ended));
-    if (sqlite3_step(st) != SQLITE_DONE) {
+    sv_sq.bind_text(st, 1, r[i]->key, -1, SQLITE_STATIC);
+    sv_sq.bind_text(st, 2, r[i]->request_id, -1, SQLITE_STATIC);
+    sv_sq.bind_text(st, 3, r[i]->tenant, -1, SQLITE_STATIC);
+    sv_sq.bind_text(st, 4, r[i]->handler, -1, SQLITE_STATIC);
+    sv_sq.bind_text(st, 5, r[i]->model, -1, SQLITE_STATIC);
+    sv_sq.bind_int64(st, 6, r[i]->instructions);
+    sv_sq.bind_int64(st, 7, r[i]->native);
+    sv_sq.bind_int64(st, 8, r[i]->memory_peak);
+    sv_sq.bind_int(st, 9, r[i]->status);
+    sv_sq.bind_int64(st, 10, us(r[i]->wall));
+    sv_sq.bind_int64(st, 11, us(r[i]->cpu));
+    sv_sq.bind_int64(st, 12, us(r[i]->started));
+    sv_sq.bind_int64(st, 13, us(r[i]->ended));
+    if (sv_sq.step(st) != SQLITE_DONE) {
       lraf_status code = db_fail(q->w, err, "cannot insert a record");
-      sqlite3_reset(st);
-      sqlite3_exec(q->w, "ROLLBACK", NULL, NULL, NULL);
+      sv_sq.reset(st);
+      sv_sq.exec(q->w, "ROLLBACK", NULL, NULL, NULL);
       return code;
     }
-    sqlite3_reset(st);
+    sv_sq.reset(st);
   }
-  if (sqlite3_exec(q->w, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+  if (sv_sq.exec(q->w, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
     lraf_status code = db_fail(q->w, err, "cannot commit");
-    sqlite3_exec(q->w, "ROLLBACK", NULL, NULL, NULL);
+    sv_sq.exec(q->w, "ROLLBACK", NULL, NULL, NULL);
     return code;
   }
   return LRAF_OK;
@@ -97,20 +98,20 @@ static lraf_status sq_usage(sv_store *s, const char *tenant, lraf_usage *u,
   sv_sqlite *q = (sv_sqlite *)s;
   sqlite3_stmt *st = q->sum;
   lraf_status code = LRAF_OK;
-  if (tenant != NULL) sqlite3_bind_text(st, 1, tenant, -1, SQLITE_TRANSIENT);
-  else sqlite3_bind_null(st, 1);
-  if (sqlite3_step(st) == SQLITE_ROW) {
-    u->requests = sqlite3_column_int64(st, 0);
-    u->instructions = sqlite3_column_int64(st, 1);
-    u->native = sqlite3_column_int64(st, 2);
-    u->errors = sqlite3_column_int64(st, 3);
-    u->memory_peak = sqlite3_column_int64(st, 4);
-    u->wall = (double)sqlite3_column_int64(st, 5) * 1e-6;
-    u->cpu = (double)sqlite3_column_int64(st, 6) * 1e-6;
+  if (tenant != NULL) sv_sq.bind_text(st, 1, tenant, -1, SQLITE_TRANSIENT);
+  else sv_sq.bind_null(st, 1);
+  if (sv_sq.step(st) == SQLITE_ROW) {
+    u->requests = sv_sq.column_int64(st, 0);
+    u->instructions = sv_sq.column_int64(st, 1);
+    u->native = sv_sq.column_int64(st, 2);
+    u->errors = sv_sq.column_int64(st, 3);
+    u->memory_peak = sv_sq.column_int64(st, 4);
+    u->wall = (double)sv_sq.column_int64(st, 5) * 1e-6;
+    u->cpu = (double)sv_sq.column_int64(st, 6) * 1e-6;
   } else {
     code = db_fail(q->r, err, "cannot read the totals");
   }
-  sqlite3_reset(st);
+  sv_sq.reset(st);
   return code;
 }
 
@@ -121,14 +122,14 @@ static lraf_status sq_find(sv_store *s, const char *key, int *found,
   sqlite3_stmt *st = q->find;
   int rc;
   *found = 0;
-  sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-  rc = sqlite3_step(st);
+  sv_sq.bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+  rc = sv_sq.step(st);
   if (rc == SQLITE_ROW) {
     *found = 1;
-    *instructions = sqlite3_column_int64(st, 0);
-    *status = sqlite3_column_int(st, 1);
+    *instructions = sv_sq.column_int64(st, 0);
+    *status = sv_sq.column_int(st, 1);
   }
-  sqlite3_reset(st);
+  sv_sq.reset(st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
     return db_fail(q->r, err, "cannot look up a key");
   return LRAF_OK;
@@ -148,11 +149,11 @@ static lraf_status sq_lease(sv_store *s, const char *tenant, int64_t want,
 
 static void sq_close(sv_store *s) {
   sv_sqlite *q = (sv_sqlite *)s;
-  sqlite3_finalize(q->insert);
-  sqlite3_finalize(q->sum);
-  sqlite3_finalize(q->find);
-  sqlite3_close(q->w);
-  sqlite3_close(q->r);
+  sv_sq.finalize(q->insert);
+  sv_sq.finalize(q->sum);
+  sv_sq.finalize(q->find);
+  sv_sq.close(q->w);
+  sv_sq.close(q->r);
   free(q);
 }
 
@@ -161,29 +162,33 @@ static const sv_store_ops sqlite_ops = {sq_write, sq_usage, sq_find, sq_none,
 
 lraf_status sv_sqlite_open(const char *path, sv_store **out,
                            lraf_error *err) {
-  sv_sqlite *q = calloc(1, sizeof *q);
+  sv_sqlite *q;
   char what[600];
+  const char *why;
+  if (!sv_dl_sqlite_load(&why))
+    return sv_fail(err, LRAF_EIO, "ledger: %s", why);
+  q = calloc(1, sizeof *q);
   if (q == NULL) return sv_fail(err, LRAF_EMEM, "out of memory");
   q->base.ops = &sqlite_ops;
   snprintf(what, sizeof what, "cannot open %s", path);
-  if (sqlite3_open_v2(path, &q->w, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+  if (sv_sq.open_v2(path, &q->w, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
                       NULL) != SQLITE_OK)
     goto fail;
-  sqlite3_busy_timeout(q->w, 10000);
+  sv_sq.busy_timeout(q->w, 10000);
   snprintf(what, sizeof what, "cannot set up %s", path);
-  if (sqlite3_exec(q->w, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
+  if (sv_sq.exec(q->w, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
                    NULL, NULL, NULL) != SQLITE_OK ||
-      sqlite3_exec(q->w, schema, NULL, NULL, NULL) != SQLITE_OK ||
-      sqlite3_prepare_v2(q->w, insert_sql, -1, &q->insert, NULL) != SQLITE_OK)
+      sv_sq.exec(q->w, schema, NULL, NULL, NULL) != SQLITE_OK ||
+      sv_sq.prepare_v2(q->w, insert_sql, -1, &q->insert, NULL) != SQLITE_OK)
     goto fail;
-  if (sqlite3_open_v2(path, &q->r, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-      sqlite3_prepare_v2(q->r, sum_sql, -1, &q->sum, NULL) != SQLITE_OK ||
-      sqlite3_prepare_v2(q->r, find_sql, -1, &q->find, NULL) != SQLITE_OK) {
+  if (sv_sq.open_v2(path, &q->r, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+      sv_sq.prepare_v2(q->r, sum_sql, -1, &q->sum, NULL) != SQLITE_OK ||
+      sv_sq.prepare_v2(q->r, find_sql, -1, &q->find, NULL) != SQLITE_OK) {
     lraf_status code = db_fail(q->r, err, what);
     sq_close(&q->base);
     return code;
   }
-  sqlite3_busy_timeout(q->r, 10000);
+  sv_sq.busy_timeout(q->r, 10000);
   *out = &q->base;
   return LRAF_OK;
 fail: {

@@ -11,8 +11,8 @@ cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
   -lpthread -o "$BUILD/bench/serve"
 cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
   -Iinclude $(pkg-config --cflags lua5.4) tests/bench/pool.c \
-  "$BUILD/liblraf.a" $(pkg-config --libs lua5.4) -lm -lpthread -lsqlite3 \
-  -lpq -o "$BUILD/bench/pool"
+  "$BUILD/liblraf.a" $(pkg-config --libs lua5.4) -lm -lpthread -ldl \
+  -o "$BUILD/bench/pool"
 "$BUILD/bench/pool" 100
 "$BUILD/bench/pool" 20000
 export LRAF="$BUILD/lraf"
