@@ -67,7 +67,7 @@ static int resume(lua_State *L, lua_State *co, int narg) {
   status = lua_resume(co, L, narg, &nres);
   rt_switch(self->S, L, self, 0);
   charge_again(L, ahead);
-  if (rt_stopping(L, status)) {
+  if ((self->S->quota || status == LUA_ERRMEM) && rt_stopping(L, status)) {
     if (status == LUA_OK || status == LUA_YIELD) lua_pop(co, nres);
     rt_raise_quota(L);
   }
