@@ -158,13 +158,13 @@ void lraf_close(lraf_state *S) {
   rt_profile_drop(S);  /* a profile the host did not stop */
   if (S->L != NULL) {
     S->closing = 1;
-    rt_settle(S);
     S->cur = &S->main;
     S->running = S->L;
     lua_close(S->L);
   }
   rt_pfvm_close(S);  /* after the last ACCT ran */
-  rt_settle(S);       /* counts deferred by finalizers */
+  rt_settle(S);  /* a guard: lua_close finalized every coroutine's
+                    record, and each settled the deferred counts then */
   rt_threads_free(S);
   free(S->cpath);
   rt_sandbox_free(S);
