@@ -52,6 +52,17 @@ int64_t acct_granularity(lraf_account *a, int64_t dflt);
    m's own budget and of every limit or hierarchical budget above it
    (lraf_limit_remaining tells m's own); INT64_MAX when none has one. */
 int64_t acct_budget_left(const lraf_manager *m);
+/* acct_defer_room: how much may be charged to m with its consume doing
+   nothing but add to totals and find no budget exhausted: what
+   acct_budget_left says when m and every manager above it are limits,
+   hierarchical budgets or managers without a consume callback; -1
+   otherwise (a callback, or a rate, has a say at every charge).
+   acct_budget_room is its part for budgets. */
+int64_t acct_budget_room(const lraf_manager *m);
+static inline int64_t acct_defer_room(const lraf_manager *m) {
+  if (m->kind == ACCT_BUDGET) return acct_budget_room(m);
+  return m->ops.consume == NULL ? INT64_MAX : -1;
+}
 /* Re-bind a to m (retained). */
 void acct_set_manager(lraf_account *a, lraf_manager *m);
 /* Record an allocation of n bytes that took its state to in_use. */

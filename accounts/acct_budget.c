@@ -91,6 +91,13 @@ int64_t acct_budget_left(const lraf_manager *m) {
   return left;
 }
 
+int64_t acct_budget_room(const lraf_manager *m) {
+  const lraf_manager *p = m;
+  while (p != NULL && p->kind == ACCT_BUDGET) p = ((budget *)p->ud)->parent;
+  if (p != NULL && p->ops.consume != NULL) return -1;
+  return acct_budget_left(m);
+}
+
 void lraf_limit_set(lraf_manager *m, int64_t quota) {
   if (m == NULL || m->kind != ACCT_BUDGET) return;
   atomic_store(&((budget *)m->ud)->quota, (long long)quota);

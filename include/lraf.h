@@ -62,7 +62,15 @@ struct lua_State;
    that executed them: whenever the shared counter reaches 0 (a
    "consume"), and whenever the state switches between coroutines (the
    counter then restarts at the entering thread's granularity, or keeps
-   running when both threads answer to the same manager).  A coroutine's
+   running when both threads answer to the same manager).  At a switch
+   between threads of one manager that has no consume callback of its
+   own (a total, or limits and hierarchical budgets over one) and whose
+   budgets have room for it, the leaving thread's count waits in the
+   state instead, and is reported before anything else is: at the next
+   consume, flush, switch to another manager, read of an account
+   through the state (lraf_consumed, lraf_foreach_account, lraf.count),
+   collection of the thread, or return to the host.  A manager with a
+   consume callback hears every switch.  A coroutine's
    account starts with the manager of the thread that created it.  Managers are reference counted and may be shared by any number of
    accounts, lua_States and OS threads. */
 typedef struct lraf_account lraf_account;
@@ -204,8 +212,8 @@ LRAF_API lraf_manager *lraf_rate_new(double rate, double window,
 LRAF_API int64_t lraf_account_id(const lraf_account *a);
 /* The account's manager (a borrowed reference). */
 LRAF_API lraf_manager *lraf_account_manager(const lraf_account *a);
-/* Instructions already reported to managers (without the live counter;
-   see lraf_consumed). */
+/* Instructions already reported to managers (without the live counter
+   or a count waiting from a coroutine switch; see lraf_consumed). */
 LRAF_API int64_t lraf_account_flushed(const lraf_account *a);
 /* When the account's coroutine was paused by a rate manager: the clock
    time at which it is back on schedule. */

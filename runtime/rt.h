@@ -30,6 +30,9 @@ typedef struct rt_thread {
   lraf_account *acct;  /* owned; NULL once the thread was finalized */
   int host;            /* being resumed by lraf_resume */
   size_t slot;         /* index in S->live (coroutines) */
+  int64_t deferred;    /* counted, not yet charged to acct (rt_defer.c) */
+  struct rt_thread *dnext;  /* next in S->deferred */
+  int dlisted;         /* in S->deferred */
 } rt_thread;
 
 /* A living coroutine's record and its account (kept apart so that the
@@ -82,6 +85,10 @@ struct lraf_state {
   char where[192], mem_where[192];
   int where_noted;
   int64_t charged;       /* everything ever charged (rt_total) */
+  rt_thread *deferred;   /* threads with a deferred count (rt_defer.c),
+                            all answering to the current manager */
+  int64_t dsum;          /* their deferred counts together */
+  lua_Integer *vmcounter;  /* the lraf VM's counter (RW_LRAVM), or NULL */
   struct lraf_profile *profile;  /* the running profile (rt_profile.c) */
   struct rt_pflines *pflines;    /* ACCT counts for profiles (rt_pfvm.c) */
   char **allow_dirs;     /* sandbox: real paths of the allowed
@@ -96,15 +103,48 @@ struct lraf_state {
 /* The lraf state of L, a thread of it. */
 lraf_state *rt_state(lua_State *L);
 void rt_threads_init(lua_State *L, lraf_state *S);
-/* The record of L, creating it (inheriting the current thread's
-   manager) when L has none yet; raises a Lua error when out of memory. */
-rt_thread *rt_thread_of(lua_State *L);
-/* The same for another thread co, from the running thread L. */
-rt_thread *rt_thread_other(lua_State *L, lua_State *co);
+/* The record of co, from the running thread L, creating it (inheriting
+   the current thread's manager) when co has none yet; raises a Lua
+   error when out of memory. */
+rt_thread *rt_thread_record(lua_State *L, lua_State *co);
+/* The same, inline when co has its record (at every resume). */
+static inline rt_thread *rt_thread_other(lua_State *L, lua_State *co) {
+  rt_thread *t = *(rt_thread **)lua_getextraspace(co);
+  return t->L == co && t->acct != NULL ? t : rt_thread_record(L, co);
+}
+/* The record of L. */
+static inline rt_thread *rt_thread_of(lua_State *L) {
+  return rt_thread_other(L, L);
+}
 /* Create co's record from the running thread L with manager m. */
 rt_thread *rt_thread_new(lua_State *L, lua_State *co, lraf_manager *m);
 /* Free what the records hold after lua_close. */
 void rt_threads_free(lraf_state *S);
+
+/* ---- rt_defer.c: deferred charges ---- */
+/* Charge every deferred count to its account and manager (sets
+   S->quota when a manager stops); inline when nothing waits. */
+void rt_settle_deferred(lraf_state *S);
+static inline void rt_settle(lraf_state *S) {
+  if (S->deferred != NULL) rt_settle_deferred(S);
+}
+/* Keep n, counted for t (not yet charged) at a switch to a thread of
+   the same manager, for the next settle; 0 (nothing kept) when charging
+   n now could make the manager do more than add it up.  Inline: it runs
+   at every resume and yield. */
+static inline int rt_defer(lraf_state *S, rt_thread *t, int64_t n) {
+  int64_t room = acct_defer_room(t->acct->manager);
+  if (room < 0 || S->dsum + n > room) return 0;
+  if (!t->dlisted) {
+    t->dlisted = 1;
+    t->dnext = S->deferred;
+    S->deferred = t;
+  }
+  t->deferred += n;
+  S->dsum += n;
+  S->charged += n;
+  return 1;
+}
 
 /* ---- rt_counter.c: the shared counter ---- */
 /* Native charges below this wait in S->pending. */
@@ -124,8 +164,27 @@ lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,
 /* Flush for the current thread and make `to` the current one.  Returns
    the flush's verdict; sets S->quota on LRAF_STOP.  can_pause: the
    thread left is host scheduled (a pause only sets its wake time). */
-lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to,
-                       int can_pause);
+lraf_verdict rt_switch_any(lraf_state *S, lua_State *L, rt_thread *to,
+                           int can_pause);
+/* rt_switch_any, with its most frequent case inline: on the lraf VM, a
+   switch between threads of one manager that rt_defer keeps. */
+static inline lraf_verdict rt_switch(lraf_state *S, lua_State *L,
+                                     rt_thread *to, int can_pause) {
+  rt_thread *from = S->cur;
+  if (S->vmcounter != NULL && to != from && !S->quota &&
+      from->acct != NULL && to->acct != NULL &&
+      from->acct->manager == to->acct->manager) {
+    int64_t c = (int64_t)*S->vmcounter, n = c - S->base + S->pending;
+    if (n == 0 || rt_defer(S, from, n)) {
+      S->pending = 0;
+      S->base = c;
+      S->cur = to;
+      S->running = to->L;
+      return LRAF_CONTINUE;
+    }
+  }
+  return rt_switch_any(S, L, to, can_pause);
+}
 /* Charge n units of native work to L's thread (may raise the quota
    error; rt_native.c's wrappers call it). */
 void rt_charge(lua_State *L, int64_t n);

@@ -43,6 +43,7 @@ lraf_account *lraf_thread_account(lraf_state *S, struct lua_State *co) {
 int64_t lraf_consumed(lraf_state *S, const lraf_account *a) {
   int64_t n;
   if (S == NULL || a == NULL) return 0;
+  rt_settle(S);
   n = lraf_account_flushed(a);
   if (S->cur != NULL && S->cur->acct == a) n += rt_live_run(S, S->running);
   return n;
@@ -68,6 +69,7 @@ lraf_status lraf_set_manager(lraf_state *S, lraf_account *a,
   if (S == NULL || a == NULL || m == NULL)
     return err_fail(err, LRAF_EARG, "lraf_set_manager: missing argument");
   current = S->cur != NULL && S->cur->acct == a;
+  rt_settle(S);  /* counts deferred under a's old manager */
   if (current) v = rt_flush(S, S->running, 0, 0);
   acct_set_manager(a, m);
   if (current) rt_regranulate(S, S->running);
@@ -82,6 +84,7 @@ void lraf_foreach_account(lraf_state *S,
                           void *ud) {
   size_t i;
   if (S == NULL || fn == NULL) return;
+  rt_settle(S);
   fn(S->main.acct, lraf_consumed(S, S->main.acct), 1, ud);
   for (i = 0; i < S->nlive; i++)
     fn(S->live[i].a, lraf_consumed(S, S->live[i].a), 1, ud);

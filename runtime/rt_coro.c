@@ -37,16 +37,21 @@ static void charge_again(lua_State *L, int64_t a) {
   if (a != 0) *rt_vm_counter(L) += (lua_Integer)a;
 }
 
-/* enter with L's frames' charge given back while co runs */
-static int64_t enter_from(lua_State *L, rt_thread *self, rt_thread *to) {
+/* Entering was refused for the quota: back to self, and raise it. */
+static void refused(lua_State *L, rt_thread *self, int64_t a) {
+  rt_switch(self->S, L, self, 0);
+  charge_again(L, a);
+  rt_raise_quota(L);
+}
+
+/* enter with L's frames' charge given back while co runs (inline: it
+   runs at every resume) */
+static inline int64_t enter_from(lua_State *L, rt_thread *self,
+                                 rt_thread *to) {
   lraf_state *S = to->S;
   int64_t a = give_back(S, L);
   rt_switch(S, L, to, 0);
-  if (S->quota) {
-    rt_switch(S, L, self, 0);
-    charge_again(L, a);
-    rt_raise_quota(L);
-  }
+  if (S->quota) refused(L, self, a);
   return a;
 }
 
@@ -67,7 +72,7 @@ static int resume(lua_State *L, lua_State *co, int narg) {
   status = lua_resume(co, L, narg, &nres);
   rt_switch(self->S, L, self, 0);
   charge_again(L, ahead);
-  if (rt_stopping(L, status)) {
+  if ((self->S->quota || status == LUA_ERRMEM) && rt_stopping(L, status)) {
     if (status == LUA_OK || status == LUA_YIELD) lua_pop(co, nres);
     rt_raise_quota(L);
   }

@@ -5,21 +5,27 @@
 ** through the anchor closure's upvalue.  The counter counts for the
 ** current thread's account (S->cur); it is charged to that account and
 ** reset to the account manager's next granularity at every consume and
-** every coroutine switch, so each instruction is charged to the thread
-** that ran it and managers hear about it synchronously.
+** every switch to a thread of another manager, so each instruction is
+** charged to the thread that ran it.  At a switch between threads of
+** the same manager the count waits (rt_defer.c) until the next charge,
+** which settles it first, so managers hear everything in order.
 */
 #include <lauxlib.h>
 
 #include "rt.h"
 
-static int64_t counter(lraf_state *S, lua_State *L) {
+/* The counter cell of the stock target, an upvalue of the anchor. */
+static int64_t cell(lraf_state *S, lua_State *L) {
   lua_Integer v;
-  if (S->opt.target == RW_LRAVM) return (int64_t)*rt_vm_counter(L);
   lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
   lua_getupvalue(L, -1, S->counter_up);
   v = lua_tointeger(L, -1);
   lua_pop(L, 2);
   return (int64_t)v;
+}
+
+static inline int64_t counter(lraf_state *S, lua_State *L) {
+  return S->vmcounter != NULL ? (int64_t)*S->vmcounter : cell(S, L);
 }
 
 static void reset(lraf_state *S, lua_State *L, int64_t g) {
@@ -70,13 +76,15 @@ static int64_t next_granularity(lraf_state *S, rt_thread *t) {
 }
 
 void rt_regranulate(lraf_state *S, lua_State *L) {
+  rt_settle(S);
   reset(S, L, next_granularity(S, S->cur));
 }
 
-/* Charge n to the current account. */
+/* Charge n to the current account, after what waits. */
 static lraf_verdict charge_n(lraf_state *S, int64_t n, int can_pause) {
   rt_thread *t = S->cur;
   lraf_verdict v;
+  rt_settle(S);
   if (t->acct == NULL) t = &S->main;
   S->charged += n;
   v = acct_charge(t->acct, n, can_pause);
@@ -92,20 +100,24 @@ lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,
 }
 
 /* At a switch the leaving thread's count goes to its manager.  When
-   both threads answer to the same manager the counter keeps running
-   (that manager granted what is left of it); otherwise it restarts at
-   the entering thread's granularity. */
-lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to,
-                       int can_pause) {
+   both threads answer to the same manager the count may wait for the
+   next settle (rt_defer), and the counter keeps running (that manager
+   granted what is left of it); otherwise it restarts at the entering
+   thread's granularity.  rt_switch in rt.h is the same, inline for the
+   lraf VM's deferred case. */
+lraf_verdict rt_switch_any(lraf_state *S, lua_State *L, rt_thread *to,
+                           int can_pause) {
   lraf_verdict v = LRAF_CONTINUE;
   rt_thread *from = S->cur;
   if (to != from) {
     int64_t c = counter(S, L), n = c - S->base + S->pending;
+    int same = from->acct != NULL && to->acct != NULL &&
+               from->acct->manager == to->acct->manager;
     S->pending = 0;
-    if (n != 0) v = charge_n(S, n, can_pause);
+    if (n != 0 && !(same && !S->quota && rt_defer(S, from, n)))
+      v = charge_n(S, n, can_pause);
     S->cur = to;
-    if (!S->quota && from->acct != NULL && to->acct != NULL &&
-        from->acct->manager == to->acct->manager)
+    if (same && !S->quota)
       S->base = c;
     else
       rt_regranulate(S, L);
@@ -162,6 +174,7 @@ void rt_charge(lua_State *L, int64_t n) {
       return;
     }
   }
+  rt_settle(S);  /* the manager's total, before it is read */
   {
     /* a charge that a limit cannot grant is recorded only up to one
        unit past the quota: the work it stands for is never done.  The

@@ -439,6 +439,7 @@ static int64_t thread_count(lua_State *L) {
   lraf_state *S = t->S;
   if (t->acct == NULL) return 0;
   if (S->cur != t) rt_switch(S, L, t, 0);
+  rt_settle(S);
   return lraf_account_flushed(t->acct) + rt_live_run(S, L);
 }
 

@@ -13,6 +13,7 @@ static int m_count(lua_State *L) {
   rt_thread *t = rt_thread_of(L);
   lraf_state *S = t->S;
   if (S->cur != t) rt_switch(S, L, t, 0);
+  rt_settle(S);
   lua_pushinteger(L, (lua_Integer)(lraf_account_flushed(t->acct) +
                                    rt_live_run(S, L)));
   return 1;

@@ -23,8 +23,10 @@ static int init(lua_State *L) {
   r = rt_load_buffer(L, "", 0, "=(lraf anchor)", "t");
   if (r.status != LUA_OK) return lua_error(L);
   S->anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  if (S->opt.target == RW_LRAVM)
+  if (S->opt.target == RW_LRAVM) {
     rt_vm_bind(L, rt_consume, &S->opt, S->native);
+    S->vmcounter = rt_vm_counter(L);
+  }
   rt_regranulate(S, L);
   rt_env_open(L, S);
   return 0;
@@ -161,6 +163,8 @@ void lraf_close(lraf_state *S) {
     lua_close(S->L);
   }
   rt_pfvm_close(S);  /* after the last ACCT ran */
+  rt_settle(S);  /* a guard: lua_close finalized every coroutine's
+                    record, and each settled the deferred counts then */
   rt_threads_free(S);
   free(S->cpath);
   rt_sandbox_free(S);

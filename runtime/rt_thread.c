@@ -53,6 +53,7 @@ static int box_gc(lua_State *L) {
   size_t i;
   if (t == NULL || t->acct == NULL) return 0;
   S = t->S;
+  rt_settle(S);  /* its deferred count, before the account is retired */
   if (S->cur == t) S->cur = &S->main;  /* only when the host let go of a
                                           thread it was resuming */
   i = t->slot;
@@ -124,6 +125,9 @@ rt_thread *rt_thread_new(lua_State *L, lua_State *co, lraf_manager *m) {
   t->acct = NULL;
   t->host = 0;
   t->slot = 0;
+  t->deferred = 0;
+  t->dnext = NULL;
+  t->dlisted = 0;
   lua_rawgetp(L, LUA_REGISTRYINDEX, &box_meta_key);
   lua_setmetatable(L, -2);
   attach(L, S, t, m);
@@ -155,11 +159,7 @@ static rt_thread *record(lua_State *L, lua_State *co) {
   return rt_thread_new(L, co, current_manager(S));
 }
 
-rt_thread *rt_thread_of(lua_State *L) {
-  return record(L, L);
-}
-
-rt_thread *rt_thread_other(lua_State *L, lua_State *co) {
+rt_thread *rt_thread_record(lua_State *L, lua_State *co) {
   return record(L, co);
 }
 
