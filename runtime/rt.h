@@ -107,15 +107,11 @@ void rt_threads_init(lua_State *L, lraf_state *S);
    the current thread's manager) when co has none yet; raises a Lua
    error when out of memory. */
 rt_thread *rt_thread_record(lua_State *L, lua_State *co);
-/* The same, inline when co has its record (at every resume). */
-static inline rt_thread *rt_thread_other(lua_State *L, lua_State *co) {
-  rt_thread *t = *(rt_thread **)lua_getextraspace(co);
-  return t->L == co && t->acct != NULL ? t : rt_thread_record(L, co);
-}
+/* The same, quicker when co has its record (rt_fast.h has it inline for
+   the coroutine wrappers). */
+rt_thread *rt_thread_other(lua_State *L, lua_State *co);
 /* The record of L. */
-static inline rt_thread *rt_thread_of(lua_State *L) {
-  return rt_thread_other(L, L);
-}
+rt_thread *rt_thread_of(lua_State *L);
 /* Create co's record from the running thread L with manager m. */
 rt_thread *rt_thread_new(lua_State *L, lua_State *co, lraf_manager *m);
 /* Free what the records hold after lua_close. */
@@ -161,30 +157,13 @@ int64_t rt_total_run(lraf_state *S, lua_State *L);
    the counter to the next granularity (0 when stopping). */
 lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,
                       int can_pause);
-/* Flush for the current thread and make `to` the current one.  Returns
-   the flush's verdict; sets S->quota on LRAF_STOP.  can_pause: the
-   thread left is host scheduled (a pause only sets its wake time). */
-lraf_verdict rt_switch_any(lraf_state *S, lua_State *L, rt_thread *to,
-                           int can_pause);
-/* rt_switch_any, with its most frequent case inline: on the lraf VM, a
-   switch between threads of one manager that rt_defer keeps. */
-static inline lraf_verdict rt_switch(lraf_state *S, lua_State *L,
-                                     rt_thread *to, int can_pause) {
-  rt_thread *from = S->cur;
-  if (S->vmcounter != NULL && to != from && !S->quota &&
-      from->acct != NULL && to->acct != NULL &&
-      from->acct->manager == to->acct->manager) {
-    int64_t c = (int64_t)*S->vmcounter, n = c - S->base + S->pending;
-    if (n == 0 || rt_defer(S, from, n)) {
-      S->pending = 0;
-      S->base = c;
-      S->cur = to;
-      S->running = to->L;
-      return LRAF_CONTINUE;
-    }
-  }
-  return rt_switch_any(S, L, to, can_pause);
-}
+/* Flush for the current thread (or keep its count, rt_defer) and make
+   `to` the current one.  Returns the flush's verdict; sets S->quota on
+   LRAF_STOP.  can_pause: the thread left is host scheduled (a pause only
+   sets its wake time).  rt_fast.h has the deferred case inline for the
+   coroutine wrappers. */
+lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to,
+                       int can_pause);
 /* Charge n units of native work to L's thread (may raise the quota
    error; rt_native.c's wrappers call it). */
 void rt_charge(lua_State *L, int64_t n);
@@ -198,8 +177,8 @@ void rt_regranulate(lraf_state *S, lua_State *L);
 int64_t rt_total(lraf_state *S, lua_State *L);
 /* The same from the counter's value (the lraf VM's profiler reads it at
    every call and return: rt_pfvm.c). */
-static inline int64_t rt_total_of(const lraf_state *S, int64_t counter) {
-  return S->charged + counter - S->base + S->pending;
+static inline int64_t rt_total_of(const lraf_state *S, int64_t value) {
+  return S->charged + value - S->base + S->pending;
 }
 
 /* ---- rt_profile.c: the profiler's stock collector ---- */

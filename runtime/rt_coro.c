@@ -13,6 +13,7 @@
 #include <lualib.h>
 
 #include "rt.h"
+#include "rt_fast.h"
 
 static lua_State *getco(lua_State *L) {
   lua_State *co = lua_tothread(L, 1);
@@ -39,7 +40,7 @@ static void charge_again(lua_State *L, int64_t a) {
 
 /* Entering was refused for the quota: back to self, and raise it. */
 static void refused(lua_State *L, rt_thread *self, int64_t a) {
-  rt_switch(self->S, L, self, 0);
+  rt_fast_switch(self->S, L, self, 0);
   charge_again(L, a);
   rt_raise_quota(L);
 }
@@ -50,7 +51,7 @@ static inline int64_t enter_from(lua_State *L, rt_thread *self,
                                  rt_thread *to) {
   lraf_state *S = to->S;
   int64_t a = give_back(S, L);
-  rt_switch(S, L, to, 0);
+  rt_fast_switch(S, L, to, 0);
   if (S->quota) refused(L, self, a);
   return a;
 }
@@ -65,12 +66,12 @@ static int resume(lua_State *L, lua_State *co, int narg) {
     lua_pushliteral(L, "too many arguments to resume");
     return -1;
   }
-  self = rt_thread_of(L);
-  to = rt_thread_other(L, co);
+  self = rt_fast_thread(L, L);
+  to = rt_fast_thread(L, co);
   ahead = enter_from(L, self, to);
   lua_xmove(L, co, narg);
   status = lua_resume(co, L, narg, &nres);
-  rt_switch(self->S, L, self, 0);
+  rt_fast_switch(self->S, L, self, 0);
   charge_again(L, ahead);
   if ((self->S->quota || status == LUA_ERRMEM) && rt_stopping(L, status)) {
     if (status == LUA_OK || status == LUA_YIELD) lua_pop(co, nres);
@@ -91,12 +92,12 @@ static int resume(lua_State *L, lua_State *co, int narg) {
 
 /* lua_resetthread(co), its __close handlers charged to co. */
 static int reset(lua_State *L, lua_State *co) {
-  rt_thread *self = rt_thread_of(L);
+  rt_thread *self = rt_fast_thread(L, L);
   int status;
-  int64_t ahead = enter_from(L, self, rt_thread_other(L, co));
+  int64_t ahead = enter_from(L, self, rt_fast_thread(L, co));
   status = lua_resetthread(co);
   rt_stopping(L, status);
-  rt_switch(self->S, L, self, 0);
+  rt_fast_switch(self->S, L, self, 0);
   charge_again(L, ahead);
   if (self->S->quota) rt_raise_quota(L);
   return status;
@@ -140,7 +141,7 @@ static int co_create(lua_State *L) {
   co = lua_newthread(L);
   lua_pushvalue(L, 1);
   lua_xmove(L, co, 1);
-  rt_thread_new(L, co, rt_thread_of(L)->acct->manager);
+  rt_thread_new(L, co, rt_fast_thread(L, L)->acct->manager);
   return 1;
 }
 

@@ -103,10 +103,10 @@ lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,
    both threads answer to the same manager the count may wait for the
    next settle (rt_defer), and the counter keeps running (that manager
    granted what is left of it); otherwise it restarts at the entering
-   thread's granularity.  rt_switch in rt.h is the same, inline for the
-   lraf VM's deferred case. */
-lraf_verdict rt_switch_any(lraf_state *S, lua_State *L, rt_thread *to,
-                           int can_pause) {
+   thread's granularity.  rt_fast_switch (rt_fast.h) is the lraf VM's
+   deferred case inline. */
+lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to,
+                       int can_pause) {
   lraf_verdict v = LRAF_CONTINUE;
   rt_thread *from = S->cur;
   if (to != from) {

@@ -163,6 +163,15 @@ rt_thread *rt_thread_record(lua_State *L, lua_State *co) {
   return record(L, co);
 }
 
+rt_thread *rt_thread_other(lua_State *L, lua_State *co) {
+  rt_thread *t = *(rt_thread **)lua_getextraspace(co);
+  return t->L == co && t->acct != NULL ? t : record(L, co);
+}
+
+rt_thread *rt_thread_of(lua_State *L) {
+  return rt_thread_other(L, L);
+}
+
 void rt_threads_free(lraf_state *S) {
   size_t i;
   for (i = 0; i < S->nlive; i++)
