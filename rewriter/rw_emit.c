@@ -150,16 +150,19 @@ static int grow(ctx *c) {
   return 1;
 }
 
+/* (n is read once: a store through one of the int or byte arrays could
+   otherwise be taken to change it) */
 static inline void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
   out *o = &c->o;
-  if (o->oom || (o->n == o->cap && !grow(c))) return;
-  o->src[o->n] = c->cur_pc;
-  o->ahead[o->n] = c->cur_ahead;
-  o->code[o->n] = i;
-  o->line[o->n] = line;
-  o->jkind[o->n] = (unsigned char)jkind;
-  o->jref[o->n] = jref;
-  o->n++;
+  int n = o->n;
+  if (o->oom || (n == o->cap && !grow(c))) return;
+  o->n = n + 1;
+  o->src[n] = c->cur_pc;
+  o->ahead[n] = c->cur_ahead;
+  o->code[n] = i;
+  o->line[n] = line;
+  o->jref[n] = jref;
+  o->jkind[n] = (unsigned char)jkind;
 }
 
 /* ---------------------------------------------------------------- */
