@@ -773,7 +773,8 @@ static int encode_lines(ctx *c) {
     }
     memcpy(own, abs, (size_t)nabs * sizeof *own);
   }
-  free(f->lineinfo);
+  if (!(f->borrowed & VM_BORROWED_LINES)) free(f->lineinfo);
+  f->borrowed &= (uint8_t)~VM_BORROWED_LINES;
   free(f->abslineinfo);
   f->lineinfo = li;
   f->sizelineinfo = n;
@@ -844,7 +845,8 @@ static lraf_status finish(ctx *c, int main_end) {
     return LRAF_EMEM;
   c->stats->code_before += f->sizecode;
   c->stats->code_after += c->o.n;
-  free(f->code);
+  if (!(f->borrowed & VM_BORROWED_CODE)) free(f->code);
+  f->borrowed &= (uint8_t)~VM_BORROWED_CODE;
   f->code = c->o.code;
   f->sizecode = c->o.n;
   c->o.code = NULL;
