@@ -7,7 +7,9 @@
 ** parent's, and the accounting code may touch them only through the
 ** scratch register at the top of the frame.  Chunks for the lraf VM
 ** carry no such upvalues; there every function must start with a zero
-** check (ACCT) and every loop must pass one (verify_fused).  Code
+** check (ACCT) and every loop must pass one (verify_fused; its search
+** is skipped where a first look at the backward jumps shows that every
+** cycle passes a check, jumps_back_unchecked: the same verdict).  Code
 ** rewritten in memory from Lua's parser's own output has its structure
 ** checked only where rewriting changed it (rw_verify_lean, rw_vlean.c).
 */
