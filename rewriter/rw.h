@@ -148,10 +148,45 @@ lraf_status rw_parse_weights(const char *text, size_t len, uint32_t *weights,
 
 /* ---- internal to the rewriter ---- */
 
-/* The cost the metric assigns to the instruction at pc of f, as part of
-   its block (0 for instructions the count hook never sees). */
-uint32_t rw_instr_cost(const vm_proto *f, int pc, const rw_options *opt);
 /* The cost of one executed instruction of opcode op. */
-uint32_t rw_op_cost(int op, const rw_options *opt);
+static inline uint32_t rw_op_cost(int op, const rw_options *opt) {
+  if (opt->mode == RW_WEIGHTED && opt->weights != NULL)
+    return opt->weights[op];
+  return 1;
+}
+/* Whether the instruction before pc has one of flags. */
+static inline int rw_follows_op_with(const vm_proto *f, int pc,
+                                     unsigned flags) {
+  const vm_opinfo *prev;
+  if (pc == 0)
+    return 0;
+  prev = vm_opinfo_of(vm_op(f->code[pc - 1]));
+  return prev != NULL && (prev->flags & flags) != 0;
+}
+/* The cost the metric assigns to the instruction at pc of f, as part of
+   its block (0 for instructions the count hook never sees: rw_cost.c). */
+static inline uint32_t rw_instr_cost(const vm_proto *f, int pc,
+                                     const rw_options *opt) {
+  int op = vm_op(f->code[pc]);
+  switch (op) {
+    case VM_OP_VARARGPREP:
+    case VM_OP_EXTRAARG:
+    case VM_OP_TFORLOOP:
+      return 0;
+    case VM_OP_JMP:
+      if (rw_follows_op_with(f, pc, VM_OPF_TEST))
+        return 0;
+      break;
+    case VM_OP_MMBIN:
+    case VM_OP_MMBINI:
+    case VM_OP_MMBINK:
+      if (rw_follows_op_with(f, pc, VM_OPF_MMBIN))
+        return 0;  /* charged on the metamethod side path */
+      break;
+    default:
+      break;
+  }
+  return rw_op_cost(op, opt);
+}
 
 #endif

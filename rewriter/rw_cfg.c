@@ -107,7 +107,7 @@ static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
                                 int first, char *ustart, char *leader,
                                 int *odd, scan *sc, const char *path,
                                 lraf_error *err) {
-  int pc, t, nodd = 0, k;
+  int pc, t, nodd = 0, k, small = small_blocks(opt);
   sc->nleaders = 0;
   sc->tforprep = 0;
   lead(leader, first, sc);
@@ -133,8 +133,7 @@ static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
       odd[nodd++] = t;
       sc->tforprep |= op == VM_OP_TFORPREP;
     }
-    if ((ends_block(op) || (small_blocks(opt) &&
-                            unit_may_call_or_fail(f, pc, e)))
+    if ((ends_block(op) || (small && unit_may_call_or_fail(f, pc, e)))
         && e + 1 < f->sizecode)
       lead(leader, e + 1, sc);
     if (op == VM_OP_LFALSESKIP && e + 2 < f->sizecode) {
@@ -200,25 +199,32 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
                                const rw_options *opt, const char *leader,
                                const scan *sc, rw_arena *a, const char *path,
                                lraf_error *err) {
-  int pc, n = sc->nleaders, i;
+  int pc, n = sc->nleaders, i, *block_at, *block_of;
+  rw_block *b = NULL;
+  uint32_t cost = 0;
   cfg->b = rw_arena_zalloc(a, (size_t)n, sizeof *cfg->b);
   if (cfg->b == NULL)
     return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
   cfg->nblocks = n;
+  block_at = cfg->block_at;
+  block_of = cfg->block_of;
   i = -1;
-  for (pc = cfg->first; pc < f->sizecode; pc++) {
+  for (pc = cfg->first; pc < f->sizecode; pc++) {  /* (b's end and cost
+                                                      kept in locals) */
     if (leader[pc]) {
-      i++;
-      cfg->b[i].start = pc;
-      cfg->b[i].fold_into = -1;
-      cfg->block_at[pc] = i;
+      if (b != NULL) { b->end = pc - 1; b->cost = cost; }
+      b = &cfg->b[++i];
+      b->start = pc;
+      b->fold_into = -1;
+      cost = 0;
+      block_at[pc] = i;
     } else {
-      cfg->block_at[pc] = -1;
+      block_at[pc] = -1;
     }
-    cfg->b[i].end = pc;
-    cfg->b[i].cost += rw_instr_cost(f, pc, opt);
-    cfg->block_of[pc] = i;
+    cost += rw_instr_cost(f, pc, opt);
+    block_of[pc] = i;
   }
+  if (b != NULL) { b->end = f->sizecode - 1; b->cost = cost; }
   for (i = 0; i < n; i++) {
     lraf_status st = find_succs(cfg, &cfg->b[i], f, path, err);
     if (st != LRAF_OK)

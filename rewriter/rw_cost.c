@@ -7,6 +7,8 @@
 ** test executes itself, or the TFORCALL that TFORPREP enters directly; an
 ** MMBIN* after an arithmetic op is seen only when the op falls back to a
 ** metamethod, so the rewriter charges it on that side path instead.
+** (rw_instr_cost and rw_op_cost are inline, in rw.h: the analyses and
+** the emitter ask them for every instruction.)
 */
 #include <ctype.h>
 #include <stdio.h>
@@ -32,43 +34,6 @@ int rw_refunds(const rw_options *opt) {
 
 int rw_consume_overhead(const rw_options *opt) {
   return opt->target == RW_LRAVM ? 0 : RW_CONSUME_OVERHEAD;
-}
-
-uint32_t rw_op_cost(int op, const rw_options *opt) {
-  if (opt->mode == RW_WEIGHTED && opt->weights != NULL)
-    return opt->weights[op];
-  return 1;
-}
-
-static int follows_op_with(const vm_proto *f, int pc, unsigned flag) {
-  const vm_opinfo *prev;
-  if (pc == 0)
-    return 0;
-  prev = vm_opinfo_of(vm_op(f->code[pc - 1]));
-  return prev != NULL && (prev->flags & flag) != 0;
-}
-
-uint32_t rw_instr_cost(const vm_proto *f, int pc, const rw_options *opt) {
-  int op = vm_op(f->code[pc]);
-  switch (op) {
-    case VM_OP_VARARGPREP:
-    case VM_OP_EXTRAARG:
-    case VM_OP_TFORLOOP:
-      return 0;
-    case VM_OP_JMP:
-      if (follows_op_with(f, pc, VM_OPF_TEST))
-        return 0;
-      break;
-    case VM_OP_MMBIN:
-    case VM_OP_MMBINI:
-    case VM_OP_MMBINK:
-      if (follows_op_with(f, pc, VM_OPF_MMBIN))
-        return 0;  /* charged on the metamethod side path */
-      break;
-    default:
-      break;
-  }
-  return rw_op_cost(op, opt);
 }
 
 static uint32_t fnv1a(const uint32_t *w, int n) {

@@ -150,16 +150,19 @@ static int grow(ctx *c) {
   return 1;
 }
 
+/* (n is read once: a store through one of the int or byte arrays could
+   otherwise be taken to change it) */
 static inline void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
   out *o = &c->o;
-  if (o->oom || (o->n == o->cap && !grow(c))) return;
-  o->src[o->n] = c->cur_pc;
-  o->ahead[o->n] = c->cur_ahead;
-  o->code[o->n] = i;
-  o->line[o->n] = line;
-  o->jkind[o->n] = (unsigned char)jkind;
-  o->jref[o->n] = jref;
-  o->n++;
+  int n = o->n;
+  if (o->oom || (n == o->cap && !grow(c))) return;
+  o->n = n + 1;
+  o->src[n] = c->cur_pc;
+  o->ahead[n] = c->cur_ahead;
+  o->code[n] = i;
+  o->line[n] = line;
+  o->jref[n] = jref;
+  o->jkind[n] = (unsigned char)jkind;
 }
 
 /* ---------------------------------------------------------------- */
@@ -770,7 +773,8 @@ static int encode_lines(ctx *c) {
     }
     memcpy(own, abs, (size_t)nabs * sizeof *own);
   }
-  free(f->lineinfo);
+  if (!(f->borrowed & VM_BORROWED_LINES)) free(f->lineinfo);
+  f->borrowed &= (uint8_t)~VM_BORROWED_LINES;
   free(f->abslineinfo);
   f->lineinfo = li;
   f->sizelineinfo = n;
@@ -841,7 +845,8 @@ static lraf_status finish(ctx *c, int main_end) {
     return LRAF_EMEM;
   c->stats->code_before += f->sizecode;
   c->stats->code_after += c->o.n;
-  free(f->code);
+  if (!(f->borrowed & VM_BORROWED_CODE)) free(f->code);
+  f->borrowed &= (uint8_t)~VM_BORROWED_CODE;
   f->code = c->o.code;
   f->sizecode = c->o.n;
   c->o.code = NULL;

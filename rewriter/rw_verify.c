@@ -7,7 +7,9 @@
 ** parent's, and the accounting code may touch them only through the
 ** scratch register at the top of the frame.  Chunks for the lraf VM
 ** carry no such upvalues; there every function must start with a zero
-** check (ACCT) and every loop must pass one (verify_fused).  Code
+** check (ACCT) and every loop must pass one (verify_fused; its search
+** is skipped where a first look at the backward jumps shows that every
+** cycle passes a check, jumps_back_unchecked: the same verdict).  Code
 ** rewritten in memory from Lua's parser's own output has its structure
 ** checked only where rewriting changed it (rw_verify_lean, rw_vlean.c).
 */
@@ -104,15 +106,6 @@ typedef struct dfs_frame {
   int s[3];
 } dfs_frame;
 
-/* Whether some instruction of f may jump back (to itself or before):
-   every other edge goes forward, so without one f has no cycle. */
-static int jumps_back(const vm_proto *f) {
-  int pc, t;
-  for (pc = 0; pc < f->sizecode; pc++)
-    if (vm_jump_target(f->code[pc], pc, &t) && t <= pc) return 1;
-  return 0;
-}
-
 /* Whether control goes from i only to the next instruction (i is no
    check, jump, return or instruction that may skip the next). */
 static int plain(vm_instr i) {
@@ -120,6 +113,24 @@ static int plain(vm_instr i) {
            (VM_OPF_ENDS | VM_OPF_JUMP | VM_OPF_TEST | VM_OPF_MMBIN |
             VM_OPF_SKIPNEXT)) &&
          !vm_needs_extraarg(i) && !is_check(i);
+}
+
+/* Whether f's code may hold a cycle without a check, at a first look:
+   only a jump goes back (to itself or before; every other edge goes
+   forward), so every cycle holds a backward jump, and passes its target.
+   When each backward jump's target starts a run of plain instructions
+   that ends in a check (the run may be empty), every path from that
+   target passes the check, and so does every cycle: 0.  1 when some
+   target does not (the search below then decides). */
+static int jumps_back_unchecked(const vm_proto *f) {
+  int pc, t, x;
+  for (pc = 0; pc < f->sizecode; pc++)
+    if (vm_jump_target(f->code[pc], pc, &t) && t <= pc) {
+      if (t < 0) return 1;
+      for (x = t; x < pc && plain(f->code[x]); x++) {}
+      if (!is_check(f->code[x])) return 1;
+    }
+  return 0;
 }
 
 /* A check at pc: the search starts again after it. */
@@ -135,7 +146,7 @@ static int unchecked_cycle(const vm_proto *f, rw_arena *a, int *at) {
   dfs_frame *stack;
   int *roots;
   char *state;
-  if (!jumps_back(f)) return 0;
+  if (!jumps_back_unchecked(f)) return 0;
   stack = rw_arena_alloc(a, (size_t)n, sizeof *stack);
   roots = rw_arena_alloc(a, 3 * (size_t)n + 1, sizeof *roots);  /* to
                                                           start from */

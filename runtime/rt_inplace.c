@@ -87,8 +87,8 @@ static void free_model(vm_proto *f) {
   for (i = 0; i < f->sizep; i++) free_model(f->p[i]);
   for (i = 0; i < f->sizelocvars; i++) free(f->locvars[i].name.data);
   free(f->source.data);
-  free(f->code);
-  free(f->lineinfo);
+  if (!(f->borrowed & VM_BORROWED_CODE)) free(f->code);
+  if (!(f->borrowed & VM_BORROWED_LINES)) free(f->lineinfo);
   free(f->abslineinfo);
   free(f->linecosts);
   free(f->locvars);
@@ -104,7 +104,6 @@ static vm_proto *from_proto(const Proto *p, const TString *psource) {
   char *block = calloc(1, at_p + (size_t)p->sizep * sizeof(vm_proto *));
   vm_proto *f = (vm_proto *)(void *)block;
   int i, ok = 1;
-  size_t n;
   if (f == NULL) return NULL;
   f->linedefined = p->linedefined;
   f->lastlinedefined = p->lastlinedefined;
@@ -112,22 +111,23 @@ static vm_proto *from_proto(const Proto *p, const TString *psource) {
   f->is_vararg = p->is_vararg;
   f->maxstacksize = p->maxstacksize;
   ok = p->source == psource || copy_tstring(&f->source, p->source);
-  n = (size_t)p->sizecode;
-  f->code = malloc(n * sizeof *f->code + 1);
+  /* the code and line information are the Proto's, lent (read until
+     the rewriter replaces them; vm_instr is Lua's Instruction) */
+  f->code = p->code;
+  f->lineinfo = p->lineinfo;
+  f->borrowed = VM_BORROWED_CODE | VM_BORROWED_LINES;
   if (p->sizek > 0) f->k = (vm_const *)(void *)(block + at_k);
   if (p->sizeupvalues > 0)
     f->upvalues = (vm_upvaldesc *)(void *)(block + at_u);
   if (p->sizep > 0) f->p = (vm_proto **)(void *)(block + at_p);
-  f->lineinfo = malloc((size_t)p->sizelineinfo + 1);
   f->abslineinfo = new_array(p->sizeabslineinfo, sizeof *f->abslineinfo,
                              &ok);
   f->locvars = new_array(p->sizelocvars, sizeof *f->locvars, &ok);
-  if (!ok || !f->code || !f->lineinfo) {
+  if (!ok) {
     free_model(f);
     return NULL;
   }
   f->sizecode = p->sizecode;
-  memcpy(f->code, p->code, n * sizeof *f->code);
   for (i = 0; i < p->sizek; i++, f->sizek++)
     if (!copy_const(&f->k[i], &p->k[i])) break;
   for (i = 0; i < p->sizeupvalues; i++) {
@@ -137,8 +137,6 @@ static vm_proto *from_proto(const Proto *p, const TString *psource) {
   }
   f->sizeupvalues = p->sizeupvalues;
   f->sizelineinfo = p->sizelineinfo;
-  if (p->sizelineinfo > 0)  /* a stripped chunk has none (NULL) */
-    memcpy(f->lineinfo, p->lineinfo, (size_t)p->sizelineinfo);
   f->sizeabslineinfo = p->sizeabslineinfo;
   for (i = 0; i < p->sizeabslineinfo; i++) {
     f->abslineinfo[i].pc = p->abslineinfo[i].pc;

@@ -4,7 +4,10 @@
 ** Its search for loops without a zero check is compared with a slow
 ** oracle written here (from every instruction, can it come back to
 ** itself without passing a check?) on the rewritten corpus programs
-** with zero checks taken out one at a time; jumps out of the code, a
+** with zero checks taken out one at a time, and with backward jumps
+** moved and JMPs put over the check that their target runs into (what
+** the verifier's shortcut past the search relies on); jumps out of the
+** code, a
 ** missing entry check and ACCT on the stock target are refused too.
 */
 #include <stdarg.h>
@@ -192,9 +195,54 @@ static void mutate_checks(vm_chunk *chunk, vm_proto *f, const char *name) {
   }
 }
 
+static int jump_mutations;
+
+/* f, changed, against the oracle, where the change left valid code. */
+static void compare_changed(vm_chunk *chunk, const vm_proto *f,
+                            const char *name, const char *what, int pc) {
+  lraf_error err;
+  lraf_status st;
+  int expect;
+  if (vm_check_code(f, NULL, VM_CHECK_REWRITTEN, NULL) != LRAF_OK) return;
+  expect = oracle_cycle(f);
+  st = rw_verify_target(chunk, RW_LRAVM, &err);
+  if ((st != LRAF_OK) != expect)
+    fail_msg("%s: with %s at pc %d the verifier says %s, the oracle %s",
+             name, what, pc + 1, st == LRAF_OK ? "ok" : err.message,
+             expect ? "a loop without a check" : "no such loop");
+  jump_mutations++;
+}
+
+/* The verifier skips its search when every backward jump lands on a run
+   of plain instructions ending in a check: for each backward jump, move
+   its target one on (past a check it landed on), and make its target a
+   JMP over the check that ends the run, and compare with the oracle. */
+static void mutate_back_jumps(vm_chunk *chunk, vm_proto *f, const char *name) {
+  int pc, t, x;
+  for (pc = 0; pc < f->sizecode; pc++) {
+    vm_instr saved = f->code[pc], at;
+    if (!vm_jump_target(saved, pc, &t) || t > pc || t < 0) continue;
+    if (t + 1 <= pc && vm_set_jump_target(&f->code[pc], pc, t + 1))
+      compare_changed(chunk, f, name, "a backward jump moved on", pc);
+    f->code[pc] = saved;
+    for (x = t; x < pc && !is_check(f->code[x]) &&
+                !(vm_opinfo_of(vm_op(f->code[x]))->flags &
+                  (VM_OPF_ENDS | VM_OPF_JUMP | VM_OPF_TEST | VM_OPF_MMBIN |
+                   VM_OPF_SKIPNEXT)) &&
+                vm_required_next(f->code[x]) != VM_OP_EXTRAARG; x++) {}
+    if (x == t || x >= pc || !is_check(f->code[x])) continue;
+    at = f->code[t];
+    f->code[t] = vm_isj(VM_OP_JMP, 0);
+    if (vm_set_jump_target(&f->code[t], t, x + 1))
+      compare_changed(chunk, f, name, "a JMP over the check", t);
+    f->code[t] = at;
+  }
+}
+
 static void mutate_tree(vm_chunk *chunk, vm_proto *f, const char *name) {
   int i;
   mutate_checks(chunk, f, name);
+  mutate_back_jumps(chunk, f, name);
   for (i = 0; i < f->sizep; i++) mutate_tree(chunk, f->p[i], name);
 }
 
@@ -215,6 +263,7 @@ static void test_cycles_match_oracle(void **state) {
   size_t i;
   (void)state;
   mutations = 0;
+  jump_mutations = 0;
   for (i = 0; i < sizeof snippets / sizeof snippets[0]; i++)
     check_source(snippets[i], strlen(snippets[i]), snippets[i]);
   for (i = 0; i < sizeof programs / sizeof programs[0]; i++) {
@@ -226,6 +275,10 @@ static void test_cycles_match_oracle(void **state) {
   }
   if (mutations < 100)
     fail_msg("only %d checks taken out", mutations);
+  printf("%d checks taken out, %d backward jumps changed\n", mutations,
+         jump_mutations);
+  if (jump_mutations < 50)
+    fail_msg("only %d backward jumps changed", jump_mutations);
 }
 
 /* A jump out of the code, the lraf VM's code on the stock target, and
