@@ -73,21 +73,45 @@ static long now_ms(void) {
    when no connection could be made.  *reset: the connection was reset
    (the server closed it with part of the request unread, so TCP may
    have dropped part of its answer). */
-static int exchange(int port, const buf *req, buf *resp, int *reset) {
+/* errno of the last connect that failed (for the message) */
+static int connect_errno;
+
+/* A socket connected to the front, or -1 with connect_errno set.  A
+   client that opens a thousand connections a second can run out of
+   local ports (EADDRNOTAVAIL) while closed ones wait out TIME_WAIT: that
+   is this client's limit, not the server's, so it waits and tries again
+   until the deadline.  A refused connection is the server's failure. */
+static int connect_front(int port, long deadline) {
   struct sockaddr_in a;
-  size_t off = 0;
-  long deadline = now_ms() + WAIT_MS;
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  *reset = 0;
-  if (fd < 0) return -1;
   memset(&a, 0, sizeof a);
   a.sin_family = AF_INET;
   a.sin_port = htons((uint16_t)port);
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+  for (;;) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      connect_errno = errno;
+      return -1;
+    }
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) return fd;
+    connect_errno = errno;
     close(fd);
-    return -1;
+    if ((connect_errno != EADDRNOTAVAIL && connect_errno != EINTR) ||
+        now_ms() >= deadline)
+      return -1;
+    {
+      struct timespec pause = {0, 20 * 1000 * 1000};
+      nanosleep(&pause, NULL);
+    }
   }
+}
+
+static int exchange(int port, const buf *req, buf *resp, int *reset) {
+  size_t off = 0;
+  long deadline = now_ms() + WAIT_MS;
+  int fd = connect_front(port, deadline);
+  *reset = 0;
+  if (fd < 0) return -1;
   /* the server may answer and close before it has read everything */
   while (off < req->len) {
     ssize_t k = send(fd, req->p + off, req->len - off, MSG_NOSIGNAL);
@@ -286,8 +310,11 @@ static int alive(int port, char *why, size_t n) {
   free(req.p);
   if (rc != 0) {
     free(resp.p);
-    return broken(why, n, "the server %s a good request afterwards",
-                  rc > 0 ? "did not answer in 10 s" : "refused");
+    if (rc > 0)
+      return broken(why, n, "the server did not answer a good request "
+                    "afterwards in 10 s");
+    return broken(why, n, "a good request afterwards could not connect: %s",
+                  strerror(connect_errno));
   }
   bad = resp.len ? parse(&resp, 0, &p) : "nothing";
   ok = bad == NULL && p.status == 200 && p.lraf;
@@ -311,8 +338,9 @@ int tutil_fuzz_http(int port, const uint8_t *data, size_t size, char *why,
     free(req.p);
     if (rc != 0) {
       free(resp.p);
-      return broken(why, n, rc > 0 ? "no answer in 10 s"
-                                   : "cannot connect to 127.0.0.1:%d", port);
+      if (rc > 0) return broken(why, n, "no answer in 10 s");
+      return broken(why, n, "cannot connect to 127.0.0.1:%d: %s", port,
+                    strerror(connect_errno));
     }
     if (reset && !framed) resp.len = 0;   /* what came may be cut */
     if (resp.len > 0) bad = parse(&resp, head, &p);
