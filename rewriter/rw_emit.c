@@ -774,8 +774,8 @@ static int encode_lines(ctx *c) {
     memcpy(own, abs, (size_t)nabs * sizeof *own);
   }
   if (!(f->borrowed & VM_BORROWED_LINES)) free(f->lineinfo);
-  f->borrowed &= (uint8_t)~VM_BORROWED_LINES;
-  free(f->abslineinfo);
+  if (!(f->borrowed & VM_BORROWED_ABS)) free(f->abslineinfo);
+  f->borrowed &= (uint8_t)~(VM_BORROWED_LINES | VM_BORROWED_ABS);
   f->lineinfo = li;
   f->sizelineinfo = n;
   f->abslineinfo = own;
@@ -808,8 +808,16 @@ static int remap_locals(ctx *c, int main_end) {
       if (f->locvars[i].startpc <= c->stub_pc[s] + 1 &&
           c->stub_pc[s] + 1 < f->locvars[i].endpc)
         extra++;
-  lv = realloc(f->locvars, ((size_t)n + (size_t)extra) * sizeof *lv);
-  if (lv == NULL) return 0;
+  lv = f->locvars;
+  if (extra > 0 && (f->borrowed & VM_BORROWED_LOCVARS)) {
+    lv = malloc(((size_t)n + (size_t)extra) * sizeof *lv);
+    if (lv == NULL) return 0;
+    memcpy(lv, f->locvars, (size_t)n * sizeof *lv);
+    f->borrowed &= (uint8_t)~VM_BORROWED_LOCVARS;
+  } else if (extra > 0) {
+    lv = realloc(f->locvars, ((size_t)n + (size_t)extra) * sizeof *lv);
+    if (lv == NULL) return 0;
+  }
   f->locvars = lv;
   for (s = 0; s < c->nstubs; s++) {
     int mm = c->stub_pc[s] + 1;
