@@ -404,11 +404,11 @@ static int compute_ahead(ctx *c) {
   const rw_cfg *cfg = c->cfg;
   const vm_proto *f = c->f;
   int nb = cfg->nblocks, top = 0, i, pc;
-  int *stack = malloc(((size_t)nb + 1) * sizeof *stack);
-  unsigned char *seen = calloc((size_t)nb + 1, 1);
+  rw_arena_mark mark = rw_arena_save(c->a);  /* scratch: dies here */
+  int *stack = rw_arena_alloc(c->a, (size_t)nb + 1, sizeof *stack);
+  unsigned char *seen = rw_arena_zalloc(c->a, (size_t)nb + 1, 1);
   if (stack == NULL || seen == NULL) {
-    free(stack);
-    free(seen);
+    rw_arena_restore(c->a, mark);
     return -1;
   }
   for (i = 0; i < nb; i++) c->ain[i] = 0;
@@ -435,14 +435,12 @@ static int compute_ahead(ctx *c) {
         c->ain[s] = in;
         stack[top++] = s;
       } else if (c->ain[s] != in) {
-        free(stack);
-        free(seen);
+        rw_arena_restore(c->a, mark);
         return 0;
       }
     }
   }
-  free(stack);
-  free(seen);
+  rw_arena_restore(c->a, mark);
   return 1;
 }
 
