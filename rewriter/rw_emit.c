@@ -404,11 +404,11 @@ static int compute_ahead(ctx *c) {
   const rw_cfg *cfg = c->cfg;
   const vm_proto *f = c->f;
   int nb = cfg->nblocks, top = 0, i, pc;
-  int *stack = malloc(((size_t)nb + 1) * sizeof *stack);
-  unsigned char *seen = calloc((size_t)nb + 1, 1);
+  rw_arena_mark mark = rw_arena_save(c->a);  /* scratch: dies here */
+  int *stack = rw_arena_alloc(c->a, (size_t)nb + 1, sizeof *stack);
+  unsigned char *seen = rw_arena_zalloc(c->a, (size_t)nb + 1, 1);
   if (stack == NULL || seen == NULL) {
-    free(stack);
-    free(seen);
+    rw_arena_restore(c->a, mark);
     return -1;
   }
   for (i = 0; i < nb; i++) c->ain[i] = 0;
@@ -435,14 +435,12 @@ static int compute_ahead(ctx *c) {
         c->ain[s] = in;
         stack[top++] = s;
       } else if (c->ain[s] != in) {
-        free(stack);
-        free(seen);
+        rw_arena_restore(c->a, mark);
         return 0;
       }
     }
   }
-  free(stack);
-  free(seen);
+  rw_arena_restore(c->a, mark);
   return 1;
 }
 
@@ -774,8 +772,8 @@ static int encode_lines(ctx *c) {
     memcpy(own, abs, (size_t)nabs * sizeof *own);
   }
   if (!(f->borrowed & VM_BORROWED_LINES)) free(f->lineinfo);
-  f->borrowed &= (uint8_t)~VM_BORROWED_LINES;
-  free(f->abslineinfo);
+  if (!(f->borrowed & VM_BORROWED_ABS)) free(f->abslineinfo);
+  f->borrowed &= (uint8_t)~(VM_BORROWED_LINES | VM_BORROWED_ABS);
   f->lineinfo = li;
   f->sizelineinfo = n;
   f->abslineinfo = own;
@@ -808,8 +806,16 @@ static int remap_locals(ctx *c, int main_end) {
       if (f->locvars[i].startpc <= c->stub_pc[s] + 1 &&
           c->stub_pc[s] + 1 < f->locvars[i].endpc)
         extra++;
-  lv = realloc(f->locvars, ((size_t)n + (size_t)extra) * sizeof *lv);
-  if (lv == NULL) return 0;
+  lv = f->locvars;
+  if (extra > 0 && (f->borrowed & VM_BORROWED_LOCVARS)) {
+    lv = malloc(((size_t)n + (size_t)extra) * sizeof *lv);
+    if (lv == NULL) return 0;
+    memcpy(lv, f->locvars, (size_t)n * sizeof *lv);
+    f->borrowed &= (uint8_t)~VM_BORROWED_LOCVARS;
+  } else if (extra > 0) {
+    lv = realloc(f->locvars, ((size_t)n + (size_t)extra) * sizeof *lv);
+    if (lv == NULL) return 0;
+  }
   f->locvars = lv;
   for (s = 0; s < c->nstubs; s++) {
     int mm = c->stub_pc[s] + 1;

@@ -48,7 +48,9 @@ static int copy_tstring(vm_string *s, const TString *ts) {
   return 1;
 }
 
-static int copy_const(vm_const *k, const TValue *o) {  /* k is zeroed */
+static int copy_const(vm_const *k, const TValue *o) {
+  static const vm_const zero;
+  *k = zero;
   k->tag = ttypetag(o);
   switch (k->tag) {
     case LUA_VNUMINT: k->i = ivalue(o); return 1;
@@ -61,72 +63,91 @@ static int copy_const(vm_const *k, const TValue *o) {  /* k is zeroed */
   }
 }
 
-/* n zeroed elements of size bytes, or NULL for none (the model's empty
-   array); *ok is cleared when out of memory. */
-static void *new_array(int n, size_t size, int *ok) {
-  void *a;
-  if (n <= 0) return NULL;
-  a = calloc((size_t)n, size);
-  if (a == NULL) *ok = 0;
-  return a;
-}
-
 /* n rounded up to the alignment of any type. */
 static size_t aligned(size_t n) {
   size_t a = _Alignof(max_align_t);
   return (n + a - 1) / a * a;
 }
 
-/* Free a model that from_proto made: the function, its constants,
-   upvalue descriptors and nested functions are one allocation (the
-   lraf VM's target never replaces these arrays); the rest is the
-   model's as usual. */
-static void free_model(vm_proto *f) {
+/* The bytes of one function's part of the model's block: the function,
+   its constants, upvalue descriptors, table of nested functions,
+   absolute line entries and locals. */
+static size_t own_size(const Proto *p) {
+  return aligned(sizeof(vm_proto)) +
+         aligned((size_t)p->sizek * sizeof(vm_const)) +
+         aligned((size_t)p->sizeupvalues * sizeof(vm_upvaldesc)) +
+         aligned((size_t)p->sizep * sizeof(vm_proto *)) +
+         aligned((size_t)p->sizeabslineinfo * sizeof(vm_absline)) +
+         aligned((size_t)p->sizelocvars * sizeof(vm_locvar));
+}
+
+static size_t tree_size(const Proto *p) {
+  size_t n = own_size(p);
   int i;
-  if (f == NULL) return;
-  for (i = 0; i < f->sizep; i++) free_model(f->p[i]);
-  for (i = 0; i < f->sizelocvars; i++) free(f->locvars[i].name.data);
-  free(f->source.data);
+  for (i = 0; i < p->sizep; i++) n += tree_size(p->p[i]);
+  return n;
+}
+
+/* The next n bytes of the block (NULL for none), *at moved past them. */
+static void *carve(char *block, size_t *at, size_t n) {
+  void *x = n > 0 ? block + *at : NULL;
+  *at += aligned(n);
+  return x;
+}
+
+/* Free what the rewriter gave f's tree of its own; the block that
+   from_proto carved the tree from is the caller's. */
+static void free_parts(vm_proto *f) {
+  int i;
+  for (i = 0; i < f->sizep; i++) free_parts(f->p[i]);
+  for (i = 0; i < f->sizelocvars; i++)
+    if (f->locvars[i].name.present) free(f->locvars[i].name.data);
+  if (f->source.present) free(f->source.data);
   if (!(f->borrowed & VM_BORROWED_CODE)) free(f->code);
   if (!(f->borrowed & VM_BORROWED_LINES)) free(f->lineinfo);
-  free(f->abslineinfo);
-  free(f->linecosts);
-  free(f->locvars);
-  free(f->upnames);
-  free(f->ahead);
+  if (!(f->borrowed & VM_BORROWED_ABS)) free(f->abslineinfo);
+  if (!(f->borrowed & VM_BORROWED_LOCVARS)) free(f->locvars);
+  if (f->linecosts != NULL) free(f->linecosts);
+  if (f->upnames != NULL) free(f->upnames);
+  if (f->ahead != NULL) free(f->ahead);
+}
+
+/* Free a model that from_proto made: the whole tree's functions,
+   constants, upvalue descriptors, nested functions, absolute line
+   entries and locals are one allocation, the main function at its
+   start (the lraf VM's target never replaces the first three; the
+   rewriter replaces the others as borrowed, VM_BORROWED_*). */
+static void free_model(vm_proto *f) {
+  if (f == NULL) return;
+  free_parts(f);
   free(f);
 }
 
-static vm_proto *from_proto(const Proto *p, const TString *psource) {
-  size_t at_k = aligned(sizeof(vm_proto));
-  size_t at_u = at_k + aligned((size_t)p->sizek * sizeof(vm_const));
-  size_t at_p = at_u + aligned((size_t)p->sizeupvalues * sizeof(vm_upvaldesc));
-  char *block = calloc(1, at_p + (size_t)p->sizep * sizeof(vm_proto *));
-  vm_proto *f = (vm_proto *)(void *)block;
-  int i, ok = 1;
-  if (f == NULL) return NULL;
+/* Fill f (in block at *at) from p, carving its arrays and its
+   nested functions' from the block.  0 when out of memory (f's parts
+   made so far are then f's to free). */
+static int from_proto_in(vm_proto *f, const Proto *p, const TString *psource,
+                         char *block, size_t *at) {
+  int i;
+  memset(f, 0, sizeof *f);
   f->linedefined = p->linedefined;
   f->lastlinedefined = p->lastlinedefined;
   f->numparams = p->numparams;
   f->is_vararg = p->is_vararg;
   f->maxstacksize = p->maxstacksize;
-  ok = p->source == psource || copy_tstring(&f->source, p->source);
   /* the code and line information are the Proto's, lent (read until
      the rewriter replaces them; vm_instr is Lua's Instruction) */
   f->code = p->code;
   f->lineinfo = p->lineinfo;
-  f->borrowed = VM_BORROWED_CODE | VM_BORROWED_LINES;
-  if (p->sizek > 0) f->k = (vm_const *)(void *)(block + at_k);
-  if (p->sizeupvalues > 0)
-    f->upvalues = (vm_upvaldesc *)(void *)(block + at_u);
-  if (p->sizep > 0) f->p = (vm_proto **)(void *)(block + at_p);
-  f->abslineinfo = new_array(p->sizeabslineinfo, sizeof *f->abslineinfo,
-                             &ok);
-  f->locvars = new_array(p->sizelocvars, sizeof *f->locvars, &ok);
-  if (!ok) {
-    free_model(f);
-    return NULL;
-  }
+  f->borrowed = VM_BORROWED_CODE | VM_BORROWED_LINES | VM_BORROWED_ABS |
+                VM_BORROWED_LOCVARS;
+  f->k = carve(block, at, (size_t)p->sizek * sizeof(vm_const));
+  f->upvalues = carve(block, at,
+                      (size_t)p->sizeupvalues * sizeof(vm_upvaldesc));
+  f->p = carve(block, at, (size_t)p->sizep * sizeof(vm_proto *));
+  f->abslineinfo = carve(block, at,
+                         (size_t)p->sizeabslineinfo * sizeof(vm_absline));
+  f->locvars = carve(block, at, (size_t)p->sizelocvars * sizeof(vm_locvar));
   f->sizecode = p->sizecode;
   for (i = 0; i < p->sizek; i++, f->sizek++)
     if (!copy_const(&f->k[i], &p->k[i])) break;
@@ -143,13 +164,32 @@ static vm_proto *from_proto(const Proto *p, const TString *psource) {
     f->abslineinfo[i].line = p->abslineinfo[i].line;
   }
   for (i = 0; i < p->sizelocvars; i++) {
+    memset(&f->locvars[i].name, 0, sizeof f->locvars[i].name);
     f->locvars[i].startpc = p->locvars[i].startpc;
     f->locvars[i].endpc = p->locvars[i].endpc;
   }
   f->sizelocvars = p->sizelocvars;
-  for (i = 0; i < p->sizep; i++, f->sizep++)
-    if ((f->p[i] = from_proto(p->p[i], p->source)) == NULL) break;
-  if (f->sizek < p->sizek || f->sizep < p->sizep) {
+  if (f->sizek < p->sizek) return 0;
+  if (p->source != psource && !copy_tstring(&f->source, p->source)) return 0;
+  for (i = 0; i < p->sizep; i++, f->sizep++) {
+    f->p[i] = carve(block, at, sizeof(vm_proto));
+    if (!from_proto_in(f->p[i], p->p[i], p->source, block, at)) {
+      f->sizep++;  /* its parts made so far are freed with f's */
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* The model of p's tree, in one block (free_model), or NULL. */
+static vm_proto *from_proto(const Proto *p) {
+  size_t at = 0;
+  char *block = malloc(tree_size(p));  /* from_proto_in sets all it
+                                          uses */
+  vm_proto *f = (vm_proto *)(void *)block;
+  if (f == NULL) return NULL;
+  carve(block, &at, sizeof(vm_proto));
+  if (!from_proto_in(f, p, NULL, block, &at)) {
     free_model(f);
     return NULL;
   }
@@ -269,7 +309,7 @@ lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
     return err_fail(err, LRAF_EARG, "rt_pipeline_in_place: needs a Lua "
                     "function and the lraf VM's target");
   w.p = ((LClosure *)lua_topointer(L, -1))->p;
-  chunk.main = from_proto(w.p, NULL);
+  chunk.main = from_proto(w.p);
   if (chunk.main == NULL)
     return err_fail(err, LRAF_EMEM, "out of memory reading a function");
   chunk.nupvalues = (uint8_t)chunk.main->sizeupvalues;

@@ -336,8 +336,9 @@ typedef struct vm_proto {
      Proto.acctahead); the dump format has no place for it. */
   int sizeahead;
   vm_ahead *ahead;
-  /* VM_BORROWED_*: code or lineinfo is not the model's own but lent by
-     its owner (rewriting in memory lends the lraf VM's Proto's arrays,
+  /* VM_BORROWED_*: code, lineinfo, abslineinfo or locvars is not the
+     model's own but lent by its owner (rewriting in memory lends the
+     lraf VM's Proto's arrays and carves the rest from one block,
      runtime/rt_inplace.c); the rewriter replaces such an array without
      freeing it and clears its bit.  0 in every model vm_read makes. */
   uint8_t borrowed;
@@ -345,6 +346,8 @@ typedef struct vm_proto {
 
 #define VM_BORROWED_CODE  1u
 #define VM_BORROWED_LINES 2u
+#define VM_BORROWED_ABS   4u
+#define VM_BORROWED_LOCVARS 8u
 
 typedef struct vm_chunk {
   uint8_t nupvalues;  /* the byte after the header: main's upvalue count */
