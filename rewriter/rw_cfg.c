@@ -595,10 +595,10 @@ static int equal_payer(const rw_cfg *cfg, int b) {
    A predecessor folded into a control-equivalent dominator runs exactly
    as often as that payer, and every cycle through it passes the payer;
    one that a branch fold charges ahead (itself or a block on its way to
-   the payer) does not, and stops this.  A
-   loop header entered by falling in and by the jump back at the end of
-   the body (a while loop) then costs one ACCT per turn instead of two;
-   a block where branches join, one fewer per run.  h's zero check goes
+   the payer) does not, and stops this.  A loop header entered by
+   falling in and by the jump back at the end of the body (a while loop)
+   then costs one ACCT per turn instead of two; a block where branches
+   join, one fewer per run.  h's zero check goes
    with its charge to every payer: any cycle through h enters it from
    one of the predecessors.  Not the entry (it keeps its check), a
    TFORCALL block (TFORPREP skips its code), nor a block that charges
@@ -612,13 +612,14 @@ static void pay_in_predecessors(rw_cfg *cfg, const graph *pred) {
         bh->charges_ahead || (bh->charge == 0 && !bh->check))
       continue;
     for (k = pred->start[h]; k < pred->start[h + 1]; k++) {
-      int p = pred->adj[k];
+      int p = pred->adj[k], r;
       const rw_block *bp;
       if (p >= cfg->nblocks) break;
       bp = &cfg->b[p];
       if (!bp->reachable) continue;  /* never runs: pays nothing */
-      if (bp->nsucc != 1 || bp->succ[0] != h || equal_payer(cfg, p) < 0 ||
-          equal_payer(cfg, p) == h || cfg->b[equal_payer(cfg, p)].tforcall)
+      r = equal_payer(cfg, p);
+      if (bp->nsucc != 1 || bp->succ[0] != h || r < 0 || r == h ||
+          cfg->b[r].tforcall)
         break;
       payers++;
     }
@@ -702,7 +703,7 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   if (opt->fold && opt->mode != RW_OVERHEAD && !single)
     fold_branches(cfg, f, &pred, post, np, small_blocks(opt), acyclic, a);
   if (opt->fold && opt->mode != RW_OVERHEAD && opt->target == RW_LRAVM &&
-      !small_blocks(opt) && !opt->lines)
+      !small_blocks(opt) && !opt->lines && !single)
     pay_in_predecessors(cfg, &pred);
   return LRAF_OK;
 }

@@ -105,10 +105,8 @@ lraf_state *rt_state(lua_State *L);
 void rt_threads_init(lua_State *L, lraf_state *S);
 /* The record of co, from the running thread L, creating it (inheriting
    the current thread's manager) when co has none yet; raises a Lua
-   error when out of memory. */
-rt_thread *rt_thread_record(lua_State *L, lua_State *co);
-/* The same, quicker when co has its record (rt_fast.h has it inline for
-   the coroutine wrappers). */
+   error when out of memory.  rt_fast.h has the case of an existing
+   record inline for the coroutine wrappers. */
 rt_thread *rt_thread_other(lua_State *L, lua_State *co);
 /* The record of L. */
 rt_thread *rt_thread_of(lua_State *L);

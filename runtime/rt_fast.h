@@ -12,7 +12,7 @@
 /* rt_thread_other when co has its record. */
 static inline rt_thread *rt_fast_thread(lua_State *L, lua_State *co) {
   rt_thread *t = *(rt_thread **)lua_getextraspace(co);
-  return t->L == co && t->acct != NULL ? t : rt_thread_record(L, co);
+  return t->L == co && t->acct != NULL ? t : rt_thread_other(L, co);
 }
 
 /* rt_switch when, on the lraf VM, both threads answer to one manager and

@@ -159,17 +159,12 @@ static rt_thread *record(lua_State *L, lua_State *co) {
   return rt_thread_new(L, co, current_manager(S));
 }
 
-rt_thread *rt_thread_record(lua_State *L, lua_State *co) {
+rt_thread *rt_thread_other(lua_State *L, lua_State *co) {
   return record(L, co);
 }
 
-rt_thread *rt_thread_other(lua_State *L, lua_State *co) {
-  rt_thread *t = *(rt_thread **)lua_getextraspace(co);
-  return t->L == co && t->acct != NULL ? t : record(L, co);
-}
-
 rt_thread *rt_thread_of(lua_State *L) {
-  return rt_thread_other(L, L);
+  return record(L, L);
 }
 
 void rt_threads_free(lraf_state *S) {
