@@ -79,18 +79,36 @@ int rt_pf_lua(lraf_profile *R, lua_State *L, lua_Debug *ar) {
   return fn;
 }
 
+/* The cache holds sets of RT_PF_C_WAYS entries, a function's set chosen
+   by its address; a function new to its set takes the set's first
+   entry and the others move down, the last one leaving.  (One entry a
+   set thrashed: two C functions called by turns whose addresses agree
+   in the bits that chose the slot made every call scan package.loaded.) */
+static rt_pf_centry *cset(lraf_profile *R, const void *p) {
+  size_t sets = RT_PF_C_CACHE / RT_PF_C_WAYS;
+  return &R->c[((uintptr_t)p >> 4) % sets * RT_PF_C_WAYS];
+}
+
+rt_pf_centry *rt_pf_cfind(lraf_profile *R, const void *p) {
+  rt_pf_centry *set = cset(R, p);
+  int k;
+  for (k = 0; k < RT_PF_C_WAYS; k++)
+    if (set[k].p == p) return &set[k];
+  return NULL;
+}
+
 /* The C function at the top of L (left there): named by the loaded
    module that holds it (cached), else by its call (debug.getinfo's
    name, looked up at every call: closures come and go). */
-rt_pf_centry *rt_pf_cslot(lraf_profile *R, const void *p) {
-  return &R->c[((uintptr_t)p >> 4) % RT_PF_C_CACHE];
-}
-
 int rt_pf_c(lraf_profile *R, lua_State *L, lua_Debug *ar) {
   const void *p = lua_topointer(L, -1);
   lua_CFunction cfn = lua_tocfunction(L, -1);
-  rt_pf_centry *e = rt_pf_cslot(R, p);
+  rt_pf_centry *e = rt_pf_cfind(R, p);
   char name[128] = "";
+  if (e == NULL) {  /* new to its set: the set's first entry */
+    e = cset(R, p);
+    memmove(e + 1, e, (RT_PF_C_WAYS - 1) * sizeof *e);
+  }
   if (e->p != p || e->cfn != cfn) {
     e->p = p;
     e->cfn = cfn;

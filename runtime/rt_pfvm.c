@@ -127,8 +127,8 @@ static int c_fn(lraf_profile *R, lua_State *L, CallInfo *ci) {
   lua_Debug ar;
   int fn;
   if (f == rt_consume) return -2;
-  e = rt_pf_cslot(R, p);
-  if (e->p == p && e->cfn == f && e->fn >= 0) return e->fn;
+  e = rt_pf_cfind(R, p);
+  if (e != NULL && e->cfn == f && e->fn >= 0) return e->fn;
   ar.i_ci = ci;  /* the VM left LUA_MINSTACK slots for the call */
   if (!lua_getinfo(L, "f", &ar)) return -1;
   fn = rt_pf_c(R, L, &ar);

@@ -12,6 +12,7 @@
 
 #define RT_PF_LUA_CACHE 1024  /* Lua functions: source, line -> function */
 #define RT_PF_C_CACHE 256     /* C functions: closure -> function */
+#define RT_PF_C_WAYS 4        /* entries a C function may take */
 
 typedef struct rt_pf_centry {
   const void *p;
@@ -39,8 +40,9 @@ int rt_pf_stack(lraf_profile *R, lua_State *L);
 /* The Lua function that ar describes (lua_getinfo "S" done; ar->i_ci
    set, for its name). */
 int rt_pf_lua(lraf_profile *R, lua_State *L, lua_Debug *ar);
-/* The cache slot of a C function (its closure or light pointer p). */
-rt_pf_centry *rt_pf_cslot(lraf_profile *R, const void *p);
+/* The cache entry of a C function (its closure or light pointer p), or
+   NULL when it has none. */
+rt_pf_centry *rt_pf_cfind(lraf_profile *R, const void *p);
 /* The C function at the top of L (left there; ar->i_ci set). */
 int rt_pf_c(lraf_profile *R, lua_State *L, lua_Debug *ar);
 /* A coroutine.create or wrap call (node) returned thread co: its stack
