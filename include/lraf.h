@@ -645,8 +645,10 @@ typedef struct lraf_pool_counts {
   int64_t states;    /* states made */
   int64_t replaced;  /* states closed: after a stop, or least recently
                         used, or at lraf_pool_close */
-  int64_t rewrites;  /* handler chunks rewritten (once per worker and
-                        source) */
+  int64_t rewrites;  /* handler chunks rewritten: on the stock target once
+                        per worker and source (a cached offline chunk),
+                        on the lraf VM at every load (in memory, as
+                        lraf_load_string does) */
   int64_t loads;     /* handler chunks loaded into states */
 } lraf_pool_counts;
 LRAF_API void lraf_pool_stats(lraf_pool *p, lraf_pool_counts *c);

@@ -71,6 +71,8 @@ typedef struct rw_stats {
   long folded;        /* blocks whose cost was folded into another's */
   long branch_folds;  /* blocks charged ahead by the test before them */
   long paid_by_preds; /* blocks paid for by their predecessors (lraf VM) */
+  long paid_at_end;   /* blocks (with what folds into them) paid by the
+                         JMPACCT or FORLOOPACCT that ends one of them */
   long checks;        /* zero checks inserted */
   long stubs;         /* metamethod stubs (MMBIN side paths) */
   long widened;       /* loops whose jumps needed trampolines */
@@ -93,6 +95,13 @@ int rw_consume_overhead(const rw_options *opt);
    lraf VM, and not the overhead mode (whose per-pc costs include the
    rewritten code's own).  The blocks are then the default mode's. */
 int rw_refunds(const rw_options *opt);
+
+/* Whether blocks may pay at the jump that ends them (rw_emit.c): the
+   lraf VM, code rewritten in memory (rw_options.refunds: the Proto
+   carries the table that charges what such a block ran when an error or
+   a yield leaves it before its end), the default mode (not exact, not a
+   profile's lines, not the overhead mode). */
+int rw_tail_payments(const rw_options *opt);
 
 /* Default options: original mode, not exact, folding on. */
 void rw_default_options(rw_options *opt);

@@ -526,10 +526,16 @@ static int calls(const vm_proto *f, const rw_block *b) {
    instructions end its blocks), so nothing can see the charge.
    Post-order visits d before the branch above it that may in turn move
    d (with what it pays for) into its own test.  In an acyclic graph
-   every block is a component of its own (comp stays NULL). */
+   every block is a component of its own (comp stays NULL).
+   With tail payments (payable, see rw_emit.c), a fold is not made
+   when x's group, or d's, ends in a jump that can pay for it: such a
+   group pays with no ACCT of its own, so that charging x ahead at d
+   would give d (or keep there) an ACCT and y a refund for nothing.  A
+   while loop's body that jumps back to its header then pays at that
+   jump, and the header is paid for by its predecessors. */
 static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
                           const int *post, int np, int exact, int acyclic,
-                          rw_arena *a) {
+                          const unsigned char *payable, rw_arena *a) {
   rw_arena_mark mark = rw_arena_save(a);
   int i;
   int *comp = NULL;
@@ -568,9 +574,12 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
        unless y leaves the loop that x stays in */
     if (cfg->b[y].charge == 0 && !cfg->b[y].check && !(xin && !yin))
       continue;
+    if (payable != NULL && (payable[x] || payable[d]))
+      continue;
     bd->charge += cfg->b[x].charge;
     bd->charges_ahead = 1;
     cfg->b[y].charge -= cfg->b[x].charge;
+    cfg->b[y].takes_back = 1;
     cfg->b[x].charge = 0;
     cfg->b[x].fold_into = d;
     cfg->b[x].branch_folded = 1;
@@ -578,14 +587,33 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
   rw_arena_restore(a, mark);
 }
 
-/* The block that pays for b when b runs exactly as often as it, or -1:
-   the fold_into chain from b to its payer passes no branch fold. */
-static int equal_payer(const rw_cfg *cfg, int b) {
+int rw_cfg_equal_payer(const rw_cfg *cfg, int b) {
   while (cfg->b[b].fold_into >= 0) {
     if (cfg->b[b].branch_folded) return -1;
     b = cfg->b[b].fold_into;
   }
   return b;
+}
+
+/* With tail payments (rw_tail_payments), the payers whose group (the
+   payer and the blocks folded into it, all run exactly as often) has a
+   block that ends in a payable jump, which can then pay for the group
+   (rw_emit.c); NULL without them or out of memory (no fold is then
+   held back).  Not the entry, which checks first, nor a TFORCALL block. */
+static unsigned char *payable_groups(const rw_cfg *cfg, const vm_proto *f,
+                                     const rw_options *opt, rw_arena *a) {
+  unsigned char *payable;
+  int m;
+  if (!rw_tail_payments(opt)) return NULL;
+  payable = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, 1);
+  if (payable == NULL) return NULL;
+  for (m = 0; m < cfg->nblocks; m++) {
+    int r = payer(cfg, m);
+    if (cfg->b[m].reachable && rw_ends_in_payable_jump(f, &cfg->b[m]) &&
+        r != 0 && !cfg->b[r].tforcall)
+      payable[r] = 1;
+  }
+  return payable;
 }
 
 /* Paying in the predecessors (lraf VM target, default blocks): when
@@ -617,7 +645,7 @@ static void pay_in_predecessors(rw_cfg *cfg, const graph *pred) {
       if (p >= cfg->nblocks) break;
       bp = &cfg->b[p];
       if (!bp->reachable) continue;  /* never runs: pays nothing */
-      r = equal_payer(cfg, p);
+      r = rw_cfg_equal_payer(cfg, p);
       if (bp->nsucc != 1 || bp->succ[0] != h || r < 0 || r == h ||
           cfg->b[r].tforcall)
         break;
@@ -627,7 +655,7 @@ static void pay_in_predecessors(rw_cfg *cfg, const graph *pred) {
     for (k = pred->start[h]; k < pred->start[h + 1]; k++) {
       rw_block *bp;
       if (!cfg->b[pred->adj[k]].reachable) continue;
-      bp = &cfg->b[equal_payer(cfg, pred->adj[k])];
+      bp = &cfg->b[rw_cfg_equal_payer(cfg, pred->adj[k])];
       bp->charge += bh->charge;
       bp->check |= bh->check;
     }
@@ -701,7 +729,8 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
   if (opt->fold && opt->mode != RW_OVERHEAD && !single)
-    fold_branches(cfg, f, &pred, post, np, small_blocks(opt), acyclic, a);
+    fold_branches(cfg, f, &pred, post, np, small_blocks(opt), acyclic,
+                  payable_groups(cfg, f, opt, a), a);
   if (opt->fold && opt->mode != RW_OVERHEAD && opt->target == RW_LRAVM &&
       !small_blocks(opt) && !opt->lines && !single)
     pay_in_predecessors(cfg, &pred);

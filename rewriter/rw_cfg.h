@@ -28,6 +28,8 @@ typedef struct rw_block {
                                   and make its zero check */
   unsigned char branch_folded; /* charged ahead by the two-way branch
                                   before it (its fold_into) */
+  unsigned char takes_back;    /* its increment takes back what a branch
+                                  fold charged ahead for the other branch */
 } rw_block;
 
 typedef struct rw_cfg {
@@ -37,6 +39,19 @@ typedef struct rw_cfg {
   int *block_of;        /* pc -> block containing pc, or -1 (VARARGPREP) */
   int first;            /* first pc of the entry block */
 } rw_cfg;
+
+/* Whether b ends in a jump that the lraf VM has a paying form of: a
+   FORLOOP, or a JMP that no test runs (JMPACCT, FORLOOPACCT). */
+static inline int rw_ends_in_payable_jump(const vm_proto *f,
+                                          const rw_block *b) {
+  int op = vm_op(f->code[b->end]);
+  return op == VM_OP_FORLOOP ||
+         (op == VM_OP_JMP && !rw_follows_op_with(f, b->end, VM_OPF_TEST));
+}
+
+/* The block that pays for block b when b runs exactly as often as it,
+   or -1: the fold_into chain from b to its payer passes no branch fold. */
+int rw_cfg_equal_payer(const rw_cfg *cfg, int b);
 
 /* Build the blocks of f, decide checks and folding.  path names f in
    error messages.  cfg's arrays, like the analysis's scratch, live in

@@ -27,6 +27,11 @@ void rw_default_options(rw_options *opt) {
   opt->refunds = 0;
 }
 
+int rw_tail_payments(const rw_options *opt) {
+  return opt->target == RW_LRAVM && opt->refunds && !opt->exact &&
+         !opt->lines && opt->mode != RW_OVERHEAD;
+}
+
 int rw_refunds(const rw_options *opt) {
   return opt->exact && opt->refunds && opt->target == RW_LRAVM &&
          opt->mode != RW_OVERHEAD;

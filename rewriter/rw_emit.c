@@ -49,6 +49,30 @@
 ** MMBIN* charge themselves when they run (lua_setacctmmbin), so the op
 ** and its MMBIN stay as they are.  The count hook never sees ACCT, so
 ** the overhead mode charges nothing for it; the rest is as above.
+**
+** In the lraf VM's default mode a block may also pay at its end, when
+** it or a block folded into it (which runs exactly as often) ends in a
+** jump that the VM has a paying form of (rw_tail_payments, tail_blocks):
+** the JMP or FORLOOP becomes JMPACCT or FORLOOPACCT, followed by an ACCT
+** that holds the charge and makes the zero check but never runs itself,
+** and the block starts with no ACCT.  A loop turn then runs no accounting
+** dispatch at all.  Every run of the block goes on to that jump unless
+** it ends in an error or a yield; for those, the function's table of
+** what it has charged ahead (vm_proto.ahead, the VM's Proto.acctahead)
+** holds, at every pc where the frame may be left inside such a group, the
+** negative amount of what ran there uncharged, which the VM charges when
+** an error discards the frame or a yield suspends it (and takes back on
+** resuming, as the block's end will pay).  So no error or abandoned
+** coroutine runs anything uncharged: the table holds only those amounts
+** (not what is charged ahead), so the default mode's count stays at or
+** above the hook's.  Only code rewritten in memory carries that table
+** (the dump format has no room for it), so only such code pays at its
+** ends, and only in the default mode (rw_tail_payments).  Every cycle
+** through the block passes the jump, so it checks as often.  Not for a
+** block whose increment pays ahead for a branch or takes such a charge
+** back (no check may see that charge, and the block's own code might run
+** one), the entry (every entry checks first) or a block that TFORPREP
+** enters.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -105,9 +129,17 @@ typedef struct ctx {
   int nlc, caplc;
   int lc_bad;           /* some charge does not split into its lines */
   int refunds;          /* rw_refunds: the table of what is charged ahead */
+  int table;            /* a table of what is charged ahead (refunds) or
+                           behind (blocks paid at their end) where a frame
+                           may be left; without refunds only what is
+                           behind */
   int64_t *ain;         /* refunds, per block: ahead before its ACCT */
   int64_t *aafter;      /* refunds, per pc: ahead once it was counted */
   int64_t cur_ahead;    /* what put() records for the next instructions */
+  int *tail;            /* per block: -1, or the block whose ending jump
+                           pays for it (tail_blocks) */
+  int *tail_pays;       /* per block: -1, or the block that its ending
+                           jump pays for */
 } ctx;
 
 /* Move the first n elements of size bytes at old into new storage of
@@ -389,6 +421,58 @@ static void accounting_kinds(ctx *c) {
 }
 
 /* ---------------------------------------------------------------- */
+/* Blocks that pay at the jump that ends them                        */
+/* ---------------------------------------------------------------- */
+
+/* For every block r that pays for itself (and what folds into it) with
+   one checking ACCT, a block of its group (r or one folded into r with
+   no branch fold on the way) that ends in a payable jump: that jump pays
+   for the group (see the top of this file).  Whether there is one. */
+static int tail_blocks(ctx *c) {
+  const rw_cfg *cfg = c->cfg;
+  int i, any = 0;
+  for (i = 0; i < cfg->nblocks; i++) c->tail[i] = c->tail_pays[i] = -1;
+  if (!rw_tail_payments(c->opt)) return 0;
+  for (i = 1; i < cfg->nblocks; i++) {
+    const rw_block *m = &cfg->b[i], *r;
+    int ri;
+    if (!m->reachable || !rw_ends_in_payable_jump(c->f, m)) continue;
+    ri = rw_cfg_equal_payer(cfg, i);
+    if (ri <= 0 || c->tail[ri] >= 0) continue;
+    r = &cfg->b[ri];
+    if (r->charges_ahead || r->takes_back || r->tforcall ||
+        (r->charge == 0 && !r->check) || r->charge > VM_OFFSET_SBX ||
+        r->charge < -VM_OFFSET_SBX)
+      continue;
+    c->tail[ri] = i;
+    c->tail_pays[i] = ri;
+    any = 1;
+  }
+  return any;
+}
+
+/* Whether block bi pays at the jump ending block c->tail[bi] in this
+   pass: not when that is a FORLOOP made wide. */
+static int pays_at_end(const ctx *c, int bi) {
+  int m = c->tail[bi];
+  return m >= 0 && !c->wide[c->cfg->b[m].end];
+}
+
+/* The jump at pc ends a block that pays for block r: its paying form,
+   then the ACCT that holds r's charge. */
+static void emit_paying_jump(ctx *c, int pc, int r, int t, int line) {
+  vm_instr i = c->f->code[pc];
+  int64_t n = c->cfg->b[r].charge;
+  int op = vm_op(i) == VM_OP_FORLOOP ? VM_OP_FORLOOPACCT : VM_OP_JMPACCT;
+  put(c, vm_set_op(i, op), line, J_GROUP, t);
+  put(c, vm_set_bx(vm_abck(VM_OP_ACCT, VM_ACCT_ADD, 0, 0, 0),
+                   (int)n + VM_OFFSET_SBX), line, J_NONE, 0);
+  if (n != 0) c->stats->increments++;
+  c->stats->checks++;
+  c->stats->paid_at_end++;
+}
+
+/* ---------------------------------------------------------------- */
 /* Refunds: what is charged ahead                                    */
 /* ---------------------------------------------------------------- */
 
@@ -416,13 +500,17 @@ static int compute_ahead(ctx *c) {
   seen[0] = 1;
   stack[top++] = 0;
   while (top > 0) {
-    const rw_block *b = &cfg->b[stack[--top]];
-    int64_t a = c->ain[b - cfg->b] + (b->fold_into < 0 ? b->charge : 0);
+    int bi = stack[--top];
+    const rw_block *b = &cfg->b[bi];
+    int64_t a = c->ain[bi] + (b->fold_into < 0 && !pays_at_end(c, bi)
+                              ? b->charge : 0);
     int j;
     for (pc = b->start; pc <= b->end; pc++) {
       a -= rw_instr_cost(f, pc, c->opt);
       c->aafter[pc] = a;
     }
+    if (c->tail_pays[bi] >= 0 && pays_at_end(c, c->tail_pays[bi]))
+      c->aafter[b->end] = a += cfg->b[c->tail_pays[bi]].charge;
     for (j = 0; j < b->nsucc; j++) {
       int s = b->succ[j];
       const rw_block *sb = &cfg->b[s];
@@ -452,8 +540,16 @@ static int may_leave(vm_instr i) {
   return (vm_opinfo_of(op)->flags & (VM_OPF_CALLS | VM_OPF_ERRORS)) != 0;
 }
 
-/* The table of what is charged ahead where a frame may be left (and
-   is not 0).  Returns 0 when a value does not fit an int. */
+/* Whether emitted instruction n has an entry in the table: a frame may
+   be left there, with something charged ahead (refunds) or run but not
+   yet charged (a block that pays at its end). */
+static int in_table(const ctx *c, int n) {
+  int64_t a = c->o.ahead[n];
+  return (c->refunds ? a != 0 : a < 0) && may_leave(c->o.code[n]);
+}
+
+/* The table of what is charged ahead (or behind) where a frame may be
+   left.  Returns 0 when a value does not fit an int. */
 static int build_ahead(ctx *c, vm_ahead **table, int *size) {
   out *o = &c->o;
   int n, k = 0;
@@ -461,13 +557,13 @@ static int build_ahead(ctx *c, vm_ahead **table, int *size) {
   *table = NULL;
   *size = 0;
   for (n = 0; n < o->n; n++)
-    if (o->ahead[n] != 0 && may_leave(o->code[n])) k++;
+    if (in_table(c, n)) k++;
   if (k == 0) return 1;
   t = malloc((size_t)k * sizeof *t);
   if (t == NULL) { o->oom = 1; return 1; }
   k = 0;
   for (n = 0; n < o->n; n++)
-    if (o->ahead[n] != 0 && may_leave(o->code[n])) {
+    if (in_table(c, n)) {
       if (o->ahead[n] > INT32_MAX || o->ahead[n] < -INT32_MAX) {
         free(t);
         return 0;
@@ -624,18 +720,25 @@ static void emit_main(ctx *c) {
       const rw_block *b = &c->cfg->b[bi];
       int own = b->fold_into < 0, at = c->o.n;
       int64_t n = own ? block_charge(c, bi) : 0;
-      if (c->refunds)  /* what its checking ACCT leaves charged ahead */
+      if (c->table)  /* what its checking ACCT leaves charged ahead */
         c->cur_ahead = c->ain[bi] + (b->charges_ahead ? 0 : own ? b->charge
                                                                 : 0);
-      emit_accounting(c, n, own && b->check,
-                      b->charges_ahead, c->sync.synced[bi], c->sync.flush[bi],
-                      line);
+      if (!own || !pays_at_end(c, bi))
+        emit_accounting(c, n, own && b->check,
+                        b->charges_ahead, c->sync.synced[bi],
+                        c->sync.flush[bi], line);
       if (own && c->lc_on) note_block(c, at, bi, n, line);
     }
-    if (c->refunds) c->cur_ahead = c->aafter[pc];
+    if (c->table) c->cur_ahead = c->aafter[pc];
     c->pos[pc] = c->o.n;
     if (c->wide[pc] && emit_wide(c, pc, line)) {
       continue;
+    } else if (c->cfg->block_of[pc] >= 0 &&
+               c->cfg->b[c->cfg->block_of[pc]].end == pc &&
+               c->tail_pays[c->cfg->block_of[pc]] >= 0 &&
+               pays_at_end(c, c->tail_pays[c->cfg->block_of[pc]]) &&
+               vm_jump_target(i, pc, &t)) {
+      emit_paying_jump(c, pc, c->tail_pays[c->cfg->block_of[pc]], t, line);
     } else if (op == VM_OP_LFALSESKIP) {
       put(c, vm_abck(VM_OP_LOADFALSE, vm_a(i), 0, 0, 0), line, J_NONE, 0);
       put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
@@ -841,7 +944,7 @@ static lraf_status finish(ctx *c, int main_end) {
   vm_proto *f = c->f;
   if (f->sizelineinfo > 0 && !encode_lines(c))
     return LRAF_EMEM;
-  if (c->refunds) {
+  if (c->table) {
     free(f->ahead);
     if (!build_ahead(c, &f->ahead, &f->sizeahead))
       return LRAF_ELIMIT;
@@ -894,36 +997,39 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.emits = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, 1);
   c.adds = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, 1);
   c.wide = rw_arena_zalloc(a, n, 1);
+  c.tail = rw_arena_alloc(a, (size_t)cfg->nblocks + 1, sizeof(int));
+  c.tail_pays = rw_arena_alloc(a, (size_t)cfg->nblocks + 1, sizeof(int));
   if (!c.fused) {  /* stubs name what the op sets (rw_names.c) */
     c.setters = rw_arena_alloc(a, 2 * n, sizeof(int));
     c.nsetters = rw_arena_alloc(a, n, 1);
   }
   if (!c.group || !c.pos || !c.lines || !c.stub_pc || !c.stub_start ||
       !c.stub_end || !c.base || !c.emits || !c.adds || !c.wide ||
-      !c.ain || !c.aafter ||
+      !c.ain || !c.aafter || !c.tail || !c.tail_pays ||
       (!c.fused && (!c.setters || !c.nsetters ||
                     !rw_name_setters(f, c.setters, c.nsetters)))) {
     st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     goto done;
   }
   vm_getlines(f, c.lines);
-  if (c.refunds) {
-    int ok = compute_ahead(&c);
-    if (ok < 0) {
-      st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-      goto done;
-    }
-    if (ok == 0) {
-      st = err_fail(err, LRAF_EREWRITE, "%s: what is charged ahead depends "
-                    "on the path (an error of the rewriter)", path);
-      goto done;
-    }
-  }
+  c.table = tail_blocks(&c) || c.refunds;
   saved = *stats;
   do {  /* emit, widening loops until every jump fits */
     c.o.n = 0;
     c.nstubs = 0;
     *stats = saved;
+    if (c.table) {  /* a FORLOOP made wide pays at its head instead */
+      int ok = compute_ahead(&c);
+      if (ok < 0) {
+        st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+        goto done;
+      }
+      if (ok == 0) {
+        st = err_fail(err, LRAF_EREWRITE, "%s: what is charged ahead "
+                      "depends on the path (an error of the rewriter)", path);
+        goto done;
+      }
+    }
     if (opt->mode == RW_OVERHEAD)
       overhead_bases(&c);
     accounting_kinds(&c);

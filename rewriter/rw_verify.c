@@ -69,9 +69,13 @@ static lraf_status verify_function(const vm_proto *f, const vm_proto *parent,
   return st != LRAF_OK ? LRAF_EVERIFY : LRAF_OK;
 }
 
-/* An ACCT that makes a zero check. */
+/* An instruction that makes a zero check: an ACCT that checks, or a
+   paying jump (JMPACCT, FORLOOPACCT: it checks whichever way it goes;
+   vm_check_code makes sure that no test runs one as its jump). */
 static int is_check(vm_instr i) {
-  return vm_op(i) == VM_OP_ACCT && vm_a(i) != VM_ACCT_ADD;
+  int op = vm_op(i);
+  return (op == VM_OP_ACCT && vm_a(i) != VM_ACCT_ADD) ||
+         op == VM_OP_JMPACCT || op == VM_OP_FORLOOPACCT;
 }
 
 /* Where control may go after pc (a superset: a skip edge where the next
@@ -82,7 +86,8 @@ static int successors(const vm_proto *f, int pc, int *s) {
   int n = 0, t, k, m = 0;
   if (oi->flags & VM_OPF_ENDS) return 0;
   if (vm_jump_target(i, pc, &t)) s[n++] = t;
-  if (vm_op(i) != VM_OP_JMP) s[n++] = pc + 1;
+  if (vm_op(i) == VM_OP_FORLOOPACCT) s[n++] = pc + 2;  /* exit: skips its ACCT */
+  else if (vm_op(i) != VM_OP_JMP && vm_op(i) != VM_OP_JMPACCT) s[n++] = pc + 1;
   if ((oi->flags & (VM_OPF_TEST | VM_OPF_MMBIN | VM_OPF_SKIPNEXT)) ||
       vm_needs_extraarg(i))
     s[n++] = pc + 2;
@@ -118,14 +123,15 @@ static int plain(vm_instr i) {
 /* Whether f's code may hold a cycle without a check, at a first look:
    only a jump goes back (to itself or before; every other edge goes
    forward), so every cycle holds a backward jump, and passes its target.
-   When each backward jump's target starts a run of plain instructions
-   that ends in a check (the run may be empty), every path from that
-   target passes the check, and so does every cycle: 0.  1 when some
-   target does not (the search below then decides). */
+   When each backward jump checks itself (a paying jump) or its target
+   starts a run of plain instructions that ends in a check (the run may
+   be empty), every cycle passes a check: 0.  1 when some target does
+   not (the search below then decides). */
 static int jumps_back_unchecked(const vm_proto *f) {
   int pc, t, x;
   for (pc = 0; pc < f->sizecode; pc++)
-    if (vm_jump_target(f->code[pc], pc, &t) && t <= pc) {
+    if (vm_jump_target(f->code[pc], pc, &t) && t <= pc &&
+        !is_check(f->code[pc])) {
       if (t < 0) return 1;
       for (x = t; x < pc && plain(f->code[x]); x++) {}
       if (!is_check(f->code[x])) return 1;
@@ -275,11 +281,12 @@ static lraf_status verify_fused(const vm_proto *f, originals *og, int index,
   return st != LRAF_OK ? LRAF_EVERIFY : LRAF_OK;
 }
 
-/* Whether f or a function nested in it holds an ACCT. */
+/* Whether f or a function nested in it holds an ACCT or a paying jump
+   (an opcode that stock Lua does not have). */
 static int has_acct(const vm_proto *f) {
   int i;
   for (i = 0; i < f->sizecode; i++)
-    if (vm_op(f->code[i]) == VM_OP_ACCT) return 1;
+    if (vm_op(f->code[i]) >= VM_OP_ACCT) return 1;
   for (i = 0; i < f->sizep; i++)
     if (has_acct(f->p[i])) return 1;
   return 0;

@@ -13,6 +13,8 @@
 **   - inserting ACCTs (whose one operand that matters is its mode),
 **   - moving jumps: a jump keeps its opcode and register and gets a new
 **     offset,
+**   - making a JMP that no test runs a JMPACCT, or a FORLOOP a
+**     FORLOOPACCT of the same register, each followed by its ACCT,
 **   - making LFALSESKIP a LOADFALSE of the same register and a JMP.
 ** The check walks the new code against the original, one instruction of
 ** each at a time: every other instruction must equal its original bit
@@ -41,6 +43,15 @@ static int jump_ok(const vm_proto *f, vm_instr i, int pc) {
   return 1;
 }
 
+/* A paying jump at n is followed by its ACCT, and a FORLOOPACCT's exit
+   lands inside the code; 1 for any other instruction. */
+static int acct_follows(const vm_proto *f, vm_instr i, int n) {
+  int op = vm_op(i);
+  if (op != VM_OP_JMPACCT && op != VM_OP_FORLOOPACCT) return 1;
+  return n + 1 < f->sizecode && vm_op(f->code[n + 1]) == VM_OP_ACCT &&
+         (op == VM_OP_JMPACCT || n + 2 < f->sizecode);
+}
+
 int rw_vlean_code(const vm_proto *f, const rw_original *o) {
   const vm_instr *in = o->code;
   int n, j = 0, m = o->sizecode;
@@ -53,9 +64,9 @@ int rw_vlean_code(const vm_proto *f, const rw_original *o) {
   for (n = 0; n < f->sizecode; n++) {
     vm_instr i = f->code[n], orig;
     int op = vm_op(i), oop;
-    if (op == VM_OP_ACCT) {
-      if (vm_a(i) > VM_ACCT_ADD ||
-          (n > 0 && vm_required_next(f->code[n - 1]) >= 0))
+    if (op == VM_OP_ACCT) {  /* inserted, or a paying jump's */
+      int need = n > 0 ? vm_required_next(f->code[n - 1]) : -1;
+      if (vm_a(i) > VM_ACCT_ADD || (need >= 0 && need != VM_OP_ACCT))
         return 0;
       continue;
     }
@@ -63,12 +74,19 @@ int rw_vlean_code(const vm_proto *f, const rw_original *o) {
     orig = in[j++];
     oop = vm_op(orig);
     switch (oop) {
-      case VM_OP_JMP:
-        if (op != VM_OP_JMP || !jump_ok(f, i, n)) return 0;
+      case VM_OP_JMP:  /* a test's must stay a JMP: the test runs it */
+        if ((op != VM_OP_JMP && (op != VM_OP_JMPACCT || n == 0 ||
+                                 vm_required_next(f->code[n - 1]) ==
+                                   VM_OP_JMP)) ||
+            !jump_ok(f, i, n) || !acct_follows(f, i, n))
+          return 0;
         break;
       case VM_OP_FORLOOP: case VM_OP_FORPREP: case VM_OP_TFORPREP:
       case VM_OP_TFORLOOP:
-        if (op != oop || vm_a(i) != vm_a(orig) || !jump_ok(f, i, n))
+        if ((op != oop && !(oop == VM_OP_FORLOOP &&
+                            op == VM_OP_FORLOOPACCT)) ||
+            vm_a(i) != vm_a(orig) || !jump_ok(f, i, n) ||
+            !acct_follows(f, i, n))
           return 0;
         break;
       case VM_OP_LFALSESKIP:

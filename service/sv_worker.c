@@ -124,6 +124,16 @@ static uint64_t key_of(const lraf_request *rq) {
   return h;
 }
 
+/* Whether the states rewrite for the lraf VM.  They then load the
+   handler's source, rewritten in memory, instead of a cached offline
+   chunk: that code carries the table with which the VM charges a block
+   that pays at its end when an error or a yield leaves it before (the
+   dump format has no room for it), so it counts as `lraf run` does. */
+static int in_memory(const lraf_pool_options *o) {
+  return o->state.vm == LRAF_VM_LRAF ||
+         (o->state.vm == LRAF_VM_DEFAULT && lraf_vm_builtin());
+}
+
 static lraf_status rewritten(sv_worker *w, const lraf_request *rq,
                              uint64_t key, sv_chunk **out, lraf_error *err) {
   sv_chunk *c;
@@ -247,6 +257,12 @@ lraf_status sv_handler_push(sv_worker *w, sv_state *st,
       lua_pop(L, 1);
       return code;
     }
+  } else if (in_memory(w->opt)) {
+    char name[128];
+    snprintf(name, sizeof name, "=%s", rq->handler);
+    atomic_fetch_add(&w->rewrites, 1);
+    code = lraf_load_string(st->S, rq->source, rq->source_len, name, err);
+    if (code != LRAF_OK) return code;
   } else {
     sv_chunk *c = NULL;
     if ((code = rewritten(w, rq, key, &c, err)) != LRAF_OK) return code;

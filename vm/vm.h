@@ -130,6 +130,14 @@ enum {
 #define VM_ACCT_ADDCHECK 0   /* add, then check */
 #define VM_ACCT_CHECKADD 1   /* check, then add */
 #define VM_ACCT_ADD 2        /* add only */
+/* The lraf VM's fused loop jumps: JMP and FORLOOP that first add the
+   sBx of the ACCT after them (a VM_ACCT_ADDCHECK that never runs itself)
+   and make the zero check, so that the block they end pays for itself
+   at its end, with no dispatch of its own.  FORLOOPACCT's exit skips the
+   ACCT.  Jump targets are worked out as for JMP and FORLOOP. */
+#define VM_OP_JMPACCT (VM_OP_ACCT + 1)
+#define VM_OP_FORLOOPACCT (VM_OP_ACCT + 2)
+#define VM_OP_LAST VM_OP_FORLOOPACCT   /* the last opcode of the model */
 
 typedef enum vm_format {
   VM_FMT_ABC, VM_FMT_ABX, VM_FMT_ASBX, VM_FMT_AX, VM_FMT_SJ
@@ -152,15 +160,15 @@ typedef struct vm_opinfo {
   unsigned flags;
 } vm_opinfo;
 
-/* The properties of every opcode and of ACCT (at VM_OP_ACCT): read
-   them through vm_opinfo_of.  The functions below are inline: the
+/* The properties of every opcode and of the lraf VM's (VM_OP_ACCT to
+   VM_OP_LAST): read them through vm_opinfo_of.  The functions below are inline: the
    rewriter and the verifier ask them for every instruction, several
    times. */
-extern const vm_opinfo vm_opinfo_table[VM_OP_ACCT + 1];
+extern const vm_opinfo vm_opinfo_table[VM_OP_LAST + 1];
 
 /* Properties of opcode op, or NULL when op is not a valid opcode. */
 static inline const vm_opinfo *vm_opinfo_of(int op) {
-  return op >= 0 && op <= VM_OP_ACCT ? &vm_opinfo_table[op] : NULL;
+  return op >= 0 && op <= VM_OP_LAST ? &vm_opinfo_table[op] : NULL;
 }
 /* The opcode name, or "?" when op is not valid. */
 const char *vm_opname(int op);
@@ -193,7 +201,7 @@ static inline int vm_sets_top(vm_instr i) {
 }
 /* The instruction that must immediately follow i, or -1 when none:
    VM_OP_JMP after a test, VM_OP_EXTRAARG after LOADKX etc.,
-   VM_OP_TFORLOOP after TFORCALL.  For arithmetic ops that need an
+   VM_OP_TFORLOOP after TFORCALL, VM_OP_ACCT after a fused jump.  For arithmetic ops that need an
    MMBIN* it returns VM_OP_MMBIN, VM_OP_MMBINI or VM_OP_MMBINK. */
 static inline int vm_required_next(vm_instr i) {
   int op = vm_op(i);
@@ -208,6 +216,7 @@ static inline int vm_required_next(vm_instr i) {
   }
   if (vm_needs_extraarg(i)) return VM_OP_EXTRAARG;
   if (op == VM_OP_TFORCALL) return VM_OP_TFORLOOP;
+  if (op == VM_OP_JMPACCT || op == VM_OP_FORLOOPACCT) return VM_OP_ACCT;
   return -1;
 }
 /* Whether Lua's count hook counts i when the interpreter reaches it as
@@ -227,8 +236,10 @@ int vm_hook_counts(vm_instr i);
 static inline int vm_jump_target(vm_instr i, int pc, int *target) {
   int t;
   switch (vm_op(i)) {
-    case VM_OP_JMP: t = pc + 1 + vm_sj(i); break;
-    case VM_OP_FORLOOP: case VM_OP_TFORLOOP: t = pc + 1 - vm_bx(i); break;
+    case VM_OP_JMP: case VM_OP_JMPACCT: t = pc + 1 + vm_sj(i); break;
+    case VM_OP_FORLOOP: case VM_OP_TFORLOOP: case VM_OP_FORLOOPACCT:
+      t = pc + 1 - vm_bx(i);
+      break;
     case VM_OP_FORPREP: t = pc + 2 + vm_bx(i); break;
     case VM_OP_TFORPREP: t = pc + 1 + vm_bx(i); break;
     default: return 0;

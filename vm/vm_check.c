@@ -296,6 +296,12 @@ static lraf_status check_operands(ctx *c) {
       return bad(c, "accounting instruction in a chunk lraf did not write");
     return a <= VM_ACCT_ADD ? LRAF_OK : bad(c, "ACCT mode %d", a);
   }
+  if (op == VM_OP_JMPACCT || op == VM_OP_FORLOOPACCT) {  /* its jumps */
+    int t;
+    if (!(c->flags & VM_CHECK_REWRITTEN))
+      return bad(c, "accounting instruction in a chunk lraf did not write");
+    return op == VM_OP_JMPACCT ? target(c, &t) : check_loops(c, op, a);
+  }
   if (op <= VM_OP_LOADNIL || op == VM_OP_GETUPVAL || op == VM_OP_SETUPVAL)
     return check_loads(c, op, a, b);
   if (op <= VM_OP_SELF || op == VM_OP_SETLIST)

@@ -218,7 +218,7 @@ static void ops_calls(FILE *out, vm_instr i) {
 static void ops_jumps(FILE *out, int pc, vm_instr i) {
   int t = 0;
   vm_jump_target(i, pc, &t);
-  if (vm_op(i) == VM_OP_JMP)
+  if (vm_op(i) == VM_OP_JMP || vm_op(i) == VM_OP_JMPACCT)
     fprintf(out, "%d" COMMENT "to %d", vm_sj(i), t + 1);
   else
     fprintf(out, "%d %d" COMMENT "%s %d", vm_a(i), vm_bx(i),
@@ -245,6 +245,11 @@ static void print_operands(FILE *out, const vm_proto *f, int pc, vm_instr i) {
             vm_bx(i) < f->sizep ? (const void *)f->p[vm_bx(i)] : NULL);
   else if (op == VM_OP_EXTRAARG)
     fprintf(out, "%d", vm_ax(i));
+  else if (op == VM_OP_ACCT && pc > 0 &&
+           (vm_op(f->code[pc - 1]) == VM_OP_JMPACCT ||
+            vm_op(f->code[pc - 1]) == VM_OP_FORLOOPACCT))
+    fprintf(out, "%d %d" COMMENT "added, checked by %s", vm_a(i), vm_sbx(i),
+            vm_opname(vm_op(f->code[pc - 1])));
   else if (op == VM_OP_ACCT)  /* the lraf VM's: mode, amount */
     fprintf(out, "%d %d" COMMENT "%s", vm_a(i), vm_sbx(i),
             vm_a(i) == VM_ACCT_ADDCHECK ? "add, check"

@@ -32,7 +32,7 @@
 ** modulo by zero (MOD, IDIV, MODK, IDIVK).  Arithmetic on wrong types
 ** does not fail in the op itself: it falls through to its MMBIN*.
 */
-const vm_opinfo vm_opinfo_table[VM_OP_ACCT + 1] = {
+const vm_opinfo vm_opinfo_table[VM_OP_LAST + 1] = {
   {"MOVE", ABC, 0},
   {"LOADI", ASBX, 0},
   {"LOADF", ASBX, 0},
@@ -118,6 +118,9 @@ const vm_opinfo vm_opinfo_table[VM_OP_ACCT + 1] = {
   {"EXTRAARG", AX, U},
   /* the lraf VM's instruction: never fetched as far as the hook knows */
   {"ACCT", ASBX, U},
+  /* its fused loop jumps: counted as the JMP and FORLOOP they are */
+  {"JMPACCT", SJ, J},
+  {"FORLOOPACCT", ABX, J},
 };
 
 
@@ -182,13 +185,13 @@ static int set_bx_checked(vm_instr *i, long bx) {
 int vm_set_jump_target(vm_instr *i, int pc, int target) {
   long t = target, p = pc;
   switch (vm_op(*i)) {
-    case VM_OP_JMP: {
+    case VM_OP_JMP: case VM_OP_JMPACCT: {
       long sj = t - p - 1;
       if (sj < -VM_OFFSET_SJ || sj > VM_MAXARG_SJ - VM_OFFSET_SJ) return 0;
       *i = vm_set_sj(*i, (int)sj);
       return 1;
     }
-    case VM_OP_FORLOOP: case VM_OP_TFORLOOP:
+    case VM_OP_FORLOOP: case VM_OP_TFORLOOP: case VM_OP_FORLOOPACCT:
       return set_bx_checked(i, p + 1 - t);
     case VM_OP_FORPREP: return set_bx_checked(i, t - p - 2);
     case VM_OP_TFORPREP: return set_bx_checked(i, t - p - 1);

@@ -158,6 +158,8 @@ static void add_stats(rw_stats *to, const rw_stats *s) {
   to->flushes += s->flushes;
   to->folded += s->folded;
   to->branch_folds += s->branch_folds;
+  to->paid_by_preds += s->paid_by_preds;
+  to->paid_at_end += s->paid_at_end;
   to->checks += s->checks;
   to->stubs += s->stubs;
   to->widened += s->widened;

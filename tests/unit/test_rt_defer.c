@@ -427,7 +427,11 @@ static void test_one_manager(void **state) {
         setup su = {exact, 0, 100, granularities[g], kind, 1000000000};
         run d;
         int64_t behind = compare(&su, pingpong, &d);
-        if (granularities[g] != 1) assert_true(behind > 0);
+        /* with a large grant a probe falls between a switch and the
+           next consume, so the deferred total lags; with a small one
+           whether any does depends on where the checks fall */
+        if (granularities[g] == 0 || granularities[g] >= 1000)
+          assert_true(behind > 0);
         check_oracle(&su, pingpong, &d);
         run_free(&d);
       }

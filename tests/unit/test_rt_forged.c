@@ -45,7 +45,15 @@ static int edit_proto(vm_proto *f, int edit) {
   int first = 1;  /* the entry's check, which the verifier looks for */
   for (pc = 0; pc < f->sizecode; pc++) {
     vm_instr i = f->code[pc];
-    if (vm_op(i) != VM_OP_ACCT) continue;
+    if (edit == EDIT_NOCHECK && vm_op(i) == VM_OP_JMPACCT)
+      i = vm_set_op(i, VM_OP_JMP);  /* a loop's paying jump: plain again */
+    else if (edit == EDIT_NOCHECK && vm_op(i) == VM_OP_FORLOOPACCT)
+      i = vm_set_op(i, VM_OP_FORLOOP);
+    if (vm_op(i) != VM_OP_ACCT) {
+      n += i != f->code[pc];
+      f->code[pc] = i;
+      continue;
+    }
     if (edit == EDIT_ZERO) i = vm_set_sbx(i, 0);
     else if (edit == EDIT_NEGATE) i = vm_set_sbx(i, -vm_sbx(i));
     else if (!first) i = vm_set_a(i, VM_ACCT_ADD);  /* the loop's */

@@ -183,7 +183,7 @@ static vm_chunk *rewritten(const program *p, int exact, rw_stats *stats) {
   rw_default_options(&opt);
   opt.target = RW_LRAVM;
   opt.exact = exact;
-  opt.refunds = exact;  /* as rewriting in memory does */
+  opt.refunds = 1;  /* as rewriting in memory does */
   if (rw_rewrite(chunk, &opt, stats, &err) != LRAF_OK)
     fail_msg("%s: %s", p->name, err.message);
   if (rw_verify_target(chunk, RW_LRAVM, &err) != LRAF_OK)
@@ -192,15 +192,18 @@ static vm_chunk *rewritten(const program *p, int exact, rw_stats *stats) {
   return chunk;
 }
 
-/* The ACCTs between the target of each backward JMP and the JMP, in f
-   and its nested functions: for a while loop with a body of one block,
-   what runs per turn.  Returns the largest such number. */
+/* The ACCTs between the target of each backward JMP (or JMPACCT, which
+   pays with the ACCT after it, outside that range, and no dispatch of
+   its own) and the jump, in f and its nested functions: for a while
+   loop with a body of one block, what runs per turn.  Returns the
+   largest such number. */
 static int most_accts_per_loop(const vm_proto *f) {
   int pc, most = 0, k;
   for (pc = 0; pc < f->sizecode; pc++) {
     int t, n = 0, q;
-    if (vm_op(f->code[pc]) != VM_OP_JMP || !vm_jump_target(f->code[pc], pc, &t)
-        || t > pc)
+    int op = vm_op(f->code[pc]);
+    if ((op != VM_OP_JMP && op != VM_OP_JMPACCT) ||
+        !vm_jump_target(f->code[pc], pc, &t) || t > pc)
       continue;
     for (q = t; q <= pc; q++) n += vm_op(f->code[q]) == VM_OP_ACCT;
     if (n > most) most = n;
@@ -213,9 +216,10 @@ static int most_accts_per_loop(const vm_proto *f) {
 }
 
 /* The while loop of programs[0], whose header is entered from the code
-   before it and from its body's last jump: one ACCT per turn, and the
-   header was paid for by its predecessors, in the default mode and in
-   exact mode by refunds (rewriting in memory). */
+   before it and from its body's last jump: the header was paid for by
+   its predecessors, in the default mode and in exact mode by refunds
+   (rewriting in memory); one ACCT per turn in exact mode, none in the
+   default mode, where the body pays at its jump back (JMPACCT). */
 static void test_one_acct_per_turn(void **state) {
   int exact;
   (void)state;
@@ -224,11 +228,13 @@ static void test_one_acct_per_turn(void **state) {
     vm_chunk *chunk;
     memset(&stats, 0, sizeof stats);
     chunk = rewritten(&programs[0], exact, &stats);
-    printf("  %s: %ld blocks paid by their predecessors, at most %d ACCT "
-           "per while loop turn\n", exact ? "exact" : "default",
-           stats.paid_by_preds, most_accts_per_loop(chunk->main));
+    printf("  %s: %ld blocks paid by their predecessors, %ld at their "
+           "end, at most %d ACCT per while loop turn\n",
+           exact ? "exact" : "default", stats.paid_by_preds,
+           stats.paid_at_end, most_accts_per_loop(chunk->main));
     assert_true(stats.paid_by_preds >= 1);
-    assert_int_equal(most_accts_per_loop(chunk->main), 1);
+    assert_int_equal(most_accts_per_loop(chunk->main), exact ? 1 : 0);
+    assert_true(exact ? stats.paid_at_end == 0 : stats.paid_at_end >= 1);
     vm_chunk_free(chunk);
   }
 }

@@ -61,21 +61,34 @@ static vm_chunk *rewritten(const char *src, size_t len, const char *name,
   return chunk;
 }
 
+/* An ACCT that checks, or a jump that pays with the ACCT after it and
+   checks whichever way it goes. */
 static int is_check(vm_instr i) {
-  return vm_op(i) == VM_OP_ACCT && vm_a(i) != VM_ACCT_ADD;
+  return (vm_op(i) == VM_OP_ACCT && vm_a(i) != VM_ACCT_ADD) ||
+         vm_op(i) == VM_OP_JMPACCT || vm_op(i) == VM_OP_FORLOOPACCT;
+}
+
+/* i without its zero check: an ACCT that only adds, a paying jump made
+   the plain jump again (whose ACCT then runs on a FORLOOP's exit). */
+static vm_instr unchecked(vm_instr i) {
+  if (vm_op(i) == VM_OP_JMPACCT) return vm_set_op(i, VM_OP_JMP);
+  if (vm_op(i) == VM_OP_FORLOOPACCT) return vm_set_op(i, VM_OP_FORLOOP);
+  return vm_set_a(i, VM_ACCT_ADD);
 }
 
 /* Where control may go after pc, written for the oracle from Lua's
    semantics: a jump's target; the next instruction unless pc always
    jumps; the one after it where pc may skip it (tests, arithmetic that
-   skips its MMBIN, LFALSESKIP, an instruction with an EXTRAARG). */
+   skips its MMBIN, LFALSESKIP, an instruction with an EXTRAARG); a
+   FORLOOPACCT's exit skips its ACCT. */
 static int next_pcs(const vm_proto *f, int pc, int *s) {
   vm_instr i = f->code[pc];
   int op = vm_op(i), n = 0, t, k, m = 0;
   const vm_opinfo *oi = vm_opinfo_of(op);
   if (oi->flags & VM_OPF_ENDS) return 0;
   if (vm_jump_target(i, pc, &t)) s[n++] = t;
-  if (op != VM_OP_JMP) s[n++] = pc + 1;
+  if (op == VM_OP_FORLOOPACCT) s[n++] = pc + 2;
+  else if (op != VM_OP_JMP && op != VM_OP_JMPACCT) s[n++] = pc + 1;
   if (oi->flags & (VM_OPF_TEST | VM_OPF_MMBIN | VM_OPF_SKIPNEXT) ||
       vm_required_next(i) == VM_OP_EXTRAARG)
     s[n++] = pc + 2;
@@ -162,7 +175,7 @@ static void mutate_checks(vm_chunk *chunk, vm_proto *f, const char *name) {
     int expect;
     if (!is_check(saved)) continue;
     if (entry < 0) { entry = pc; continue; }
-    f->code[pc] = vm_set_a(saved, VM_ACCT_ADD);
+    f->code[pc] = unchecked(saved);
     expect = oracle_cycle(f);
     memset(&err, 0, sizeof err);
     st = rw_verify_target(chunk, RW_LRAVM, &err);

@@ -311,7 +311,9 @@ static void test_chunk_cache(void **state) {
   lraf_pool_stats(pool, &c);
   assert_int_equal(c.replaced - b.replaced, 1);
   assert_int_equal(c.states - b.states, 1);
-  assert_int_equal(c.rewrites - b.rewrites, 0);
+  /* the lraf VM's states rewrite the source in memory at every load;
+     stock ones load the worker's cached chunk */
+  assert_int_equal(c.rewrites - b.rewrites, lraf_vm_builtin() ? 1 : 0);
   assert_int_equal(c.loads - b.loads, 1);
   pool = pool3;
   lraf_manager_release(t);

@@ -46,12 +46,22 @@ static void test_table(void **state) {
     assert_string_equal(vm_opname(op), names[op]);
   }
   assert_null(vm_opinfo_of(-1));
-  /* 83 is the lraf VM's ACCT (vm/lravm/lua-acct.patch) */
+  /* 83 to 85 are the lraf VM's ACCT and its paying jumps
+     (vm/lravm/lua-acct.patch), in the patch's order */
   assert_int_equal(VM_OP_ACCT, 83);
   assert_string_equal(vm_opname(VM_OP_ACCT), "ACCT");
-  assert_null(vm_opinfo_of(84));
+  assert_int_equal(VM_OP_JMPACCT, 84);
+  assert_string_equal(vm_opname(VM_OP_JMPACCT), "JMPACCT");
+  assert_int_equal(vm_opinfo_of(VM_OP_JMPACCT)->format, VM_FMT_SJ);
+  assert_int_equal(VM_OP_FORLOOPACCT, 85);
+  assert_string_equal(vm_opname(VM_OP_FORLOOPACCT), "FORLOOPACCT");
+  assert_int_equal(vm_opinfo_of(VM_OP_FORLOOPACCT)->format, VM_FMT_ABX);
+  assert_int_equal(vm_required_next(vm_isj(VM_OP_JMPACCT, 3)), VM_OP_ACCT);
+  assert_int_equal(vm_required_next(vm_abx(VM_OP_FORLOOPACCT, 0, 3)),
+                   VM_OP_ACCT);
+  assert_null(vm_opinfo_of(86));
   assert_null(vm_opinfo_of(127));
-  assert_string_equal(vm_opname(84), "?");
+  assert_string_equal(vm_opname(86), "?");
   assert_string_equal(vm_opname(-5), "?");
 }
 
