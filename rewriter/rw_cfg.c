@@ -530,9 +530,15 @@ static int calls(const vm_proto *f, const rw_block *b) {
    With tail payments (payable, see rw_emit.c), a fold is not made
    when x's group, or d's, ends in a jump that can pay for it: such a
    group pays with no ACCT of its own, so that charging x ahead at d
-   would give d (or keep there) an ACCT and y a refund for nothing.  A
-   while loop's body that jumps back to its header then pays at that
-   jump, and the header is paid for by its predecessors. */
+   would give d (or keep there) an ACCT and y a refund for nothing.
+   When x's or y's group can pay so and d's cannot, d is instead sunk
+   into both (charged behind: each run of d goes on to one of them, and
+   what an error or a yield cuts short in d the table of what is behind
+   charges), its check with it (any cycle through d passes one of them);
+   not the entry, which checks first, nor into a block sunk itself.  A while loop's test whose body
+   jumps back to it then pays nothing itself, the body pays at its jump
+   back, and the header is paid for by its predecessors: no ACCT per
+   turn. */
 static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
                           const int *post, int np, int exact, int acyclic,
                           const unsigned char *payable, rw_arena *a) {
@@ -567,6 +573,18 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
         (yin == xin && cfg->b[y].charge > cfg->b[x].charge)) {
       int t = x; x = y; y = t;
       t = xin; xin = yin; yin = t;
+    }
+    if (payable != NULL && !payable[d] && d != 0 &&
+        (payable[x] || payable[y]) && !cfg->b[x].sunk &&
+        !cfg->b[y].sunk) {  /* sink d into x and y */
+      cfg->b[x].charge += bd->charge;
+      cfg->b[y].charge += bd->charge;
+      cfg->b[x].check |= bd->check;
+      cfg->b[y].check |= bd->check;
+      bd->charge = 0;
+      bd->check = 0;
+      bd->sunk = 1;
+      continue;
     }
     if (cfg->b[x].check || cfg->b[x].charge <= 0)
       continue;

@@ -30,6 +30,8 @@ typedef struct rw_block {
                                   before it (its fold_into) */
   unsigned char takes_back;    /* its increment takes back what a branch
                                   fold charged ahead for the other branch */
+  unsigned char sunk;          /* its charge and check went to both of its
+                                  successors, which pay for it behind */
 } rw_block;
 
 typedef struct rw_cfg {

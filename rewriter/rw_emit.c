@@ -59,13 +59,13 @@
 ** dispatch at all.  Every run of the block goes on to that jump unless
 ** it ends in an error or a yield; for those, the function's table of
 ** what it has charged ahead (vm_proto.ahead, the VM's Proto.acctahead)
-** holds, at every pc where the frame may be left inside such a group, the
-** negative amount of what ran there uncharged, which the VM charges when
-** an error discards the frame or a yield suspends it (and takes back on
-** resuming, as the block's end will pay).  So no error or abandoned
-** coroutine runs anything uncharged: the table holds only those amounts
-** (not what is charged ahead), so the default mode's count stays at or
-** above the hook's.  Only code rewritten in memory carries that table
+** holds, at every pc where the frame may be left inside such a group
+** before its paying jump, minus the group's charge, which the VM charges
+** when an error discards the frame or a yield suspends it (and takes back
+** on resuming, as the jump will pay): as if the group had paid at its
+** head.  So no error or abandoned coroutine runs anything uncharged, and
+** the default mode's count stays at or above the hook's, over by at most
+** the rest of a group where an error cut one short, as before.  Only code rewritten in memory carries that table
 ** (the dump format has no room for it), so only such code pays at its
 ** ends, and only in the default mode (rw_tail_payments).  Every cycle
 ** through the block passes the jump, so it checks as often.  Not for a
@@ -133,13 +133,16 @@ typedef struct ctx {
                            behind (blocks paid at their end) where a frame
                            may be left; without refunds only what is
                            behind */
-  int64_t *ain;         /* refunds, per block: ahead before its ACCT */
-  int64_t *aafter;      /* refunds, per pc: ahead once it was counted */
+  int64_t *ain;         /* per block: ahead before its ACCT (with a table) */
   int64_t cur_ahead;    /* what put() records for the next instructions */
   int *tail;            /* per block: -1, or the block whose ending jump
                            pays for it (tail_blocks) */
   int *tail_pays;       /* per block: -1, or the block that its ending
                            jump pays for */
+  int64_t run;          /* what is charged ahead (below 0: run and not yet
+                           paid) once the pc being emitted was counted */
+  int paid;             /* without refunds: nothing in the block being
+                           emitted runs unpaid (run stays at 0 or more) */
 } ctx;
 
 /* Move the first n elements of size bytes at old into new storage of
@@ -476,18 +479,32 @@ static void emit_paying_jump(ctx *c, int pc, int r, int t, int line) {
 /* Refunds: what is charged ahead                                    */
 /* ---------------------------------------------------------------- */
 
-/* What the function has charged but not yet run, before each block's
-   accounting code (ain) and once each pc was counted (aafter): a block
-   adds its charge and each instruction takes its cost.  It does not
-   depend on the path, since every path to an exit is charged exactly;
-   a block reached with two values is an error of the rewriter.  A
-   TFORCALL that TFORPREP enters directly is neither charged nor
-   counted, so there the value after it is the TFORPREP's.  Returns 0 on
-   a contradiction, -1 out of memory. */
+/* What a block's increment adds where it starts: its charge, unless it
+   pays at its end (0 when another block pays for it). */
+static int64_t head_charge(const ctx *c, int bi) {
+  const rw_block *b = &c->cfg->b[bi];
+  return b->fold_into < 0 && !pays_at_end(c, bi) ? b->charge : 0;
+}
+
+/* What block bi's paying jump adds at its end, if it has one. */
+static int64_t tail_charge(const ctx *c, int bi) {
+  int r = c->tail_pays[bi];
+  return r >= 0 && pays_at_end(c, r) ? c->cfg->b[r].charge : 0;
+}
+
+/* What the function has charged but not yet run (below 0: run but not
+   yet paid) before each block's accounting code (ain): a block adds its
+   head charge, its instructions take their cost (emit_main works out
+   the value at each pc from there), and its paying jump, if it has one,
+   adds the charge there.  It does not depend on the path, since every
+   path to an exit is charged exactly; a block reached with two values
+   is an error of the rewriter.  A TFORCALL that TFORPREP enters
+   directly is neither charged nor counted, so there the value after it
+   is the TFORPREP's.  Returns 0 on a contradiction, -1 out of memory. */
 static int compute_ahead(ctx *c) {
   const rw_cfg *cfg = c->cfg;
   const vm_proto *f = c->f;
-  int nb = cfg->nblocks, top = 0, i, pc;
+  int nb = cfg->nblocks, top = 0, i;
   rw_arena_mark mark = rw_arena_save(c->a);  /* scratch: dies here */
   int *stack = rw_arena_alloc(c->a, (size_t)nb + 1, sizeof *stack);
   unsigned char *seen = rw_arena_zalloc(c->a, (size_t)nb + 1, 1);
@@ -496,21 +513,13 @@ static int compute_ahead(ctx *c) {
     return -1;
   }
   for (i = 0; i < nb; i++) c->ain[i] = 0;
-  for (pc = 0; pc < f->sizecode; pc++) c->aafter[pc] = 0;
   seen[0] = 1;
   stack[top++] = 0;
   while (top > 0) {
     int bi = stack[--top];
     const rw_block *b = &cfg->b[bi];
-    int64_t a = c->ain[bi] + (b->fold_into < 0 && !pays_at_end(c, bi)
-                              ? b->charge : 0);
+    int64_t a = c->ain[bi] + head_charge(c, bi) - b->cost + tail_charge(c, bi);
     int j;
-    for (pc = b->start; pc <= b->end; pc++) {
-      a -= rw_instr_cost(f, pc, c->opt);
-      c->aafter[pc] = a;
-    }
-    if (c->tail_pays[bi] >= 0 && pays_at_end(c, c->tail_pays[bi]))
-      c->aafter[b->end] = a += cfg->b[c->tail_pays[bi]].charge;
     for (j = 0; j < b->nsucc; j++) {
       int s = b->succ[j];
       const rw_block *sb = &cfg->b[s];
@@ -543,7 +552,7 @@ static int may_leave(vm_instr i) {
 /* Whether emitted instruction n has an entry in the table: a frame may
    be left there, with something charged ahead (refunds) or run but not
    yet charged (a block that pays at its end). */
-static int in_table(const ctx *c, int n) {
+static inline int in_table(const ctx *c, int n) {
   int64_t a = c->o.ahead[n];
   return (c->refunds ? a != 0 : a < 0) && may_leave(c->o.code[n]);
 }
@@ -709,6 +718,8 @@ static int lines_pass(ctx *c) {
 static void emit_main(ctx *c) {
   vm_proto *f = c->f;
   int pc, t;
+  c->run = 0;
+  c->paid = !c->refunds;
   for (pc = 0; pc < f->sizecode; pc++) {
     vm_instr i = f->code[pc];
     int op = vm_op(i), bi = c->cfg->block_at[pc], line = line_of(c, pc);
@@ -720,25 +731,24 @@ static void emit_main(ctx *c) {
       const rw_block *b = &c->cfg->b[bi];
       int own = b->fold_into < 0, at = c->o.n;
       int64_t n = own ? block_charge(c, bi) : 0;
-      if (c->table)  /* what its checking ACCT leaves charged ahead */
+      if (c->table) {  /* what its checking ACCT leaves charged ahead */
         c->cur_ahead = c->ain[bi] + (b->charges_ahead ? 0 : own ? b->charge
                                                                 : 0);
+        c->run = c->ain[bi] + head_charge(c, bi);
+        c->paid = !c->refunds && c->run >= (int64_t)b->cost;
+      }
       if (!own || !pays_at_end(c, bi))
         emit_accounting(c, n, own && b->check,
                         b->charges_ahead, c->sync.synced[bi],
                         c->sync.flush[bi], line);
       if (own && c->lc_on) note_block(c, at, bi, n, line);
     }
-    if (c->table) c->cur_ahead = c->aafter[pc];
+    if (c->table)  /* once pc was counted (the table of a block that pays
+                      at its end takes only what is below 0) */
+      c->cur_ahead = c->paid ? 0 : (c->run -= rw_instr_cost(f, pc, c->opt));
     c->pos[pc] = c->o.n;
     if (c->wide[pc] && emit_wide(c, pc, line)) {
       continue;
-    } else if (c->cfg->block_of[pc] >= 0 &&
-               c->cfg->b[c->cfg->block_of[pc]].end == pc &&
-               c->tail_pays[c->cfg->block_of[pc]] >= 0 &&
-               pays_at_end(c, c->tail_pays[c->cfg->block_of[pc]]) &&
-               vm_jump_target(i, pc, &t)) {
-      emit_paying_jump(c, pc, c->tail_pays[c->cfg->block_of[pc]], t, line);
     } else if (op == VM_OP_LFALSESKIP) {
       put(c, vm_abck(VM_OP_LOADFALSE, vm_a(i), 0, 0, 0), line, J_NONE, 0);
       put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
@@ -749,7 +759,12 @@ static void emit_main(ctx *c) {
       c->group[pc] = c->pos[pc] = c->o.n;
       put(c, vm_isj(VM_OP_JMP, 0), line_of(c, pc), J_STUB, c->nstubs++);
     } else if (vm_jump_target(i, pc, &t)) {
-      put(c, i, line, op == VM_OP_TFORPREP ? J_INSTR : J_GROUP, t);
+      int m = c->cfg->block_of[pc], r = -1;
+      if (m >= 0 && c->cfg->b[m].end == pc) r = c->tail_pays[m];
+      if (r >= 0 && pays_at_end(c, r))
+        emit_paying_jump(c, pc, r, t, line);
+      else
+        put(c, i, line, op == VM_OP_TFORPREP ? J_INSTR : J_GROUP, t);
     } else {
       if (c->lc_on && (op == VM_OP_MMBIN || op == VM_OP_MMBINI ||
                        op == VM_OP_MMBINK))  /* charges itself when run */
@@ -986,7 +1001,6 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.a = a;
   c.refunds = rw_refunds(opt);
   c.ain = rw_arena_alloc(a, (size_t)cfg->nblocks + 1, sizeof *c.ain);
-  c.aafter = rw_arena_alloc(a, n, sizeof *c.aafter);
   c.group = rw_arena_alloc(a, n, sizeof(int));
   c.pos = rw_arena_alloc(a, n, sizeof(int));
   c.lines = rw_arena_alloc(a, n, sizeof(int));
@@ -1005,7 +1019,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   }
   if (!c.group || !c.pos || !c.lines || !c.stub_pc || !c.stub_start ||
       !c.stub_end || !c.base || !c.emits || !c.adds || !c.wide ||
-      !c.ain || !c.aafter || !c.tail || !c.tail_pays ||
+      !c.ain || !c.tail || !c.tail_pays ||
       (!c.fused && (!c.setters || !c.nsetters ||
                     !rw_name_setters(f, c.setters, c.nsetters)))) {
     st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
