@@ -98,11 +98,13 @@ typedef enum lraf_verdict {
          runtime yields it; lraf_resume then reports LRAF_CO_PAUSED.
          When can_pause is 0, LRAF_PAUSE is treated as LRAF_CONTINUE, so
          a manager that wants to slow a thread down should sleep instead.
-     n may be 0.  In one rare case of the default mode it is negative, a
+     n may be 0.  In two rare cases of the default mode it is negative, a
      refund: a loop test or if-test is charged with one of its branches
-     ahead, and the other branch takes that charge back; when a flush
-     fell in between (the test's own metamethod yielded or consumed) and
-     the thread then stopped before running as much again, the next
+     ahead, and the other branch takes that charge back; or, on the lraf
+     VM, a coroutine that yielded inside a block that pays at its end was
+     charged what it had run of the block, and is charged back on
+     resuming, before the block's end pays.  When a flush fell in between
+     and the thread then stopped before running as much again, the next
      flush is below 0.  The sum of every n is the exact count.
      NULL: the manager only sums (see lraf_manager_total).
    granularity(ud, account, dflt) returns how many instructions account's
