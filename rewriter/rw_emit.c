@@ -135,8 +135,9 @@ typedef struct ctx {
                            behind */
   int64_t *ain;         /* per block: ahead before its ACCT (with a table) */
   int64_t cur_ahead;    /* what put() records for the next instructions */
-  int *tail;            /* per block: -1, or the block whose ending jump
-                           pays for it (tail_blocks) */
+  int tails;            /* some block pays at the jump that ends it */
+  int *tail;            /* with tails, per block: -1, or the block whose
+                           ending jump pays for it (tail_blocks) */
   int *tail_pays;       /* per block: -1, or the block that its ending
                            jump pays for */
   int64_t run;          /* what is charged ahead (below 0: run and not yet
@@ -434,8 +435,8 @@ static void accounting_kinds(ctx *c) {
 static int tail_blocks(ctx *c) {
   const rw_cfg *cfg = c->cfg;
   int i, any = 0;
-  for (i = 0; i < cfg->nblocks; i++) c->tail[i] = c->tail_pays[i] = -1;
   if (!rw_tail_payments(c->opt)) return 0;
+  for (i = 0; i < cfg->nblocks; i++) c->tail[i] = c->tail_pays[i] = -1;
   for (i = 1; i < cfg->nblocks; i++) {
     const rw_block *m = &cfg->b[i], *r;
     int ri;
@@ -457,7 +458,9 @@ static int tail_blocks(ctx *c) {
 /* Whether block bi pays at the jump ending block c->tail[bi] in this
    pass: not when that is a FORLOOP made wide. */
 static int pays_at_end(const ctx *c, int bi) {
-  int m = c->tail[bi];
+  int m;
+  if (!c->tails) return 0;
+  m = c->tail[bi];
   return m >= 0 && !c->wide[c->cfg->b[m].end];
 }
 
@@ -488,7 +491,7 @@ static int64_t head_charge(const ctx *c, int bi) {
 
 /* What block bi's paying jump adds at its end, if it has one. */
 static int64_t tail_charge(const ctx *c, int bi) {
-  int r = c->tail_pays[bi];
+  int r = c->tails ? c->tail_pays[bi] : -1;
   return r >= 0 && pays_at_end(c, r) ? c->cfg->b[r].charge : 0;
 }
 
@@ -760,7 +763,7 @@ static void emit_main(ctx *c) {
       put(c, vm_isj(VM_OP_JMP, 0), line_of(c, pc), J_STUB, c->nstubs++);
     } else if (vm_jump_target(i, pc, &t)) {
       int m = c->cfg->block_of[pc], r = -1;
-      if (m >= 0 && c->cfg->b[m].end == pc) r = c->tail_pays[m];
+      if (c->tails && m >= 0 && c->cfg->b[m].end == pc) r = c->tail_pays[m];
       if (r >= 0 && pays_at_end(c, r))
         emit_paying_jump(c, pc, r, t, line);
       else
@@ -1026,7 +1029,8 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     goto done;
   }
   vm_getlines(f, c.lines);
-  c.table = tail_blocks(&c) || c.refunds;
+  c.tails = tail_blocks(&c);
+  c.table = c.tails || c.refunds;
   saved = *stats;
   do {  /* emit, widening loops until every jump fits */
     c.o.n = 0;
