@@ -325,15 +325,43 @@ static int dfs(const graph *g, int root, int *post, char *header,
   return np;
 }
 
+/* Whether every retreating edge p -> v of the first pass of dominators
+   (order[p] <= order[v]: p was not done yet, and was left out) goes to
+   a dominator of p by the idoms found so far. */
+static int retreats_dominated(const graph *preds, const int *post, int np,
+                              const int *order, const int *idom) {
+  int i, k;
+  for (i = 0; i < np; i++) {
+    int v = post[i];
+    for (k = preds->start[v]; k < preds->start[v + 1]; k++) {
+      int x = preds->adj[k];
+      if (order[x] < 0 || order[x] > order[v]) continue;
+      while (order[x] < order[v]) x = idom[x];
+      if (x != v) return 0;
+    }
+  }
+  return 1;
+}
+
 /* Immediate dominators over g from its postorder (Cooper, Harvey and
-   Kennedy's iteration).  preds are the edges into each node.  When g is
-   acyclic, reverse postorder meets every predecessor of a node before
-   the node, so the first pass is final. */
+   Kennedy's iteration).  preds are the edges into each node.  The first
+   pass in reverse postorder sees each node's predecessors that come
+   before it and leaves out the others (retreating edges, which that
+   pass has not reached): it finds the dominators of the graph without
+   the retreating edges, exactly, since that graph is acyclic and every
+   predecessor is done before its node.  When each retreating edge
+   p -> v goes to a dominator v of p there, those are the dominators of
+   the whole graph (the usual case: the graphs of loops without gotos,
+   where the retreating edges are back edges): they still satisfy the
+   equations (the edge adds to v's predecessors p, whose dominators
+   include v's), and an edge can only take dominators away, so they are
+   the largest solution.  Otherwise the iteration goes on as it would
+   have, to the same result. */
 static void dominators(const graph *preds, const int *post, int np,
                        int *idom, int acyclic, rw_arena *a) {
   rw_arena_mark mark = rw_arena_save(a);
   int *order = rw_arena_alloc(a, (size_t)preds->n, sizeof(int));
-  int i, changed = 1, root = post[np - 1];
+  int i, changed = 1, root = post[np - 1], pass = 0;
   if (order == NULL) {
     rw_arena_restore(a, mark);
     return;
@@ -342,6 +370,8 @@ static void dominators(const graph *preds, const int *post, int np,
   for (i = 0; i < np; i++) order[post[i]] = i;
   idom[root] = root;
   while (changed) {
+    if (pass++ == 1 && retreats_dominated(preds, post, np, order, idom))
+      break;
     changed = 0;
     for (i = np - 2; i >= 0; i--) {  /* reverse postorder */
       int v = post[i], nd = -1, k;
