@@ -71,7 +71,7 @@ static lraf_status verify_function(const vm_proto *f, const vm_proto *parent,
 
 /* An ACCT that makes a zero check. */
 static int is_check(vm_instr i) {
-  return vm_op(i) == VM_OP_ACCT && vm_a(i) != VM_ACCT_ADD;
+  return rw_is_check(i);
 }
 
 /* Where control may go after pc (a superset: a skip edge where the next
@@ -109,10 +109,7 @@ typedef struct dfs_frame {
 /* Whether control goes from i only to the next instruction (i is no
    check, jump, return or instruction that may skip the next). */
 static int plain(vm_instr i) {
-  return !(vm_opinfo_of(vm_op(i))->flags &
-           (VM_OPF_ENDS | VM_OPF_JUMP | VM_OPF_TEST | VM_OPF_MMBIN |
-            VM_OPF_SKIPNEXT)) &&
-         !vm_needs_extraarg(i) && !is_check(i);
+  return rw_plain(i);
 }
 
 /* Whether f's code may hold a cycle without a check, at a first look:
@@ -123,13 +120,10 @@ static int plain(vm_instr i) {
    target passes the check, and so does every cycle: 0.  1 when some
    target does not (the search below then decides). */
 static int jumps_back_unchecked(const vm_proto *f) {
-  int pc, t, x;
+  int pc, t;
   for (pc = 0; pc < f->sizecode; pc++)
-    if (vm_jump_target(f->code[pc], pc, &t) && t <= pc) {
-      if (t < 0) return 1;
-      for (x = t; x < pc && plain(f->code[x]); x++) {}
-      if (!is_check(f->code[x])) return 1;
-    }
+    if (vm_jump_target(f->code[pc], pc, &t) && rw_back_unchecked(f, pc, t))
+      return 1;
   return 0;
 }
 
@@ -141,12 +135,15 @@ static void restart_after(const vm_proto *f, int pc, int *roots, int *nroots,
   state[pc] = 2;
 }
 
-static int unchecked_cycle(const vm_proto *f, rw_arena *a, int *at) {
+/* back: the first look's answer, or -1 to take it here. */
+static int unchecked_cycle(const vm_proto *f, int back, rw_arena *a,
+                           int *at) {
   int n = f->sizecode, sp, nroots = 0, found = 0;
   dfs_frame *stack;
   int *roots;
   char *state;
-  if (!jumps_back_unchecked(f)) return 0;
+  if (back < 0) back = jumps_back_unchecked(f);
+  if (!back) return 0;
   stack = rw_arena_alloc(a, (size_t)n, sizeof *stack);
   roots = rw_arena_alloc(a, 3 * (size_t)n + 1, sizeof *roots);  /* to
                                                           start from */
@@ -231,7 +228,7 @@ static lraf_status verify_fused(const vm_proto *f, originals *og, int index,
                                 int depth, rw_arena *a, lraf_error *err) {
   char path[64];
   lraf_status st;
-  int i, entry, at = 0, c = 0, fits = 1;
+  int i, entry, at = 0, c = 0, fits = 1, back = -1;
   const rw_original *o = NULL;
   if (og != NULL) {  /* f and its original must nest alike */
     fits = og->next < og->n && og->orig[og->next].sizep == f->sizep;
@@ -240,14 +237,15 @@ static lraf_status verify_fused(const vm_proto *f, originals *og, int index,
   /* a name for messages only: checked without it first, and named only
      to say what failed */
   st = !fits ? LRAF_EVERIFY
-     : o != NULL && rw_vlean_code(f, o) ? vm_check_debug(f, NULL, NULL)
+     : o != NULL && rw_vlean_scan(f, o, &back) ? vm_check_debug(f, NULL,
+                                                                NULL)
      : vm_check_code(f, NULL, VM_CHECK_REWRITTEN, NULL);
   entry = f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP;
   while (entry < f->sizecode && vm_op(f->code[entry]) == VM_OP_ACCT &&
          !is_check(f->code[entry]))
     entry++;  /* a charge too large for one ACCT: the last one checks */
   if (st == LRAF_OK && entry < f->sizecode && is_check(f->code[entry]))
-    c = unchecked_cycle(f, a, &at);
+    c = unchecked_cycle(f, back, a, &at);
   rw_arena_reset(a);
   if (st != LRAF_OK || entry >= f->sizecode || !is_check(f->code[entry]) ||
       c != 0) {

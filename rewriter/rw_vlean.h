@@ -13,5 +13,35 @@
    not, or when some other change was made: then f needs the full check
    (vm_check_code). */
 int rw_vlean_code(const vm_proto *f, const rw_original *o);
+/* The same, and when it answers 1, *back says whether some jump goes
+   back (to itself or before) to a target that does not start a run of
+   plain instructions ending in a zero check: the first look of the
+   verifier's search for a loop without a check (rw_verify.c), made on
+   the way, since the walk meets every jump of the code. */
+int rw_vlean_scan(const vm_proto *f, const rw_original *o, int *back);
+
+/* An ACCT that makes a zero check. */
+static inline int rw_is_check(vm_instr i) {
+  return vm_op(i) == VM_OP_ACCT && vm_a(i) != VM_ACCT_ADD;
+}
+
+/* Whether control goes from i only to the next instruction (i is no
+   check, jump, return or instruction that may skip the next). */
+static inline int rw_plain(vm_instr i) {
+  return !(vm_opinfo_of(vm_op(i))->flags &
+           (VM_OPF_ENDS | VM_OPF_JUMP | VM_OPF_TEST | VM_OPF_MMBIN |
+            VM_OPF_SKIPNEXT)) &&
+         !vm_needs_extraarg(i) && !rw_is_check(i);
+}
+
+/* Whether the jump at pc to t goes back to a target that does not start
+   a run of plain instructions ending in a check. */
+static inline int rw_back_unchecked(const vm_proto *f, int pc, int t) {
+  int x;
+  if (t > pc) return 0;
+  if (t < 0) return 1;
+  for (x = t; x < pc && rw_plain(f->code[x]); x++) {}
+  return !rw_is_check(f->code[x]);
+}
 
 #endif
