@@ -391,6 +391,31 @@ static void dominators(const graph *preds, const int *post, int np,
   rw_arena_restore(a, mark);
 }
 
+/* Immediate post-dominators when every edge goes forward in block order
+   (acyclic): that order is then a topological one, every post-dominator
+   of a block comes after it, and each block reaches the exit.  So the
+   numbering by block (the exit last) is one in which dominators'
+   intersection works (the finger further from the root is the one with
+   the smaller number), and going back from the last block meets each
+   block's successors done: one pass, the same tree as dominators over
+   the reverse graph, without its search from the exit. */
+static void postdominators_acyclic(const rw_cfg *cfg, int *ipdom) {
+  int exitn = cfg->nblocks, v, k;
+  ipdom[exitn] = exitn;
+  for (v = exitn - 1; v >= 0; v--) {
+    const rw_block *b = &cfg->b[v];
+    int nd = b->nsucc > 0 ? b->succ[0] : exitn;
+    for (k = 1; k < b->nsucc; k++) {
+      int p = b->succ[k];
+      while (nd != p) {  /* intersect */
+        while (nd < p) nd = ipdom[nd];
+        while (p < nd) p = ipdom[p];
+      }
+    }
+    ipdom[v] = nd;
+  }
+}
+
 /* Whether a cycle through x avoids node avoid: can x reach itself? */
 static int cycle_avoiding(const graph *g, int x, int avoid, int *stack,
                           unsigned *mark, unsigned stamp, long *budget) {
@@ -451,8 +476,11 @@ static int postdominates(const int *tin, const int *tout, int x, int d) {
   return tin[x] >= 0 && tin[d] >= 0 && tin[x] < tin[d] && tout[d] <= tout[x];
 }
 
+/* With acyclic, no cycle passes x or d: the searches would answer 0,
+   unless they ran out of budget, which they cannot when each of the
+   two per block visits each block once (2 n^2 within the budget). */
 static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
-                        const int *ipdom, rw_arena *a) {
+                        const int *ipdom, int acyclic, rw_arena *a) {
   rw_arena_mark m = rw_arena_save(a);
   int n = succ->n, x;
   int *stack = rw_arena_alloc(a, (size_t)n, sizeof(int));
@@ -461,6 +489,7 @@ static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
   int *tout = rw_arena_alloc(a, (size_t)n, sizeof(int));
   unsigned stamp = 0;
   long budget = FOLD_BUDGET;
+  int search = !acyclic || 2.0 * n * n > (double)FOLD_BUDGET;
   if (!stack || !mark || !tin || !tout ||
       !number_tree(ipdom, n, tin, tout, a)) {
     rw_arena_restore(a, m);
@@ -473,8 +502,9 @@ static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
       continue;
     if (cfg->b[d].tforcall || !postdominates(tin, tout, x, d))
       continue;
-    if (cycle_avoiding(succ, x, d, stack, mark, ++stamp, &budget) ||
-        cycle_avoiding(succ, d, x, stack, mark, ++stamp, &budget))
+    if (search &&
+        (cycle_avoiding(succ, x, d, stack, mark, ++stamp, &budget) ||
+         cycle_avoiding(succ, d, x, stack, mark, ++stamp, &budget)))
       continue;
     bx->fold_into = d;
   }
@@ -722,11 +752,15 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   }
   if (opt->fold && !small_blocks(opt) && !single) {
     dominators(&pred, post, np, idom, acyclic, a);
-    nrp = dfs(&pred, cfg->nblocks, rpost, NULL, a);  /* from the exit */
-    if (nrp < 0)
-      return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-    dominators(&succ, rpost, nrp, ipdom, acyclic, a);
-    fold_blocks(cfg, &succ, idom, ipdom, a);
+    if (acyclic) {
+      postdominators_acyclic(cfg, ipdom);
+    } else {
+      nrp = dfs(&pred, cfg->nblocks, rpost, NULL, a);  /* from the exit */
+      if (nrp < 0)
+        return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      dominators(&succ, rpost, nrp, ipdom, acyclic, a);
+    }
+    fold_blocks(cfg, &succ, idom, ipdom, acyclic, a);
   }
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
