@@ -325,14 +325,15 @@ static int dfs(const graph *g, int root, int *post, char *header,
   return np;
 }
 
-/* Whether every retreating edge p -> v of the first pass of dominators
-   (order[p] <= order[v]: p was not done yet, and was left out) goes to
-   a dominator of p by the idoms found so far. */
-static int retreats_dominated(const graph *preds, const int *post, int np,
+/* Whether every retreating edge p -> v (order[p] <= order[v]: the first
+   pass of dominators had not done p, and left the edge out) goes to a
+   dominator of p by the idoms found in that pass.  heads are the nh
+   nodes v with such an edge. */
+static int retreats_dominated(const graph *preds, const int *heads, int nh,
                               const int *order, const int *idom) {
   int i, k;
-  for (i = 0; i < np; i++) {
-    int v = post[i];
+  for (i = 0; i < nh; i++) {
+    int v = heads[i];
     for (k = preds->start[v]; k < preds->start[v + 1]; k++) {
       int x = preds->adj[k];
       if (order[x] < 0 || order[x] > order[v]) continue;
@@ -361,8 +362,9 @@ static void dominators(const graph *preds, const int *post, int np,
                        int *idom, int acyclic, rw_arena *a) {
   rw_arena_mark mark = rw_arena_save(a);
   int *order = rw_arena_alloc(a, (size_t)preds->n, sizeof(int));
-  int i, changed = 1, root = post[np - 1], pass = 0;
-  if (order == NULL) {
+  int *heads = rw_arena_alloc(a, (size_t)preds->n, sizeof(int));
+  int i, changed = 1, root = post[np - 1], pass = 0, nh = 0;
+  if (order == NULL || heads == NULL) {
     rw_arena_restore(a, mark);
     return;
   }
@@ -370,14 +372,18 @@ static void dominators(const graph *preds, const int *post, int np,
   for (i = 0; i < np; i++) order[post[i]] = i;
   idom[root] = root;
   while (changed) {
-    if (pass++ == 1 && retreats_dominated(preds, post, np, order, idom))
+    if (pass++ == 1 && retreats_dominated(preds, heads, nh, order, idom))
       break;
     changed = 0;
     for (i = np - 2; i >= 0; i--) {  /* reverse postorder */
       int v = post[i], nd = -1, k;
       for (k = preds->start[v]; k < preds->start[v + 1]; k++) {
         int p = preds->adj[k];
-        if (order[p] < 0 || idom[p] < 0) continue;
+        if (order[p] < 0) continue;
+        if (idom[p] < 0) {  /* not done yet: a retreating edge */
+          if (pass == 1 && (nh == 0 || heads[nh - 1] != v)) heads[nh++] = v;
+          continue;
+        }
         if (nd < 0) { nd = p; continue; }
         while (nd != p) {  /* intersect */
           while (order[nd] < order[p]) nd = idom[nd];
