@@ -88,6 +88,27 @@ static int unit_may_call_or_fail(const vm_proto *f, int s, int e) {
   return 0;
 }
 
+/* Whether i is a unit of its own that neither jumps nor ends a block,
+   by its op's flags (fl): the most common case, which find_leaders
+   settles without the tests below.  Every op that jumps, returns or
+   skips the next instruction has VM_OPF_JUMP, VM_OPF_ENDS or
+   VM_OPF_SKIPNEXT (vm_opcodes.c); one that needs a particular next one
+   has VM_OPF_TEST or VM_OPF_MMBIN or is named here, as are those that
+   may leave the stack top open (test_vm_opcodes checks this for every
+   op). */
+static int plain_unit(vm_instr i, unsigned fl) {
+  if (fl & (VM_OPF_TEST | VM_OPF_MMBIN | VM_OPF_JUMP | VM_OPF_ENDS |
+            VM_OPF_SKIPNEXT))
+    return 0;
+  switch (vm_op(i)) {
+    case VM_OP_LOADKX: case VM_OP_NEWTABLE: case VM_OP_SETLIST:
+    case VM_OP_TFORCALL: case VM_OP_CALL: case VM_OP_VARARG:
+      return 0;
+    default:
+      return 1;
+  }
+}
+
 /* What find_leaders saw, for the passes after it. */
 typedef struct scan {
   int nleaders;  /* leaders marked */
@@ -112,9 +133,18 @@ static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
   sc->tforprep = 0;
   lead(leader, first, sc);
   for (pc = first; pc < f->sizecode; ) {
-    int e = unit_end(f, pc);
-    int op = vm_op(f->code[e]);
-    int q;
+    int e, op = vm_op(f->code[pc]), q;
+    const vm_opinfo *oi = vm_opinfo_of(op);
+    if (oi != NULL && plain_unit(f->code[pc], oi->flags)) {
+      ustart[pc] = 1;
+      if (small && (oi->flags & (VM_OPF_CALLS | VM_OPF_ERRORS)) &&
+          pc + 1 < f->sizecode)
+        lead(leader, pc + 1, sc);
+      pc++;
+      continue;
+    }
+    e = unit_end(f, pc);
+    op = vm_op(f->code[e]);
     ustart[pc] = 1;
     /* Only the last instruction of a unit may transfer control: a jump
        or return inside one (never made by Lua's compiler) would leave
