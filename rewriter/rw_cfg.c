@@ -279,12 +279,13 @@ static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
   int *fill;
   rw_arena_mark mark;
   succ->n = pred->n = n;
-  succ->start = rw_arena_zalloc(a, (size_t)n + 1, sizeof(int));
-  pred->start = rw_arena_zalloc(a, (size_t)n + 1, sizeof(int));
+  /* (arrays of like lifetime come from one request: fewer of them) */
+  succ->start = rw_arena_zalloc(a, 2 * ((size_t)n + 1), sizeof(int));
+  pred->start = succ->start != NULL ? succ->start + n + 1 : NULL;
   for (i = 0; i < cfg->nblocks; i++)
     m += cfg->b[i].nsucc > 0 ? cfg->b[i].nsucc : 1;
-  succ->adj = rw_arena_alloc(a, (size_t)m + 1, sizeof(int));
-  pred->adj = rw_arena_alloc(a, (size_t)m + 1, sizeof(int));
+  succ->adj = rw_arena_alloc(a, 2 * ((size_t)m + 1), sizeof(int));
+  pred->adj = succ->adj != NULL ? succ->adj + m + 1 : NULL;
   mark = rw_arena_save(a);
   fill = rw_arena_zalloc(a, (size_t)n, sizeof(int));
   if (!succ->start || !pred->start || !succ->adj || !pred->adj || !fill) {
@@ -324,15 +325,16 @@ static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
 static int dfs(const graph *g, int root, int *post, char *header,
                rw_arena *a) {
   rw_arena_mark mark = rw_arena_save(a);
-  int *stack = rw_arena_alloc(a, (size_t)g->n, sizeof(int));
-  int *next = rw_arena_zalloc(a, (size_t)g->n, sizeof(int));
+  int *stack = rw_arena_alloc(a, 2 * (size_t)g->n, sizeof(int));
+  int *next = stack != NULL ? stack + g->n : NULL;
   char *state = rw_arena_zalloc(a, (size_t)g->n, 1);  /* 0 new, 1 on stack,
                                                          2 done */
   int sp = 0, np = 0;
-  if (!stack || !next || !state) {
+  if (!stack || !state) {
     rw_arena_restore(a, mark);
     return -1;
   }
+  memset(next, 0, (size_t)g->n * sizeof *next);
   stack[sp++] = root;
   state[root] = 1;
   while (sp > 0) {
@@ -391,8 +393,8 @@ static int retreats_dominated(const graph *preds, const int *heads, int nh,
 static void dominators(const graph *preds, const int *post, int np,
                        int *idom, int acyclic, rw_arena *a) {
   rw_arena_mark mark = rw_arena_save(a);
-  int *order = rw_arena_alloc(a, (size_t)preds->n, sizeof(int));
-  int *heads = rw_arena_alloc(a, (size_t)preds->n, sizeof(int));
+  int *order = rw_arena_alloc(a, 2 * (size_t)preds->n, sizeof(int));
+  int *heads = order != NULL ? order + preds->n : NULL;
   int i, changed = 1, root = post[np - 1], pass = 0, nh = 0;
   if (order == NULL || heads == NULL) {
     rw_arena_restore(a, mark);
@@ -477,12 +479,13 @@ static int cycle_avoiding(const graph *g, int x, int avoid, int *stack,
    Nodes outside the tree get tin -1.  Returns 0 when out of memory. */
 static int number_tree(const int *parent, int n, int *tin, int *tout,
                        rw_arena *a) {
-  int *first = rw_arena_alloc(a, (size_t)n, sizeof(int));
-  int *next = rw_arena_alloc(a, (size_t)n, sizeof(int));
-  int *stack = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *first = rw_arena_alloc(a, 3 * (size_t)n, sizeof(int));
+  int *next, *stack;
   int v, clock = 0, sp = 0;
-  if (!first || !next || !stack)
+  if (first == NULL)
     return 0;
+  next = first + n;
+  stack = first + 2 * n;
   for (v = 0; v < n; v++) { first[v] = -1; tin[v] = tout[v] = -1; }
   for (v = n - 1; v >= 0; v--)  /* children lists */
     if (parent[v] >= 0 && parent[v] != v) {
@@ -519,10 +522,10 @@ static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
                         const int *ipdom, int acyclic, rw_arena *a) {
   rw_arena_mark m = rw_arena_save(a);
   int n = succ->n, x;
-  int *stack = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *stack = rw_arena_alloc(a, 3 * (size_t)n, sizeof(int));
   unsigned *mark = rw_arena_zalloc(a, (size_t)n, sizeof(unsigned));
-  int *tin = rw_arena_alloc(a, (size_t)n, sizeof(int));
-  int *tout = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *tin = stack != NULL ? stack + n : NULL;
+  int *tout = stack != NULL ? stack + 2 * n : NULL;
   unsigned stamp = 0;
   long budget = FOLD_BUDGET;
   int search = !acyclic || 2.0 * n * n > (double)FOLD_BUDGET;
@@ -742,11 +745,10 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
                            const char *path, lraf_error *err) {
   graph succ = {0, NULL, NULL}, pred = {0, NULL, NULL};
   int n = cfg->nblocks + 1, np, nrp, i, pc, k, acyclic = 1;
-  int *post = rw_arena_alloc(a, (size_t)n, sizeof(int));
-  int *rpost = rw_arena_alloc(a, (size_t)n, sizeof(int));  /* over the
-                                                              reverse graph */
-  int *idom = rw_arena_alloc(a, (size_t)n, sizeof(int));
-  int *ipdom = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *post = rw_arena_alloc(a, 4 * (size_t)n, sizeof(int));
+  int *rpost = post != NULL ? post + n : NULL;  /* over the reverse graph */
+  int *idom = post != NULL ? post + 2 * n : NULL;
+  int *ipdom = post != NULL ? post + 3 * n : NULL;
   char *header = rw_arena_zalloc(a, (size_t)n, 1);
   /* the entry block returns (a function without branches): no other
      block runs, so there is no loop and nothing to fold */
@@ -812,17 +814,17 @@ lraf_status rw_cfg_build(const vm_proto *f, const rw_options *opt,
                          const char *path, rw_arena *a, rw_cfg *cfg,
                          lraf_error *err) {
   size_t n = (size_t)f->sizecode;
-  char *ustart = rw_arena_zalloc(a, n + 1, 1);
-  char *leader = rw_arena_zalloc(a, n + 1, 1);
-  int *odd = rw_arena_alloc(a, n + 1, sizeof(int));
+  char *ustart = rw_arena_zalloc(a, 2 * (n + 1), 1);
+  char *leader = ustart != NULL ? ustart + n + 1 : NULL;
+  int *odd = rw_arena_alloc(a, 3 * (n + 1), sizeof(int));
   lraf_status st;
   scan sc;
   int pc;
   memset(cfg, 0, sizeof *cfg);
-  cfg->block_at = rw_arena_alloc(a, n + 1, sizeof(int));
-  cfg->block_of = rw_arena_alloc(a, n + 1, sizeof(int));
-  if (!ustart || !leader || !odd || !cfg->block_at || !cfg->block_of)
+  if (!ustart || !odd)
     return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+  cfg->block_at = odd + n + 1;
+  cfg->block_of = odd + 2 * (n + 1);
   cfg->first = (f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP);
   /* make_blocks sets the rest */
   for (pc = 0; pc < cfg->first; pc++)
