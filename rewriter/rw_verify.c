@@ -8,8 +8,9 @@
 ** scratch register at the top of the frame.  Chunks for the lraf VM
 ** carry no such upvalues; there every function must start with a zero
 ** check (ACCT) and every loop must pass one (verify_fused; its search
-** is skipped where a first look at the backward jumps shows that every
-** cycle passes a check, jumps_back_unchecked: the same verdict).  Code
+** is skipped where a first or a second look at the backward jumps shows
+** that every cycle passes a check, jumps_back_unchecked and
+** jumps_back_unguarded: the same verdict).  Code
 ** rewritten in memory from Lua's parser's own output has its structure
 ** checked only where rewriting changed it (rw_verify_lean, rw_vlean.c).
 */
@@ -127,6 +128,46 @@ static int jumps_back_unchecked(const vm_proto *f) {
   return 0;
 }
 
+/* A second look, when the first one fails (loops whose header the
+   predecessors pay for, or whose body branches: the check is in the
+   body, before the jump back).  Every cycle holds a backward jump to its
+   lowest instruction t, and the rest of the cycle, from t to the jump,
+   stays at t or above.  So it is enough that, for each backward jump at
+   pc to t, every path from t to pc that stays at t or above passes a
+   check: the first look, or the following.  Let x be the last check
+   before pc, with x >= t; no jump from t or above lands in x + 1 .. pc;
+   and the instruction before x, if it may skip to x + 1, lies below t.
+   A path from t (at most x) to pc enters x + 1 .. pc somewhere, by an
+   edge from outside: not by a jump (from t or above) nor by a skip from
+   x - 1 (at t or above), so by falling or skipping from x itself, and
+   passes the check.  One pass after the one that notes, for each
+   instruction, the highest jump that lands on it (maxsrc): run is the
+   highest such source in x + 1 .. pc, or x - 1 when that may skip.
+   With every backward jump covered one way or the other, every cycle
+   passes a check: 0, as the search would find.  1 when some jump is
+   not, -1 out of memory. */
+static int jumps_back_unguarded(const vm_proto *f, rw_arena *a) {
+  int n = f->sizecode, pc, t, x = -1, run = -1;
+  int *maxsrc = rw_arena_alloc(a, (size_t)n + 1, sizeof *maxsrc);
+  if (maxsrc == NULL) return -1;
+  for (pc = 0; pc < n; pc++) maxsrc[pc] = -1;
+  for (pc = 0; pc < n; pc++)
+    if (vm_jump_target(f->code[pc], pc, &t) && t >= 0 && t < n)
+      maxsrc[t] = pc;  /* (pc increases: the highest one last) */
+  for (pc = 0; pc < n; pc++) {
+    vm_instr i = f->code[pc];
+    if (maxsrc[pc] > run) run = maxsrc[pc];
+    if (vm_jump_target(i, pc, &t) && rw_back_unchecked(f, pc, t) &&
+        (t < 0 || x < t || run >= t))
+      return 1;
+    if (is_check(i)) {
+      x = pc;
+      run = pc > 0 && rw_skips(f->code[pc - 1]) ? pc - 1 : -1;
+    }
+  }
+  return 0;
+}
+
 /* A check at pc: the search starts again after it. */
 static void restart_after(const vm_proto *f, int pc, int *roots, int *nroots,
                           char *state) {
@@ -143,7 +184,8 @@ static int unchecked_cycle(const vm_proto *f, int back, rw_arena *a,
   int *roots;
   char *state;
   if (back < 0) back = jumps_back_unchecked(f);
-  if (!back) return 0;
+  if (back) back = jumps_back_unguarded(f, a);
+  if (back <= 0) return back;
   stack = rw_arena_alloc(a, (size_t)n, sizeof *stack);
   roots = rw_arena_alloc(a, 3 * (size_t)n + 1, sizeof *roots);  /* to
                                                           start from */

@@ -34,14 +34,30 @@ static inline int rw_plain(vm_instr i) {
          !vm_needs_extraarg(i) && !rw_is_check(i);
 }
 
-/* Whether the jump at pc to t goes back to a target that does not start
-   a run of plain instructions ending in a check. */
+/* Whether i may skip the instruction after it (an edge to pc + 2). */
+static inline int rw_skips(vm_instr i) {
+  return (vm_opinfo_of(vm_op(i))->flags &
+          (VM_OPF_TEST | VM_OPF_MMBIN | VM_OPF_SKIPNEXT)) ||
+         vm_needs_extraarg(i);
+}
+
+/* Whether the jump at pc to t goes back to a target from which some
+   path may avoid the next check.  Not when the instructions from t up
+   to a check neither jump nor end the function (each goes on to the
+   next, or skips one, as an arithmetic op skips its MMBIN) and the one
+   just before the check does not skip it: every edge from them then
+   lands at most on the check, and every path from t reaches it. */
 static inline int rw_back_unchecked(const vm_proto *f, int pc, int t) {
   int x;
   if (t > pc) return 0;
   if (t < 0) return 1;
-  for (x = t; x < pc && rw_plain(f->code[x]); x++) {}
-  return !rw_is_check(f->code[x]);
+  for (x = t; x < f->sizecode && !rw_is_check(f->code[x]); x++) {
+    vm_instr i = f->code[x];
+    if ((vm_opinfo_of(vm_op(i))->flags & (VM_OPF_JUMP | VM_OPF_ENDS)) ||
+        (x + 1 < f->sizecode && rw_is_check(f->code[x + 1]) && rw_skips(i)))
+      return 1;
+  }
+  return x >= f->sizecode;
 }
 
 #endif
