@@ -518,6 +518,20 @@ static int postdominates(const int *tin, const int *tout, int x, int d) {
 /* With acyclic, no cycle passes x or d: the searches would answer 0,
    unless they ran out of budget, which they cannot when each of the
    two per block visits each block once (2 n^2 within the budget). */
+/* Each folded block points straight at the block that pays for it. */
+static void point_at_payers(rw_cfg *cfg) {
+  int x;
+  for (x = 0; x < cfg->nblocks; x++) {
+    int r = x, v = x;
+    while (cfg->b[r].fold_into >= 0) r = cfg->b[r].fold_into;
+    while (cfg->b[v].fold_into >= 0 && cfg->b[v].fold_into != r) {
+      int up = cfg->b[v].fold_into;
+      cfg->b[v].fold_into = r;
+      v = up;
+    }
+  }
+}
+
 static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
                         const int *ipdom, int acyclic, rw_arena *a) {
   rw_arena_mark m = rw_arena_save(a);
@@ -547,15 +561,73 @@ static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
       continue;
     bx->fold_into = d;
   }
-  for (x = 0; x < cfg->nblocks; x++) {  /* point straight at the payer */
-    int r = x, v = x;
-    while (cfg->b[r].fold_into >= 0) r = cfg->b[r].fold_into;
-    while (cfg->b[v].fold_into >= 0 && cfg->b[v].fold_into != r) {
-      int up = cfg->b[v].fold_into;
-      cfg->b[v].fold_into = r;
-      v = up;
+  point_at_payers(cfg);
+  rw_arena_restore(a, m);
+}
+
+/* Whether a search from d's successors over g, avoiding node avoid,
+   reaches d again or the exit. */
+static int returns_or_leaves(const graph *g, int d, int avoid, int exitn,
+                             int *stack, unsigned *mark, unsigned stamp) {
+  int sp = 0, k;
+  for (k = g->start[d]; k < g->start[d + 1]; k++) {
+    int w = g->adj[k];
+    if (w != avoid && mark[w] != stamp) { mark[w] = stamp; stack[sp++] = w; }
+  }
+  while (sp > 0) {
+    int v = stack[--sp];
+    if (v == d || v == exitn) return 1;
+    for (k = g->start[v]; k < g->start[v + 1]; k++) {
+      int w = g->adj[k];
+      if (w != avoid && mark[w] != stamp) { mark[w] = stamp; stack[sp++] = w; }
     }
   }
+  return 0;
+}
+
+/* fold_blocks for a graph with cycles whose searches cannot run out of
+   budget (at most 2 n^2 visits: no search answers "the worst" then):
+   the same folds, without the post-dominator tree.  x post-dominates
+   d = idom[x] when d reaches the exit (the tree holds only the blocks
+   that do) and no path from d that avoids x does.  One search from d
+   avoiding x tells that, and whether a cycle through d avoids x. */
+static void fold_blocks_small(rw_cfg *cfg, const graph *succ,
+                              const graph *pred, const int *idom,
+                              rw_arena *a) {
+  rw_arena_mark m = rw_arena_save(a);
+  int n = succ->n, exitn = cfg->nblocks, x, sp;
+  int *stack = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  unsigned *mark = rw_arena_zalloc(a, (size_t)n, sizeof(unsigned));
+  char *toexit = rw_arena_zalloc(a, (size_t)n, 1);
+  unsigned stamp = 0;
+  long budget = FOLD_BUDGET;
+  if (!stack || !mark || !toexit) {
+    rw_arena_restore(a, m);
+    return;  /* no folding: every block pays for itself */
+  }
+  toexit[exitn] = 1;  /* the blocks that reach the exit: back from it */
+  stack[0] = exitn;
+  sp = 1;
+  while (sp > 0) {
+    int v = stack[--sp], k;
+    for (k = pred->start[v]; k < pred->start[v + 1]; k++) {
+      int w = pred->adj[k];
+      if (!toexit[w]) { toexit[w] = 1; stack[sp++] = w; }
+    }
+  }
+  for (x = 0; x < cfg->nblocks; x++) {
+    rw_block *bx = &cfg->b[x];
+    int d = idom[x];
+    if (!bx->reachable || bx->check || bx->tforcall || d < 0 || d == x)
+      continue;
+    if (cfg->b[d].tforcall || !toexit[d] ||
+        returns_or_leaves(succ, d, x, exitn, stack, mark, ++stamp))
+      continue;
+    if (cycle_avoiding(succ, x, d, stack, mark, ++stamp, &budget))
+      continue;
+    bx->fold_into = d;
+  }
+  point_at_payers(cfg);
   rw_arena_restore(a, m);
 }
 
@@ -792,13 +864,16 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
     dominators(&pred, post, np, idom, acyclic, a);
     if (acyclic) {
       postdominators_acyclic(cfg, ipdom);
+      fold_blocks(cfg, &succ, idom, ipdom, acyclic, a);
+    } else if (2.0 * n * n <= (double)FOLD_BUDGET) {
+      fold_blocks_small(cfg, &succ, &pred, idom, a);
     } else {
       nrp = dfs(&pred, cfg->nblocks, rpost, NULL, a);  /* from the exit */
       if (nrp < 0)
         return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
       dominators(&succ, rpost, nrp, ipdom, acyclic, a);
+      fold_blocks(cfg, &succ, idom, ipdom, acyclic, a);
     }
-    fold_blocks(cfg, &succ, idom, ipdom, acyclic, a);
   }
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
