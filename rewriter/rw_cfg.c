@@ -703,14 +703,7 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
                           rw_arena *a) {
   rw_arena_mark mark = rw_arena_save(a);
   int i;
-  int *comp = NULL;
-  if (!acyclic) {
-    comp = rw_arena_alloc(a, (size_t)pred->n, sizeof(int));
-    if (comp == NULL || !components(pred, post, np, comp, a)) {
-      rw_arena_restore(a, mark);
-      return;
-    }
-  }
+  int *comp = NULL;  /* made when a first branch needs it */
   for (i = 0; i < np; i++) {
     int d = post[i], x, y, k, xin, yin;
     rw_block *bd;
@@ -724,6 +717,11 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
       if (!sole_child(cfg, pred, bd->succ[k]) || bd->succ[k] == d)
         break;
     if (k < 2) continue;
+    if (!acyclic && comp == NULL) {
+      comp = rw_arena_alloc(a, (size_t)pred->n, sizeof(int));
+      if (comp == NULL || !components(pred, post, np, comp, a))
+        break;  /* out of memory: no more branch folds */
+    }
     x = bd->succ[0];
     y = bd->succ[1];
     xin = comp != NULL && comp[x] == comp[d];
