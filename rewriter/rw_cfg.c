@@ -326,29 +326,29 @@ static int dfs(const graph *g, int root, int *post, char *header,
                rw_arena *a) {
   rw_arena_mark mark = rw_arena_save(a);
   int *stack = rw_arena_alloc(a, 2 * (size_t)g->n, sizeof(int));
-  int *next = stack != NULL ? stack + g->n : NULL;
-  char *state = rw_arena_zalloc(a, (size_t)g->n, 1);  /* 0 new, 1 on stack,
-                                                         2 done */
+  int *next = stack != NULL ? stack + g->n : NULL;  /* -1 new, -2 done, else
+                                                       on the stack: the
+                                                       next edge to take */
   int sp = 0, np = 0;
-  if (!stack || !state) {
+  if (stack == NULL) {
     rw_arena_restore(a, mark);
     return -1;
   }
-  memset(next, 0, (size_t)g->n * sizeof *next);
+  memset(next, 0xff, (size_t)g->n * sizeof *next);  /* all -1 */
   stack[sp++] = root;
-  state[root] = 1;
+  next[root] = g->start[root];
   while (sp > 0) {
     int v = stack[sp - 1];
-    if (g->start[v] + next[v] < g->start[v + 1]) {
-      int w = g->adj[g->start[v] + next[v]++];
-      if (state[w] == 0) {
-        state[w] = 1;
+    if (next[v] < g->start[v + 1]) {
+      int w = g->adj[next[v]++];
+      if (next[w] == -1) {
+        next[w] = g->start[w];
         stack[sp++] = w;
-      } else if (state[w] == 1 && header != NULL) {
+      } else if (next[w] >= 0 && header != NULL) {
         header[w] = 1;
       }
     } else {
-      state[v] = 2;
+      next[v] = -2;
       post[np++] = v;
       sp--;
     }
