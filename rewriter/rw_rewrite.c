@@ -18,17 +18,20 @@
 typedef struct srcname {
   const char *source;  /* what src names */
   char src[120];
+  size_t len;          /* strlen(src) */
 } srcname;
 
 /* "function at SRC:LINE" into buf without snprintf, which costs more
-   than the rest of rewriting a small function's name; 0 when it does
-   not fit or line is negative (then snprintf writes it). */
-static int name_fast(char *buf, size_t size, const char *src, int line) {
+   than the rest of rewriting a small function's name (n is SRC's
+   length); 0 when it does not fit or line is negative (then snprintf
+   writes it). */
+static int name_fast(char *buf, size_t size, const char *src, size_t n,
+                     int line) {
   static const char prefix[] = "function at ";
   char digits[16];
   int k = (int)sizeof digits;
   unsigned v = (unsigned)line;
-  size_t n = strlen(src), m;
+  size_t m;
   if (line < 0) return 0;
   do digits[--k] = (char)('0' + v % 10); while ((v /= 10) != 0);
   m = sizeof digits - (size_t)k;
@@ -73,10 +76,11 @@ static void name_function(char *buf, size_t size, const vm_proto *f,
                                                 : 60, source);
     }
     sn->source = source;
+    sn->len = strlen(src);
   }
   if (is_main)
     name_main(buf, size, src);
-  else if (!name_fast(buf, size, src, f->linedefined))
+  else if (!name_fast(buf, size, src, sn->len, f->linedefined))
     snprintf(buf, size, "function at %s:%d", src, f->linedefined);
 }
 
