@@ -414,10 +414,15 @@ static lraf_status check_shape(ctx *c) {
    must exist and not lie after pc. */
 static lraf_status check_absbase(ctx *c) {
   const vm_proto *f = c->f;
-  int pc;
+  int i;
   if (f->sizeabslineinfo == 0) return LRAF_OK;
-  for (pc = f->abslineinfo[0].pc; pc < f->sizecode; pc++) {
-    int i = pc / VM_MAXIWTHABS - 1;
+  /* the pcs from the first entry on that start from entry i lie in
+     VM_MAXIWTHABS * (i + 1) and the next VM_MAXIWTHABS - 1: the first
+     of them (pc) fails if any does */
+  for (i = f->abslineinfo[0].pc / VM_MAXIWTHABS - 1;; i++) {
+    int pc = VM_MAXIWTHABS * (i + 1);
+    if (pc < f->abslineinfo[0].pc) pc = f->abslineinfo[0].pc;
+    if (pc >= f->sizecode) break;
     if (i >= 0 && (i >= f->sizeabslineinfo || f->abslineinfo[i].pc > pc))
       return badf(c, "too few absolute line entries for pc %d", pc);
   }
