@@ -320,14 +320,15 @@ lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
   chunk.nupvalues = (uint8_t)chunk.main->sizeupvalues;
   st = rw_rewrite(&chunk, opt, stats, err);
   if (st == LRAF_OK) {  /* the Protos still hold the parser's code */
+    rw_original few[32];  /* (most chunks: no malloc) */
     int n = count_protos(w.p), k = 0;
-    rw_original *o = malloc((size_t)n * sizeof *o);
+    rw_original *o = n <= 32 ? few : malloc((size_t)n * sizeof *o);
     if (o == NULL) {
       st = err_fail(err, LRAF_EMEM, "out of memory verifying a function");
     } else {
       originals(w.p, o, &k);
       st = rw_verify_lean(&chunk, o, n, err);
-      free(o);
+      if (o != few) free(o);
     }
   }
   if (st == LRAF_OK && !same_shape(w.p, chunk.main))
