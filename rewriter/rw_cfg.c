@@ -229,9 +229,10 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
                                const rw_options *opt, const char *leader,
                                const scan *sc, rw_arena *a, const char *path,
                                lraf_error *err) {
-  int pc, n = sc->nleaders, i, *block_at, *block_of;
+  int pc, n = sc->nleaders, i, *block_at, *block_of, size = f->sizecode;
   rw_block *b = NULL;
   uint32_t cost = 0;
+  rw_options o = *opt;  /* (locals: the stores below cannot change them) */
   cfg->b = rw_arena_zalloc(a, (size_t)n, sizeof *cfg->b);
   if (cfg->b == NULL)
     return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
@@ -239,8 +240,8 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
   block_at = cfg->block_at;
   block_of = cfg->block_of;
   i = -1;
-  for (pc = cfg->first; pc < f->sizecode; pc++) {  /* (b's end and cost
-                                                      kept in locals) */
+  for (pc = cfg->first; pc < size; pc++) {  /* (b's end and cost kept in
+                                              locals) */
     if (leader[pc]) {
       if (b != NULL) { b->end = pc - 1; b->cost = cost; }
       b = &cfg->b[++i];
@@ -251,10 +252,10 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
     } else {
       block_at[pc] = -1;
     }
-    cost += rw_instr_cost(f, pc, opt);
+    cost += rw_instr_cost(f, pc, &o);
     block_of[pc] = i;
   }
-  if (b != NULL) { b->end = f->sizecode - 1; b->cost = cost; }
+  if (b != NULL) { b->end = size - 1; b->cost = cost; }
   for (i = 0; i < n; i++) {
     lraf_status st = find_succs(cfg, &cfg->b[i], f, path, err);
     if (st != LRAF_OK)
