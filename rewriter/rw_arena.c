@@ -85,23 +85,15 @@ void *rw_arena_alloc_slow(rw_arena *a, size_t n, size_t size) {
   return p;
 }
 
-rw_arena_mark rw_arena_save(const rw_arena *a) {
-  rw_arena_mark m;
-  m.head = a->head;
-  m.cur = a->cur;
-  m.used = a->cur != NULL
-         ? (size_t)((const align *)(const void *)a->next - a->cur->data) : 0;
-  return m;
-}
-
-void rw_arena_restore(rw_arena *a, rw_arena_mark m) {
+void rw_arena_restore_slow(rw_arena *a, rw_arena_mark m) {
   while (a->head != m.head) {  /* blocks made since m: newer than m.head */
     rw_arena_block *b = a->head;
     a->head = b->prev;
     free(b);
   }
   a->cur = m.cur;
-  if (a->cur != NULL) a->cur->used = m.used;
+  if (a->cur != NULL)
+    a->cur->used = (size_t)((align *)(void *)m.next - a->cur->data);
   expose(a);
 }
 

@@ -36,7 +36,7 @@ typedef union rw_arena_align {
 /* What rw_arena_restore goes back to. */
 typedef struct rw_arena_mark {
   rw_arena_block *head, *cur;
-  size_t used;
+  char *next;  /* cur's free space began here */
 } rw_arena_mark;
 
 void rw_arena_init(rw_arena *a);
@@ -64,9 +64,25 @@ static inline void *rw_arena_zalloc(rw_arena *a, size_t n, size_t size) {
   if (p != NULL) memset(p, 0, n * size);
   return p;
 }
-/* Drop what was allocated since the mark m was saved. */
-rw_arena_mark rw_arena_save(const rw_arena *a);
-void rw_arena_restore(rw_arena *a, rw_arena_mark m);
+/* rw_arena_restore when blocks were made since the mark. */
+void rw_arena_restore_slow(rw_arena *a, rw_arena_mark m);
+
+/* Drop what was allocated since the mark m was saved.  Inline: the
+   analyses save and restore a dozen times per function, and mostly
+   everything since came from the same block (the bump goes back). */
+static inline rw_arena_mark rw_arena_save(const rw_arena *a) {
+  rw_arena_mark m;
+  m.head = a->head;
+  m.cur = a->cur;
+  m.next = a->next;
+  return m;
+}
+static inline void rw_arena_restore(rw_arena *a, rw_arena_mark m) {
+  if (a->head == m.head && a->cur == m.cur)  /* no block since */
+    a->next = m.next;
+  else
+    rw_arena_restore_slow(a, m);
+}
 /* Drop everything allocated; one block is kept for reuse. */
 void rw_arena_reset(rw_arena *a);
 /* Drop everything and give the memory back. */

@@ -88,6 +88,27 @@ static int unit_may_call_or_fail(const vm_proto *f, int s, int e) {
   return 0;
 }
 
+/* Whether i is a unit of its own that neither jumps nor ends a block,
+   by its op's flags (fl): the most common case, which find_leaders
+   settles without the tests below.  Every op that jumps, returns or
+   skips the next instruction has VM_OPF_JUMP, VM_OPF_ENDS or
+   VM_OPF_SKIPNEXT (vm_opcodes.c); one that needs a particular next one
+   has VM_OPF_TEST or VM_OPF_MMBIN or is named here, as are those that
+   may leave the stack top open (test_vm_opcodes checks this for every
+   op). */
+static int plain_unit(vm_instr i, unsigned fl) {
+  if (fl & (VM_OPF_TEST | VM_OPF_MMBIN | VM_OPF_JUMP | VM_OPF_ENDS |
+            VM_OPF_SKIPNEXT))
+    return 0;
+  switch (vm_op(i)) {
+    case VM_OP_LOADKX: case VM_OP_NEWTABLE: case VM_OP_SETLIST:
+    case VM_OP_TFORCALL: case VM_OP_CALL: case VM_OP_VARARG:
+      return 0;
+    default:
+      return 1;
+  }
+}
+
 /* What find_leaders saw, for the passes after it. */
 typedef struct scan {
   int nleaders;  /* leaders marked */
@@ -112,9 +133,18 @@ static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
   sc->tforprep = 0;
   lead(leader, first, sc);
   for (pc = first; pc < f->sizecode; ) {
-    int e = unit_end(f, pc);
-    int op = vm_op(f->code[e]);
-    int q;
+    int e, op = vm_op(f->code[pc]), q;
+    const vm_opinfo *oi = vm_opinfo_of(op);
+    if (oi != NULL && plain_unit(f->code[pc], oi->flags)) {
+      ustart[pc] = 1;
+      if (small && (oi->flags & (VM_OPF_CALLS | VM_OPF_ERRORS)) &&
+          pc + 1 < f->sizecode)
+        lead(leader, pc + 1, sc);
+      pc++;
+      continue;
+    }
+    e = unit_end(f, pc);
+    op = vm_op(f->code[e]);
     ustart[pc] = 1;
     /* Only the last instruction of a unit may transfer control: a jump
        or return inside one (never made by Lua's compiler) would leave
@@ -199,9 +229,10 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
                                const rw_options *opt, const char *leader,
                                const scan *sc, rw_arena *a, const char *path,
                                lraf_error *err) {
-  int pc, n = sc->nleaders, i, *block_at, *block_of;
+  int pc, n = sc->nleaders, i, *block_at, *block_of, size = f->sizecode;
   rw_block *b = NULL;
   uint32_t cost = 0;
+  rw_options o = *opt;  /* (locals: the stores below cannot change them) */
   cfg->b = rw_arena_zalloc(a, (size_t)n, sizeof *cfg->b);
   if (cfg->b == NULL)
     return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
@@ -209,8 +240,8 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
   block_at = cfg->block_at;
   block_of = cfg->block_of;
   i = -1;
-  for (pc = cfg->first; pc < f->sizecode; pc++) {  /* (b's end and cost
-                                                      kept in locals) */
+  for (pc = cfg->first; pc < size; pc++) {  /* (b's end and cost kept in
+                                              locals) */
     if (leader[pc]) {
       if (b != NULL) { b->end = pc - 1; b->cost = cost; }
       b = &cfg->b[++i];
@@ -221,10 +252,10 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
     } else {
       block_at[pc] = -1;
     }
-    cost += rw_instr_cost(f, pc, opt);
+    cost += rw_instr_cost(f, pc, &o);
     block_of[pc] = i;
   }
-  if (b != NULL) { b->end = f->sizecode - 1; b->cost = cost; }
+  if (b != NULL) { b->end = size - 1; b->cost = cost; }
   for (i = 0; i < n; i++) {
     lraf_status st = find_succs(cfg, &cfg->b[i], f, path, err);
     if (st != LRAF_OK)
@@ -249,12 +280,13 @@ static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
   int *fill;
   rw_arena_mark mark;
   succ->n = pred->n = n;
-  succ->start = rw_arena_zalloc(a, (size_t)n + 1, sizeof(int));
-  pred->start = rw_arena_zalloc(a, (size_t)n + 1, sizeof(int));
+  /* (arrays of like lifetime come from one request: fewer of them) */
+  succ->start = rw_arena_zalloc(a, 2 * ((size_t)n + 1), sizeof(int));
+  pred->start = succ->start != NULL ? succ->start + n + 1 : NULL;
   for (i = 0; i < cfg->nblocks; i++)
     m += cfg->b[i].nsucc > 0 ? cfg->b[i].nsucc : 1;
-  succ->adj = rw_arena_alloc(a, (size_t)m + 1, sizeof(int));
-  pred->adj = rw_arena_alloc(a, (size_t)m + 1, sizeof(int));
+  succ->adj = rw_arena_alloc(a, 2 * ((size_t)m + 1), sizeof(int));
+  pred->adj = succ->adj != NULL ? succ->adj + m + 1 : NULL;
   mark = rw_arena_save(a);
   fill = rw_arena_zalloc(a, (size_t)n, sizeof(int));
   if (!succ->start || !pred->start || !succ->adj || !pred->adj || !fill) {
@@ -294,29 +326,30 @@ static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
 static int dfs(const graph *g, int root, int *post, char *header,
                rw_arena *a) {
   rw_arena_mark mark = rw_arena_save(a);
-  int *stack = rw_arena_alloc(a, (size_t)g->n, sizeof(int));
-  int *next = rw_arena_zalloc(a, (size_t)g->n, sizeof(int));
-  char *state = rw_arena_zalloc(a, (size_t)g->n, 1);  /* 0 new, 1 on stack,
-                                                         2 done */
+  int *stack = rw_arena_alloc(a, 2 * (size_t)g->n, sizeof(int));
+  int *next = stack != NULL ? stack + g->n : NULL;  /* -1 new, -2 done, else
+                                                       on the stack: the
+                                                       next edge to take */
   int sp = 0, np = 0;
-  if (!stack || !next || !state) {
+  if (stack == NULL) {
     rw_arena_restore(a, mark);
     return -1;
   }
+  memset(next, 0xff, (size_t)g->n * sizeof *next);  /* all -1 */
   stack[sp++] = root;
-  state[root] = 1;
+  next[root] = g->start[root];
   while (sp > 0) {
     int v = stack[sp - 1];
-    if (g->start[v] + next[v] < g->start[v + 1]) {
-      int w = g->adj[g->start[v] + next[v]++];
-      if (state[w] == 0) {
-        state[w] = 1;
+    if (next[v] < g->start[v + 1]) {
+      int w = g->adj[next[v]++];
+      if (next[w] == -1) {
+        next[w] = g->start[w];
         stack[sp++] = w;
-      } else if (state[w] == 1 && header != NULL) {
+      } else if (next[w] >= 0 && header != NULL) {
         header[w] = 1;
       }
     } else {
-      state[v] = 2;
+      next[v] = -2;
       post[np++] = v;
       sp--;
     }
@@ -325,16 +358,46 @@ static int dfs(const graph *g, int root, int *post, char *header,
   return np;
 }
 
+/* Whether every retreating edge p -> v (order[p] <= order[v]: the first
+   pass of dominators had not done p, and left the edge out) goes to a
+   dominator of p by the idoms found in that pass.  heads are the nh
+   nodes v with such an edge. */
+static int retreats_dominated(const graph *preds, const int *heads, int nh,
+                              const int *order, const int *idom) {
+  int i, k;
+  for (i = 0; i < nh; i++) {
+    int v = heads[i];
+    for (k = preds->start[v]; k < preds->start[v + 1]; k++) {
+      int x = preds->adj[k];
+      if (order[x] < 0 || order[x] > order[v]) continue;
+      while (order[x] < order[v]) x = idom[x];
+      if (x != v) return 0;
+    }
+  }
+  return 1;
+}
+
 /* Immediate dominators over g from its postorder (Cooper, Harvey and
-   Kennedy's iteration).  preds are the edges into each node.  When g is
-   acyclic, reverse postorder meets every predecessor of a node before
-   the node, so the first pass is final. */
+   Kennedy's iteration).  preds are the edges into each node.  The first
+   pass in reverse postorder sees each node's predecessors that come
+   before it and leaves out the others (retreating edges, which that
+   pass has not reached): it finds the dominators of the graph without
+   the retreating edges, exactly, since that graph is acyclic and every
+   predecessor is done before its node.  When each retreating edge
+   p -> v goes to a dominator v of p there, those are the dominators of
+   the whole graph (the usual case: the graphs of loops without gotos,
+   where the retreating edges are back edges): they still satisfy the
+   equations (the edge adds to v's predecessors p, whose dominators
+   include v's), and an edge can only take dominators away, so they are
+   the largest solution.  Otherwise the iteration goes on as it would
+   have, to the same result. */
 static void dominators(const graph *preds, const int *post, int np,
                        int *idom, int acyclic, rw_arena *a) {
   rw_arena_mark mark = rw_arena_save(a);
-  int *order = rw_arena_alloc(a, (size_t)preds->n, sizeof(int));
-  int i, changed = 1, root = post[np - 1];
-  if (order == NULL) {
+  int *order = rw_arena_alloc(a, 2 * (size_t)preds->n, sizeof(int));
+  int *heads = order != NULL ? order + preds->n : NULL;
+  int i, changed = 1, root = post[np - 1], pass = 0, nh = 0;
+  if (order == NULL || heads == NULL) {
     rw_arena_restore(a, mark);
     return;
   }
@@ -342,12 +405,18 @@ static void dominators(const graph *preds, const int *post, int np,
   for (i = 0; i < np; i++) order[post[i]] = i;
   idom[root] = root;
   while (changed) {
+    if (pass++ == 1 && retreats_dominated(preds, heads, nh, order, idom))
+      break;
     changed = 0;
     for (i = np - 2; i >= 0; i--) {  /* reverse postorder */
       int v = post[i], nd = -1, k;
       for (k = preds->start[v]; k < preds->start[v + 1]; k++) {
         int p = preds->adj[k];
-        if (order[p] < 0 || idom[p] < 0) continue;
+        if (order[p] < 0) continue;
+        if (idom[p] < 0) {  /* not done yet: a retreating edge */
+          if (pass == 1 && (nh == 0 || heads[nh - 1] != v)) heads[nh++] = v;
+          continue;
+        }
         if (nd < 0) { nd = p; continue; }
         while (nd != p) {  /* intersect */
           while (order[nd] < order[p]) nd = idom[nd];
@@ -359,6 +428,31 @@ static void dominators(const graph *preds, const int *post, int np,
     if (acyclic) break;
   }
   rw_arena_restore(a, mark);
+}
+
+/* Immediate post-dominators when every edge goes forward in block order
+   (acyclic): that order is then a topological one, every post-dominator
+   of a block comes after it, and each block reaches the exit.  So the
+   numbering by block (the exit last) is one in which dominators'
+   intersection works (the finger further from the root is the one with
+   the smaller number), and going back from the last block meets each
+   block's successors done: one pass, the same tree as dominators over
+   the reverse graph, without its search from the exit. */
+static void postdominators_acyclic(const rw_cfg *cfg, int *ipdom) {
+  int exitn = cfg->nblocks, v, k;
+  ipdom[exitn] = exitn;
+  for (v = exitn - 1; v >= 0; v--) {
+    const rw_block *b = &cfg->b[v];
+    int nd = b->nsucc > 0 ? b->succ[0] : exitn;
+    for (k = 1; k < b->nsucc; k++) {
+      int p = b->succ[k];
+      while (nd != p) {  /* intersect */
+        while (nd < p) nd = ipdom[nd];
+        while (p < nd) p = ipdom[p];
+      }
+    }
+    ipdom[v] = nd;
+  }
 }
 
 /* Whether a cycle through x avoids node avoid: can x reach itself? */
@@ -386,12 +480,13 @@ static int cycle_avoiding(const graph *g, int x, int avoid, int *stack,
    Nodes outside the tree get tin -1.  Returns 0 when out of memory. */
 static int number_tree(const int *parent, int n, int *tin, int *tout,
                        rw_arena *a) {
-  int *first = rw_arena_alloc(a, (size_t)n, sizeof(int));
-  int *next = rw_arena_alloc(a, (size_t)n, sizeof(int));
-  int *stack = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *first = rw_arena_alloc(a, 3 * (size_t)n, sizeof(int));
+  int *next, *stack;
   int v, clock = 0, sp = 0;
-  if (!first || !next || !stack)
+  if (first == NULL)
     return 0;
+  next = first + n;
+  stack = first + 2 * n;
   for (v = 0; v < n; v++) { first[v] = -1; tin[v] = tout[v] = -1; }
   for (v = n - 1; v >= 0; v--)  /* children lists */
     if (parent[v] >= 0 && parent[v] != v) {
@@ -421,16 +516,34 @@ static int postdominates(const int *tin, const int *tout, int x, int d) {
   return tin[x] >= 0 && tin[d] >= 0 && tin[x] < tin[d] && tout[d] <= tout[x];
 }
 
+/* With acyclic, no cycle passes x or d: the searches would answer 0,
+   unless they ran out of budget, which they cannot when each of the
+   two per block visits each block once (2 n^2 within the budget). */
+/* Each folded block points straight at the block that pays for it. */
+static void point_at_payers(rw_cfg *cfg) {
+  int x;
+  for (x = 0; x < cfg->nblocks; x++) {
+    int r = x, v = x;
+    while (cfg->b[r].fold_into >= 0) r = cfg->b[r].fold_into;
+    while (cfg->b[v].fold_into >= 0 && cfg->b[v].fold_into != r) {
+      int up = cfg->b[v].fold_into;
+      cfg->b[v].fold_into = r;
+      v = up;
+    }
+  }
+}
+
 static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
-                        const int *ipdom, rw_arena *a) {
+                        const int *ipdom, int acyclic, rw_arena *a) {
   rw_arena_mark m = rw_arena_save(a);
   int n = succ->n, x;
-  int *stack = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *stack = rw_arena_alloc(a, 3 * (size_t)n, sizeof(int));
   unsigned *mark = rw_arena_zalloc(a, (size_t)n, sizeof(unsigned));
-  int *tin = rw_arena_alloc(a, (size_t)n, sizeof(int));
-  int *tout = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *tin = stack != NULL ? stack + n : NULL;
+  int *tout = stack != NULL ? stack + 2 * n : NULL;
   unsigned stamp = 0;
   long budget = FOLD_BUDGET;
+  int search = !acyclic || 2.0 * n * n > (double)FOLD_BUDGET;
   if (!stack || !mark || !tin || !tout ||
       !number_tree(ipdom, n, tin, tout, a)) {
     rw_arena_restore(a, m);
@@ -443,20 +556,79 @@ static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
       continue;
     if (cfg->b[d].tforcall || !postdominates(tin, tout, x, d))
       continue;
-    if (cycle_avoiding(succ, x, d, stack, mark, ++stamp, &budget) ||
-        cycle_avoiding(succ, d, x, stack, mark, ++stamp, &budget))
+    if (search &&
+        (cycle_avoiding(succ, x, d, stack, mark, ++stamp, &budget) ||
+         cycle_avoiding(succ, d, x, stack, mark, ++stamp, &budget)))
       continue;
     bx->fold_into = d;
   }
-  for (x = 0; x < cfg->nblocks; x++) {  /* point straight at the payer */
-    int r = x, v = x;
-    while (cfg->b[r].fold_into >= 0) r = cfg->b[r].fold_into;
-    while (cfg->b[v].fold_into >= 0 && cfg->b[v].fold_into != r) {
-      int up = cfg->b[v].fold_into;
-      cfg->b[v].fold_into = r;
-      v = up;
+  point_at_payers(cfg);
+  rw_arena_restore(a, m);
+}
+
+/* Whether a search from d's successors over g, avoiding node avoid,
+   reaches d again or the exit. */
+static int returns_or_leaves(const graph *g, int d, int avoid, int exitn,
+                             int *stack, unsigned *mark, unsigned stamp) {
+  int sp = 0, k;
+  for (k = g->start[d]; k < g->start[d + 1]; k++) {
+    int w = g->adj[k];
+    if (w != avoid && mark[w] != stamp) { mark[w] = stamp; stack[sp++] = w; }
+  }
+  while (sp > 0) {
+    int v = stack[--sp];
+    if (v == d || v == exitn) return 1;
+    for (k = g->start[v]; k < g->start[v + 1]; k++) {
+      int w = g->adj[k];
+      if (w != avoid && mark[w] != stamp) { mark[w] = stamp; stack[sp++] = w; }
     }
   }
+  return 0;
+}
+
+/* fold_blocks for a graph with cycles whose searches cannot run out of
+   budget (at most 2 n^2 visits: no search answers "the worst" then):
+   the same folds, without the post-dominator tree.  x post-dominates
+   d = idom[x] when d reaches the exit (the tree holds only the blocks
+   that do) and no path from d that avoids x does.  One search from d
+   avoiding x tells that, and whether a cycle through d avoids x. */
+static void fold_blocks_small(rw_cfg *cfg, const graph *succ,
+                              const graph *pred, const int *idom,
+                              rw_arena *a) {
+  rw_arena_mark m = rw_arena_save(a);
+  int n = succ->n, exitn = cfg->nblocks, x, sp;
+  int *stack = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  unsigned *mark = rw_arena_zalloc(a, (size_t)n, sizeof(unsigned));
+  char *toexit = rw_arena_zalloc(a, (size_t)n, 1);
+  unsigned stamp = 0;
+  long budget = FOLD_BUDGET;
+  if (!stack || !mark || !toexit) {
+    rw_arena_restore(a, m);
+    return;  /* no folding: every block pays for itself */
+  }
+  toexit[exitn] = 1;  /* the blocks that reach the exit: back from it */
+  stack[0] = exitn;
+  sp = 1;
+  while (sp > 0) {
+    int v = stack[--sp], k;
+    for (k = pred->start[v]; k < pred->start[v + 1]; k++) {
+      int w = pred->adj[k];
+      if (!toexit[w]) { toexit[w] = 1; stack[sp++] = w; }
+    }
+  }
+  for (x = 0; x < cfg->nblocks; x++) {
+    rw_block *bx = &cfg->b[x];
+    int d = idom[x];
+    if (!bx->reachable || bx->check || bx->tforcall || d < 0 || d == x)
+      continue;
+    if (cfg->b[d].tforcall || !toexit[d] ||
+        returns_or_leaves(succ, d, x, exitn, stack, mark, ++stamp))
+      continue;
+    if (cycle_avoiding(succ, x, d, stack, mark, ++stamp, &budget))
+      continue;
+    bx->fold_into = d;
+  }
+  point_at_payers(cfg);
   rw_arena_restore(a, m);
 }
 
@@ -544,14 +716,7 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
                           const unsigned char *payable, rw_arena *a) {
   rw_arena_mark mark = rw_arena_save(a);
   int i;
-  int *comp = NULL;
-  if (!acyclic) {
-    comp = rw_arena_alloc(a, (size_t)pred->n, sizeof(int));
-    if (comp == NULL || !components(pred, post, np, comp, a)) {
-      rw_arena_restore(a, mark);
-      return;
-    }
-  }
+  int *comp = NULL;  /* made when a first branch needs it */
   for (i = 0; i < np; i++) {
     int d = post[i], x, y, k, xin, yin;
     rw_block *bd;
@@ -565,6 +730,11 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
       if (!sole_child(cfg, pred, bd->succ[k]) || bd->succ[k] == d)
         break;
     if (k < 2) continue;
+    if (!acyclic && comp == NULL) {
+      comp = rw_arena_alloc(a, (size_t)pred->n, sizeof(int));
+      if (comp == NULL || !components(pred, post, np, comp, a))
+        break;  /* out of memory: no more branch folds */
+    }
     x = bd->succ[0];
     y = bd->succ[1];
     xin = comp != NULL && comp[x] == comp[d];
@@ -692,11 +862,10 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
                            const char *path, lraf_error *err) {
   graph succ = {0, NULL, NULL}, pred = {0, NULL, NULL};
   int n = cfg->nblocks + 1, np, nrp, i, pc, k, acyclic = 1;
-  int *post = rw_arena_alloc(a, (size_t)n, sizeof(int));
-  int *rpost = rw_arena_alloc(a, (size_t)n, sizeof(int));  /* over the
-                                                              reverse graph */
-  int *idom = rw_arena_alloc(a, (size_t)n, sizeof(int));
-  int *ipdom = rw_arena_alloc(a, (size_t)n, sizeof(int));
+  int *post = rw_arena_alloc(a, 4 * (size_t)n, sizeof(int));
+  int *rpost = post != NULL ? post + n : NULL;  /* over the reverse graph */
+  int *idom = post != NULL ? post + 2 * n : NULL;
+  int *ipdom = post != NULL ? post + 3 * n : NULL;
   char *header = rw_arena_zalloc(a, (size_t)n, 1);
   /* the entry block returns (a function without branches): no other
      block runs, so there is no loop and nothing to fold */
@@ -738,11 +907,18 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   }
   if (opt->fold && !small_blocks(opt) && !single) {
     dominators(&pred, post, np, idom, acyclic, a);
-    nrp = dfs(&pred, cfg->nblocks, rpost, NULL, a);  /* from the exit */
-    if (nrp < 0)
-      return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-    dominators(&succ, rpost, nrp, ipdom, acyclic, a);
-    fold_blocks(cfg, &succ, idom, ipdom, a);
+    if (acyclic) {
+      postdominators_acyclic(cfg, ipdom);
+      fold_blocks(cfg, &succ, idom, ipdom, acyclic, a);
+    } else if (2.0 * n * n <= (double)FOLD_BUDGET) {
+      fold_blocks_small(cfg, &succ, &pred, idom, a);
+    } else {
+      nrp = dfs(&pred, cfg->nblocks, rpost, NULL, a);  /* from the exit */
+      if (nrp < 0)
+        return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      dominators(&succ, rpost, nrp, ipdom, acyclic, a);
+      fold_blocks(cfg, &succ, idom, ipdom, acyclic, a);
+    }
   }
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
@@ -759,17 +935,17 @@ lraf_status rw_cfg_build(const vm_proto *f, const rw_options *opt,
                          const char *path, rw_arena *a, rw_cfg *cfg,
                          lraf_error *err) {
   size_t n = (size_t)f->sizecode;
-  char *ustart = rw_arena_zalloc(a, n + 1, 1);
-  char *leader = rw_arena_zalloc(a, n + 1, 1);
-  int *odd = rw_arena_alloc(a, n + 1, sizeof(int));
+  char *ustart = rw_arena_zalloc(a, 2 * (n + 1), 1);
+  char *leader = ustart != NULL ? ustart + n + 1 : NULL;
+  int *odd = rw_arena_alloc(a, 3 * (n + 1), sizeof(int));
   lraf_status st;
   scan sc;
   int pc;
   memset(cfg, 0, sizeof *cfg);
-  cfg->block_at = rw_arena_alloc(a, n + 1, sizeof(int));
-  cfg->block_of = rw_arena_alloc(a, n + 1, sizeof(int));
-  if (!ustart || !leader || !odd || !cfg->block_at || !cfg->block_of)
+  if (!ustart || !odd)
     return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+  cfg->block_at = odd + n + 1;
+  cfg->block_of = odd + 2 * (n + 1);
   cfg->first = (f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP);
   /* make_blocks sets the rest */
   for (pc = 0; pc < cfg->first; pc++)

@@ -840,6 +840,7 @@ static int resolve_jumps(ctx *c) {
   int n, again = 0;
   for (n = 0; n < o->n; n++) {
     int t;
+    if (o->jkind[n] == J_NONE) continue;  /* most: no switch for them */
     switch (o->jkind[n]) {
       case J_GROUP: t = c->group[o->jref[n]]; break;
       case J_INSTR: t = c->pos[o->jref[n]]; break;

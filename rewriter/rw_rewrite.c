@@ -18,17 +18,20 @@
 typedef struct srcname {
   const char *source;  /* what src names */
   char src[120];
+  size_t len;          /* strlen(src) */
 } srcname;
 
 /* "function at SRC:LINE" into buf without snprintf, which costs more
-   than the rest of rewriting a small function's name; 0 when it does
-   not fit or line is negative (then snprintf writes it). */
-static int name_fast(char *buf, size_t size, const char *src, int line) {
+   than the rest of rewriting a small function's name (n is SRC's
+   length); 0 when it does not fit or line is negative (then snprintf
+   writes it). */
+static int name_fast(char *buf, size_t size, const char *src, size_t n,
+                     int line) {
   static const char prefix[] = "function at ";
   char digits[16];
   int k = (int)sizeof digits;
   unsigned v = (unsigned)line;
-  size_t n = strlen(src), m;
+  size_t m;
   if (line < 0) return 0;
   do digits[--k] = (char)('0' + v % 10); while ((v /= 10) != 0);
   m = sizeof digits - (size_t)k;
@@ -42,25 +45,42 @@ static int name_fast(char *buf, size_t size, const char *src, int line) {
   return 1;
 }
 
+/* "main chunk of SRC" into buf (size > 0), cut as snprintf would. */
+static void name_main(char *buf, size_t size, const char *src) {
+  static const char prefix[] = "main chunk of ";
+  size_t p = sizeof prefix - 1, n = strlen(src);
+  if (p > size - 1) p = size - 1;
+  memcpy(buf, prefix, p);
+  if (n > size - 1 - p) n = size - 1 - p;
+  memcpy(buf + p, src, n);
+  buf[p + n] = '\0';
+}
+
 /* A readable name for f in messages: "main chunk of @x.lua" or
    "function at @x.lua:12". */
 static void name_function(char *buf, size_t size, const vm_proto *f,
                           const char *source, int is_main, srcname *sn) {
   char *src = sn->src;
   if (sn->source != source || src[0] == '\0') {
-    if (source == NULL)
-      snprintf(src, sizeof sn->src, "?");
-    else if (source[0] == '=' || source[0] == '@')
-      snprintf(src, sizeof sn->src, "%s", source + 1);
-    else
+    if (source == NULL) {
+      strcpy(src, "?");
+    } else if (source[0] == '=' || source[0] == '@') {  /* as snprintf
+                                                          "%s" would */
+      size_t n = strlen(source + 1);
+      if (n > sizeof sn->src - 1) n = sizeof sn->src - 1;
+      memcpy(src, source + 1, n);
+      src[n] = '\0';
+    } else {
       snprintf(src, sizeof sn->src, "[string \"%.*s\"]",
                (int)strcspn(source, "\n") < 60 ? (int)strcspn(source, "\n")
                                                 : 60, source);
+    }
     sn->source = source;
+    sn->len = strlen(src);
   }
   if (is_main)
-    snprintf(buf, size, "main chunk of %s", src);
-  else if (!name_fast(buf, size, src, f->linedefined))
+    name_main(buf, size, src);
+  else if (!name_fast(buf, size, src, sn->len, f->linedefined))
     snprintf(buf, size, "function at %s:%d", src, f->linedefined);
 }
 

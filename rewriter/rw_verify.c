@@ -8,8 +8,9 @@
 ** scratch register at the top of the frame.  Chunks for the lraf VM
 ** carry no such upvalues; there every function must start with a zero
 ** check (ACCT) and every loop must pass one (verify_fused; its search
-** is skipped where a first look at the backward jumps shows that every
-** cycle passes a check, jumps_back_unchecked: the same verdict).  Code
+** is skipped where a first or a second look at the backward jumps shows
+** that every cycle passes a check, jumps_back_unchecked and
+** jumps_back_unguarded: the same verdict).  Code
 ** rewritten in memory from Lua's parser's own output has its structure
 ** checked only where rewriting changed it (rw_verify_lean, rw_vlean.c).
 */
@@ -73,9 +74,7 @@ static lraf_status verify_function(const vm_proto *f, const vm_proto *parent,
    paying jump (JMPACCT, FORLOOPACCT: it checks whichever way it goes;
    vm_check_code makes sure that no test runs one as its jump). */
 static int is_check(vm_instr i) {
-  int op = vm_op(i);
-  return (op == VM_OP_ACCT && vm_a(i) != VM_ACCT_ADD) ||
-         op == VM_OP_JMPACCT || op == VM_OP_FORLOOPACCT;
+  return rw_is_check(i);
 }
 
 /* Where control may go after pc (a superset: a skip edge where the next
@@ -114,10 +113,7 @@ typedef struct dfs_frame {
 /* Whether control goes from i only to the next instruction (i is no
    check, jump, return or instruction that may skip the next). */
 static int plain(vm_instr i) {
-  return !(vm_opinfo_of(vm_op(i))->flags &
-           (VM_OPF_ENDS | VM_OPF_JUMP | VM_OPF_TEST | VM_OPF_MMBIN |
-            VM_OPF_SKIPNEXT)) &&
-         !vm_needs_extraarg(i) && !is_check(i);
+  return rw_plain(i);
 }
 
 /* Whether f's code may hold a cycle without a check, at a first look:
@@ -128,14 +124,50 @@ static int plain(vm_instr i) {
    be empty), every cycle passes a check: 0.  1 when some target does
    not (the search below then decides). */
 static int jumps_back_unchecked(const vm_proto *f) {
-  int pc, t, x;
+  int pc, t;
   for (pc = 0; pc < f->sizecode; pc++)
-    if (vm_jump_target(f->code[pc], pc, &t) && t <= pc &&
-        !is_check(f->code[pc])) {
-      if (t < 0) return 1;
-      for (x = t; x < pc && plain(f->code[x]); x++) {}
-      if (!is_check(f->code[x])) return 1;
+    if (vm_jump_target(f->code[pc], pc, &t) && rw_back_unchecked(f, pc, t))
+      return 1;
+  return 0;
+}
+
+/* A second look, when the first one fails (loops whose header the
+   predecessors pay for, or whose body branches: the check is in the
+   body, before the jump back).  Every cycle holds a backward jump to its
+   lowest instruction t, and the rest of the cycle, from t to the jump,
+   stays at t or above.  So it is enough that, for each backward jump at
+   pc to t, every path from t to pc that stays at t or above passes a
+   check: the first look, or the following.  Let x be the last check
+   before pc, with x >= t; no jump from t or above lands in x + 1 .. pc;
+   and the instruction before x, if it may skip to x + 1, lies below t.
+   A path from t (at most x) to pc enters x + 1 .. pc somewhere, by an
+   edge from outside: not by a jump (from t or above) nor by a skip from
+   x - 1 (at t or above), so by falling or skipping from x itself, and
+   passes the check.  One pass after the one that notes, for each
+   instruction, the highest jump that lands on it (maxsrc): run is the
+   highest such source in x + 1 .. pc, or x - 1 when that may skip.
+   With every backward jump covered one way or the other, every cycle
+   passes a check: 0, as the search would find.  1 when some jump is
+   not, -1 out of memory. */
+static int jumps_back_unguarded(const vm_proto *f, rw_arena *a) {
+  int n = f->sizecode, pc, t, x = -1, run = -1;
+  int *maxsrc = rw_arena_alloc(a, (size_t)n + 1, sizeof *maxsrc);
+  if (maxsrc == NULL) return -1;
+  for (pc = 0; pc < n; pc++) maxsrc[pc] = -1;
+  for (pc = 0; pc < n; pc++)
+    if (vm_jump_target(f->code[pc], pc, &t) && t >= 0 && t < n)
+      maxsrc[t] = pc;  /* (pc increases: the highest one last) */
+  for (pc = 0; pc < n; pc++) {
+    vm_instr i = f->code[pc];
+    if (maxsrc[pc] > run) run = maxsrc[pc];
+    if (vm_jump_target(i, pc, &t) && rw_back_unchecked(f, pc, t) &&
+        (t < 0 || x < t || run >= t))
+      return 1;
+    if (is_check(i)) {
+      x = pc;
+      run = pc > 0 && rw_skips(f->code[pc - 1]) ? pc - 1 : -1;
     }
+  }
   return 0;
 }
 
@@ -147,12 +179,16 @@ static void restart_after(const vm_proto *f, int pc, int *roots, int *nroots,
   state[pc] = 2;
 }
 
-static int unchecked_cycle(const vm_proto *f, rw_arena *a, int *at) {
+/* back: the first look's answer, or -1 to take it here. */
+static int unchecked_cycle(const vm_proto *f, int back, rw_arena *a,
+                           int *at) {
   int n = f->sizecode, sp, nroots = 0, found = 0;
   dfs_frame *stack;
   int *roots;
   char *state;
-  if (!jumps_back_unchecked(f)) return 0;
+  if (back < 0) back = jumps_back_unchecked(f);
+  if (back) back = jumps_back_unguarded(f, a);
+  if (back <= 0) return back;
   stack = rw_arena_alloc(a, (size_t)n, sizeof *stack);
   roots = rw_arena_alloc(a, 3 * (size_t)n + 1, sizeof *roots);  /* to
                                                           start from */
@@ -237,7 +273,7 @@ static lraf_status verify_fused(const vm_proto *f, originals *og, int index,
                                 int depth, rw_arena *a, lraf_error *err) {
   char path[64];
   lraf_status st;
-  int i, entry, at = 0, c = 0, fits = 1;
+  int i, entry, at = 0, c = 0, fits = 1, back = -1;
   const rw_original *o = NULL;
   if (og != NULL) {  /* f and its original must nest alike */
     fits = og->next < og->n && og->orig[og->next].sizep == f->sizep;
@@ -246,14 +282,15 @@ static lraf_status verify_fused(const vm_proto *f, originals *og, int index,
   /* a name for messages only: checked without it first, and named only
      to say what failed */
   st = !fits ? LRAF_EVERIFY
-     : o != NULL && rw_vlean_code(f, o) ? vm_check_debug(f, NULL, NULL)
+     : o != NULL && rw_vlean_scan(f, o, &back) ? vm_check_debug(f, NULL,
+                                                                NULL)
      : vm_check_code(f, NULL, VM_CHECK_REWRITTEN, NULL);
   entry = f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP;
   while (entry < f->sizecode && vm_op(f->code[entry]) == VM_OP_ACCT &&
          !is_check(f->code[entry]))
     entry++;  /* a charge too large for one ACCT: the last one checks */
   if (st == LRAF_OK && entry < f->sizecode && is_check(f->code[entry]))
-    c = unchecked_cycle(f, a, &at);
+    c = unchecked_cycle(f, back, a, &at);
   rw_arena_reset(a);
   if (st != LRAF_OK || entry >= f->sizecode || !is_check(f->code[entry]) ||
       c != 0) {

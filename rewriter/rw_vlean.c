@@ -33,10 +33,13 @@
 #include "rw_vlean.h"
 
 /* Whether the jump i at pc of f lands inside the code (and a TFORPREP
-   on its TFORCALL). */
-static int jump_ok(const vm_proto *f, vm_instr i, int pc) {
+   on its TFORCALL); with back, notes a jump back that rw_verify.c's
+   first look would stop at. */
+static int jump_ok(const vm_proto *f, vm_instr i, int pc, int *back) {
   int t;
   if (!vm_jump_target(i, pc, &t) || t < 0 || t >= f->sizecode) return 0;
+  if (back != NULL && t <= pc && !*back)
+    *back = rw_back_unchecked(f, pc, t);
   if (vm_op(i) == VM_OP_TFORPREP)
     return vm_op(f->code[t]) == VM_OP_TFORCALL &&
            vm_a(f->code[t]) == vm_a(i);
@@ -53,8 +56,16 @@ static int acct_follows(const vm_proto *f, vm_instr i, int n) {
 }
 
 int rw_vlean_code(const vm_proto *f, const rw_original *o) {
+  return rw_vlean_scan(f, o, NULL);
+}
+
+/* Every jump of the new code is met below: a copied instruction (the
+   default case) is its original, which is no jump, an ACCT is none, and
+   the others are the cases that call jump_ok. */
+int rw_vlean_scan(const vm_proto *f, const rw_original *o, int *back) {
   const vm_instr *in = o->code;
   int n, j = 0, m = o->sizecode;
+  if (back != NULL) *back = 0;
   if (f->maxstacksize != o->maxstacksize || f->sizek != o->sizek ||
       f->sizeupvalues != o->sizeupvalues || f->sizep != o->sizep ||
       f->sizecode < 1 || m < 1)
@@ -78,21 +89,21 @@ int rw_vlean_code(const vm_proto *f, const rw_original *o) {
         if ((op != VM_OP_JMP && (op != VM_OP_JMPACCT || n == 0 ||
                                  vm_required_next(f->code[n - 1]) ==
                                    VM_OP_JMP)) ||
-            !jump_ok(f, i, n) || !acct_follows(f, i, n))
+            !jump_ok(f, i, n, back) || !acct_follows(f, i, n))
           return 0;
         break;
       case VM_OP_FORLOOP: case VM_OP_FORPREP: case VM_OP_TFORPREP:
       case VM_OP_TFORLOOP:
         if ((op != oop && !(oop == VM_OP_FORLOOP &&
                             op == VM_OP_FORLOOPACCT)) ||
-            vm_a(i) != vm_a(orig) || !jump_ok(f, i, n) ||
+            vm_a(i) != vm_a(orig) || !jump_ok(f, i, n, back) ||
             !acct_follows(f, i, n))
           return 0;
         break;
       case VM_OP_LFALSESKIP:
         if (op != VM_OP_LOADFALSE || vm_a(i) != vm_a(orig) ||
             n + 1 >= f->sizecode || vm_op(f->code[n + 1]) != VM_OP_JMP ||
-            !jump_ok(f, f->code[n + 1], n + 1))
+            !jump_ok(f, f->code[n + 1], n + 1, back))
           return 0;
         n++;
         break;

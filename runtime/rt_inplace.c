@@ -100,8 +100,9 @@ static void *carve(char *block, size_t *at, size_t n) {
 static void free_parts(vm_proto *f) {
   int i;
   for (i = 0; i < f->sizep; i++) free_parts(f->p[i]);
-  for (i = 0; i < f->sizelocvars; i++)
-    if (f->locvars[i].name.present) free(f->locvars[i].name.data);
+  if (!(f->borrowed & VM_BORROWED_LOCVARS))  /* from_proto_in names none */
+    for (i = 0; i < f->sizelocvars; i++)
+      if (f->locvars[i].name.present) free(f->locvars[i].name.data);
   if (f->source.present) free(f->source.data);
   if (!(f->borrowed & VM_BORROWED_CODE)) free(f->code);
   if (!(f->borrowed & VM_BORROWED_LINES)) free(f->lineinfo);
@@ -253,10 +254,14 @@ static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
     ah[i].pc = f->ahead[i].pc;
     ah[i].n = f->ahead[i].n;
   }
+  /* (an array the Proto lacks is not freed: freeing NULL changes
+     nothing but costs a call of the allocator) */
   luaM_freearray(L, p->code, p->sizecode);
-  luaM_freearray(L, p->lineinfo, p->sizelineinfo);
-  luaM_freearray(L, p->abslineinfo, p->sizeabslineinfo);
-  luaM_freearray(L, p->acctahead, p->sizeacctahead);
+  if (p->lineinfo != NULL) luaM_freearray(L, p->lineinfo, p->sizelineinfo);
+  if (p->abslineinfo != NULL)
+    luaM_freearray(L, p->abslineinfo, p->sizeabslineinfo);
+  if (p->acctahead != NULL)
+    luaM_freearray(L, p->acctahead, p->sizeacctahead);
   p->code = code;
   p->sizecode = f->sizecode;
   p->lineinfo = li;
@@ -315,14 +320,15 @@ lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
   chunk.nupvalues = (uint8_t)chunk.main->sizeupvalues;
   st = rw_rewrite(&chunk, opt, stats, err);
   if (st == LRAF_OK) {  /* the Protos still hold the parser's code */
+    rw_original few[32];  /* (most chunks: no malloc) */
     int n = count_protos(w.p), k = 0;
-    rw_original *o = malloc((size_t)n * sizeof *o);
+    rw_original *o = n <= 32 ? few : malloc((size_t)n * sizeof *o);
     if (o == NULL) {
       st = err_fail(err, LRAF_EMEM, "out of memory verifying a function");
     } else {
       originals(w.p, o, &k);
       st = rw_verify_lean(&chunk, o, n, err);
-      free(o);
+      if (o != few) free(o);
     }
   }
   if (st == LRAF_OK && !same_shape(w.p, chunk.main))

@@ -420,10 +420,15 @@ static lraf_status check_shape(ctx *c) {
    must exist and not lie after pc. */
 static lraf_status check_absbase(ctx *c) {
   const vm_proto *f = c->f;
-  int pc;
+  int i;
   if (f->sizeabslineinfo == 0) return LRAF_OK;
-  for (pc = f->abslineinfo[0].pc; pc < f->sizecode; pc++) {
-    int i = pc / VM_MAXIWTHABS - 1;
+  /* the pcs from the first entry on that start from entry i lie in
+     VM_MAXIWTHABS * (i + 1) and the next VM_MAXIWTHABS - 1: the first
+     of them (pc) fails if any does */
+  for (i = f->abslineinfo[0].pc / VM_MAXIWTHABS - 1;; i++) {
+    int pc = VM_MAXIWTHABS * (i + 1);
+    if (pc < f->abslineinfo[0].pc) pc = f->abslineinfo[0].pc;
+    if (pc >= f->sizecode) break;
     if (i >= 0 && (i >= f->sizeabslineinfo || f->abslineinfo[i].pc > pc))
       return badf(c, "too few absolute line entries for pc %d", pc);
   }
@@ -449,17 +454,43 @@ static lraf_status check_lines(ctx *c) {
         (j > 0 && apc <= f->abslineinfo[j - 1].pc))
       return badf(c, "absolute line entry %d has invalid pc %d", j, apc);
   }
-  for (pc = 0, j = 0; pc < f->sizecode; pc++) {
-    int isabs = j < f->sizeabslineinfo && f->abslineinfo[j].pc == pc;
-    if (isabs != (f->lineinfo[pc] == VM_ABSLINEINFO))
-      return badf(c, "line info at pc %d disagrees with absolute entries", pc);
-    /* Lua's compiler never produces a line outside 0..INT_MAX, and the
-       dump format cannot hold one: a rewriter that re-encodes the lines
-       could not write such a chunk back. */
-    line = isabs ? f->abslineinfo[j].line : line + f->lineinfo[pc];
-    if (line < 0 || line > INT_MAX)
-      return badf(c, "line info gives line %lld at pc %d", line, pc);
-    j += isabs;
+  /* Lua's compiler never produces a line outside 0..INT_MAX, and the
+     dump format cannot hold one: a rewriter that re-encodes the lines
+     could not write such a chunk back.  The deltas up to the next
+     absolute entry (stop) must not be its marker; from a line in
+     0..INT_MAX that cannot pass INT_MAX in the run, int arithmetic
+     and a test for a negative line check the same, pc by pc. */
+  for (pc = 0, j = 0; pc < f->sizecode; ) {
+    int stop = j < f->sizeabslineinfo ? f->abslineinfo[j].pc : f->sizecode;
+    if (pc == stop) {  /* the entry (the pcs are increasing: checked) */
+      if (f->lineinfo[pc] != VM_ABSLINEINFO)
+        return badf(c, "line info at pc %d disagrees with absolute entries",
+                    pc);
+      line = f->abslineinfo[j++].line;
+      if (line < 0 || line > INT_MAX)
+        return badf(c, "line info gives line %lld at pc %d", line, pc);
+      pc++;
+    } else if (line >= 0 && line + 127LL * (stop - pc) <= INT_MAX) {
+      int l = (int)line;
+      for (; pc < stop; pc++) {
+        if (f->lineinfo[pc] == VM_ABSLINEINFO)
+          return badf(c, "line info at pc %d disagrees with absolute "
+                      "entries", pc);
+        l += f->lineinfo[pc];
+        if (l < 0)
+          return badf(c, "line info gives line %d at pc %d", l, pc);
+      }
+      line = l;
+    } else {
+      for (; pc < stop; pc++) {
+        if (f->lineinfo[pc] == VM_ABSLINEINFO)
+          return badf(c, "line info at pc %d disagrees with absolute "
+                      "entries", pc);
+        line += f->lineinfo[pc];
+        if (line < 0 || line > INT_MAX)
+          return badf(c, "line info gives line %lld at pc %d", line, pc);
+      }
+    }
   }
   return check_absbase(c);
 }

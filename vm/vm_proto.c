@@ -123,6 +123,16 @@ void vm_getlines(const vm_proto *f, int *lines) {
     }
     if (next < nabs && f->abslineinfo[next].pc < stop)
       stop = f->abslineinfo[next].pc;  /* the deltas up to the next entry */
+    if (!bad && line >= INT_MIN + 128LL * (stop - pc) &&
+        line <= INT_MAX - 127LL * (stop - pc)) {
+      int l = (int)line;  /* no delta of the run (-128..127) can take l
+                             out of int's range: nothing to check */
+      for (; pc < stop; pc++) {
+        l += f->lineinfo[pc];
+        lines[pc] = l;
+      }
+      line = l;
+    }
     for (; pc < stop; pc++) {
       line += f->lineinfo[pc];
       lines[pc] = (bad || line < INT_MIN || line > INT_MAX) ? -1 : (int)line;

@@ -141,6 +141,29 @@ static void test_flag_spots(void **state) {
   assert_true(flags(VM_OP_NEWTABLE) & VM_OPF_ERRORS);
 }
 
+/* rw_cfg.c's plain_unit takes an op without these flags, and not one of
+   the ops named there, for a unit of one instruction that neither jumps
+   nor ends a block: whatever its operands. */
+static void test_flag_plain_units(void **state) {
+  static const int named[] = {VM_OP_LOADKX, VM_OP_NEWTABLE, VM_OP_SETLIST,
+    VM_OP_TFORCALL, VM_OP_CALL, VM_OP_VARARG, -1};
+  int op, b, c, k, t;
+  (void)state;
+  for (op = 0; op < VM_NUM_OPCODES; op++) {
+    if ((flags(op) & (VM_OPF_TEST | VM_OPF_MMBIN | VM_OPF_JUMP | VM_OPF_ENDS |
+                      VM_OPF_SKIPNEXT)) || in(op, named))
+      continue;
+    for (b = 0; b < 2; b++)
+      for (c = 0; c < 2; c++)
+        for (k = 0; k < 2; k++) {
+          vm_instr i = vm_abck(op, 0, b, c, k);
+          assert_int_equal(vm_required_next(i), -1);
+          assert_false(vm_sets_top(i));
+          assert_false(vm_jump_target(i, 5, &t));
+        }
+  }
+}
+
 /* ------------------------------------------------------------------ */
 /* Encoding                                                             */
 /* ------------------------------------------------------------------ */
@@ -672,6 +695,7 @@ int main(void) {
     cmocka_unit_test(test_formats),
     cmocka_unit_test(test_flag_sets),
     cmocka_unit_test(test_flag_spots),
+    cmocka_unit_test(test_flag_plain_units),
     cmocka_unit_test(test_abck),
     cmocka_unit_test(test_wide_formats),
     cmocka_unit_test(test_setters_keep_other_fields),
