@@ -783,23 +783,61 @@ int rw_cfg_equal_payer(const rw_cfg *cfg, int b) {
   return b;
 }
 
+/* Whether no CALL runs from the start of payer r up to the end of its
+   member m (a search from r that stops at m: r and m run exactly as
+   often, so it meets the blocks that run between them), within budget
+   steps.  stamp marks what the search saw (with st). */
+static int quiet_between(const rw_cfg *cfg, const vm_proto *f, int r, int m,
+                         int *stack, unsigned *stamp, unsigned st,
+                         long *budget) {
+  int sp = 0;
+  stack[sp++] = r;
+  stamp[r] = st;
+  while (sp > 0) {
+    const rw_block *b = &cfg->b[stack[--sp]];
+    int k;
+    if (calls(f, b) || --*budget < 0) return 0;
+    if (b == &cfg->b[m]) continue;
+    for (k = 0; k < b->nsucc; k++) {
+      int s = b->succ[k];
+      if (s < cfg->nblocks && stamp[s] != st) {
+        stamp[s] = st;
+        stack[sp++] = s;
+      }
+    }
+  }
+  return 1;
+}
+
 /* With tail payments (rw_tail_payments), the payers whose group (the
    payer and the blocks folded into it, all run exactly as often) has a
    block that ends in a payable jump, which can then pay for the group
-   (rw_emit.c); NULL without them or out of memory (no fold is then
-   held back).  Not the entry, which checks first, nor a TFORCALL block. */
-static unsigned char *payable_groups(const rw_cfg *cfg, const vm_proto *f,
+   (rw_emit.c); rw_block.tail_end names that block.  NULL without them
+   or out of memory (no fold is then held back).  Not the entry, which
+   checks first, nor a TFORCALL block, nor a group where a CALL runs
+   before it pays: a call could recurse as deep as Lua's stack goes, each
+   frame's work run and not yet paid, which no check would see.  (Its
+   metamethods go at most 200 deep: RW_TAIL_MAX.) */
+static unsigned char *payable_groups(rw_cfg *cfg, const vm_proto *f,
                                      const rw_options *opt, rw_arena *a) {
   unsigned char *payable;
-  int m;
+  int *stack, m;
+  unsigned *stamp, st = 0;
+  long budget = 8L * cfg->nblocks + 64;
   if (!rw_tail_payments(opt)) return NULL;
   payable = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, 1);
-  if (payable == NULL) return NULL;
-  for (m = 0; m < cfg->nblocks; m++) {
+  stack = rw_arena_alloc(a, (size_t)cfg->nblocks + 1, sizeof *stack);
+  stamp = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, sizeof *stamp);
+  if (payable == NULL || stack == NULL || stamp == NULL) return NULL;
+  for (m = 1; m < cfg->nblocks; m++) {
     int r = payer(cfg, m);
-    if (cfg->b[m].reachable && rw_ends_in_payable_jump(f, &cfg->b[m]) &&
-        r != 0 && !cfg->b[r].tforcall)
+    if (!cfg->b[m].reachable || !rw_ends_in_payable_jump(f, &cfg->b[m]) ||
+        r == 0 || cfg->b[r].tforcall || cfg->b[r].tail_end >= 0)
+      continue;
+    if (quiet_between(cfg, f, r, m, stack, stamp, ++st, &budget)) {
+      cfg->b[r].tail_end = m;
       payable[r] = 1;
+    }
   }
   return payable;
 }
@@ -878,6 +916,7 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
     np = 1;
     post[0] = 0;
   }
+  for (i = 0; i < cfg->nblocks; i++) cfg->b[i].tail_end = -1;
   for (i = 0; i < np; i++)
     if (post[i] < cfg->nblocks) cfg->b[post[i]].reachable = 1;
   for (i = 0; i < cfg->nblocks; i++)  /* blocks are in code order */

@@ -32,6 +32,10 @@ typedef struct rw_block {
                                   fold charged ahead for the other branch */
   unsigned char sunk;          /* its charge and check went to both of its
                                   successors, which pay for it behind */
+  int tail_end;                /* for a payer whose group may pay at the
+                                  jump that ends one of its blocks, that
+                                  block (no CALL runs between the payer
+                                  and it; rw_tail_payments); else -1 */
 } rw_block;
 
 typedef struct rw_cfg {
@@ -41,6 +45,13 @@ typedef struct rw_cfg {
   int *block_of;        /* pc -> block containing pc, or -1 (VARARGPREP) */
   int first;            /* first pc of the entry block */
 } rw_cfg;
+
+/* The largest charge that a group pays at its end (rw_emit.c).  Work
+   run and not yet paid is not seen by the checks of code that it runs
+   in the meantime: no CALL runs before the group pays, so that code is
+   a metamethod (a C call: at most LUAI_MAXCCALLS, 200, deep), and a
+   quota stop comes at most 200 x this late. */
+#define RW_TAIL_MAX 512
 
 /* Whether b ends in a jump that the lraf VM has a paying form of: a
    FORLOOP, or a JMP that no test runs (JMPACCT, FORLOOPACCT). */

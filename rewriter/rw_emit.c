@@ -72,7 +72,12 @@
 ** block whose increment pays ahead for a branch or takes such a charge
 ** back (no check may see that charge, and the block's own code might run
 ** one), the entry (every entry checks first) or a block that TFORPREP
-** enters.
+** enters.  Nor where a CALL runs before the group pays: what the group
+** ran is not seen by the checks of the code that runs meanwhile, and a
+** call may recurse as deep as Lua's stack goes, with as much unseen in
+** every frame; a metamethod goes at most 200 C calls deep, so a group
+** pays at its end at most RW_TAIL_MAX, and a quota stop comes at most
+** 200 x that late.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -429,27 +434,24 @@ static void accounting_kinds(ctx *c) {
 /* ---------------------------------------------------------------- */
 
 /* For every block r that pays for itself (and what folds into it) with
-   one checking ACCT, a block of its group (r or one folded into r with
-   no branch fold on the way) that ends in a payable jump: that jump pays
-   for the group (see the top of this file).  Whether there is one. */
+   one checking ACCT, the block of its group (r or one folded into r with
+   no branch fold on the way) that ends in a payable jump, where no CALL
+   runs before it (rw_block.tail_end, rw_cfg.c): that jump pays for the
+   group (see the top of this file).  Whether there is one. */
 static int tail_blocks(ctx *c) {
   const rw_cfg *cfg = c->cfg;
-  int i, any = 0;
+  int i, ri, any = 0;
   if (!rw_tail_payments(c->opt)) return 0;
   for (i = 0; i < cfg->nblocks; i++) c->tail[i] = c->tail_pays[i] = -1;
-  for (i = 1; i < cfg->nblocks; i++) {
-    const rw_block *m = &cfg->b[i], *r;
-    int ri;
-    if (!m->reachable || !rw_ends_in_payable_jump(c->f, m)) continue;
-    ri = rw_cfg_equal_payer(cfg, i);
-    if (ri <= 0 || c->tail[ri] >= 0) continue;
-    r = &cfg->b[ri];
-    if (r->charges_ahead || r->takes_back || r->tforcall ||
-        (r->charge == 0 && !r->check) || r->charge > VM_OFFSET_SBX ||
-        r->charge < -VM_OFFSET_SBX)
+  for (ri = 1; ri < cfg->nblocks; ri++) {
+    const rw_block *r = &cfg->b[ri];
+    int m = r->tail_end;
+    if (m < 0 || rw_cfg_equal_payer(cfg, m) != ri || r->fold_into >= 0 ||
+        r->charges_ahead || r->takes_back || (r->charge == 0 && !r->check) ||
+        r->charge > RW_TAIL_MAX || r->charge < 0)
       continue;
-    c->tail[ri] = i;
-    c->tail_pays[i] = ri;
+    c->tail[ri] = m;
+    c->tail_pays[m] = ri;
     any = 1;
   }
   return any;
