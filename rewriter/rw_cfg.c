@@ -796,9 +796,11 @@ static unsigned char *payable_groups(const rw_cfg *cfg, const vm_proto *f,
   payable = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, 1);
   if (payable == NULL) return NULL;
   for (m = 0; m < cfg->nblocks; m++) {
-    int r = payer(cfg, m);
-    if (cfg->b[m].reachable && rw_ends_in_payable_jump(f, &cfg->b[m]) &&
-        r != 0 && !cfg->b[r].tforcall)
+    int r;
+    if (!cfg->b[m].reachable || !rw_ends_in_payable_jump(f, &cfg->b[m]))
+      continue;
+    r = payer(cfg, m);
+    if (r != 0 && !cfg->b[r].tforcall)
       payable[r] = 1;
   }
   return payable;
