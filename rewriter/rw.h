@@ -16,6 +16,7 @@
 #ifndef RW_H
 #define RW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vm.h"
@@ -58,6 +59,14 @@ typedef struct rw_options {
                                 an error discards them or a yield suspends
                                 them (vm_proto.ahead), so exact mode keeps
                                 the default mode's blocks (rw_refunds) */
+  /* Where the emitter takes a function's final code and line
+     information, exactly sized (a lua_Alloc: rewriting in memory hands
+     Lua's allocator, so that the arrays become the Proto's as they are,
+     rt_inplace.c); NULL for malloc.  Such arrays are marked VM_HOOK_*
+     and freed by whoever set the hook.  When it gives NULL the emitter
+     falls back to malloc. */
+  void *(*alloc)(void *ud, void *ptr, size_t osize, size_t nsize);
+  void *alloc_ud;
 } rw_options;
 
 /* What a rewrite did, summed over all functions. */

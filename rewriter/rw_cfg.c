@@ -830,9 +830,11 @@ static unsigned char *payable_groups(rw_cfg *cfg, const vm_proto *f,
   stamp = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, sizeof *stamp);
   if (payable == NULL || stack == NULL || stamp == NULL) return NULL;
   for (m = 1; m < cfg->nblocks; m++) {
-    int r = payer(cfg, m);
-    if (!cfg->b[m].reachable || !rw_ends_in_payable_jump(f, &cfg->b[m]) ||
-        r == 0 || cfg->b[r].tforcall || cfg->b[r].tail_end >= 0)
+    int r;
+    if (!cfg->b[m].reachable || !rw_ends_in_payable_jump(f, &cfg->b[m]))
+      continue;
+    r = payer(cfg, m);
+    if (r == 0 || cfg->b[r].tforcall || cfg->b[r].tail_end >= 0)
       continue;
     if (quiet_between(cfg, f, r, m, stack, stamp, ++st, &budget)) {
       cfg->b[r].tail_end = m;

@@ -25,6 +25,8 @@ void rw_default_options(rw_options *opt) {
   opt->weights = NULL;
   opt->target = RW_DEFAULT_TARGET;
   opt->refunds = 0;
+  opt->alloc = NULL;
+  opt->alloc_ud = NULL;
 }
 
 int rw_tail_payments(const rw_options *opt) {

@@ -92,14 +92,26 @@
    offset from the instruction's own index. */
 enum { J_NONE, J_GROUP, J_INSTR, J_STUB, J_REL };
 
+/* What the emitter keeps beside each emitted instruction (one record,
+   so that put() writes it through one pointer). */
+typedef struct side {
+  int64_t ahead;     /* charged ahead once it was counted (with a table) */
+  int line;
+} side;
+
+/* An emitted instruction whose jump target resolve_jumps sets. */
+typedef struct jump {
+  int at;            /* its index */
+  int kind, ref;     /* J_*, and what the target is found from */
+  int src;           /* original pc being emitted, -1 in stubs */
+} jump;
+
 typedef struct out {
   vm_instr *code;
-  int *line;
-  unsigned char *jkind;
-  int *jref;
-  int *src;          /* original pc being emitted, -1 in stubs */
-  int64_t *ahead;    /* refunds: charged ahead once it was counted */
+  side *side;
   int n, cap;
+  jump *jumps;       /* in the order emitted */
+  int njumps, capjumps;
   int oom;
 } out;
 
@@ -149,6 +161,8 @@ typedef struct ctx {
                            paid) once the pc being emitted was counted */
   int paid;             /* without refunds: nothing in the block being
                            emitted runs unpaid (run stays at 0 or more) */
+  int ahead_lo;         /* this pass: the first emitted index that may
+                           have an entry in the table, -1 for none */
 } ctx;
 
 /* Move the first n elements of size bytes at old into new storage of
@@ -160,50 +174,68 @@ static void *regrow(rw_arena *a, const void *old, int n, int cap,
   return p;
 }
 
-/* Room for more output: 0 when out of memory (o->oom is set). */
+/* Room for more output: 0 when out of memory (o->oom is set, now or
+   before: then nothing more is put, the output being lost anyway). */
 static int grow(ctx *c) {
   out *o = &c->o;
+  if (o->oom) return 0;
   /* first guess: rewritten code is usually under three times longer.
-     The code grows by realloc, to become f's own; the side tables live
+     The code grows by realloc, to become f's own (with opt->alloc it
+     lives in the arena, and finish copies it out); the side tables live
      in the arena, where growing leaves the old ones until the function
      is done: a good guess matters, and what it does not use of a large
      one is never touched. */
   int cap = o->cap ? o->cap * 2
           : c->f->sizecode < (1 << 24) ? 3 * c->f->sizecode + 64 : 1 << 26;
   rw_arena *a = c->a;
-  vm_instr *code = realloc(o->code, (size_t)cap * sizeof *code);
-  int *lines = regrow(a, o->line, o->n, cap, sizeof *lines);
-  unsigned char *jk = regrow(a, o->jkind, o->n, cap, 1);
-  int *jr = regrow(a, o->jref, o->n, cap, sizeof *jr);
-  int *src = regrow(a, o->src, o->n, cap, sizeof *src);
-  int64_t *ah = regrow(a, o->ahead, o->n, cap, sizeof *ah);
+  vm_instr *code = c->opt->alloc != NULL  /* finish copies it out */
+      ? regrow(a, o->code, o->n, cap, sizeof *code)
+      : realloc(o->code, (size_t)cap * sizeof *code);
+  side *sd = regrow(a, o->side, o->n, cap, sizeof *sd);
   if (code != NULL) o->code = code;
-  if (!code || !lines || !jk || !jr || !src || !ah || cap > (1 << 26)) {
+  if (!code || !sd || cap > (1 << 26)) {
     o->oom = 1;
     return 0;
   }
-  o->line = lines;
-  o->jkind = jk;
-  o->jref = jr;
-  o->src = src;
-  o->ahead = ah;
+  o->side = sd;
   o->cap = cap;
   return 1;
 }
 
-/* (n is read once: a store through one of the int or byte arrays could
-   otherwise be taken to change it) */
+/* Note that emitted instruction n is a jump of kind jkind (not J_NONE)
+   to jref. */
+static void put_jump(ctx *c, int n, int jkind, int jref) {
+  out *o = &c->o;
+  jump *j;
+  if (o->njumps == o->capjumps) {  /* (the arena keeps the old copy) */
+    int cap = o->capjumps ? 2 * o->capjumps : c->f->sizecode + 16;
+    jump *p = regrow(c->a, o->jumps, o->njumps, cap, sizeof *p);
+    if (p == NULL) { o->oom = 1; return; }
+    o->jumps = p;
+    o->capjumps = cap;
+  }
+  j = &o->jumps[o->njumps++];
+  j->at = n;
+  j->kind = jkind;
+  j->ref = jref;
+  j->src = c->cur_pc;
+}
+
+/* (n is read once: a store through one of the arrays could otherwise be
+   taken to change it.  Out of memory is seen when the arrays are full:
+   what is put until then is lost with the output.  jkind is a constant
+   at most calls, J_NONE at most of those.) */
 static inline void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
   out *o = &c->o;
   int n = o->n;
-  if (o->oom || (n == o->cap && !grow(c))) return;
+  side *s;
+  if (n == o->cap && !grow(c)) return;
   o->n = n + 1;
-  o->src[n] = c->cur_pc;
-  o->ahead[n] = c->cur_ahead;
   o->code[n] = i;
-  o->line[n] = line;
-  o->jref[n] = jref;
-  o->jkind[n] = (unsigned char)jkind;
+  s = &o->side[n];
+  s->ahead = c->cur_ahead;
+  s->line = line;
+  if (jkind != J_NONE) put_jump(c, n, jkind, jref);
 }
 
 /* ---------------------------------------------------------------- */
@@ -440,9 +472,8 @@ static void accounting_kinds(ctx *c) {
    group (see the top of this file).  Whether there is one. */
 static int tail_blocks(ctx *c) {
   const rw_cfg *cfg = c->cfg;
-  int i, ri, any = 0;
+  int i, ri, found = 0;
   if (!rw_tail_payments(c->opt)) return 0;
-  for (i = 0; i < cfg->nblocks; i++) c->tail[i] = c->tail_pays[i] = -1;
   for (ri = 1; ri < cfg->nblocks; ri++) {
     const rw_block *r = &cfg->b[ri];
     int m = r->tail_end;
@@ -450,11 +481,13 @@ static int tail_blocks(ctx *c) {
         r->charges_ahead || r->takes_back || (r->charge == 0 && !r->check) ||
         r->charge > RW_TAIL_MAX || r->charge < 0)
       continue;
+    if (!found)  /* the tables, once there is one */
+      for (i = 0; i < cfg->nblocks; i++) c->tail[i] = c->tail_pays[i] = -1;
     c->tail[ri] = m;
     c->tail_pays[m] = ri;
-    any = 1;
+    found = 1;
   }
-  return any;
+  return found;
 }
 
 /* Whether block bi pays at the jump ending block c->tail[bi] in this
@@ -554,39 +587,59 @@ static int may_leave(vm_instr i) {
   return (vm_opinfo_of(op)->flags & (VM_OPF_CALLS | VM_OPF_ERRORS)) != 0;
 }
 
-/* Whether emitted instruction n has an entry in the table: a frame may
-   be left there, with something charged ahead (refunds) or run but not
-   yet charged (a block that pays at its end). */
-static inline int in_table(const ctx *c, int n) {
-  int64_t a = c->o.ahead[n];
-  return (c->refunds ? a != 0 : a < 0) && may_leave(c->o.code[n]);
+/* Whether a value of what is charged ahead gets an entry in the table
+   where a frame may be left: anything (refunds) or only what was run
+   and not yet charged (a block that pays at its end). */
+static inline int table_value(const ctx *c, int64_t a) {
+  return c->refunds ? a != 0 : a < 0;
+}
+
+/* cur_ahead was set: the instructions put from here on may have entries
+   in the table. */
+static inline void note_ahead(ctx *c) {
+  if (c->ahead_lo < 0 && table_value(c, c->cur_ahead))
+    c->ahead_lo = c->o.n;
 }
 
 /* The table of what is charged ahead (or behind) where a frame may be
-   left.  Returns 0 when a value does not fit an int. */
+   left, from the emitted instructions from ahead_lo on (one pass into
+   the arena, then an array of the right size).  Returns 0 when a value
+   does not fit an int. */
 static int build_ahead(ctx *c, vm_ahead **table, int *size) {
   out *o = &c->o;
-  int n, k = 0;
-  vm_ahead *t;
+  const side *sd = o->side;
+  int n, k = 0, end = o->n, refunds = c->refunds;  /* (the stores below
+                                                       could alias them) */
+  vm_ahead *t, *scratch;
+  rw_arena_mark mark;
   *table = NULL;
   *size = 0;
-  for (n = 0; n < o->n; n++)
-    if (in_table(c, n)) k++;
-  if (k == 0) return 1;
-  t = malloc((size_t)k * sizeof *t);
-  if (t == NULL) { o->oom = 1; return 1; }
-  k = 0;
-  for (n = 0; n < o->n; n++)
-    if (in_table(c, n)) {
-      if (o->ahead[n] > INT32_MAX || o->ahead[n] < -INT32_MAX) {
-        free(t);
+  if (c->ahead_lo < 0) return 1;
+  mark = rw_arena_save(c->a);
+  scratch = rw_arena_alloc(c->a, (size_t)(end - c->ahead_lo), sizeof *t);
+  if (scratch == NULL) { o->oom = 1; return 1; }
+  for (n = c->ahead_lo; n < end; n++)
+    if ((refunds ? sd[n].ahead != 0 : sd[n].ahead < 0) &&
+        may_leave(o->code[n])) {
+      int64_t v = sd[n].ahead;
+      if (v > INT32_MAX || v < -INT32_MAX) {
+        rw_arena_restore(c->a, mark);
         return 0;
       }
-      t[k].pc = n;
-      t[k++].n = (int)o->ahead[n];
+      scratch[k].pc = n;
+      scratch[k++].n = (int)v;
     }
-  *table = t;
-  *size = k;
+  if (k > 0) {
+    t = malloc((size_t)k * sizeof *t);
+    if (t == NULL) {
+      o->oom = 1;
+    } else {
+      memcpy(t, scratch, (size_t)k * sizeof *t);
+      *table = t;
+      *size = k;
+    }
+  }
+  rw_arena_restore(c->a, mark);
   return 1;
 }
 
@@ -725,6 +778,8 @@ static void emit_main(ctx *c) {
   int pc, t;
   c->run = 0;
   c->paid = !c->refunds;
+  c->ahead_lo = -1;
+  if (c->table) note_ahead(c);
   for (pc = 0; pc < f->sizecode; pc++) {
     vm_instr i = f->code[pc];
     int op = vm_op(i), bi = c->cfg->block_at[pc], line = line_of(c, pc);
@@ -739,18 +794,30 @@ static void emit_main(ctx *c) {
       if (c->table) {  /* what its checking ACCT leaves charged ahead */
         c->cur_ahead = c->ain[bi] + (b->charges_ahead ? 0 : own ? b->charge
                                                                 : 0);
+        note_ahead(c);
         c->run = c->ain[bi] + head_charge(c, bi);
         c->paid = !c->refunds && c->run >= (int64_t)b->cost;
       }
-      if (!own || !pays_at_end(c, bi))
+      if (own && pays_at_end(c, bi)) {
+        /* its paying jump pays for it */
+      } else if (c->fused) {  /* emit_accounting's first case, no call */
+        emit_acct(c, n, own && b->check, b->charges_ahead, line);
+      } else {
         emit_accounting(c, n, own && b->check,
                         b->charges_ahead, c->sync.synced[bi],
                         c->sync.flush[bi], line);
+      }
       if (own && c->lc_on) note_block(c, at, bi, n, line);
     }
-    if (c->table)  /* once pc was counted (the table of a block that pays
-                      at its end takes only what is below 0) */
-      c->cur_ahead = c->paid ? 0 : (c->run -= rw_instr_cost(f, pc, c->opt));
+    if (c->table) {  /* once pc was counted (the table of a block that
+                        pays at its end takes only what is below 0) */
+      if (c->paid) {
+        c->cur_ahead = 0;
+      } else {
+        c->cur_ahead = (c->run -= rw_instr_cost(f, pc, c->opt));
+        note_ahead(c);
+      }
+    }
     c->pos[pc] = c->o.n;
     if (c->wide[pc] && emit_wide(c, pc, line)) {
       continue;
@@ -839,21 +906,21 @@ static int widen(ctx *c, int pc) {
    cannot be widened does not fit. */
 static int resolve_jumps(ctx *c) {
   out *o = &c->o;
-  int n, again = 0;
-  for (n = 0; n < o->n; n++) {
-    int t;
-    if (o->jkind[n] == J_NONE) continue;  /* most: no switch for them */
-    switch (o->jkind[n]) {
-      case J_GROUP: t = c->group[o->jref[n]]; break;
-      case J_INSTR: t = c->pos[o->jref[n]]; break;
-      case J_STUB: t = c->stub_start[o->jref[n]]; break;
-      case J_REL: t = n + o->jref[n]; break;
+  int k, again = 0;
+  for (k = 0; k < o->njumps; k++) {
+    const jump *j = &o->jumps[k];
+    int n = j->at, t;
+    switch (j->kind) {
+      case J_GROUP: t = c->group[j->ref]; break;
+      case J_INSTR: t = c->pos[j->ref]; break;
+      case J_STUB: t = c->stub_start[j->ref]; break;
+      case J_REL: t = n + j->ref; break;
       default: continue;
     }
     if (vm_set_jump_target(&o->code[n], n, t))
       continue;
-    if (o->jkind[n] == J_REL || vm_op(o->code[n]) == VM_OP_JMP ||
-        !widen(c, o->src[n]))
+    if (j->kind == J_REL || vm_op(o->code[n]) == VM_OP_JMP ||
+        !widen(c, j->src))
       return -1;
     again = 1;
   }
@@ -864,19 +931,39 @@ static int resolve_jumps(ctx *c) {
 /* Debug information                                                 */
 /* ---------------------------------------------------------------- */
 
-/* Encode o->line as Lua does: deltas, with an absolute entry when a
+/* Encode the emitted lines as Lua does: deltas, with an absolute entry when a
    delta is too large or after VM_MAXIWTHABS instructions without one. */
+/* An array of size bytes for f's own (code or line information): from
+   the hook, exactly sized, if there is one and it has room (*hooked is
+   then set), else from malloc. */
+static void *final_array(ctx *c, size_t size, int *hooked) {
+  const rw_options *opt = c->opt;
+  void *p = opt->alloc != NULL ? opt->alloc(opt->alloc_ud, NULL, 0, size)
+                               : NULL;
+  *hooked = p != NULL;
+  return p != NULL ? p : malloc(size);
+}
+
+/* Free an array of size bytes that final_array gave, or that f owns
+   (hook says which: VM_HOOK_* in f->borrowed). */
+static void drop_array(ctx *c, void *p, size_t size, int hooked) {
+  if (hooked)
+    c->opt->alloc(c->opt->alloc_ud, p, size, 0);
+  else
+    free(p);
+}
+
 static int encode_lines(ctx *c) {
   vm_proto *f = c->f;
-  int n = c->o.n, pc, prev = f->linedefined, since = 0, nabs = 0;
-  int8_t *li = malloc((size_t)n);
+  int n = c->o.n, pc, prev = f->linedefined, since = 0, nabs = 0, hooked;
+  int8_t *li = final_array(c, (size_t)n, &hooked);
   vm_absline *abs = rw_arena_alloc(c->a, (size_t)n, sizeof *abs), *own = NULL;
   if (li == NULL || abs == NULL) {
-    free(li);
+    if (li != NULL) drop_array(c, li, (size_t)n, hooked);
     return 0;
   }
   for (pc = 0; pc < n; pc++) {
-    int line = c->o.line[pc], d = line - prev;
+    int line = c->o.side[pc].line, d = line - prev;
     if (d <= -VM_LIMLINEDIFF || d >= VM_LIMLINEDIFF ||
         since++ >= VM_MAXIWTHABS) {
       abs[nabs].pc = pc;
@@ -890,14 +977,18 @@ static int encode_lines(ctx *c) {
   if (nabs > 0) {  /* f's own, as the line information */
     own = malloc((size_t)nabs * sizeof *own);
     if (own == NULL) {
-      free(li);
+      drop_array(c, li, (size_t)n, hooked);
       return 0;
     }
     memcpy(own, abs, (size_t)nabs * sizeof *own);
   }
-  if (!(f->borrowed & VM_BORROWED_LINES)) free(f->lineinfo);
+  if (!(f->borrowed & VM_BORROWED_LINES))
+    drop_array(c, f->lineinfo, (size_t)f->sizelineinfo,
+               (f->borrowed & VM_HOOK_LINES) != 0);
   if (!(f->borrowed & VM_BORROWED_ABS)) free(f->abslineinfo);
-  f->borrowed &= (uint8_t)~(VM_BORROWED_LINES | VM_BORROWED_ABS);
+  f->borrowed &= (uint8_t)~(VM_BORROWED_LINES | VM_BORROWED_ABS |
+                            VM_HOOK_LINES);
+  if (hooked) f->borrowed |= VM_HOOK_LINES;
   f->lineinfo = li;
   f->sizelineinfo = n;
   f->abslineinfo = own;
@@ -961,6 +1052,15 @@ static int remap_locals(ctx *c, int main_end) {
 
 /* ---------------------------------------------------------------- */
 
+/* f's code is being replaced: free it if it is f's own. */
+static void drop_code(ctx *c) {
+  vm_proto *f = c->f;
+  if (!(f->borrowed & VM_BORROWED_CODE))
+    drop_array(c, f->code, (size_t)f->sizecode * sizeof *f->code,
+               (f->borrowed & VM_HOOK_CODE) != 0);
+  f->borrowed &= (uint8_t)~(VM_BORROWED_CODE | VM_HOOK_CODE);
+}
+
 static lraf_status finish(ctx *c, int main_end) {
   vm_proto *f = c->f;
   if (f->sizelineinfo > 0 && !encode_lines(c))
@@ -975,9 +1075,18 @@ static lraf_status finish(ctx *c, int main_end) {
     return LRAF_EMEM;
   c->stats->code_before += f->sizecode;
   c->stats->code_after += c->o.n;
-  if (!(f->borrowed & VM_BORROWED_CODE)) free(f->code);
-  f->borrowed &= (uint8_t)~VM_BORROWED_CODE;
-  f->code = c->o.code;
+  if (c->opt->alloc != NULL) {  /* the code is in the arena: copy it out */
+    int hooked;
+    vm_instr *code = final_array(c, (size_t)c->o.n * sizeof *code, &hooked);
+    if (code == NULL) return LRAF_EMEM;
+    memcpy(code, c->o.code, (size_t)c->o.n * sizeof *code);
+    drop_code(c);
+    if (hooked) f->borrowed |= VM_HOOK_CODE;
+    f->code = code;
+  } else {
+    drop_code(c);
+    f->code = c->o.code;
+  }
   f->sizecode = c->o.n;
   c->o.code = NULL;
   if (!c->fused || c->used_r)
@@ -1037,6 +1146,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   saved = *stats;
   do {  /* emit, widening loops until every jump fits */
     c.o.n = 0;
+    c.o.njumps = 0;
     c.nstubs = 0;
     *stats = saved;
     if (c.table) {  /* a FORLOOP made wide pays at its head instead */
@@ -1086,8 +1196,9 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
              "of refunds", path);
   else if (st != LRAF_OK)
     err_fail(err, st, "out of memory rewriting %s", path);
-done:  /* the emitted code grows by realloc: it becomes f's own */
-  free(c.o.code);
+done:  /* without a hook the emitted code grows by realloc: it becomes
+         f's own (with one, it is in the arena) */
+  if (opt->alloc == NULL) free(c.o.code);
   rw_lines_free(&c.blines);
   free(c.lc);
   return st;

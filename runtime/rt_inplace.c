@@ -97,15 +97,25 @@ static void *carve(char *block, size_t *at, size_t n) {
 
 /* Free what the rewriter gave f's tree of its own; the block that
    from_proto carved the tree from is the caller's. */
-static void free_parts(vm_proto *f) {
+static void free_parts(lua_State *L, vm_proto *f) {
   int i;
-  for (i = 0; i < f->sizep; i++) free_parts(f->p[i]);
+  for (i = 0; i < f->sizep; i++) free_parts(L, f->p[i]);
   if (!(f->borrowed & VM_BORROWED_LOCVARS))  /* from_proto_in names none */
     for (i = 0; i < f->sizelocvars; i++)
       if (f->locvars[i].name.present) free(f->locvars[i].name.data);
   if (f->source.present) free(f->source.data);
-  if (!(f->borrowed & VM_BORROWED_CODE)) free(f->code);
-  if (!(f->borrowed & VM_BORROWED_LINES)) free(f->lineinfo);
+  if (f->borrowed & (VM_HOOK_CODE | VM_HOOK_LINES)) {  /* Lua's allocator's
+                                                        (not written back) */
+    void *ud;
+    lua_Alloc fa = lua_getallocf(L, &ud);
+    if (f->borrowed & VM_HOOK_CODE)
+      fa(ud, f->code, (size_t)f->sizecode * sizeof *f->code, 0);
+    if (f->borrowed & VM_HOOK_LINES)
+      fa(ud, f->lineinfo, (size_t)f->sizelineinfo, 0);
+  }
+  if (!(f->borrowed & (VM_BORROWED_CODE | VM_HOOK_CODE))) free(f->code);
+  if (!(f->borrowed & (VM_BORROWED_LINES | VM_HOOK_LINES)))
+    free(f->lineinfo);
   if (!(f->borrowed & VM_BORROWED_ABS)) free(f->abslineinfo);
   if (!(f->borrowed & VM_BORROWED_LOCVARS)) free(f->locvars);
   if (f->linecosts != NULL) free(f->linecosts);
@@ -118,9 +128,9 @@ static void free_parts(vm_proto *f) {
    entries and locals are one allocation, the main function at its
    start (the lraf VM's target never replaces the first three; the
    rewriter replaces the others as borrowed, VM_BORROWED_*). */
-static void free_model(vm_proto *f) {
+static void free_model(lua_State *L, vm_proto *f) {
   if (f == NULL) return;
-  free_parts(f);
+  free_parts(L, f);
   free(f);
 }
 
@@ -183,7 +193,7 @@ static int from_proto_in(vm_proto *f, const Proto *p, const TString *psource,
 }
 
 /* The model of p's tree, in one block (free_model), or NULL. */
-static vm_proto *from_proto(const Proto *p) {
+static vm_proto *from_proto(lua_State *L, const Proto *p) {
   size_t at = 0;
   char *block = malloc(tree_size(p));  /* from_proto_in sets all it
                                           uses */
@@ -191,7 +201,7 @@ static vm_proto *from_proto(const Proto *p) {
   if (f == NULL) return NULL;
   carve(block, &at, sizeof(vm_proto));
   if (!from_proto_in(f, p, NULL, block, &at)) {
-    free_model(f);
+    free_model(L, f);
     return NULL;
   }
   return f;
@@ -222,23 +232,36 @@ static void originals(const Proto *p, rw_original *o, int *n) {
 
 typedef struct writeback {
   Proto *p;
-  const vm_proto *f;
+  vm_proto *f;
 } writeback;
+
+/* An array that the emitter took from Lua's allocator (rw_options.alloc)
+   becomes p's as it is: Lua counts it from here on, as luaM_malloc_
+   would have, and the model no longer frees it. */
+static void *adopt(lua_State *L, vm_proto *f, void *a, size_t size,
+                   uint8_t hook, uint8_t borrowed) {
+  G(L)->GCdebt += (l_mem)size;
+  f->borrowed = (uint8_t)((f->borrowed & ~hook) | borrowed);
+  return a;
+}
 
 /* Replace p's code and line information by f's, and remap its locals'
    pc ranges in place.  The new arrays are allocated (a memory error is
    raised) before anything changes, so that a collection during an
-   allocation sees a consistent Proto. */
-static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
-  Instruction *code;
+   allocation sees a consistent Proto; those that the emitter took from
+   Lua's allocator (VM_HOOK_*) are adopted as they are, after that. */
+static void write_proto(lua_State *L, Proto *p, vm_proto *f) {
+  Instruction *code = NULL;
   ls_byte *li = NULL;
   AbsLineInfo *abs = NULL;
   struct AcctAhead *ah = NULL;
   int i;
   for (i = 0; i < p->sizep; i++) write_proto(L, p->p[i], f->p[i]);
-  code = luaM_newvectorchecked(L, f->sizecode, Instruction);
-  memcpy(code, f->code, (size_t)f->sizecode * sizeof *code);
-  if (f->sizelineinfo > 0) {
+  if (!(f->borrowed & VM_HOOK_CODE)) {
+    code = luaM_newvectorchecked(L, f->sizecode, Instruction);
+    memcpy(code, f->code, (size_t)f->sizecode * sizeof *code);
+  }
+  if (f->sizelineinfo > 0 && !(f->borrowed & VM_HOOK_LINES)) {
     li = luaM_newvectorchecked(L, f->sizelineinfo, ls_byte);
     memcpy(li, f->lineinfo, (size_t)f->sizelineinfo);
   }
@@ -262,6 +285,12 @@ static void write_proto(lua_State *L, Proto *p, const vm_proto *f) {
     luaM_freearray(L, p->abslineinfo, p->sizeabslineinfo);
   if (p->acctahead != NULL)
     luaM_freearray(L, p->acctahead, p->sizeacctahead);
+  if (f->borrowed & VM_HOOK_CODE)
+    code = adopt(L, f, f->code, (size_t)f->sizecode * sizeof *code,
+                 VM_HOOK_CODE, VM_BORROWED_CODE);
+  if (f->borrowed & VM_HOOK_LINES)
+    li = adopt(L, f, f->lineinfo, (size_t)f->sizelineinfo, VM_HOOK_LINES,
+               VM_BORROWED_LINES);
   p->code = code;
   p->sizecode = f->sizecode;
   p->lineinfo = li;
@@ -304,6 +333,10 @@ lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
   lraf_status st;
   rw_options ropt = *opt;
   int status;
+  /* the emitter's final code and line information come from Lua's
+     allocator (counted against the memory limit) and are written back
+     as they are */
+  ropt.alloc = lua_getallocf(L, &ropt.alloc_ud);
   /* the code stays here, with its table of refunds; a profile with
      per-line counts keeps exact mode's small blocks instead, so that its
      lines stay exact after errors too */
@@ -314,7 +347,7 @@ lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
     return err_fail(err, LRAF_EARG, "rt_pipeline_in_place: needs a Lua "
                     "function and the lraf VM's target");
   w.p = ((LClosure *)lua_topointer(L, -1))->p;
-  chunk.main = from_proto(w.p);
+  chunk.main = from_proto(L, w.p);
   if (chunk.main == NULL)
     return err_fail(err, LRAF_EMEM, "out of memory reading a function");
   chunk.nupvalues = (uint8_t)chunk.main->sizeupvalues;
@@ -347,7 +380,7 @@ lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
       rt_pfvm_attach(L, w.p, chunk.main);
     }
   }
-  free_model(chunk.main);
+  free_model(L, chunk.main);
   return st;
 }
 

@@ -88,13 +88,24 @@ static inline vm_instr vm_set_sj(vm_instr i, int v) {
   return vm_setfield(i, (unsigned)(v + VM_OFFSET_SJ), VM_POS_SJ, VM_SIZE_SJ);
 }
 
-/* Instruction constructors, one per format.  sb/sc/sbx/sj take the
+/* Instruction constructors, one per format (inline: the rewriter builds
+   an instruction with them for every increment).  sb/sc/sbx/sj take the
    signed (unbiased) value. */
-vm_instr vm_abck(int op, int a, int b, int c, int k);
-vm_instr vm_abx(int op, int a, int bx);
-vm_instr vm_asbx(int op, int a, int sbx);
-vm_instr vm_iax(int op, int ax);
-vm_instr vm_isj(int op, int sj);
+static inline vm_instr vm_abck(int op, int a, int b, int c, int k) {
+  return vm_set_k(vm_set_c(vm_set_b(vm_set_a(vm_set_op(0, op), a), b), c), k);
+}
+static inline vm_instr vm_abx(int op, int a, int bx) {
+  return vm_set_bx(vm_set_a(vm_set_op(0, op), a), bx);
+}
+static inline vm_instr vm_asbx(int op, int a, int sbx) {
+  return vm_set_sbx(vm_set_a(vm_set_op(0, op), a), sbx);
+}
+static inline vm_instr vm_iax(int op, int ax) {
+  return vm_set_ax(vm_set_op(0, op), ax);
+}
+static inline vm_instr vm_isj(int op, int sj) {
+  return vm_set_sj(vm_set_op(0, op), sj);
+}
 
 /* ------------------------------------------------------------------ */
 /* Opcodes and their properties                                         */
@@ -351,7 +362,9 @@ typedef struct vm_proto {
      model's own but lent by its owner (rewriting in memory lends the
      lraf VM's Proto's arrays and carves the rest from one block,
      runtime/rt_inplace.c); the rewriter replaces such an array without
-     freeing it and clears its bit.  0 in every model vm_read makes. */
+     freeing it and clears its bit.  0 in every model vm_read makes.
+     VM_HOOK_*: code or lineinfo came from rw_options.alloc (exactly
+     sized); not free()'s to free. */
   uint8_t borrowed;
 } vm_proto;
 
@@ -359,6 +372,8 @@ typedef struct vm_proto {
 #define VM_BORROWED_LINES 2u
 #define VM_BORROWED_ABS   4u
 #define VM_BORROWED_LOCVARS 8u
+#define VM_HOOK_CODE  16u
+#define VM_HOOK_LINES 32u
 
 typedef struct vm_chunk {
   uint8_t nupvalues;  /* the byte after the header: main's upvalue count */

@@ -136,32 +136,7 @@ static int has_flag(vm_instr i, unsigned flag) {
 
 /* ------------------------------------------------------------------ */
 
-vm_instr vm_abck(int op, int a, int b, int c, int k) {
-  vm_instr i = 0;
-  i = vm_set_op(i, op);
-  i = vm_set_a(i, a);
-  i = vm_set_b(i, b);
-  i = vm_set_c(i, c);
-  return vm_set_k(i, k);
-}
-
-vm_instr vm_abx(int op, int a, int bx) {
-  return vm_set_bx(vm_set_a(vm_set_op(0, op), a), bx);
-}
-
-vm_instr vm_asbx(int op, int a, int sbx) {
-  return vm_set_sbx(vm_set_a(vm_set_op(0, op), a), sbx);
-}
-
-vm_instr vm_iax(int op, int ax) {
-  return vm_set_ax(vm_set_op(0, op), ax);
-}
-
-vm_instr vm_isj(int op, int sj) {
-  return vm_set_sj(vm_set_op(0, op), sj);
-}
-
-/* ------------------------------------------------------------------ */
+/* The instruction constructors (vm_abck...) are inline in vm.h. */
 
 /* vm_needs_extraarg, vm_uses_top, vm_sets_top and vm_required_next are
    inline in vm.h.  NEWTABLE always skips the next instruction (its
