@@ -699,7 +699,7 @@ static int calls(const vm_proto *f, const rw_block *b) {
    Post-order visits d before the branch above it that may in turn move
    d (with what it pays for) into its own test.  In an acyclic graph
    every block is a component of its own (comp stays NULL).
-   With tail payments (payable, see rw_emit.c), a fold is not made
+   With tail payments (tail, see rw_emit.c), a fold is not made
    when x's group, or d's, ends in a jump that can pay for it: such a
    group pays with no ACCT of its own, so that charging x ahead at d
    would give d (or keep there) an ACCT and y a refund for nothing.
@@ -713,7 +713,7 @@ static int calls(const vm_proto *f, const rw_block *b) {
    turn. */
 static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
                           const int *post, int np, int exact, int acyclic,
-                          const unsigned char *payable, rw_arena *a) {
+                          int tail, rw_arena *a) {
   rw_arena_mark mark = rw_arena_save(a);
   int i;
   int *comp = NULL;  /* made when a first branch needs it */
@@ -744,9 +744,9 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
       int t = x; x = y; y = t;
       t = xin; xin = yin; yin = t;
     }
-    if (payable != NULL && !payable[d] && d != 0 &&
-        (payable[x] || payable[y]) && !cfg->b[x].sunk &&
-        !cfg->b[y].sunk) {  /* sink d into x and y */
+    if (tail && bd->tail_end < 0 && d != 0 &&
+        (cfg->b[x].tail_end >= 0 || cfg->b[y].tail_end >= 0) &&
+        !cfg->b[x].sunk && !cfg->b[y].sunk) {  /* sink d into x and y */
       cfg->b[x].charge += bd->charge;
       cfg->b[y].charge += bd->charge;
       cfg->b[x].check |= bd->check;
@@ -762,7 +762,7 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
        unless y leaves the loop that x stays in */
     if (cfg->b[y].charge == 0 && !cfg->b[y].check && !(xin && !yin))
       continue;
-    if (payable != NULL && (payable[x] || payable[d]))
+    if (tail && (cfg->b[x].tail_end >= 0 || bd->tail_end >= 0))
       continue;
     bd->charge += cfg->b[x].charge;
     bd->charges_ahead = 1;
@@ -812,23 +812,21 @@ static int quiet_between(const rw_cfg *cfg, const vm_proto *f, int r, int m,
 /* With tail payments (rw_tail_payments), the payers whose group (the
    payer and the blocks folded into it, all run exactly as often) has a
    block that ends in a payable jump, which can then pay for the group
-   (rw_emit.c); rw_block.tail_end names that block.  NULL without them
-   or out of memory (no fold is then held back).  Not the entry, which
+   (rw_emit.c): rw_block.tail_end names that block.  Whether there are
+   tail payments (0 out of memory: no group pays at its end then).  Not the entry, which
    checks first, nor a TFORCALL block, nor a group where a CALL runs
    before it pays: a call could recurse as deep as Lua's stack goes, each
    frame's work run and not yet paid, which no check would see.  (Its
    metamethods go at most 200 deep: RW_TAIL_MAX.) */
-static unsigned char *payable_groups(rw_cfg *cfg, const vm_proto *f,
-                                     const rw_options *opt, rw_arena *a) {
-  unsigned char *payable;
+static int find_tail_ends(rw_cfg *cfg, const vm_proto *f,
+                          const rw_options *opt, rw_arena *a) {
   int *stack, m;
   unsigned *stamp, st = 0;
   long budget = 8L * cfg->nblocks + 64;
-  if (!rw_tail_payments(opt)) return NULL;
-  payable = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, 1);
+  if (!rw_tail_payments(opt)) return 0;
   stack = rw_arena_alloc(a, (size_t)cfg->nblocks + 1, sizeof *stack);
   stamp = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, sizeof *stamp);
-  if (payable == NULL || stack == NULL || stamp == NULL) return NULL;
+  if (stack == NULL || stamp == NULL) return 0;
   for (m = 1; m < cfg->nblocks; m++) {
     int r;
     if (!cfg->b[m].reachable || !rw_ends_in_payable_jump(f, &cfg->b[m]))
@@ -836,12 +834,10 @@ static unsigned char *payable_groups(rw_cfg *cfg, const vm_proto *f,
     r = payer(cfg, m);
     if (r == 0 || cfg->b[r].tforcall || cfg->b[r].tail_end >= 0)
       continue;
-    if (quiet_between(cfg, f, r, m, stack, stamp, ++st, &budget)) {
+    if (quiet_between(cfg, f, r, m, stack, stamp, ++st, &budget))
       cfg->b[r].tail_end = m;
-      payable[r] = 1;
-    }
   }
-  return payable;
+  return 1;
 }
 
 /* Paying in the predecessors (lraf VM target, default blocks): when
@@ -965,7 +961,7 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
     cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
   if (opt->fold && opt->mode != RW_OVERHEAD && !single)
     fold_branches(cfg, f, &pred, post, np, small_blocks(opt), acyclic,
-                  payable_groups(cfg, f, opt, a), a);
+                  find_tail_ends(cfg, f, opt, a), a);
   if (opt->fold && opt->mode != RW_OVERHEAD && opt->target == RW_LRAVM &&
       !small_blocks(opt) && !opt->lines && !single)
     pay_in_predecessors(cfg, &pred);
