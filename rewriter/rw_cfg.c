@@ -455,9 +455,12 @@ static void postdominators_acyclic(const rw_cfg *cfg, int *ipdom) {
   }
 }
 
-/* Whether a cycle through x avoids node avoid: can x reach itself? */
-static int cycle_avoiding(const graph *g, int x, int avoid, int *stack,
-                          unsigned *mark, unsigned stamp, long *budget) {
+/* Whether a search from x's successors over g, avoiding node avoid,
+   reaches x again (a cycle through x that avoids it) or node other (-1:
+   none).  With budget, out of budget answers 1: the worst. */
+static int reaches_avoiding(const graph *g, int x, int avoid, int other,
+                            int *stack, unsigned *mark, unsigned stamp,
+                            long *budget) {
   int sp = 0, k;
   for (k = g->start[x]; k < g->start[x + 1]; k++) {
     int w = g->adj[k];
@@ -465,8 +468,8 @@ static int cycle_avoiding(const graph *g, int x, int avoid, int *stack,
   }
   while (sp > 0) {
     int v = stack[--sp];
-    if (v == x) return 1;
-    if (--*budget < 0) return 1;  /* out of budget: assume the worst */
+    if (v == x || v == other) return 1;
+    if (budget != NULL && --*budget < 0) return 1;
     for (k = g->start[v]; k < g->start[v + 1]; k++) {
       int w = g->adj[k];
       if (w != avoid && mark[w] != stamp) { mark[w] = stamp; stack[sp++] = w; }
@@ -557,33 +560,13 @@ static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
     if (cfg->b[d].tforcall || !postdominates(tin, tout, x, d))
       continue;
     if (search &&
-        (cycle_avoiding(succ, x, d, stack, mark, ++stamp, &budget) ||
-         cycle_avoiding(succ, d, x, stack, mark, ++stamp, &budget)))
+        (reaches_avoiding(succ, x, d, -1, stack, mark, ++stamp, &budget) ||
+         reaches_avoiding(succ, d, x, -1, stack, mark, ++stamp, &budget)))
       continue;
     bx->fold_into = d;
   }
   point_at_payers(cfg);
   rw_arena_restore(a, m);
-}
-
-/* Whether a search from d's successors over g, avoiding node avoid,
-   reaches d again or the exit. */
-static int returns_or_leaves(const graph *g, int d, int avoid, int exitn,
-                             int *stack, unsigned *mark, unsigned stamp) {
-  int sp = 0, k;
-  for (k = g->start[d]; k < g->start[d + 1]; k++) {
-    int w = g->adj[k];
-    if (w != avoid && mark[w] != stamp) { mark[w] = stamp; stack[sp++] = w; }
-  }
-  while (sp > 0) {
-    int v = stack[--sp];
-    if (v == d || v == exitn) return 1;
-    for (k = g->start[v]; k < g->start[v + 1]; k++) {
-      int w = g->adj[k];
-      if (w != avoid && mark[w] != stamp) { mark[w] = stamp; stack[sp++] = w; }
-    }
-  }
-  return 0;
 }
 
 /* fold_blocks for a graph with cycles whose searches cannot run out of
@@ -622,9 +605,9 @@ static void fold_blocks_small(rw_cfg *cfg, const graph *succ,
     if (!bx->reachable || bx->check || bx->tforcall || d < 0 || d == x)
       continue;
     if (cfg->b[d].tforcall || !toexit[d] ||
-        returns_or_leaves(succ, d, x, exitn, stack, mark, ++stamp))
+        reaches_avoiding(succ, d, x, exitn, stack, mark, ++stamp, NULL))
       continue;
-    if (cycle_avoiding(succ, x, d, stack, mark, ++stamp, &budget))
+    if (reaches_avoiding(succ, x, d, -1, stack, mark, ++stamp, &budget))
       continue;
     bx->fold_into = d;
   }
@@ -684,33 +667,31 @@ static int calls(const vm_proto *f, const rw_block *b) {
   return 0;
 }
 
-/* Branch folding: when block d ends in a two-way branch to x and y, and
-   d is the only predecessor of both, x's charge moves into d's increment
-   and y's increment takes it back (it may become negative).  Every run of
-   d goes on to exactly one of x and y, so a run that finishes is charged
-   exactly, and x, usually a loop body, runs no accounting code.  Between
-   d's increment and y's, only d's own instructions run: d pays for
-   itself, calls no function and makes its zero check before its
-   increment, so no check sees x's charge ahead except one in a
-   metamethod or finalizer that d's test itself runs.  x is the branch
-   that stays in a loop through d if only one does, else the dearer.  In
-   exact mode d may not call or raise at all (the test of which
-   instructions end its blocks), so nothing can see the charge.
-   Post-order visits d before the branch above it that may in turn move
-   d (with what it pays for) into its own test.  In an acyclic graph
-   every block is a component of its own (comp stays NULL).
-   With tail payments (tail, see rw_emit.c), a fold is not made
-   when x's group, or d's, ends in a jump that can pay for it: such a
-   group pays with no ACCT of its own, so that charging x ahead at d
-   would give d (or keep there) an ACCT and y a refund for nothing.
-   When x's or y's group can pay so and d's cannot, d is instead sunk
-   into both (charged behind: each run of d goes on to one of them, and
-   what an error or a yield cuts short in d the table of what is behind
-   charges), its check with it (any cycle through d passes one of them);
-   not the entry, which checks first, nor into a block sunk itself.  A while loop's test whose body
-   jumps back to it then pays nothing itself, the body pays at its jump
-   back, and the header is paid for by its predecessors: no ACCT per
-   turn. */
+/* Branch folding: when block d ends in a two-way branch to x and y, and d is
+   the only predecessor of both, x's charge moves into d's increment and y's
+   increment takes it back (it may become negative).  Every run of d goes on
+   to exactly one of x and y, so a run that finishes is charged exactly, and
+   x, usually a loop body, runs no accounting code.  Between d's increment
+   and y's, only d's own instructions run: d pays for itself, calls no
+   function and makes its zero check before its increment, so no check sees
+   x's charge ahead except one in a metamethod or finalizer that d's test
+   itself runs.  x is the branch that stays in a loop through d if only one
+   does, else the dearer.  In exact mode d may not call or raise at all (the
+   test of which instructions end its blocks), so nothing can see the charge.
+   Post-order visits d before the branch above it that may in turn move d
+   (with what it pays for) into its own test.  In an acyclic graph every
+   block is a component of its own (comp stays NULL).  With tail payments
+   (tail, see rw_emit.c), a fold is not made when x's group, or d's, ends in
+   a jump that can pay for it: such a group pays with no ACCT of its own, so
+   that charging x ahead at d would give d (or keep there) an ACCT and y a
+   refund for nothing.  When x's or y's group can pay so and d's cannot, d is
+   instead sunk into both (charged behind: each run of d goes on to one of
+   them, and what an error or a yield cuts short in d the table of what is
+   behind charges), its check with it (any cycle through d passes one of
+   them); not the entry, which checks first, nor into a block sunk itself.  A
+   while loop's test whose body jumps back to it then pays nothing itself,
+   the body pays at its jump back, and the header is paid for by its
+   predecessors: no ACCT per turn. */
 static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
                           const int *post, int np, int exact, int acyclic,
                           int tail, rw_arena *a) {
@@ -809,15 +790,15 @@ static int quiet_between(const rw_cfg *cfg, const vm_proto *f, int r, int m,
   return 1;
 }
 
-/* With tail payments (rw_tail_payments), the payers whose group (the
-   payer and the blocks folded into it, all run exactly as often) has a
-   block that ends in a payable jump, which can then pay for the group
-   (rw_emit.c): rw_block.tail_end names that block.  Whether there are
-   tail payments (0 out of memory: no group pays at its end then).  Not the entry, which
-   checks first, nor a TFORCALL block, nor a group where a CALL runs
-   before it pays: a call could recurse as deep as Lua's stack goes, each
-   frame's work run and not yet paid, which no check would see.  (Its
-   metamethods go at most 200 deep: RW_TAIL_MAX.) */
+/* With tail payments (rw_tail_payments), the payers whose group (the payer
+   and the blocks folded into it, all run exactly as often) has a block that
+   ends in a payable jump, which can then pay for the group (rw_emit.c):
+   rw_block.tail_end names that block.  Whether there are tail payments (0
+   out of memory: no group pays at its end then).  Not the entry, which
+   checks first, nor a TFORCALL block, nor a group where a CALL runs before
+   it pays: a call could recurse as deep as Lua's stack goes, each frame's
+   work run and not yet paid, which no check would see.  (Its metamethods go
+   at most 200 deep: RW_TAIL_MAX.) */
 static int find_tail_ends(rw_cfg *cfg, const vm_proto *f,
                           const rw_options *opt, rw_arena *a) {
   int *stack, m;

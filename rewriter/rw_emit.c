@@ -53,21 +53,21 @@
 ** In the lraf VM's default mode a block may also pay at its end, when
 ** it or a block folded into it (which runs exactly as often) ends in a
 ** jump that the VM has a paying form of (rw_tail_payments, tail_blocks):
-** the JMP or FORLOOP becomes JMPACCT or FORLOOPACCT, followed by an ACCT
-** that holds the charge and makes the zero check but never runs itself,
-** and the block starts with no ACCT.  A loop turn then runs no accounting
-** dispatch at all.  Every run of the block goes on to that jump unless
-** it ends in an error or a yield; for those, the function's table of
-** what it has charged ahead (vm_proto.ahead, the VM's Proto.acctahead)
-** holds, at every pc where the frame may be left inside such a group
-** before its paying jump, minus the group's charge, which the VM charges
-** when an error discards the frame or a yield suspends it (and takes back
-** on resuming, as the jump will pay): as if the group had paid at its
-** head.  So no error or abandoned coroutine runs anything uncharged, and
-** the default mode's count stays at or above the hook's, over by at most
-** the rest of a group where an error cut one short, as before.  Only code rewritten in memory carries that table
-** (the dump format has no room for it), so only such code pays at its
-** ends, and only in the default mode (rw_tail_payments).  Every cycle
+** the JMP or FORLOOP becomes JMPACCT or FORLOOPACCT, which adds the
+** charge held by the ACCT after it (which never runs itself) and makes
+** the zero check, and the block starts with no ACCT.  A loop turn then
+** runs no accounting dispatch at all.  Every run of the block goes on to
+** that jump unless it ends in an error or a yield; for those, the
+** function's table of what it has charged ahead (vm_proto.ahead, the
+** VM's Proto.acctahead) holds, at every pc where the frame may be left
+** with work run and not yet paid, that amount below 0 (compute_ahead's
+** values, and only those), which the VM charges when an error discards
+** the frame or a yield suspends it (and takes back on resuming, as the
+** jump will pay).  So no error or abandoned coroutine runs anything
+** uncharged, and the default mode's count stays at or above the hook's.
+** Only code rewritten in memory carries that table (the dump format has
+** no room for it), so only such code pays at its ends, and only in the
+** default mode (rw_tail_payments).  Every cycle
 ** through the block passes the jump, so it checks as often.  Not for a
 ** block whose increment pays ahead for a branch or takes such a charge
 ** back (no check may see that charge, and the block's own code might run

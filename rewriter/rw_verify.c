@@ -85,7 +85,8 @@ static int successors(const vm_proto *f, int pc, int *s) {
   int n = 0, t, k, m = 0;
   if (oi->flags & VM_OPF_ENDS) return 0;
   if (vm_jump_target(i, pc, &t)) s[n++] = t;
-  if (vm_op(i) == VM_OP_FORLOOPACCT) s[n++] = pc + 2;  /* exit: skips its ACCT */
+  if (vm_op(i) == VM_OP_FORLOOPACCT)
+    s[n++] = pc + 2;  /* the exit skips its ACCT */
   else if (vm_op(i) != VM_OP_JMP && vm_op(i) != VM_OP_JMPACCT) s[n++] = pc + 1;
   if ((oi->flags & (VM_OPF_TEST | VM_OPF_MMBIN | VM_OPF_SKIPNEXT)) ||
       vm_needs_extraarg(i))

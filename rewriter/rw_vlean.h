@@ -46,13 +46,13 @@ static inline int rw_skips(vm_instr i) {
          vm_needs_extraarg(i);
 }
 
-/* Whether the jump at pc to t goes back to a target from which some
-   path may avoid the next check.  Not when the jump checks itself (a
-   paying jump: every cycle through it passes its check), nor when the instructions from t up
-   to a check neither jump nor end the function (each goes on to the
-   next, or skips one, as an arithmetic op skips its MMBIN) and the one
-   just before the check does not skip it: every edge from them then
-   lands at most on the check, and every path from t reaches it. */
+/* Whether the jump at pc to t goes back to a target from which some path may
+   avoid the next check.  Not when the jump checks itself (a paying jump:
+   every cycle through it passes its check), nor when the instructions from t
+   up to a check neither jump nor end the function (each goes on to the next,
+   or skips one, as an arithmetic op skips its MMBIN) and the one just before
+   the check does not skip it: every edge from them then lands at most on the
+   check, and every path from t reaches it. */
 static inline int rw_back_unchecked(const vm_proto *f, int pc, int t) {
   int x;
   if (t > pc || rw_is_check(f->code[pc])) return 0;  /* a paying jump */

@@ -424,9 +424,14 @@ static void test_own_hooks(void **state) {
    not exact mode, not a profile's lines, not an offline chunk (no room
    for the table of what is behind), never the stock target. */
 static void test_where_it_applies(void **state) {
+  /* exact, refunds (in memory), lines, target: each keeps its code */
+  static const int keep[4][4] = {
+    {1, 1, 0, RW_LRAVM}, {0, 1, 1, RW_LRAVM}, {0, 0, 0, RW_LRAVM},
+    {0, 1, 0, RW_STOCK}
+  };
   rw_stats st;
   vm_chunk *c;
-  int i;
+  int i, k;
   (void)state;
   for (i = 0; i < NPROGRAMS; i++) {
     const char *src = programs[i].src;
@@ -435,19 +440,13 @@ static void test_where_it_applies(void **state) {
     assert_true(count_op(c->main, VM_OP_JMPACCT) +
                 count_op(c->main, VM_OP_FORLOOPACCT) == st.paid_at_end);
     vm_chunk_free(c);
-    c = rewritten(src, 1, 1, 0, RW_LRAVM, &st);
-    assert_int_equal(st.paid_at_end, 0);
-    vm_chunk_free(c);
-    c = rewritten(src, 0, 1, 1, RW_LRAVM, &st);
-    assert_int_equal(st.paid_at_end, 0);
-    vm_chunk_free(c);
-    c = rewritten(src, 0, 0, 0, RW_LRAVM, &st);
-    assert_int_equal(st.paid_at_end, 0);
-    vm_chunk_free(c);
-    c = rewritten(src, 0, 1, 0, RW_STOCK, &st);
-    assert_int_equal(st.paid_at_end, 0);
-    assert_int_equal(count_op(c->main, VM_OP_JMPACCT), 0);
-    vm_chunk_free(c);
+    for (k = 0; k < 4; k++) {
+      const int *o = keep[k];
+      c = rewritten(src, o[0], o[1], o[2], (rw_target)o[3], &st);
+      assert_int_equal(st.paid_at_end, 0);
+      assert_int_equal(count_op(c->main, VM_OP_JMPACCT), 0);
+      vm_chunk_free(c);
+    }
   }
 }
 
