@@ -82,6 +82,8 @@ typedef struct rw_stats {
   long paid_by_preds; /* blocks paid for by their predecessors (lraf VM) */
   long paid_at_end;   /* blocks (with what folds into them) paid by the
                          JMPACCT or FORLOOPACCT that ends one of them */
+  long paid_at_entry; /* functions whose first block the lraf VM charges
+                         as a call starts (vm_proto.entry), with no ACCT */
   long checks;        /* zero checks inserted */
   long stubs;         /* metamethod stubs (MMBIN side paths) */
   long widened;       /* loops whose jumps needed trampolines */

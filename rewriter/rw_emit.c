@@ -153,6 +153,8 @@ typedef struct ctx {
   int64_t *ain;         /* per block: ahead before its ACCT (with a table) */
   int64_t cur_ahead;    /* what put() records for the next instructions */
   int tails;            /* some block pays at the jump that ends it */
+  int entry_in_proto;   /* the first block's charge is the function's
+                           entry charge (entry_charge) */
   int *tail;            /* with tails, per block: -1, or the block whose
                            ending jump pays for it (tail_blocks) */
   int *tail_pays;       /* per block: -1, or the block that its ending
@@ -513,6 +515,25 @@ static void emit_paying_jump(ctx *c, int pc, int r, int t, int line) {
   c->stats->paid_at_end++;
 }
 
+/* Whether the first block's charge becomes the function's entry charge
+   (vm_proto.entry), which the lraf VM adds, with its zero check, as a
+   call starts: the same charge at the same point as the block's ACCT,
+   with no dispatch.  Where blocks pay at their end (the Proto carries
+   what the code alone cannot), for a block that adds, and only when no
+   jump comes back to the entry (a loop through it needs its ACCT). */
+static int entry_charge(const ctx *c) {
+  const rw_cfg *cfg = c->cfg;
+  const rw_block *b = &cfg->b[0];
+  int i, k;
+  if (!rw_tail_payments(c->opt) || !b->check || b->takes_back ||
+      b->charge <= 0)
+    return 0;
+  for (i = 0; i < cfg->nblocks; i++)
+    for (k = 0; k < cfg->b[i].nsucc; k++)
+      if (cfg->b[i].succ[k] == 0) return 0;
+  return 1;
+}
+
 /* ---------------------------------------------------------------- */
 /* Refunds: what is charged ahead                                    */
 /* ---------------------------------------------------------------- */
@@ -779,6 +800,8 @@ static void emit_main(ctx *c) {
   c->run = 0;
   c->paid = !c->refunds;
   c->ahead_lo = -1;
+  f->entry = 0;
+  f->entry_mode = 0;
   if (c->table) note_ahead(c);
   for (pc = 0; pc < f->sizecode; pc++) {
     vm_instr i = f->code[pc];
@@ -800,6 +823,13 @@ static void emit_main(ctx *c) {
       }
       if (own && pays_at_end(c, bi)) {
         /* its paying jump pays for it */
+      } else if (bi == 0 && c->entry_in_proto) {  /* the VM, at the call */
+        f->entry = n;
+        f->entry_mode = b->charges_ahead ? VM_ACCT_CHECKADD
+                                         : VM_ACCT_ADDCHECK;
+        c->stats->increments++;
+        c->stats->checks++;
+        c->stats->paid_at_entry++;
       } else if (c->fused) {  /* emit_accounting's first case, no call */
         emit_acct(c, n, own && b->check, b->charges_ahead, line);
       } else {
@@ -1142,6 +1172,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   }
   vm_getlines(f, c.lines);
   c.tails = tail_blocks(&c);
+  c.entry_in_proto = entry_charge(&c);
   c.table = c.tails || c.refunds;
   saved = *stats;
   do {  /* emit, widening loops until every jump fits */

@@ -274,7 +274,7 @@ static lraf_status verify_fused(const vm_proto *f, originals *og, int index,
                                 int depth, rw_arena *a, lraf_error *err) {
   char path[64];
   lraf_status st;
-  int i, entry, at = 0, c = 0, fits = 1, back = -1;
+  int i, entry, checked, at = 0, c = 0, fits = 1, back = -1;
   const rw_original *o = NULL;
   if (og != NULL) {  /* f and its original must nest alike */
     fits = og->next < og->n && og->orig[og->next].sizep == f->sizep;
@@ -290,11 +290,14 @@ static lraf_status verify_fused(const vm_proto *f, originals *og, int index,
   while (entry < f->sizecode && vm_op(f->code[entry]) == VM_OP_ACCT &&
          !is_check(f->code[entry]))
     entry++;  /* a charge too large for one ACCT: the last one checks */
-  if (st == LRAF_OK && entry < f->sizecode && is_check(f->code[entry]))
+  /* or the VM charges the first block as a call starts (vm_proto.entry) */
+  checked = f->entry > 0 ? f->entry_mode == VM_ACCT_ADDCHECK ||
+                           f->entry_mode == VM_ACCT_CHECKADD
+                         : entry < f->sizecode && is_check(f->code[entry]);
+  if (st == LRAF_OK && checked)
     c = unchecked_cycle(f, back, a, &at);
   rw_arena_reset(a);
-  if (st != LRAF_OK || entry >= f->sizecode || !is_check(f->code[entry]) ||
-      c != 0) {
+  if (st != LRAF_OK || !checked || c != 0) {
     snprintf(path, sizeof path, "function %d at depth %d (line %d)", index,
              depth, f->linedefined);
     if (!fits)
@@ -302,9 +305,9 @@ static lraf_status verify_fused(const vm_proto *f, originals *og, int index,
                "parser produced", path);
     else if (st != LRAF_OK)
       vm_check_code(f, path, VM_CHECK_REWRITTEN, err);
-    else if (entry >= f->sizecode || !is_check(f->code[entry]))
+    else if (!checked)
       err_fail(err, LRAF_EVERIFY, "%s does not start with a zero check "
-               "(ACCT)", path);
+               "(ACCT or an entry charge)", path);
     else if (c < 0)
       err_fail(err, LRAF_EMEM, "out of memory verifying %s", path);
     else

@@ -305,6 +305,8 @@ static void write_proto(lua_State *L, Proto *p, vm_proto *f) {
   p->maxstacksize = f->maxstacksize;
   p->acctahead = ah;
   p->sizeacctahead = f->sizeahead;
+  p->acctentry = (lua_Integer)f->entry;  /* the first block's charge */
+  p->acctentrymode = f->entry_mode;
   if (ah != NULL) G(L)->acct_refunds = 1;  /* the VM looks for refunds */
 }
 

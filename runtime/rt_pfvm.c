@@ -229,6 +229,7 @@ void rt_pfvm_attach(lua_State *L, void *proto, const vm_proto *f) {
   else
     strcpy(e->source, "?");
   p->accthits = e->hits;
+  G(L)->acct_lines = 1;  /* OP_ACCT now looks for accthits */
   pl->n++;
 }
 

@@ -358,6 +358,14 @@ typedef struct vm_proto {
      Proto.acctahead); the dump format has no place for it. */
   int sizeahead;
   vm_ahead *ahead;
+  /* lraf VM, code rewritten in memory in the default mode: what a call
+     charges as the function starts (the Proto's acctentry), with the
+     zero check in entry_mode (VM_ACCT_ADDCHECK or VM_ACCT_CHECKADD): the
+     charge of the first block, whose ACCT the code then leaves out.  0:
+     the code starts with its ACCT.  The dump format has no place for
+     it, like ahead. */
+  int64_t entry;
+  uint8_t entry_mode;
   /* VM_BORROWED_*: code, lineinfo, abslineinfo or locvars is not the
      model's own but lent by its owner (rewriting in memory lends the
      lraf VM's Proto's arrays and carves the rest from one block,

@@ -160,6 +160,7 @@ static void add_stats(rw_stats *to, const rw_stats *s) {
   to->branch_folds += s->branch_folds;
   to->paid_by_preds += s->paid_by_preds;
   to->paid_at_end += s->paid_at_end;
+  to->paid_at_entry += s->paid_at_entry;
   to->checks += s->checks;
   to->stubs += s->stubs;
   to->widened += s->widened;
