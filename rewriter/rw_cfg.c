@@ -833,15 +833,24 @@ static int find_tail_ends(rw_cfg *cfg, const vm_proto *f,
    then costs one ACCT per turn instead of two; a block where branches
    join, one fewer per run.  h's zero check goes
    with its charge to every payer: any cycle through h enters it from
-   one of the predecessors.  Not the entry (it keeps its check), a
-   TFORCALL block (TFORPREP skips its code), nor a block that charges
-   ahead for a branch. */
-static void pay_in_predecessors(rw_cfg *cfg, const graph *pred) {
+   one of the predecessors.  Not the entry (it keeps its check), nor a
+   block that charges ahead for a branch.  A TFORCALL block's TFORPREP
+   enters it past its accounting code, and the hook does not count that
+   TFORCALL: the TFORPREP pays nothing for it (the end of the loop body
+   pays for the next TFORCALL, and the loop's check goes there too; a
+   cycle through the TFORPREP is an outer loop's, with its own check). */
+static int enters_past(const rw_cfg *cfg, const vm_proto *f, int p, int h) {
+  return cfg->b[h].tforcall && vm_op(f->code[cfg->b[p].end]) ==
+                               VM_OP_TFORPREP;
+}
+
+static void pay_in_predecessors(rw_cfg *cfg, const vm_proto *f,
+                                const graph *pred) {
   int h, k;
   for (h = 1; h < cfg->nblocks; h++) {
     rw_block *bh = &cfg->b[h];
     int payers = 0;
-    if (!bh->reachable || bh->fold_into >= 0 || bh->tforcall ||
+    if (!bh->reachable || bh->fold_into >= 0 ||
         bh->charges_ahead || (bh->charge == 0 && !bh->check))
       continue;
     for (k = pred->start[h]; k < pred->start[h + 1]; k++) {
@@ -849,7 +858,8 @@ static void pay_in_predecessors(rw_cfg *cfg, const graph *pred) {
       const rw_block *bp;
       if (p >= cfg->nblocks) break;
       bp = &cfg->b[p];
-      if (!bp->reachable) continue;  /* never runs: pays nothing */
+      if (!bp->reachable || enters_past(cfg, f, p, h))
+        continue;  /* never runs, or pays nothing */
       r = rw_cfg_equal_payer(cfg, p);
       if (bp->nsucc != 1 || bp->succ[0] != h || r < 0 || r == h ||
           cfg->b[r].tforcall)
@@ -859,7 +869,9 @@ static void pay_in_predecessors(rw_cfg *cfg, const graph *pred) {
     if (k < pred->start[h + 1] || payers == 0) continue;
     for (k = pred->start[h]; k < pred->start[h + 1]; k++) {
       rw_block *bp;
-      if (!cfg->b[pred->adj[k]].reachable) continue;
+      if (!cfg->b[pred->adj[k]].reachable ||
+          enters_past(cfg, f, pred->adj[k], h))
+        continue;
       bp = &cfg->b[rw_cfg_equal_payer(cfg, pred->adj[k])];
       bp->charge += bh->charge;
       bp->check |= bh->check;
@@ -945,7 +957,7 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
                   find_tail_ends(cfg, f, opt, a), a);
   if (opt->fold && opt->mode != RW_OVERHEAD && opt->target == RW_LRAVM &&
       !small_blocks(opt) && !opt->lines && !single)
-    pay_in_predecessors(cfg, &pred);
+    pay_in_predecessors(cfg, f, &pred);
   return LRAF_OK;
 }
 

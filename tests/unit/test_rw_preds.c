@@ -120,6 +120,26 @@ static const program programs[] = {
    "  if bad then total = total + 1 end\n"
    "end\n"
    "print(total)\n"},
+  {"generic for loops: Lua and C iterators, nested, break, empty, goto",
+   "local t = {} for i = 1, 60 do t[i] = i * 3 % 17 end\n"
+   "local s = 0\n"
+   "for _, v in ipairs(t) do s = s + v end\n"
+   "for k, v in pairs({a = 1, b = 2, c = 3}) do s = s + #k + v end\n"
+   "local function range(n) local i = 0\n"
+   "  return function() i = i + 1; if i <= n then return i end end end\n"
+   "for r = 1, 12 do\n"
+   "  for i in range(r) do if i == 9 then break end s = s + i end\n"
+   "  for _ in range(0) do s = s + 1000 end\n"
+   "  for i in range(r % 4) do\n"
+   "    if i % 2 == 0 then goto continue end\n"
+   "    s = s - i\n"
+   "    ::continue::\n"
+   "  end\n"
+   "end\n"
+   "local gen = coroutine.wrap(function()\n"
+   "  for i in range(40) do coroutine.yield(i) end return nil end)\n"
+   "for v in gen do s = s + v end\n"
+   "print(s)\n"},
   {"coroutines yielding inside while loops",
    "local gen = coroutine.wrap(function()\n"
    "  local i = 0\n"
@@ -239,6 +259,51 @@ static void test_one_acct_per_turn(void **state) {
   }
 }
 
+/* The ACCTs from the target of each TFORLOOP (the loop body) to it, in
+   f and its nested functions: for a generic for loop with a body of one
+   block, what runs per turn.  Returns the largest such number. */
+static int most_accts_per_tfor(const vm_proto *f) {
+  int pc, most = 0, k;
+  for (pc = 0; pc < f->sizecode; pc++) {
+    int t, n = 0, q;
+    if (vm_op(f->code[pc]) != VM_OP_TFORLOOP ||
+        !vm_jump_target(f->code[pc], pc, &t) || t > pc)
+      continue;
+    for (q = t; q <= pc; q++) n += vm_op(f->code[q]) == VM_OP_ACCT;
+    if (n > most) most = n;
+  }
+  for (k = 0; k < f->sizep; k++) {
+    int m = most_accts_per_tfor(f->p[k]);
+    if (m > most) most = m;
+  }
+  return most;
+}
+
+/* A generic for loop's TFORCALL block is paid for by the end of the
+   body (TFORPREP enters it past its code and pays nothing): a body of
+   one block runs one ACCT per turn, which pays for the next TFORCALL
+   too and makes the loop's check. */
+static void test_generic_for_one_acct_per_turn(void **state) {
+  const program p = {"=tfor", "local t, s = {1, 2, 3, 4}, 0\n"
+                              "for _, v in ipairs(t) do s = s + v end\n"
+                              "for k in pairs(t) do s = s + k * 2 end\n"
+                              "return s"};
+  int exact;
+  (void)state;
+  for (exact = 0; exact <= 1; exact++) {
+    rw_stats stats;
+    vm_chunk *chunk;
+    memset(&stats, 0, sizeof stats);
+    chunk = rewritten(&p, exact, &stats);
+    printf("  %s: %ld blocks paid by their predecessors, at most %d ACCT "
+           "per generic for turn\n", exact ? "exact" : "default",
+           stats.paid_by_preds, most_accts_per_tfor(chunk->main));
+    assert_true(stats.paid_by_preds >= 2);
+    assert_int_equal(most_accts_per_tfor(chunk->main), 1);
+    vm_chunk_free(chunk);
+  }
+}
+
 /* The stock target keeps its code exactly as before: nothing is paid
    for by predecessors there. */
 static void test_stock_target_unchanged(void **state) {
@@ -270,6 +335,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_exact_counts),
     cmocka_unit_test(test_one_acct_per_turn),
+    cmocka_unit_test(test_generic_for_one_acct_per_turn),
     cmocka_unit_test(test_stock_target_unchanged),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
