@@ -84,6 +84,8 @@ typedef struct rw_stats {
                          JMPACCT or FORLOOPACCT that ends one of them */
   long paid_at_entry; /* functions whose first block the lraf VM charges
                          as a call starts (vm_proto.entry), with no ACCT */
+  long paid_by_tforloop;  /* generic for loop bodies paid ahead by the
+                         TFORLOOPACCT that goes back to them */
   long checks;        /* zero checks inserted */
   long stubs;         /* metamethod stubs (MMBIN side paths) */
   long widened;       /* loops whose jumps needed trampolines */

@@ -155,6 +155,8 @@ typedef struct ctx {
   int tails;            /* some block pays at the jump that ends it */
   int entry_in_proto;   /* the first block's charge is the function's
                            entry charge (entry_charge) */
+  int *tfor_body;       /* per block: -1, or the pc of the TFORLOOP that
+                           pays for it ahead (tfor_bodies); NULL: none */
   int *tail;            /* with tails, per block: -1, or the block whose
                            ending jump pays for it (tail_blocks) */
   int *tail_pays;       /* per block: -1, or the block that its ending
@@ -534,6 +536,70 @@ static int entry_charge(const ctx *c) {
   return 1;
 }
 
+/* The loop bodies that the TFORLOOP going back to them pays for ahead,
+   as TFORLOOPACCT (where blocks pay at their end: the same table covers
+   them): a body block entered only from its TFORLOOP that adds its own
+   charge (no branch fold's charge ahead or back, not paid at its end nor
+   by its predecessors), within one ACCT's reach.  Whether there is one
+   (0 out of memory: none then). */
+static int tfor_bodies(ctx *c) {
+  const rw_cfg *cfg = c->cfg;
+  const vm_proto *f = c->f;
+  int pc, i, k, found = 0, *preds = NULL;
+  if (!rw_tail_payments(c->opt)) return 0;
+  for (pc = cfg->first; pc < f->sizecode; pc++) {
+    int t, bt;
+    const rw_block *b;
+    if (vm_op(f->code[pc]) != VM_OP_TFORLOOP ||
+        !vm_jump_target(f->code[pc], pc, &t) || t < cfg->first || t >= pc ||
+        (bt = cfg->block_at[t]) < 0)
+      continue;
+    b = &cfg->b[bt];
+    if (!b->reachable || b->fold_into >= 0 || b->charges_ahead ||
+        b->takes_back || b->charge <= 0 || b->charge > VM_OFFSET_SBX ||
+        (c->tails && c->tail[bt] >= 0))
+      continue;
+    if (preds == NULL) {  /* the predecessors of every block, once */
+      preds = rw_arena_zalloc(c->a, (size_t)cfg->nblocks + 1, sizeof *preds);
+      c->tfor_body = rw_arena_alloc(c->a, (size_t)cfg->nblocks + 1,
+                                    sizeof *c->tfor_body);
+      if (preds == NULL || c->tfor_body == NULL) {
+        c->tfor_body = NULL;
+        return 0;
+      }
+      for (i = 0; i < cfg->nblocks; i++) {
+        c->tfor_body[i] = -1;
+        for (k = 0; k < cfg->b[i].nsucc; k++)
+          if (cfg->b[i].succ[k] < cfg->nblocks) preds[cfg->b[i].succ[k]]++;
+      }
+    }
+    if (preds[bt] != 1) continue;  /* only its TFORLOOP enters it */
+    c->tfor_body[bt] = pc;
+    found = 1;
+  }
+  if (!found) c->tfor_body = NULL;
+  return found;
+}
+
+/* Whether block bi's TFORLOOP pays for it in this pass: not when that
+   loop is made wide. */
+static int paid_by_tforloop(const ctx *c, int bi) {
+  return c->tfor_body != NULL && bi >= 0 && c->tfor_body[bi] >= 0 &&
+         !c->wide[c->tfor_body[bi]];
+}
+
+/* The TFORLOOP at pc goes back to block bi, which it pays for: its
+   paying form, then the ACCT that holds bi's charge. */
+static void emit_paying_tforloop(ctx *c, int pc, int bi, int t, int line) {
+  int64_t n = c->cfg->b[bi].charge;
+  put(c, vm_set_op(c->f->code[pc], VM_OP_TFORLOOPACCT), line, J_GROUP, t);
+  put(c, vm_set_bx(vm_abck(VM_OP_ACCT, VM_ACCT_ADD, 0, 0, 0),
+                   (int)n + VM_OFFSET_SBX), line, J_NONE, 0);
+  c->stats->increments++;
+  c->stats->checks++;
+  c->stats->paid_by_tforloop++;
+}
+
 /* ---------------------------------------------------------------- */
 /* Refunds: what is charged ahead                                    */
 /* ---------------------------------------------------------------- */
@@ -605,6 +671,7 @@ static int compute_ahead(ctx *c) {
 static int may_leave(vm_instr i) {
   int op = vm_op(i);
   if (op == VM_OP_ACCT) return vm_a(i) != VM_ACCT_ADD;
+  if (op == VM_OP_TFORLOOPACCT) return 1;  /* its check */
   return (vm_opinfo_of(op)->flags & (VM_OPF_CALLS | VM_OPF_ERRORS)) != 0;
 }
 
@@ -823,6 +890,8 @@ static void emit_main(ctx *c) {
       }
       if (own && pays_at_end(c, bi)) {
         /* its paying jump pays for it */
+      } else if (own && paid_by_tforloop(c, bi)) {
+        /* its TFORLOOPACCT pays for it, as the loop goes on */
       } else if (bi == 0 && c->entry_in_proto) {  /* the VM, at the call */
         f->entry = n;
         f->entry_mode = b->charges_ahead ? VM_ACCT_CHECKADD
@@ -865,6 +934,9 @@ static void emit_main(ctx *c) {
       if (c->tails && m >= 0 && c->cfg->b[m].end == pc) r = c->tail_pays[m];
       if (r >= 0 && pays_at_end(c, r))
         emit_paying_jump(c, pc, r, t, line);
+      else if (op == VM_OP_TFORLOOP &&
+               paid_by_tforloop(c, c->cfg->block_at[t]))
+        emit_paying_tforloop(c, pc, c->cfg->block_at[t], t, line);
       else
         put(c, i, line, op == VM_OP_TFORPREP ? J_INSTR : J_GROUP, t);
     } else {
@@ -1173,6 +1245,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   vm_getlines(f, c.lines);
   c.tails = tail_blocks(&c);
   c.entry_in_proto = entry_charge(&c);
+  tfor_bodies(&c);
   c.table = c.tails || c.refunds;
   saved = *stats;
   do {  /* emit, widening loops until every jump fits */

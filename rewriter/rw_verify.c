@@ -71,8 +71,9 @@ static lraf_status verify_function(const vm_proto *f, const vm_proto *parent,
 }
 
 /* An instruction that makes a zero check: an ACCT that checks, or a
-   paying jump (JMPACCT, FORLOOPACCT: it checks whichever way it goes;
-   vm_check_code makes sure that no test runs one as its jump). */
+   paying jump (JMPACCT, FORLOOPACCT, TFORLOOPACCT: it checks whichever
+   way it goes; vm_check_code makes sure that no test runs one as its
+   jump). */
 static int is_check(vm_instr i) {
   return rw_is_check(i);
 }
@@ -85,7 +86,7 @@ static int successors(const vm_proto *f, int pc, int *s) {
   int n = 0, t, k, m = 0;
   if (oi->flags & VM_OPF_ENDS) return 0;
   if (vm_jump_target(i, pc, &t)) s[n++] = t;
-  if (vm_op(i) == VM_OP_FORLOOPACCT)
+  if (vm_op(i) == VM_OP_FORLOOPACCT || vm_op(i) == VM_OP_TFORLOOPACCT)
     s[n++] = pc + 2;  /* the exit skips its ACCT */
   else if (vm_op(i) != VM_OP_JMP && vm_op(i) != VM_OP_JMPACCT) s[n++] = pc + 1;
   if ((oi->flags & (VM_OPF_TEST | VM_OPF_MMBIN | VM_OPF_SKIPNEXT)) ||

@@ -13,8 +13,9 @@
 **   - inserting ACCTs (whose one operand that matters is its mode),
 **   - moving jumps: a jump keeps its opcode and register and gets a new
 **     offset,
-**   - making a JMP that no test runs a JMPACCT, or a FORLOOP a
-**     FORLOOPACCT of the same register, each followed by its ACCT,
+**   - making a JMP that no test runs a JMPACCT, or a FORLOOP (TFORLOOP)
+**     a FORLOOPACCT (TFORLOOPACCT) of the same register, each followed
+**     by its ACCT,
 **   - making LFALSESKIP a LOADFALSE of the same register and a JMP.
 ** The check walks the new code against the original, one instruction of
 ** each at a time: every other instruction must equal its original bit
@@ -46,11 +47,14 @@ static int jump_ok(const vm_proto *f, vm_instr i, int pc, int *back) {
   return 1;
 }
 
-/* A paying jump at n is followed by its ACCT, and a FORLOOPACCT's exit
-   lands inside the code; 1 for any other instruction. */
+/* A paying jump at n is followed by its ACCT, and a FORLOOPACCT's or
+   TFORLOOPACCT's exit lands inside the code; 1 for any other
+   instruction. */
 static int acct_follows(const vm_proto *f, vm_instr i, int n) {
   int op = vm_op(i);
-  if (op != VM_OP_JMPACCT && op != VM_OP_FORLOOPACCT) return 1;
+  if (op != VM_OP_JMPACCT && op != VM_OP_FORLOOPACCT &&
+      op != VM_OP_TFORLOOPACCT)
+    return 1;
   return n + 1 < f->sizecode && vm_op(f->code[n + 1]) == VM_OP_ACCT &&
          (op == VM_OP_JMPACCT || n + 2 < f->sizecode);
 }
@@ -94,8 +98,9 @@ int rw_vlean_scan(const vm_proto *f, const rw_original *o, int *back) {
         break;
       case VM_OP_FORLOOP: case VM_OP_FORPREP: case VM_OP_TFORPREP:
       case VM_OP_TFORLOOP:
-        if ((op != oop && !(oop == VM_OP_FORLOOP &&
-                            op == VM_OP_FORLOOPACCT)) ||
+        if ((op != oop &&
+             !(oop == VM_OP_FORLOOP && op == VM_OP_FORLOOPACCT) &&
+             !(oop == VM_OP_TFORLOOP && op == VM_OP_TFORLOOPACCT)) ||
             vm_a(i) != vm_a(orig) || !jump_ok(f, i, n, back) ||
             !acct_follows(f, i, n))
           return 0;

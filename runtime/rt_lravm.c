@@ -41,6 +41,8 @@ void rt_vm_bind(lua_State *L, lua_CFunction consume, const rw_options *opt,
   lua_setacctmmbin(L, rw_op_cost(VM_OP_MMBIN, opt),
                    rw_op_cost(VM_OP_MMBINI, opt),
                    rw_op_cost(VM_OP_MMBINK, opt));
+  lua_setacctfetched(L, rw_op_cost(VM_OP_TFORLOOP, opt),
+                     rw_op_cost(VM_OP_JMP, opt));
   lua_setacctrates(L, native ? BYTE_RATE : 0, native ? VALUE_RATE : 0);
   lua_setacctwalkrates(L, native ? COPY_RATE : 0, native ? CHAIN_RATE : 0);
 }

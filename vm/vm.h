@@ -148,7 +148,13 @@ enum {
    ACCT.  Jump targets are worked out as for JMP and FORLOOP. */
 #define VM_OP_JMPACCT (VM_OP_ACCT + 1)
 #define VM_OP_FORLOOPACCT (VM_OP_ACCT + 2)
-#define VM_OP_LAST VM_OP_FORLOOPACCT   /* the last opcode of the model */
+/* TFORLOOP that pays ahead for the loop body it goes back to: as the
+   loop goes on it adds the sBx of the ACCT after it (the body's charge,
+   which then starts with no ACCT); it makes the zero check whichever way
+   it goes, and the loop's exit skips the ACCT.  Like TFORLOOP, TFORCALL
+   runs it without a fetch. */
+#define VM_OP_TFORLOOPACCT (VM_OP_ACCT + 3)
+#define VM_OP_LAST VM_OP_TFORLOOPACCT   /* the last opcode of the model */
 
 typedef enum vm_format {
   VM_FMT_ABC, VM_FMT_ABX, VM_FMT_ASBX, VM_FMT_AX, VM_FMT_SJ
@@ -227,7 +233,9 @@ static inline int vm_required_next(vm_instr i) {
   }
   if (vm_needs_extraarg(i)) return VM_OP_EXTRAARG;
   if (op == VM_OP_TFORCALL) return VM_OP_TFORLOOP;
-  if (op == VM_OP_JMPACCT || op == VM_OP_FORLOOPACCT) return VM_OP_ACCT;
+  if (op == VM_OP_JMPACCT || op == VM_OP_FORLOOPACCT ||
+      op == VM_OP_TFORLOOPACCT)
+    return VM_OP_ACCT;
   return -1;
 }
 /* Whether Lua's count hook counts i when the interpreter reaches it as
@@ -249,6 +257,7 @@ static inline int vm_jump_target(vm_instr i, int pc, int *target) {
   switch (vm_op(i)) {
     case VM_OP_JMP: case VM_OP_JMPACCT: t = pc + 1 + vm_sj(i); break;
     case VM_OP_FORLOOP: case VM_OP_TFORLOOP: case VM_OP_FORLOOPACCT:
+    case VM_OP_TFORLOOPACCT:
       t = pc + 1 - vm_bx(i);
       break;
     case VM_OP_FORPREP: t = pc + 2 + vm_bx(i); break;

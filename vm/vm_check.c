@@ -296,11 +296,13 @@ static lraf_status check_operands(ctx *c) {
       return bad(c, "accounting instruction in a chunk lraf did not write");
     return a <= VM_ACCT_ADD ? LRAF_OK : bad(c, "ACCT mode %d", a);
   }
-  if (op == VM_OP_JMPACCT || op == VM_OP_FORLOOPACCT) {  /* its jumps */
+  if (op == VM_OP_JMPACCT || op == VM_OP_FORLOOPACCT ||
+      op == VM_OP_TFORLOOPACCT) {  /* its jumps */
     int t;
     if (!(c->flags & VM_CHECK_REWRITTEN))
       return bad(c, "accounting instruction in a chunk lraf did not write");
-    return op == VM_OP_JMPACCT ? target(c, &t) : check_loops(c, op, a);
+    return op == VM_OP_JMPACCT ? target(c, &t)
+         : check_loops(c, op == VM_OP_TFORLOOPACCT ? VM_OP_TFORLOOP : op, a);
   }
   if (op <= VM_OP_LOADNIL || op == VM_OP_GETUPVAL || op == VM_OP_SETUPVAL)
     return check_loads(c, op, a, b);
@@ -332,10 +334,14 @@ static lraf_status check_next(ctx *c) {
   if ((c->flags & VM_CHECK_REWRITTEN) && vm_op(ni) == VM_OP_JMP &&
       vm_opinfo_of(vm_op(c->i))->flags & VM_OPF_MMBIN)
     return LRAF_OK;  /* the rewriter's jump to a metamethod stub */
+  if (need == VM_OP_TFORLOOP && vm_op(ni) == VM_OP_TFORLOOPACCT &&
+      (c->flags & VM_CHECK_REWRITTEN))
+    need = VM_OP_TFORLOOPACCT;  /* the paying form (checked as a jump) */
   if (vm_op(ni) != need)
     return bad(c, "followed by %s instead of %s", vm_opname(vm_op(ni)),
                vm_opname(need));
-  if (need == VM_OP_TFORLOOP && vm_a(ni) != vm_a(c->i))
+  if ((need == VM_OP_TFORLOOP || need == VM_OP_TFORLOOPACCT) &&
+      vm_a(ni) != vm_a(c->i))
     return bad(c, "followed by a TFORLOOP on another register");
   return LRAF_OK;
 }
@@ -345,8 +351,9 @@ static lraf_status check_next(ctx *c) {
 static lraf_status check_prev(ctx *c) {
   int op = vm_op(c->i);
   if (op != VM_OP_EXTRAARG && op != VM_OP_TFORLOOP && op != VM_OP_MMBIN &&
-      op != VM_OP_MMBINI && op != VM_OP_MMBINK)
+      op != VM_OP_MMBINI && op != VM_OP_MMBINK && op != VM_OP_TFORLOOPACCT)
     return LRAF_OK;
+  if (op == VM_OP_TFORLOOPACCT) op = VM_OP_TFORLOOP;  /* TFORCALL's pair */
   if (c->pc == 0 || vm_required_next(at(c, c->pc - 1)) != op)
     return bad(c, "not preceded by an instruction that requires it");
   return LRAF_OK;

@@ -121,6 +121,7 @@ const vm_opinfo vm_opinfo_table[VM_OP_LAST + 1] = {
   /* its fused loop jumps: counted as the JMP and FORLOOP they are */
   {"JMPACCT", SJ, J},
   {"FORLOOPACCT", ABX, J},
+  {"TFORLOOPACCT", ABX, J | U},  /* run by TFORCALL itself, as TFORLOOP */
 };
 
 
@@ -167,6 +168,7 @@ int vm_set_jump_target(vm_instr *i, int pc, int target) {
       return 1;
     }
     case VM_OP_FORLOOP: case VM_OP_TFORLOOP: case VM_OP_FORLOOPACCT:
+    case VM_OP_TFORLOOPACCT:
       return set_bx_checked(i, p + 1 - t);
     case VM_OP_FORPREP: return set_bx_checked(i, t - p - 2);
     case VM_OP_TFORPREP: return set_bx_checked(i, t - p - 1);

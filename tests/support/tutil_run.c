@@ -13,6 +13,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "rt.h"
 #include "rt_pipeline.h"
 #include "tutil_capture.h"
 #include "tutil_run.h"
@@ -161,6 +162,7 @@ static void add_stats(rw_stats *to, const rw_stats *s) {
   to->paid_by_preds += s->paid_by_preds;
   to->paid_at_end += s->paid_at_end;
   to->paid_at_entry += s->paid_at_entry;
+  to->paid_by_tforloop += s->paid_by_tforloop;
   to->checks += s->checks;
   to->stubs += s->stubs;
   to->widened += s->widened;
@@ -262,10 +264,7 @@ void tutil_run_rewritten(const char *src, size_t len, const char *name,
     if (opt->target == RW_LRAVM) {
 #ifdef LUA_ACCT_VM
       *vm_counter(L) = -granularity;
-      lua_setacctconsume(L, consume);
-      lua_setacctmmbin(L, rw_op_cost(VM_OP_MMBIN, opt),
-                       rw_op_cost(VM_OP_MMBINI, opt),
-                       rw_op_cost(VM_OP_MMBINK, opt));
+      rt_vm_bind(L, consume, opt, 0);  /* as the runtime binds it */
 #endif
     } else {
       lua_pushinteger(L, -granularity);

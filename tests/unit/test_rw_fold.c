@@ -331,8 +331,9 @@ static void test_refund_keeps_sum_exact(void **state) {
 /* The documented difference of yields in comparisons: after a resume
    Lua finishes the comparison outside its loop and then fetches the JMP
    after it, which the hook counts when the jump is taken.  Here one of
-   31 resumes leaves the loop by that jump: the hook counts 1 more than
-   lraf, in both modes. */
+   31 resumes leaves the loop by that jump: on stock Lua the hook counts
+   1 more than lraf, in both modes; the lraf VM charges that fetch
+   (lua_setacctfetched), and counts what the hook counts. */
 static void test_yield_in_comparison_difference(void **state) {
   const char *src =
     "local mt = {__lt = function(a, b) return coroutine.yield(a.v) end}\n"
@@ -357,7 +358,11 @@ static void test_yield_in_comparison_difference(void **state) {
     assert_true(hook.ok && rw.ok);
     printf("  yield in __lt, %s: hook %lld, lraf %lld\n",
            exact ? "exact" : "default", hook.count, rw.count);
+#ifdef LRAF_VM
+    assert_int_equal(hook.count, rw.count);
+#else
     assert_int_equal(hook.count, rw.count + 1);
+#endif
     tutil_run_free(&hook);
     tutil_run_free(&rw);
   }

@@ -46,7 +46,7 @@ static void test_table(void **state) {
     assert_string_equal(vm_opname(op), names[op]);
   }
   assert_null(vm_opinfo_of(-1));
-  /* 83 to 85 are the lraf VM's ACCT and its paying jumps
+  /* 83 to 86 are the lraf VM's ACCT and its paying jumps
      (vm/lravm/lua-acct.patch), in the patch's order */
   assert_int_equal(VM_OP_ACCT, 83);
   assert_string_equal(vm_opname(VM_OP_ACCT), "ACCT");
@@ -59,9 +59,17 @@ static void test_table(void **state) {
   assert_int_equal(vm_required_next(vm_isj(VM_OP_JMPACCT, 3)), VM_OP_ACCT);
   assert_int_equal(vm_required_next(vm_abx(VM_OP_FORLOOPACCT, 0, 3)),
                    VM_OP_ACCT);
-  assert_null(vm_opinfo_of(86));
+  assert_int_equal(VM_OP_TFORLOOPACCT, 86);
+  assert_string_equal(vm_opname(VM_OP_TFORLOOPACCT), "TFORLOOPACCT");
+  assert_int_equal(vm_opinfo_of(VM_OP_TFORLOOPACCT)->format, VM_FMT_ABX);
+  /* run by TFORCALL without a fetch, as TFORLOOP */
+  assert_int_equal(vm_opinfo_of(VM_OP_TFORLOOPACCT)->flags,
+                   VM_OPF_JUMP | VM_OPF_UNCOUNTED);
+  assert_int_equal(vm_required_next(vm_abx(VM_OP_TFORLOOPACCT, 0, 3)),
+                   VM_OP_ACCT);
+  assert_null(vm_opinfo_of(87));
   assert_null(vm_opinfo_of(127));
-  assert_string_equal(vm_opname(86), "?");
+  assert_string_equal(vm_opname(87), "?");
   assert_string_equal(vm_opname(-5), "?");
 }
 

@@ -72,6 +72,26 @@ static const program programs[] = {
    "for i = 1, 50 do w = w + i % 3 end\n"
    "table.sort(t, function(a, b) return #a < #b or (#a == #b and a < b) end)\n"
    "print(o.v, s, #t, t[1], w)\n"},
+  {"generic for loops, whose TFORLOOPACCT pays for the body: C and Lua "
+   "iterators, break, empty, nested, an iterator that yields",
+   "local t = {} for i = 1, 50 do t[i] = i * 7 % 23 end\n"
+   "local s = 0\n"
+   "for _, v in ipairs(t) do s = s + v end\n"
+   "for k, v in pairs({x = 1, y = 2, z = 3}) do s = s + #k * v end\n"
+   "local function upto(n) local i = 0\n"
+   "  return function() i = i + 1; if i <= n then return i end end end\n"
+   "for r = 1, 9 do\n"
+   "  for i in upto(r) do if i == 6 then break end s = s + i end\n"
+   "  for _ in upto(0) do s = s - 100 end\n"
+   "  for i in upto(r) do for j in upto(i) do s = s + j % 3 end end\n"
+   "end\n"
+   "local gen = coroutine.wrap(function()\n"
+   "  local n = 0\n"
+   "  for v in function() return coroutine.yield(n) end do n = n + v end\n"
+   "  return -1\n"
+   "end)\n"
+   "gen() for i = 1, 30 do s = s + gen(i) end s = s + gen(nil)\n"
+   "print(s)\n"},
   {"coroutines that yield inside loops (from a metamethod too), some left "
    "suspended",
    "local Y = setmetatable({}, {__index = function(_, k)\n"
@@ -330,10 +350,10 @@ static lraf_verdict pause_always(void *ud, lraf_account *a, int64_t n,
   return can_pause ? LRAF_PAUSE : LRAF_CONTINUE;
 }
 
-/* Paused at its paying jumps (consume yields from JMPACCT or
-   FORLOOPACCT, and luaV_finishOp completes the jump or the loop's step
-   on resuming), a coroutine computes what it computes unpaused, and
-   counts what the hook counts. */
+/* Paused at its paying jumps (consume yields from JMPACCT, FORLOOPACCT
+   or TFORLOOPACCT, and luaV_finishOp completes the jump or the loop's
+   step on resuming), a coroutine computes what it computes unpaused,
+   and counts what the hook counts. */
 static void test_paused_at_paying_jumps(void **state) {
   static const lraf_manager_ops ops = {pause_always, NULL, NULL};
   const char *src =
@@ -343,6 +363,9 @@ static void test_paused_at_paying_jumps(void **state) {
     "local j = 0\n"
     "while j < 400 do j = j + 3; s = s ~ j end\n"
     "for i = 10, 1, -1 do if i % 2 == 0 then s = s + i else s = s - 1 end end\n"
+    "local t = {} for i = 1, 40 do t[i] = i end\n"
+    "for _, v in ipairs(t) do s = s + v end\n"
+    "for k in pairs(t) do s = s - k % 5 end\n"
     "return s, x, j";
   int pauses = 0, n, k;
   lraf_manager *m = lraf_manager_new(&ops, &pauses);
@@ -383,6 +406,8 @@ static void test_paused_at_paying_jumps(void **state) {
   assert_true(pauses > 100);
   assert_int_equal(results[1], 915);  /* 0.5 + 1 + ... + 30 */
   assert_int_equal(results[2], 402);
+  assert_int_equal(results[0], 2765 + 820 - 80);  /* lua5.4: 2765 before
+                                                     the generic loops */
   assert_int_equal(total, oracle.count[0]);
   tutil_threads_free(&oracle);
 }
@@ -439,23 +464,31 @@ static void test_where_it_applies(void **state) {
     assert_true(st.paid_at_end > 0);
     assert_true(count_op(c->main, VM_OP_JMPACCT) +
                 count_op(c->main, VM_OP_FORLOOPACCT) == st.paid_at_end);
+    assert_int_equal(count_op(c->main, VM_OP_TFORLOOPACCT),
+                     st.paid_by_tforloop);
+    if (strstr(programs[i].name, "generic for") != NULL)
+      assert_true(st.paid_by_tforloop >= 5);
     vm_chunk_free(c);
     for (k = 0; k < 4; k++) {
       const int *o = keep[k];
       c = rewritten(src, o[0], o[1], o[2], (rw_target)o[3], &st);
       assert_int_equal(st.paid_at_end, 0);
+      assert_int_equal(st.paid_by_tforloop, 0);
       assert_int_equal(count_op(c->main, VM_OP_JMPACCT), 0);
+      assert_int_equal(count_op(c->main, VM_OP_TFORLOOPACCT), 0);
       vm_chunk_free(c);
     }
   }
 }
 
 /* The verifier: a test's JMP may not become JMPACCT (the test runs its
-   jump itself, without the charge), a paying jump needs its ACCT, and
-   the stock target refuses both. */
+   jump itself, without the charge), a paying jump (TFORLOOPACCT too)
+   needs its ACCT, and the stock target refuses both. */
 static void test_verifier(void **state) {
   const char *src = "local s = 0 for i = 1, 10 do s = s + i end\n"
-                    "local j = 0 while j < 10 do j = j + 1 end return s + j";
+                    "local j = 0 while j < 10 do j = j + 1 end\n"
+                    "for _, v in ipairs({1, 2}) do s = s + v end\n"
+                    "return s + j";
   rw_stats st;
   vm_chunk *c = rewritten(src, 0, 1, 0, RW_LRAVM, &st);
   vm_proto *f = c->main;
@@ -472,7 +505,8 @@ static void test_verifier(void **state) {
       f->code[pc + 1] = saved;
       tests++;
     }
-    if (op == VM_OP_JMPACCT || op == VM_OP_FORLOOPACCT) {
+    if (op == VM_OP_JMPACCT || op == VM_OP_FORLOOPACCT ||
+        op == VM_OP_TFORLOOPACCT) {
       f->code[pc + 1] = vm_abck(VM_OP_MOVE, 0, 0, 0, 0);
       assert_int_equal(rw_verify_target(c, RW_LRAVM, &err), LRAF_EVERIFY);
       assert_non_null(strstr(err.message, "instead of ACCT"));
@@ -481,7 +515,7 @@ static void test_verifier(void **state) {
     }
   }
   printf("  %d test jumps and %d paying jumps altered\n", tests, paying);
-  assert_true(tests >= 1 && paying >= 2);
+  assert_true(tests >= 1 && paying >= 3);
   assert_int_equal(rw_verify_target(c, RW_LRAVM, &err), LRAF_OK);
   assert_int_equal(rw_verify_target(c, RW_STOCK, &err), LRAF_EVERIFY);
   vm_chunk_free(c);
