@@ -545,12 +545,13 @@ static int entry_charge(const ctx *c) {
 static int tfor_bodies(ctx *c) {
   const rw_cfg *cfg = c->cfg;
   const vm_proto *f = c->f;
-  int pc, i, k, found = 0, *preds = NULL;
+  int bi, i, k, found = 0, *preds = NULL;
   if (!rw_tail_payments(c->opt)) return 0;
-  for (pc = cfg->first; pc < f->sizecode; pc++) {
-    int t, bt;
+  for (bi = 0; bi < cfg->nblocks; bi++) {  /* TFORCALL, TFORLOOP */
+    int t, bt, pc = cfg->b[bi].start + 1;
     const rw_block *b;
-    if (vm_op(f->code[pc]) != VM_OP_TFORLOOP ||
+    if (!cfg->b[bi].tforcall || pc >= f->sizecode ||
+        vm_op(f->code[pc]) != VM_OP_TFORLOOP ||
         !vm_jump_target(f->code[pc], pc, &t) || t < cfg->first || t >= pc ||
         (bt = cfg->block_at[t]) < 0)
       continue;
