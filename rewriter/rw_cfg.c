@@ -222,6 +222,8 @@ static lraf_status find_succs(rw_cfg *cfg, rw_block *b, const vm_proto *f,
   }
   if (st == LRAF_OK && has_target)
     st = add_succ(cfg, b, t, f, path, err);
+  if (st == LRAF_OK && op == VM_OP_TFORPREP)  /* its target, the TFORCALL */
+    cfg->b[b->succ[0]].tforcall = 1;
   return st;
 }
 
@@ -260,12 +262,6 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
     lraf_status st = find_succs(cfg, &cfg->b[i], f, path, err);
     if (st != LRAF_OK)
       return st;
-  }
-  for (pc = cfg->first; sc->tforprep && pc < f->sizecode; pc++) {
-    int t;
-    if (vm_op(f->code[pc]) == VM_OP_TFORPREP &&
-        vm_jump_target(f->code[pc], pc, &t))
-      cfg->b[cfg->block_at[t]].tforcall = 1;
   }
   return LRAF_OK;
 }
@@ -928,12 +924,12 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
            op == VM_OP_RETURN1) && cfg->block_of[pc] >= 0)
         cfg->b[cfg->block_of[pc]].check = 1;
     }
-  /* a check before a TFORCALL is skipped by TFORPREP: check there too */
-  for (pc = cfg->first; tforprep && pc < f->sizecode; pc++) {
-    int t;
-    if (vm_op(f->code[pc]) == VM_OP_TFORPREP &&
-        vm_jump_target(f->code[pc], pc, &t) && cfg->b[cfg->block_at[t]].check)
-      cfg->b[cfg->block_of[pc]].check = 1;
+  /* a check before a TFORCALL is skipped by TFORPREP: check there too
+     (a TFORPREP ends its block, whose one successor is the TFORCALL's) */
+  for (i = 0; tforprep && i < cfg->nblocks; i++) {
+    rw_block *b = &cfg->b[i];
+    if (vm_op(f->code[b->end]) == VM_OP_TFORPREP && cfg->b[b->succ[0]].check)
+      b->check = 1;
   }
   if (opt->fold && !small_blocks(opt) && !single) {
     dominators(&pred, post, np, idom, acyclic, a);
