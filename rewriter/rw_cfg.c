@@ -222,8 +222,11 @@ static lraf_status find_succs(rw_cfg *cfg, rw_block *b, const vm_proto *f,
   }
   if (st == LRAF_OK && has_target)
     st = add_succ(cfg, b, t, f, path, err);
-  if (st == LRAF_OK && op == VM_OP_TFORPREP)  /* its target, the TFORCALL */
+  if (st == LRAF_OK && op == VM_OP_TFORPREP &&  /* its target, the TFORCALL */
+      !cfg->b[b->succ[0]].tforcall) {
     cfg->b[b->succ[0]].tforcall = 1;
+    cfg->ntforcalls++;
+  }
   return st;
 }
 
@@ -811,8 +814,10 @@ static int find_tail_ends(rw_cfg *cfg, const vm_proto *f,
     r = payer(cfg, m);
     if (r == 0 || cfg->b[r].tforcall || cfg->b[r].tail_end >= 0)
       continue;
-    if (quiet_between(cfg, f, r, m, stack, stamp, ++st, &budget))
+    if (quiet_between(cfg, f, r, m, stack, stamp, ++st, &budget)) {
       cfg->b[r].tail_end = m;
+      cfg->ntail_ends++;
+    }
   }
   return 1;
 }

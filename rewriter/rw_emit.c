@@ -477,7 +477,7 @@ static void accounting_kinds(ctx *c) {
 static int tail_blocks(ctx *c) {
   const rw_cfg *cfg = c->cfg;
   int i, ri, found = 0;
-  if (!rw_tail_payments(c->opt)) return 0;
+  if (!rw_tail_payments(c->opt) || cfg->ntail_ends == 0) return 0;
   for (ri = 1; ri < cfg->nblocks; ri++) {
     const rw_block *r = &cfg->b[ri];
     int m = r->tail_end;
@@ -546,7 +546,7 @@ static int tfor_bodies(ctx *c) {
   const rw_cfg *cfg = c->cfg;
   const vm_proto *f = c->f;
   int bi, i, k, found = 0, *preds = NULL;
-  if (!rw_tail_payments(c->opt)) return 0;
+  if (!rw_tail_payments(c->opt) || cfg->ntforcalls == 0) return 0;
   for (bi = 0; bi < cfg->nblocks; bi++) {  /* TFORCALL, TFORLOOP */
     int t, bt, pc = cfg->b[bi].start + 1;
     const rw_block *b;
