@@ -275,23 +275,15 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
 
 static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
                         rw_arena *a) {
-  int n = cfg->nblocks + 1, exitn = cfg->nblocks, i, j, m = 0;
+  int n = cfg->nblocks + 1, exitn = cfg->nblocks, i, j, m;
   int *fill;
-  rw_arena_mark mark;
   succ->n = pred->n = n;
-  /* (arrays of like lifetime come from one request: fewer of them) */
-  succ->start = rw_arena_zalloc(a, 2 * ((size_t)n + 1), sizeof(int));
-  pred->start = succ->start != NULL ? succ->start + n + 1 : NULL;
-  for (i = 0; i < cfg->nblocks; i++)
-    m += cfg->b[i].nsucc > 0 ? cfg->b[i].nsucc : 1;
-  succ->adj = rw_arena_alloc(a, 2 * ((size_t)m + 1), sizeof(int));
-  pred->adj = succ->adj != NULL ? succ->adj + m + 1 : NULL;
-  mark = rw_arena_save(a);
-  fill = rw_arena_zalloc(a, (size_t)n, sizeof(int));
-  if (!succ->start || !pred->start || !succ->adj || !pred->adj || !fill) {
-    rw_arena_restore(a, mark);
-    return 0;
-  }
+  /* (arrays of like lifetime come from one request: fewer of them; fill
+     is the scratch of the second pass) */
+  succ->start = rw_arena_zalloc(a, 3 * (size_t)n + 2, sizeof(int));
+  if (succ->start == NULL) return 0;
+  pred->start = succ->start + n + 1;
+  fill = pred->start + n + 1;
   for (i = 0; i < cfg->nblocks; i++) {  /* count */
     const rw_block *b = &cfg->b[i];
     succ->start[i + 1] = b->nsucc > 0 ? b->nsucc : 1;
@@ -302,6 +294,11 @@ static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
     succ->start[i + 1] += succ->start[i];
     pred->start[i + 1] += pred->start[i];
   }
+  m = succ->start[n];  /* the edges, with one to the exit from a block
+                          without successors */
+  succ->adj = rw_arena_alloc(a, 2 * ((size_t)m + 1), sizeof(int));
+  if (succ->adj == NULL) return 0;
+  pred->adj = succ->adj + m + 1;
   for (i = 0; i < cfg->nblocks; i++) {  /* fill */
     const rw_block *b = &cfg->b[i];
     int k = succ->start[i];
@@ -315,7 +312,6 @@ static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
       pred->adj[pred->start[s] + fill[s]++] = i;
     }
   }
-  rw_arena_restore(a, mark);
   return 1;
 }
 
