@@ -1215,7 +1215,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   unsigned char *bytes;
   lraf_status st = LRAF_OK;
   rw_stats saved;
-  int main_end, fit;
+  int main_end, fit = 0;
   memset(&c, 0, sizeof c);
   c.f = f; c.cfg = cfg; c.opt = opt; c.path = path; c.stats = stats;
   c.r = f->maxstacksize; c.counter = counter; c.consume = consume;
@@ -1234,7 +1234,8 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     c.stub_start = ints + 4 * n;
     c.stub_end = ints + 5 * n;
   }
-  c.base = rw_arena_zalloc(a, nb, sizeof(uint32_t));
+  if (opt->mode == RW_OVERHEAD)  /* (only that mode's costs use it) */
+    c.base = rw_arena_zalloc(a, nb, sizeof(uint32_t));
   if ((bytes = rw_arena_zalloc(a, 2 * nb + n, 1)) != NULL) {
     c.emits = bytes;
     c.adds = bytes + nb;
@@ -1249,8 +1250,8 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     c.nsetters = rw_arena_alloc(a, n, 1);
   }
   if (!c.group || !c.pos || !c.lines || !c.stub_pc || !c.stub_start ||
-      !c.stub_end || !c.base || !c.emits || !c.adds || !c.wide ||
-      !c.ain || !c.tail || !c.tail_pays ||
+      !c.stub_end || !c.emits || !c.adds || !c.wide || !c.ain || !c.tail ||
+      !c.tail_pays || (opt->mode == RW_OVERHEAD && !c.base) ||
       (!c.fused && (!c.setters || !c.nsetters ||
                     !rw_name_setters(f, c.setters, c.nsetters)))) {
     st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
@@ -1266,7 +1267,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     c.o.n = 0;
     c.o.njumps = 0;
     c.nstubs = 0;
-    *stats = saved;
+    if (fit > 0) *stats = saved;  /* a retry counts afresh */
     if (c.table) {  /* a FORLOOP made wide pays at its head instead */
       int ok = compute_ahead(&c);
       if (ok < 0) {
@@ -1281,7 +1282,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     }
     if (opt->mode == RW_OVERHEAD)
       overhead_bases(&c);
-    accounting_kinds(&c);
+    if (!c.fused) accounting_kinds(&c);  /* for rw_sync_find */
     if (c.lc_on && !lines_pass(&c)) {
       st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
       goto done;
@@ -1317,7 +1318,9 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
 done:  /* without a hook the emitted code grows by realloc: it becomes
          f's own (with one, it is in the arena) */
   if (opt->alloc == NULL) free(c.o.code);
-  rw_lines_free(&c.blines);
-  free(c.lc);
+  if (c.lc_on) {  /* the profile's tables (lines_pass, note_cost) */
+    rw_lines_free(&c.blines);
+    free(c.lc);
+  }
   return st;
 }
