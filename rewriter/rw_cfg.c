@@ -129,6 +129,8 @@ static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
                                 int *odd, scan *sc, const char *path,
                                 lraf_error *err) {
   int pc, t, nodd = 0, k, small = small_blocks(opt);
+  /* what ends a plain unit's block: a call or an error, in exact mode */
+  unsigned ends = small ? VM_OPF_CALLS | VM_OPF_ERRORS : 0;
   sc->nleaders = 0;
   sc->tforprep = 0;
   lead(leader, first, sc);
@@ -137,8 +139,7 @@ static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
     const vm_opinfo *oi = vm_opinfo_of(op);
     if (oi != NULL && plain_unit(f->code[pc], oi->flags)) {
       ustart[pc] = 1;
-      if (small && (oi->flags & (VM_OPF_CALLS | VM_OPF_ERRORS)) &&
-          pc + 1 < f->sizecode)
+      if ((oi->flags & ends) && pc + 1 < f->sizecode)
         lead(leader, pc + 1, sc);
       pc++;
       continue;
@@ -576,11 +577,12 @@ static void fold_blocks_small(rw_cfg *cfg, const graph *succ,
   rw_arena_mark m = rw_arena_save(a);
   int n = succ->n, exitn = cfg->nblocks, x, sp;
   int *stack = rw_arena_alloc(a, (size_t)n, sizeof(int));
-  unsigned *mark = rw_arena_zalloc(a, (size_t)n, sizeof(unsigned));
-  char *toexit = rw_arena_zalloc(a, (size_t)n, 1);
+  /* (mark and toexit, zeroed, from one request) */
+  unsigned *mark = rw_arena_zalloc(a, 2 * (size_t)n, sizeof(unsigned));
+  unsigned *toexit = mark != NULL ? mark + n : NULL;
   unsigned stamp = 0;
   long budget = FOLD_BUDGET;
-  if (!stack || !mark || !toexit) {
+  if (!stack || !mark) {
     rw_arena_restore(a, m);
     return;  /* no folding: every block pays for itself */
   }
@@ -699,13 +701,14 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
     if (d >= cfg->nblocks) continue;
     bd = &cfg->b[d];
     if (!bd->reachable || bd->nsucc != 2 || bd->succ[0] == bd->succ[1] ||
-        bd->fold_into >= 0 || bd->tforcall || calls(f, bd) ||
-        (exact && unit_may_call_or_fail(f, bd->start, bd->end)))
+        bd->fold_into >= 0 || bd->tforcall)
       continue;
     for (k = 0; k < 2; k++)  /* a self-loop would pay and refund at d */
       if (!sole_child(cfg, pred, bd->succ[k]) || bd->succ[k] == d)
         break;
-    if (k < 2) continue;
+    if (k < 2 || calls(f, bd) ||  /* (the looks at d's code last) */
+        (exact && unit_may_call_or_fail(f, bd->start, bd->end)))
+      continue;
     if (!acyclic && comp == NULL) {
       comp = rw_arena_alloc(a, (size_t)pred->n, sizeof(int));
       if (comp == NULL || !components(pred, post, np, comp, a))
