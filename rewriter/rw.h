@@ -113,8 +113,12 @@ int rw_refunds(const rw_options *opt);
    lraf VM, code rewritten in memory (rw_options.refunds: the Proto
    carries the table that charges what such a block ran when an error or
    a yield leaves it before its end), the default mode (not exact, not a
-   profile's lines, not the overhead mode). */
-int rw_tail_payments(const rw_options *opt);
+   profile's lines, not the overhead mode).  Inline: the analyses and the
+   emitter ask it for every function, several times. */
+static inline int rw_tail_payments(const rw_options *opt) {
+  return opt->target == RW_LRAVM && opt->refunds && !opt->exact &&
+         !opt->lines && opt->mode != RW_OVERHEAD;
+}
 
 /* Default options: original mode, not exact, folding on. */
 void rw_default_options(rw_options *opt);

@@ -129,6 +129,8 @@ static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
                                 int *odd, scan *sc, const char *path,
                                 lraf_error *err) {
   int pc, t, nodd = 0, k, small = small_blocks(opt);
+  /* what ends a plain unit's block: a call or an error, in exact mode */
+  unsigned ends = small ? VM_OPF_CALLS | VM_OPF_ERRORS : 0;
   sc->nleaders = 0;
   sc->tforprep = 0;
   lead(leader, first, sc);
@@ -137,8 +139,7 @@ static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
     const vm_opinfo *oi = vm_opinfo_of(op);
     if (oi != NULL && plain_unit(f->code[pc], oi->flags)) {
       ustart[pc] = 1;
-      if (small && (oi->flags & (VM_OPF_CALLS | VM_OPF_ERRORS)) &&
-          pc + 1 < f->sizecode)
+      if ((oi->flags & ends) && pc + 1 < f->sizecode)
         lead(leader, pc + 1, sc);
       pc++;
       continue;
@@ -222,6 +223,11 @@ static lraf_status find_succs(rw_cfg *cfg, rw_block *b, const vm_proto *f,
   }
   if (st == LRAF_OK && has_target)
     st = add_succ(cfg, b, t, f, path, err);
+  if (st == LRAF_OK && op == VM_OP_TFORPREP &&  /* its target, the TFORCALL */
+      !cfg->b[b->succ[0]].tforcall) {
+    cfg->b[b->succ[0]].tforcall = 1;
+    cfg->ntforcalls++;
+  }
   return st;
 }
 
@@ -261,12 +267,6 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
     if (st != LRAF_OK)
       return st;
   }
-  for (pc = cfg->first; sc->tforprep && pc < f->sizecode; pc++) {
-    int t;
-    if (vm_op(f->code[pc]) == VM_OP_TFORPREP &&
-        vm_jump_target(f->code[pc], pc, &t))
-      cfg->b[cfg->block_at[t]].tforcall = 1;
-  }
   return LRAF_OK;
 }
 
@@ -276,23 +276,15 @@ static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
 
 static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
                         rw_arena *a) {
-  int n = cfg->nblocks + 1, exitn = cfg->nblocks, i, j, m = 0;
+  int n = cfg->nblocks + 1, exitn = cfg->nblocks, i, j, m;
   int *fill;
-  rw_arena_mark mark;
   succ->n = pred->n = n;
-  /* (arrays of like lifetime come from one request: fewer of them) */
-  succ->start = rw_arena_zalloc(a, 2 * ((size_t)n + 1), sizeof(int));
-  pred->start = succ->start != NULL ? succ->start + n + 1 : NULL;
-  for (i = 0; i < cfg->nblocks; i++)
-    m += cfg->b[i].nsucc > 0 ? cfg->b[i].nsucc : 1;
-  succ->adj = rw_arena_alloc(a, 2 * ((size_t)m + 1), sizeof(int));
-  pred->adj = succ->adj != NULL ? succ->adj + m + 1 : NULL;
-  mark = rw_arena_save(a);
-  fill = rw_arena_zalloc(a, (size_t)n, sizeof(int));
-  if (!succ->start || !pred->start || !succ->adj || !pred->adj || !fill) {
-    rw_arena_restore(a, mark);
-    return 0;
-  }
+  /* (arrays of like lifetime come from one request: fewer of them; fill
+     is the scratch of the second pass) */
+  succ->start = rw_arena_zalloc(a, 3 * (size_t)n + 2, sizeof(int));
+  if (succ->start == NULL) return 0;
+  pred->start = succ->start + n + 1;
+  fill = pred->start + n + 1;
   for (i = 0; i < cfg->nblocks; i++) {  /* count */
     const rw_block *b = &cfg->b[i];
     succ->start[i + 1] = b->nsucc > 0 ? b->nsucc : 1;
@@ -303,6 +295,11 @@ static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
     succ->start[i + 1] += succ->start[i];
     pred->start[i + 1] += pred->start[i];
   }
+  m = succ->start[n];  /* the edges, with one to the exit from a block
+                          without successors */
+  succ->adj = rw_arena_alloc(a, 2 * ((size_t)m + 1), sizeof(int));
+  if (succ->adj == NULL) return 0;
+  pred->adj = succ->adj + m + 1;
   for (i = 0; i < cfg->nblocks; i++) {  /* fill */
     const rw_block *b = &cfg->b[i];
     int k = succ->start[i];
@@ -316,7 +313,6 @@ static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
       pred->adj[pred->start[s] + fill[s]++] = i;
     }
   }
-  rw_arena_restore(a, mark);
   return 1;
 }
 
@@ -581,11 +577,12 @@ static void fold_blocks_small(rw_cfg *cfg, const graph *succ,
   rw_arena_mark m = rw_arena_save(a);
   int n = succ->n, exitn = cfg->nblocks, x, sp;
   int *stack = rw_arena_alloc(a, (size_t)n, sizeof(int));
-  unsigned *mark = rw_arena_zalloc(a, (size_t)n, sizeof(unsigned));
-  char *toexit = rw_arena_zalloc(a, (size_t)n, 1);
+  /* (mark and toexit, zeroed, from one request) */
+  unsigned *mark = rw_arena_zalloc(a, 2 * (size_t)n, sizeof(unsigned));
+  unsigned *toexit = mark != NULL ? mark + n : NULL;
   unsigned stamp = 0;
   long budget = FOLD_BUDGET;
-  if (!stack || !mark || !toexit) {
+  if (!stack || !mark) {
     rw_arena_restore(a, m);
     return;  /* no folding: every block pays for itself */
   }
@@ -704,13 +701,14 @@ static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
     if (d >= cfg->nblocks) continue;
     bd = &cfg->b[d];
     if (!bd->reachable || bd->nsucc != 2 || bd->succ[0] == bd->succ[1] ||
-        bd->fold_into >= 0 || bd->tforcall || calls(f, bd) ||
-        (exact && unit_may_call_or_fail(f, bd->start, bd->end)))
+        bd->fold_into >= 0 || bd->tforcall)
       continue;
     for (k = 0; k < 2; k++)  /* a self-loop would pay and refund at d */
       if (!sole_child(cfg, pred, bd->succ[k]) || bd->succ[k] == d)
         break;
-    if (k < 2) continue;
+    if (k < 2 || calls(f, bd) ||  /* (the looks at d's code last) */
+        (exact && unit_may_call_or_fail(f, bd->start, bd->end)))
+      continue;
     if (!acyclic && comp == NULL) {
       comp = rw_arena_alloc(a, (size_t)pred->n, sizeof(int));
       if (comp == NULL || !components(pred, post, np, comp, a))
@@ -815,8 +813,10 @@ static int find_tail_ends(rw_cfg *cfg, const vm_proto *f,
     r = payer(cfg, m);
     if (r == 0 || cfg->b[r].tforcall || cfg->b[r].tail_end >= 0)
       continue;
-    if (quiet_between(cfg, f, r, m, stack, stamp, ++st, &budget))
+    if (quiet_between(cfg, f, r, m, stack, stamp, ++st, &budget)) {
       cfg->b[r].tail_end = m;
+      cfg->ntail_ends++;
+    }
   }
   return 1;
 }
@@ -928,12 +928,12 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
            op == VM_OP_RETURN1) && cfg->block_of[pc] >= 0)
         cfg->b[cfg->block_of[pc]].check = 1;
     }
-  /* a check before a TFORCALL is skipped by TFORPREP: check there too */
-  for (pc = cfg->first; tforprep && pc < f->sizecode; pc++) {
-    int t;
-    if (vm_op(f->code[pc]) == VM_OP_TFORPREP &&
-        vm_jump_target(f->code[pc], pc, &t) && cfg->b[cfg->block_at[t]].check)
-      cfg->b[cfg->block_of[pc]].check = 1;
+  /* a check before a TFORCALL is skipped by TFORPREP: check there too
+     (a TFORPREP ends its block, whose one successor is the TFORCALL's) */
+  for (i = 0; tforprep && i < cfg->nblocks; i++) {
+    rw_block *b = &cfg->b[i];
+    if (vm_op(f->code[b->end]) == VM_OP_TFORPREP && cfg->b[b->succ[0]].check)
+      b->check = 1;
   }
   if (opt->fold && !small_blocks(opt) && !single) {
     dominators(&pred, post, np, idom, acyclic, a);

@@ -44,6 +44,8 @@ typedef struct rw_cfg {
   int *block_at;        /* pc -> block starting at pc, or -1 */
   int *block_of;        /* pc -> block containing pc, or -1 (VARARGPREP) */
   int first;            /* first pc of the entry block */
+  int ntforcalls;       /* blocks with tforcall set */
+  int ntail_ends;       /* blocks with a tail_end */
 } rw_cfg;
 
 /* The largest charge that a group pays at its end (rw_emit.c).  Work

@@ -8,7 +8,7 @@
 ** MMBIN* after an arithmetic op is seen only when the op falls back to a
 ** metamethod, so the rewriter charges it on that side path instead.
 ** (rw_instr_cost and rw_op_cost are inline, in rw.h: the analyses and
-** the emitter ask them for every instruction.)
+** the emitter ask them for every instruction; so is rw_tail_payments.)
 */
 #include <ctype.h>
 #include <stdio.h>
@@ -27,11 +27,6 @@ void rw_default_options(rw_options *opt) {
   opt->refunds = 0;
   opt->alloc = NULL;
   opt->alloc_ud = NULL;
-}
-
-int rw_tail_payments(const rw_options *opt) {
-  return opt->target == RW_LRAVM && opt->refunds && !opt->exact &&
-         !opt->lines && opt->mode != RW_OVERHEAD;
 }
 
 int rw_refunds(const rw_options *opt) {

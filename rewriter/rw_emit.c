@@ -477,7 +477,7 @@ static void accounting_kinds(ctx *c) {
 static int tail_blocks(ctx *c) {
   const rw_cfg *cfg = c->cfg;
   int i, ri, found = 0;
-  if (!rw_tail_payments(c->opt)) return 0;
+  if (!rw_tail_payments(c->opt) || cfg->ntail_ends == 0) return 0;
   for (ri = 1; ri < cfg->nblocks; ri++) {
     const rw_block *r = &cfg->b[ri];
     int m = r->tail_end;
@@ -546,7 +546,7 @@ static int tfor_bodies(ctx *c) {
   const rw_cfg *cfg = c->cfg;
   const vm_proto *f = c->f;
   int bi, i, k, found = 0, *preds = NULL;
-  if (!rw_tail_payments(c->opt)) return 0;
+  if (!rw_tail_payments(c->opt) || cfg->ntforcalls == 0) return 0;
   for (bi = 0; bi < cfg->nblocks; bi++) {  /* TFORCALL, TFORLOOP */
     int t, bt, pc = cfg->b[bi].start + 1;
     const rw_block *b;
@@ -739,10 +739,12 @@ static int build_ahead(ctx *c, vm_ahead **table, int *size) {
 /* The lraf VM has no r to keep in sync: nothing synced, flushed, lazy. */
 static int no_sync(const rw_cfg *cfg, rw_arena *a, rw_sync *s) {
   size_t n = (size_t)cfg->nblocks + 1;
-  s->synced = rw_arena_zalloc(a, n, 1);
-  s->flush = rw_arena_zalloc(a, n, 1);
-  s->lazy = rw_arena_zalloc(a, n, 1);
-  return s->synced && s->flush && s->lazy;
+  unsigned char *all = rw_arena_zalloc(a, 3 * n, 1);  /* one request */
+  if (all == NULL) return 0;
+  s->synced = all;
+  s->flush = all + n;
+  s->lazy = all + 2 * n;
+  return 1;
 }
 
 static int line_of(const ctx *c, int pc) {
@@ -1061,12 +1063,13 @@ static int encode_lines(ctx *c) {
   int n = c->o.n, pc, prev = f->linedefined, since = 0, nabs = 0, hooked;
   int8_t *li = final_array(c, (size_t)n, &hooked);
   vm_absline *abs = rw_arena_alloc(c->a, (size_t)n, sizeof *abs), *own = NULL;
+  const side *sd = c->o.side;  /* (a local: the stores to li may alias c) */
   if (li == NULL || abs == NULL) {
     if (li != NULL) drop_array(c, li, (size_t)n, hooked);
     return 0;
   }
   for (pc = 0; pc < n; pc++) {
-    int line = c->o.side[pc].line, d = line - prev;
+    int line = sd[pc].line, d = line - prev;
     if (d <= -VM_LIMLINEDIFF || d >= VM_LIMLINEDIFF ||
         since++ >= VM_MAXIWTHABS) {
       abs[nabs].pc = pc;
@@ -1207,10 +1210,12 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
                     int counter, int consume, const char *path, rw_arena *a,
                     rw_stats *stats, lraf_error *err) {
   ctx c;
-  size_t n = (size_t)f->sizecode + 1;
+  size_t n = (size_t)f->sizecode + 1, nb = (size_t)cfg->nblocks + 1;
+  int *ints;
+  unsigned char *bytes;
   lraf_status st = LRAF_OK;
   rw_stats saved;
-  int main_end, fit;
+  int main_end, fit = 0;
   memset(&c, 0, sizeof c);
   c.f = f; c.cfg = cfg; c.opt = opt; c.path = path; c.stats = stats;
   c.r = f->maxstacksize; c.counter = counter; c.consume = consume;
@@ -1218,26 +1223,35 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.lc_on = c.fused && opt->lines;
   c.a = a;
   c.refunds = rw_refunds(opt);
-  c.ain = rw_arena_alloc(a, (size_t)cfg->nblocks + 1, sizeof *c.ain);
-  c.group = rw_arena_alloc(a, n, sizeof(int));
-  c.pos = rw_arena_alloc(a, n, sizeof(int));
-  c.lines = rw_arena_alloc(a, n, sizeof(int));
-  c.stub_pc = rw_arena_alloc(a, n, sizeof(int));
-  c.stub_start = rw_arena_alloc(a, n, sizeof(int));
-  c.stub_end = rw_arena_alloc(a, n, sizeof(int));
-  c.base = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, sizeof(uint32_t));
-  c.emits = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, 1);
-  c.adds = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, 1);
-  c.wide = rw_arena_zalloc(a, n, 1);
-  c.tail = rw_arena_alloc(a, (size_t)cfg->nblocks + 1, sizeof(int));
-  c.tail_pays = rw_arena_alloc(a, (size_t)cfg->nblocks + 1, sizeof(int));
+  c.ain = rw_arena_alloc(a, nb, sizeof *c.ain);
+  /* (arrays of like lifetime and type come from one request: fewer of
+     them) */
+  if ((ints = rw_arena_alloc(a, 6 * n, sizeof(int))) != NULL) {
+    c.group = ints;
+    c.pos = ints + n;
+    c.lines = ints + 2 * n;
+    c.stub_pc = ints + 3 * n;
+    c.stub_start = ints + 4 * n;
+    c.stub_end = ints + 5 * n;
+  }
+  if (opt->mode == RW_OVERHEAD)  /* (only that mode's costs use it) */
+    c.base = rw_arena_zalloc(a, nb, sizeof(uint32_t));
+  if ((bytes = rw_arena_zalloc(a, 2 * nb + n, 1)) != NULL) {
+    c.emits = bytes;
+    c.adds = bytes + nb;
+    c.wide = bytes + 2 * nb;
+  }
+  if ((ints = rw_arena_alloc(a, 2 * nb, sizeof(int))) != NULL) {
+    c.tail = ints;
+    c.tail_pays = ints + nb;
+  }
   if (!c.fused) {  /* stubs name what the op sets (rw_names.c) */
     c.setters = rw_arena_alloc(a, 2 * n, sizeof(int));
     c.nsetters = rw_arena_alloc(a, n, 1);
   }
   if (!c.group || !c.pos || !c.lines || !c.stub_pc || !c.stub_start ||
-      !c.stub_end || !c.base || !c.emits || !c.adds || !c.wide ||
-      !c.ain || !c.tail || !c.tail_pays ||
+      !c.stub_end || !c.emits || !c.adds || !c.wide || !c.ain || !c.tail ||
+      !c.tail_pays || (opt->mode == RW_OVERHEAD && !c.base) ||
       (!c.fused && (!c.setters || !c.nsetters ||
                     !rw_name_setters(f, c.setters, c.nsetters)))) {
     st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
@@ -1253,7 +1267,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     c.o.n = 0;
     c.o.njumps = 0;
     c.nstubs = 0;
-    *stats = saved;
+    if (fit > 0) *stats = saved;  /* a retry counts afresh */
     if (c.table) {  /* a FORLOOP made wide pays at its head instead */
       int ok = compute_ahead(&c);
       if (ok < 0) {
@@ -1268,7 +1282,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     }
     if (opt->mode == RW_OVERHEAD)
       overhead_bases(&c);
-    accounting_kinds(&c);
+    if (!c.fused) accounting_kinds(&c);  /* for rw_sync_find */
     if (c.lc_on && !lines_pass(&c)) {
       st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
       goto done;
@@ -1304,7 +1318,9 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
 done:  /* without a hook the emitted code grows by realloc: it becomes
          f's own (with one, it is in the arena) */
   if (opt->alloc == NULL) free(c.o.code);
-  rw_lines_free(&c.blines);
-  free(c.lc);
+  if (c.lc_on) {  /* the profile's tables (lines_pass, note_cost) */
+    rw_lines_free(&c.blines);
+    free(c.lc);
+  }
   return st;
 }
