@@ -913,8 +913,10 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   for (i = 0; i < cfg->nblocks; i++)  /* blocks are in code order */
     for (k = 0; k < cfg->b[i].nsucc; k++)
       if (cfg->b[i].succ[k] <= i) acyclic = 0;
-  for (i = 0; i < cfg->nblocks; i++)
+  for (i = 0; i < cfg->nblocks; i++) {
     cfg->b[i].check = header[i];
+    if (!single) cfg->b[i].npreds = pred.start[i + 1] - pred.start[i];
+  }
   /* every entry is checked: even a leaf can be called in a loop from C
      (gsub, sort), where no Lua loop header would see the counter */
   cfg->b[0].check = 1;

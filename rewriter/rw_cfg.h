@@ -13,6 +13,9 @@ typedef struct rw_block {
   int start, end;       /* original pcs, inclusive */
   int nsucc;
   int succ[2];          /* successor blocks */
+  int npreds;           /* edges into it (one per successor entry of
+                           another block; 0 in a function that does not
+                           branch) */
   uint32_t cost;        /* own cost under the metric */
   int64_t charge;       /* what this block's increment adds: own + folded,
                            less what a branch fold charged ahead for it */

@@ -503,18 +503,23 @@ static int pays_at_end(const ctx *c, int bi) {
   return m >= 0 && !c->wide[c->cfg->b[m].end];
 }
 
-/* The jump at pc ends a block that pays for block r: its paying form,
-   then the ACCT that holds r's charge. */
+/* The jump at pc pays for block r: a group that it ends (JMP, FORLOOP:
+   what ran) or the loop body it goes back to (TFORLOOP: ahead).  Its
+   paying form, then the ACCT that holds r's charge. */
 static void emit_paying_jump(ctx *c, int pc, int r, int t, int line) {
   vm_instr i = c->f->code[pc];
   int64_t n = c->cfg->b[r].charge;
-  int op = vm_op(i) == VM_OP_FORLOOP ? VM_OP_FORLOOPACCT : VM_OP_JMPACCT;
+  int op = vm_op(i) == VM_OP_FORLOOP ? VM_OP_FORLOOPACCT
+         : vm_op(i) == VM_OP_TFORLOOP ? VM_OP_TFORLOOPACCT : VM_OP_JMPACCT;
   put(c, vm_set_op(i, op), line, J_GROUP, t);
   put(c, vm_set_bx(vm_abck(VM_OP_ACCT, VM_ACCT_ADD, 0, 0, 0),
                    (int)n + VM_OFFSET_SBX), line, J_NONE, 0);
   if (n != 0) c->stats->increments++;
   c->stats->checks++;
-  c->stats->paid_at_end++;
+  if (op == VM_OP_TFORLOOPACCT)
+    c->stats->paid_by_tforloop++;
+  else
+    c->stats->paid_at_end++;
 }
 
 /* Whether the first block's charge becomes the function's entry charge
@@ -524,16 +529,9 @@ static void emit_paying_jump(ctx *c, int pc, int r, int t, int line) {
    what the code alone cannot), for a block that adds, and only when no
    jump comes back to the entry (a loop through it needs its ACCT). */
 static int entry_charge(const ctx *c) {
-  const rw_cfg *cfg = c->cfg;
-  const rw_block *b = &cfg->b[0];
-  int i, k;
-  if (!rw_tail_payments(c->opt) || !b->check || b->takes_back ||
-      b->charge <= 0)
-    return 0;
-  for (i = 0; i < cfg->nblocks; i++)
-    for (k = 0; k < cfg->b[i].nsucc; k++)
-      if (cfg->b[i].succ[k] == 0) return 0;
-  return 1;
+  const rw_block *b = &c->cfg->b[0];
+  return rw_tail_payments(c->opt) && b->check && !b->takes_back &&
+         b->charge > 0 && b->npreds == 0;
 }
 
 /* The loop bodies that the TFORLOOP going back to them pays for ahead,
@@ -545,7 +543,7 @@ static int entry_charge(const ctx *c) {
 static int tfor_bodies(ctx *c) {
   const rw_cfg *cfg = c->cfg;
   const vm_proto *f = c->f;
-  int bi, i, k, found = 0, *preds = NULL;
+  int bi, i, found = 0;
   if (!rw_tail_payments(c->opt) || cfg->ntforcalls == 0) return 0;
   for (bi = 0; bi < cfg->nblocks; bi++) {  /* TFORCALL, TFORLOOP */
     int t, bt, pc = cfg->b[bi].start + 1;
@@ -558,27 +556,18 @@ static int tfor_bodies(ctx *c) {
     b = &cfg->b[bt];
     if (!b->reachable || b->fold_into >= 0 || b->charges_ahead ||
         b->takes_back || b->charge <= 0 || b->charge > VM_OFFSET_SBX ||
-        (c->tails && c->tail[bt] >= 0))
+        (c->tails && c->tail[bt] >= 0) ||
+        b->npreds != 1)  /* only its TFORLOOP enters it */
       continue;
-    if (preds == NULL) {  /* the predecessors of every block, once */
-      preds = rw_arena_zalloc(c->a, (size_t)cfg->nblocks + 1, sizeof *preds);
+    if (c->tfor_body == NULL) {
       c->tfor_body = rw_arena_alloc(c->a, (size_t)cfg->nblocks + 1,
                                     sizeof *c->tfor_body);
-      if (preds == NULL || c->tfor_body == NULL) {
-        c->tfor_body = NULL;
-        return 0;
-      }
-      for (i = 0; i < cfg->nblocks; i++) {
-        c->tfor_body[i] = -1;
-        for (k = 0; k < cfg->b[i].nsucc; k++)
-          if (cfg->b[i].succ[k] < cfg->nblocks) preds[cfg->b[i].succ[k]]++;
-      }
+      if (c->tfor_body == NULL) return 0;
+      for (i = 0; i < cfg->nblocks; i++) c->tfor_body[i] = -1;
     }
-    if (preds[bt] != 1) continue;  /* only its TFORLOOP enters it */
     c->tfor_body[bt] = pc;
     found = 1;
   }
-  if (!found) c->tfor_body = NULL;
   return found;
 }
 
@@ -587,18 +576,6 @@ static int tfor_bodies(ctx *c) {
 static int paid_by_tforloop(const ctx *c, int bi) {
   return c->tfor_body != NULL && bi >= 0 && c->tfor_body[bi] >= 0 &&
          !c->wide[c->tfor_body[bi]];
-}
-
-/* The TFORLOOP at pc goes back to block bi, which it pays for: its
-   paying form, then the ACCT that holds bi's charge. */
-static void emit_paying_tforloop(ctx *c, int pc, int bi, int t, int line) {
-  int64_t n = c->cfg->b[bi].charge;
-  put(c, vm_set_op(c->f->code[pc], VM_OP_TFORLOOPACCT), line, J_GROUP, t);
-  put(c, vm_set_bx(vm_abck(VM_OP_ACCT, VM_ACCT_ADD, 0, 0, 0),
-                   (int)n + VM_OFFSET_SBX), line, J_NONE, 0);
-  c->stats->increments++;
-  c->stats->checks++;
-  c->stats->paid_by_tforloop++;
 }
 
 /* ---------------------------------------------------------------- */
@@ -939,7 +916,7 @@ static void emit_main(ctx *c) {
         emit_paying_jump(c, pc, r, t, line);
       else if (op == VM_OP_TFORLOOP &&
                paid_by_tforloop(c, c->cfg->block_at[t]))
-        emit_paying_tforloop(c, pc, c->cfg->block_at[t], t, line);
+        emit_paying_jump(c, pc, c->cfg->block_at[t], t, line);
       else
         put(c, i, line, op == VM_OP_TFORPREP ? J_INSTR : J_GROUP, t);
     } else {
