@@ -1,6 +1,6 @@
 /*
-** tutil_rt.c - output capture for lraf states, per-account counts, and
-** the per-thread count-hook oracle (see tutil_rt.h).
+** tutil_rt.c - output capture for lraf states, per-account counts, the
+** per-thread count-hook oracle and a pausing manager (see tutil_rt.h).
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -223,4 +223,19 @@ void tutil_threads_free(tutil_threads *t) {
   free(t->count);
   free(t->output);
   memset(t, 0, sizeof *t);
+}
+
+static lraf_verdict pause_always(void *ud, lraf_account *a, int64_t n,
+                                 int can_pause) {
+  (void)a;
+  (void)n;
+  if (can_pause) (*(int *)ud)++;
+  return can_pause ? LRAF_PAUSE : LRAF_CONTINUE;
+}
+
+lraf_manager *tutil_pausing_manager(int *pauses) {
+  static const lraf_manager_ops ops = {pause_always, NULL, NULL};
+  lraf_manager *m = lraf_manager_new(&ops, pauses);
+  assert_non_null(m);
+  return m;
 }

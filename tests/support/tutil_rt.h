@@ -42,6 +42,10 @@ void tutil_rt_oracle(const char *src, size_t len, const char *name,
                      tutil_threads *t);
 void tutil_threads_free(tutil_threads *t);
 
+/* A manager that pauses at every consume that may pause, counting those
+   in *pauses (release it with lraf_manager_release). */
+lraf_manager *tutil_pausing_manager(int *pauses);
+
 /* Run src in S (loaded with lraf_load_string, called with lraf_call);
    returns the status, with the message in err. */
 lraf_status tutil_rt_run(lraf_state *S, const char *src, lraf_error *err);

@@ -1,7 +1,13 @@
 /*
 ** tutil_vm.c - test helpers for the vm/ chunk reader and writer:
-** compiling Lua source and dumping it to bytes, loading bytes back.
+** compiling Lua source and dumping it to bytes, loading bytes back,
+** rewriting it in the chunk model.
 */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,4 +68,24 @@ int tutil_vm_load(const void *data, size_t size, char *msg, size_t msgsize) {
     set_msg(msg, msgsize, lua_tostring(L, -1));
   lua_close(L);
   return ok;
+}
+
+vm_chunk *tutil_vm_rewritten(const char *src, const char *name,
+                             const rw_options *opt, rw_stats *stats) {
+  tutil_vm_buf buf;
+  vm_chunk *chunk = NULL;
+  lraf_error err;
+  char msg[256];
+  if (!tutil_vm_dump(src, strlen(src), name, 0, &buf, msg, sizeof msg))
+    fail_msg("%s does not compile: %s", name, msg);
+  if (vm_read(buf.data, buf.size, NULL, &chunk, &err) != LRAF_OK)
+    fail_msg("%s: %s", name, err.message);
+  free(buf.data);
+  memset(stats, 0, sizeof *stats);
+  if (rw_rewrite(chunk, opt, stats, &err) != LRAF_OK)
+    fail_msg("%s: rewriting: %s", name, err.message);
+  if (rw_verify_target(chunk, opt->target, &err) != LRAF_OK)
+    fail_msg("%s: the rewritten chunk fails verification: %s", name,
+             err.message);
+  return chunk;
 }

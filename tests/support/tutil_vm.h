@@ -10,6 +10,8 @@
 
 #include <lua.h>
 
+#include "rw.h"
+
 /* A malloc'ed byte buffer. */
 typedef struct tutil_vm_buf {
   uint8_t *data;
@@ -22,6 +24,12 @@ typedef struct tutil_vm_buf {
    bytes) when the source does not compile. */
 int tutil_vm_dump(const char *src, size_t len, const char *name, int strip,
                   tutil_vm_buf *out, char *msg, size_t msgsize);
+
+/* src compiled (chunk name name), read into the chunk model, rewritten
+   with opt (stats reset first) and verified for opt's target; fails the
+   test when any step fails.  Free the result with vm_chunk_free. */
+vm_chunk *tutil_vm_rewritten(const char *src, const char *name,
+                             const rw_options *opt, rw_stats *stats);
 
 /* Load a binary chunk in a fresh state (mode "b").  Returns 1 when
    lua_load accepts it; otherwise 0 with the message in msg. */

@@ -189,50 +189,43 @@ static void test_exact_counts(void **state) {
 
 /* p rewritten for the lraf VM, verified, and its statistics. */
 static vm_chunk *rewritten(const program *p, int exact, rw_stats *stats) {
-  tutil_vm_buf buf;
-  vm_chunk *chunk = NULL;
   rw_options opt;
-  lraf_error err;
-  char msg[256];
-  size_t len = strlen(p->src);
-  if (!tutil_vm_dump(p->src, len, p->name, 0, &buf, msg, sizeof msg))
-    fail_msg("%s does not compile: %s", p->name, msg);
-  if (vm_read(buf.data, buf.size, NULL, &chunk, &err) != LRAF_OK)
-    fail_msg("%s: %s", p->name, err.message);
-  free(buf.data);
   rw_default_options(&opt);
   opt.target = RW_LRAVM;
   opt.exact = exact;
   opt.refunds = 1;  /* as rewriting in memory does */
-  if (rw_rewrite(chunk, &opt, stats, &err) != LRAF_OK)
-    fail_msg("%s: %s", p->name, err.message);
-  if (rw_verify_target(chunk, RW_LRAVM, &err) != LRAF_OK)
-    fail_msg("%s: the rewritten chunk fails verification: %s", p->name,
-             err.message);
-  return chunk;
+  return tutil_vm_rewritten(p->src, p->name, &opt, stats);
 }
 
-/* The ACCTs between the target of each backward JMP (or JMPACCT, which
-   pays with the ACCT after it, outside that range, and no dispatch of
-   its own) and the jump, in f and its nested functions: for a while
-   loop with a body of one block, what runs per turn.  Returns the
+/* The ACCTs from the target of each backward jump of opcode op or of its
+   paying form (which pays with the ACCT after it, outside that range,
+   and no dispatch of its own) to the jump, in f and its nested
+   functions: for a loop whose body is one block, what runs per turn
+   (JMP: a while loop; TFORLOOP: a generic for loop).  Returns the
    largest such number. */
-static int most_accts_per_loop(const vm_proto *f) {
+static int most_accts_per_turn(const vm_proto *f, int op, int paying) {
   int pc, most = 0, k;
   for (pc = 0; pc < f->sizecode; pc++) {
     int t, n = 0, q;
-    int op = vm_op(f->code[pc]);
-    if ((op != VM_OP_JMP && op != VM_OP_JMPACCT) ||
+    if ((vm_op(f->code[pc]) != op && vm_op(f->code[pc]) != paying) ||
         !vm_jump_target(f->code[pc], pc, &t) || t > pc)
       continue;
     for (q = t; q <= pc; q++) n += vm_op(f->code[q]) == VM_OP_ACCT;
     if (n > most) most = n;
   }
   for (k = 0; k < f->sizep; k++) {
-    int m = most_accts_per_loop(f->p[k]);
+    int m = most_accts_per_turn(f->p[k], op, paying);
     if (m > most) most = m;
   }
   return most;
+}
+
+static int most_accts_per_loop(const vm_proto *f) {
+  return most_accts_per_turn(f, VM_OP_JMP, VM_OP_JMPACCT);
+}
+
+static int most_accts_per_tfor(const vm_proto *f) {
+  return most_accts_per_turn(f, VM_OP_TFORLOOP, VM_OP_TFORLOOPACCT);
 }
 
 /* The while loop of programs[0], whose header is entered from the code
@@ -246,7 +239,6 @@ static void test_one_acct_per_turn(void **state) {
   for (exact = 0; exact <= 1; exact++) {
     rw_stats stats;
     vm_chunk *chunk;
-    memset(&stats, 0, sizeof stats);
     chunk = rewritten(&programs[0], exact, &stats);
     printf("  %s: %ld blocks paid by their predecessors, %ld at their "
            "end, at most %d ACCT per while loop turn\n",
@@ -259,28 +251,6 @@ static void test_one_acct_per_turn(void **state) {
   }
 }
 
-/* The ACCTs from the target of each TFORLOOP or TFORLOOPACCT (the loop
-   body) to it, in f and its nested functions: for a generic for loop
-   with a body of one block, what runs per turn (a TFORLOOPACCT pays
-   with the ACCT after it, outside that range).  Returns the largest
-   such number. */
-static int most_accts_per_tfor(const vm_proto *f) {
-  int pc, most = 0, k;
-  for (pc = 0; pc < f->sizecode; pc++) {
-    int t, n = 0, q;
-    if ((vm_op(f->code[pc]) != VM_OP_TFORLOOP &&
-         vm_op(f->code[pc]) != VM_OP_TFORLOOPACCT) ||
-        !vm_jump_target(f->code[pc], pc, &t) || t > pc)
-      continue;
-    for (q = t; q <= pc; q++) n += vm_op(f->code[q]) == VM_OP_ACCT;
-    if (n > most) most = n;
-  }
-  for (k = 0; k < f->sizep; k++) {
-    int m = most_accts_per_tfor(f->p[k]);
-    if (m > most) most = m;
-  }
-  return most;
-}
 
 /* A generic for loop's TFORCALL block is paid for by the end of the
    body (TFORPREP enters it past its code and pays nothing): a body of
@@ -298,7 +268,6 @@ static void test_generic_for_one_acct_per_turn(void **state) {
   for (exact = 0; exact <= 1; exact++) {
     rw_stats stats;
     vm_chunk *chunk;
-    memset(&stats, 0, sizeof stats);
     chunk = rewritten(&p, exact, &stats);
     printf("  %s: %ld blocks paid by their predecessors, %ld by their "
            "TFORLOOP, at most %d ACCT per generic for turn\n",

@@ -105,26 +105,13 @@ enum { NPROGRAMS = sizeof programs / sizeof programs[0] };
 /* src rewritten for the lraf VM with opt's mode, verified. */
 static vm_chunk *rewritten(const char *src, int exact, int refunds,
                            int lines, rw_target target, rw_stats *stats) {
-  tutil_vm_buf buf;
-  vm_chunk *chunk = NULL;
   rw_options opt;
-  lraf_error err;
-  char msg[256];
-  if (!tutil_vm_dump(src, strlen(src), "=entry", 0, &buf, msg, sizeof msg))
-    fail_msg("does not compile: %s", msg);
-  assert_int_equal(vm_read(buf.data, buf.size, NULL, &chunk, &err), LRAF_OK);
-  free(buf.data);
   rw_default_options(&opt);
   opt.target = target;
   opt.exact = exact;
   opt.refunds = refunds;
   opt.lines = lines;
-  memset(stats, 0, sizeof *stats);
-  if (rw_rewrite(chunk, &opt, stats, &err) != LRAF_OK)
-    fail_msg("rewriting: %s", err.message);
-  if (rw_verify_target(chunk, target, &err) != LRAF_OK)
-    fail_msg("the rewritten chunk fails verification: %s", err.message);
-  return chunk;
+  return tutil_vm_rewritten(src, "=entry", &opt, stats);
 }
 
 /* How many of f and its nested functions have an entry charge. */
@@ -249,20 +236,10 @@ static void test_quota_at_entry(void **state) {
   }
 }
 
-/* A manager that pauses at every consume it may pause at. */
-static lraf_verdict pause_always(void *ud, lraf_account *a, int64_t n,
-                                 int can_pause) {
-  (void)a;
-  (void)n;
-  if (can_pause) (*(int *)ud)++;
-  return can_pause ? LRAF_PAUSE : LRAF_CONTINUE;
-}
-
 /* consume cannot yield at an entry: a pausing manager goes on there and
    pauses at the next check of a loop, and a coroutine paused that way
    computes and counts what it does unpaused. */
 static void test_no_pause_at_entry(void **state) {
-  static const lraf_manager_ops ops = {pause_always, NULL, NULL};
   const char *src =
     "local function f(n) if n == 0 then return 0 end\n"
     "  return 1 + f(n - 1) end\n"
@@ -271,7 +248,7 @@ static void test_no_pause_at_entry(void **state) {
     "for i = 1, 300 do s = s + f(i % 20) + g(i, nil, i) end\n"
     "return s";
   int pauses = 0, n;
-  lraf_manager *m = lraf_manager_new(&ops, &pauses);
+  lraf_manager *m = tutil_pausing_manager(&pauses);
   lraf_options opt;
   lraf_state *S;
   lua_State *L, *co;

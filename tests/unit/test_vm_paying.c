@@ -118,26 +118,13 @@ enum { NPROGRAMS = sizeof programs / sizeof programs[0] };
 /* src rewritten for the lraf VM with opt's mode, verified; its stats. */
 static vm_chunk *rewritten(const char *src, int exact, int refunds,
                            int lines, rw_target target, rw_stats *stats) {
-  tutil_vm_buf buf;
-  vm_chunk *chunk = NULL;
   rw_options opt;
-  lraf_error err;
-  char msg[256];
-  if (!tutil_vm_dump(src, strlen(src), "=paying", 0, &buf, msg, sizeof msg))
-    fail_msg("does not compile: %s", msg);
-  assert_int_equal(vm_read(buf.data, buf.size, NULL, &chunk, &err), LRAF_OK);
-  free(buf.data);
   rw_default_options(&opt);
   opt.target = target;
   opt.exact = exact;
   opt.refunds = refunds;
   opt.lines = lines;
-  memset(stats, 0, sizeof *stats);
-  if (rw_rewrite(chunk, &opt, stats, &err) != LRAF_OK)
-    fail_msg("rewriting: %s", err.message);
-  if (rw_verify_target(chunk, target, &err) != LRAF_OK)
-    fail_msg("the rewritten chunk fails verification: %s", err.message);
-  return chunk;
+  return tutil_vm_rewritten(src, "=paying", &opt, stats);
 }
 
 /* How many of f's (and its nested functions') instructions are op. */
@@ -341,21 +328,11 @@ static void test_endless_loops_reach_consume(void **state) {
   }
 }
 
-/* A manager that pauses at every consume it may pause at. */
-static lraf_verdict pause_always(void *ud, lraf_account *a, int64_t n,
-                                 int can_pause) {
-  (void)a;
-  (void)n;
-  if (can_pause) (*(int *)ud)++;
-  return can_pause ? LRAF_PAUSE : LRAF_CONTINUE;
-}
-
 /* Paused at its paying jumps (consume yields from JMPACCT, FORLOOPACCT
    or TFORLOOPACCT, and luaV_finishOp completes the jump or the loop's
    step on resuming), a coroutine computes what it computes unpaused,
    and counts what the hook counts. */
 static void test_paused_at_paying_jumps(void **state) {
-  static const lraf_manager_ops ops = {pause_always, NULL, NULL};
   const char *src =
     "local s, x = 0, 0.0\n"
     "for i = 1, 500 do s = s + i % 13 end\n"
@@ -368,7 +345,7 @@ static void test_paused_at_paying_jumps(void **state) {
     "for k in pairs(t) do s = s - k % 5 end\n"
     "return s, x, j";
   int pauses = 0, n, k;
-  lraf_manager *m = lraf_manager_new(&ops, &pauses);
+  lraf_manager *m = tutil_pausing_manager(&pauses);
   lraf_options opt;
   lraf_state *S;
   lua_State *L, *co;
