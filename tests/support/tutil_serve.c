@@ -1,6 +1,8 @@
 /*
 ** tutil_serve.c - starting and stopping lraf serve, and a minimal
-** HTTP/1.1 client for the tests (127.0.0.1 only).
+** HTTP/1.1 client for the tests (127.0.0.1 only).  A server that a
+** test leaves running (a failed assertion skips its own stop) is killed
+** when the test process exits, or dies with it.
 */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,10 +27,41 @@ static void nap(long ms) {
   nanosleep(&ts, NULL);
 }
 
+/* Servers started and not yet stopped. */
+#define MAX_SERVERS 16
+static pid_t running[MAX_SERVERS];
+
+static void kill_left(void) {
+  int i;
+  for (i = 0; i < MAX_SERVERS; i++)
+    if (running[i] > 0) {
+      fprintf(stderr, "   (stopping lraf serve %d, left running)\n",
+              (int)running[i]);
+      tutil_serve_stop(running[i], SIGKILL);
+    }
+}
+
+static void remember(pid_t pid) {
+  static int registered;
+  int i;
+  if (!registered) registered = atexit(kill_left) == 0;
+  for (i = 0; i < MAX_SERVERS; i++)
+    if (running[i] <= 0) {
+      running[i] = pid;
+      return;
+    }
+}
+
+static void forget(pid_t pid) {
+  int i;
+  for (i = 0; i < MAX_SERVERS; i++)
+    if (running[i] == pid) running[i] = 0;
+}
+
 pid_t tutil_serve_start(const char *const *args, const char *log, int *port) {
   const char *lraf = getenv("LRAF");
   const char *argv[64];
-  pid_t pid;
+  pid_t pid, parent;
   int n = 0, i;
   *port = 0;
   argv[n++] = lraf ? lraf : "build/lraf";
@@ -35,10 +69,15 @@ pid_t tutil_serve_start(const char *const *args, const char *log, int *port) {
   for (i = 0; args[i] != NULL && n < 62; i++) argv[n++] = args[i];
   argv[n] = NULL;
   unlink(log);   /* no old "listening" line */
+  parent = getpid();
   pid = fork();
   if (pid < 0) return 0;
   if (pid == 0) {
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd;
+    /* dies with the test, even one killed by a signal */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+      _exit(127);
+    fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0) {
       dup2(fd, 1);
       dup2(fd, 2);
@@ -47,6 +86,7 @@ pid_t tutil_serve_start(const char *const *args, const char *log, int *port) {
     execv(argv[0], (char *const *)argv);
     _exit(127);
   }
+  remember(pid);
   for (i = 0; i < 400; i++) {
     char buf[4096];
     FILE *f = fopen(log, "r");
@@ -62,7 +102,10 @@ pid_t tutil_serve_start(const char *const *args, const char *log, int *port) {
         return pid;
       }
     }
-    if (waitpid(pid, &status, WNOHANG) == pid) return 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      forget(pid);
+      return 0;
+    }
     nap(50);
   }
   tutil_serve_stop(pid, SIGKILL);
@@ -74,6 +117,7 @@ int tutil_serve_stop(pid_t pid, int sig) {
   if (pid <= 0) return -1;
   kill(pid, sig);
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  forget(pid);
   return status;
 }
 
