@@ -72,6 +72,33 @@ lraf_status lraf_load_file(lraf_state *S, const char *path,
   return run(S, load_file, &a, err);
 }
 
+/* Whether the rewritten chunk after the header (skip bytes) of an
+   offline chunk looks signed to a host without a key: it reads without
+   its last RT_MAC_LEN bytes (which, without the key, cannot be told
+   from any other bytes).  Asked only on the way to an error. */
+static int signed_chunk(lraf_state *S, const void *data, size_t size,
+                        size_t skip) {
+  rt_input in;
+  vm_chunk *chunk = NULL;
+  lraf_error scratch;
+  if (size <= skip + RT_MAC_LEN) return 0;
+  in.kind = RT_INPUT_REWRITTEN;
+  in.data = (const char *)data + skip;
+  in.size = size - skip - RT_MAC_LEN;
+  if (rt_pipeline(&in, &S->opt, NULL, &chunk, &scratch) != LRAF_OK)
+    return 0;
+  vm_chunk_free(chunk);
+  return 1;
+}
+
+static lraf_status refuse_signed(lraf_error *err) {
+  return err_fail(err, LRAF_EFORMAT, "chunk rewritten offline ends in %d "
+                  "bytes after its code, as a signed chunk does, and this "
+                  "host has no key to check a signature with: give the "
+                  "host the key (offline_key, --key-file), or rewrite the "
+                  "chunk without one to run it unsigned", RT_MAC_LEN);
+}
+
 lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
                                 size_t size, lraf_error *err) {
   const char *model = NULL;
@@ -99,6 +126,8 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
        environments (a plain binary chunk gets the header's message) */
     st = rt_offline_header(data, size, &model, &mlen, &skip, err);
     if (st != LRAF_OK) return st;
+    if (!S->allow_offline && signed_chunk(S, data, size, skip))
+      return refuse_signed(err);
     if (!S->allow_offline)
       return err_fail(err, LRAF_EFORMAT,
                       "unsigned chunks rewritten offline are refused "
@@ -117,6 +146,9 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
   in.data = (const char *)data + skip;
   in.size = size - skip;
   st = rt_pipeline(&in, &S->opt, NULL, &chunk, err);
+  if (st == LRAF_EFORMAT && S->key == NULL &&
+      signed_chunk(S, data, size, skip))
+    st = refuse_signed(err);
   if (st == LRAF_OK && S->opt.target == RW_STOCK &&
       chunk->main->sizeupvalues < 2)
     st = err_fail(err, LRAF_EVERIFY, "chunk has no counter upvalues");

@@ -8,7 +8,8 @@
 ** is refused.  The edits keep the chunk's form, which is what shows
 ** that form is not proof: with allow_offline the edited ones load
 ** (but for the removed check on the lraf VM, whose verifier finds
-** loops without a check).
+** loops without a check).  A signed chunk given to a host without the
+** key is refused as one that looks signed.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -239,10 +240,59 @@ static void test_forged_signed(void **state) {
   free(chunk);
 }
 
+/* A signed chunk given to a host without a key is refused, with or
+   without allow_offline, by a message that says it looks signed (not
+   that its last 32 bytes are trailing garbage).  Without the key 32
+   other bytes cannot be told from a signature; 31 are garbage. */
+static void test_signed_without_key(void **state) {
+  lraf_options opt;
+  lraf_error err;
+  void *chunk, *plain;
+  size_t size, psize;
+  unsigned char *junk;
+  char msg[512];
+  int env, allow;
+  (void)state;
+  lraf_default_options(&opt);
+  opt.offline_key = KEY;
+  opt.offline_key_len = sizeof KEY - 1;
+  assert_int_equal(lraf_rewrite(&opt, SPIN, strlen(SPIN), "=spin", &chunk,
+                                &size, &err), LRAF_OK);
+  lraf_default_options(&opt);
+  assert_int_equal(lraf_rewrite(&opt, SPIN, strlen(SPIN), "=spin", &plain,
+                                &psize, &err), LRAF_OK);
+  assert_int_equal(size, psize + 32);
+  junk = malloc(size);
+  assert_non_null(junk);
+  memcpy(junk, plain, psize);
+  memset(junk + psize, 'x', 32);
+  for (env = 0; env < 2; env++)
+    for (allow = 0; allow < 2; allow++) {
+      lraf_env e = env ? LRAF_ENV_SANDBOX : LRAF_ENV_FULL;
+      assert_int_equal(load(e, allow, 0, chunk, size, msg, sizeof msg),
+                       LRAF_EFORMAT);
+      if (strstr(msg, "as a signed chunk does, and this host has no key")
+          == NULL || strstr(msg, "--key-file") == NULL)
+        fail_msg("signed chunk, no key, allow_offline %d: %s", allow, msg);
+      assert_int_equal(load(e, allow, 0, junk, size, msg, sizeof msg),
+                       LRAF_EFORMAT);
+      assert_non_null(strstr(msg, "as a signed chunk does"));
+      assert_int_equal(load(e, allow, 0, junk, size - 1, msg, sizeof msg),
+                       LRAF_EFORMAT);
+      assert_null(strstr(msg, "as a signed chunk does"));
+      if (allow) assert_non_null(strstr(msg, "trailing garbage: 31 bytes"));
+      else assert_non_null(strstr(msg, "allow_offline"));
+    }
+  free(junk);
+  free(plain);
+  free(chunk);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_forged_unsigned),
     cmocka_unit_test(test_forged_signed),
+    cmocka_unit_test(test_signed_without_key),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
