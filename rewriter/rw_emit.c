@@ -78,169 +78,18 @@
 ** every frame; a metamethod goes at most 200 C calls deep, so a group
 ** pays at its end at most RW_TAIL_MAX, and a quota stop comes at most
 ** 200 x that late.
+**
+** rw_ectx.h holds what the files of the emitter share, and the output
+** they write into (rw_put).
 */
 #include <stdlib.h>
 #include <string.h>
 
+#include "rw_ectx.h"
 #include "rw_emit.h"
 #include "rw_lines.h"
 #include "rw_names.h"
 #include "rw_sync.h"
-
-/* How an emitted instruction's jump target is found: none; the group of
-   an original pc; an original pc's instruction itself; a stub; an
-   offset from the instruction's own index. */
-enum { J_NONE, J_GROUP, J_INSTR, J_STUB, J_REL };
-
-/* What the emitter keeps beside each emitted instruction (one record,
-   so that put() writes it through one pointer). */
-typedef struct side {
-  int64_t ahead;     /* charged ahead once it was counted (with a table) */
-  int line;
-} side;
-
-/* An emitted instruction whose jump target resolve_jumps sets. */
-typedef struct jump {
-  int at;            /* its index */
-  int kind, ref;     /* J_*, and what the target is found from */
-  int src;           /* original pc being emitted, -1 in stubs */
-} jump;
-
-typedef struct out {
-  vm_instr *code;
-  side *side;
-  int n, cap;
-  jump *jumps;       /* in the order emitted */
-  int njumps, capjumps;
-  int oom;
-} out;
-
-typedef struct ctx {
-  vm_proto *f;
-  const rw_cfg *cfg;
-  const rw_options *opt;
-  int r, counter, consume;
-  const char *path;
-  out o;
-  int *group;        /* pc -> first emitted index of pc's group */
-  int *pos;          /* pc -> emitted index of the instruction itself */
-  int *lines;        /* pc -> source line (vm_getlines) */
-  uint32_t *base;    /* per block, overhead mode: cost of its own code */
-  unsigned char *emits;   /* per block: has accounting code of its own */
-  unsigned char *adds;    /* per block: that code adds to r */
-  rw_sync sync;           /* where r holds the counter, or runs ahead */
-  int nstubs;
-  int *stub_pc, *stub_start, *stub_end;
-  unsigned char *wide;  /* pc -> loop instruction widened */
-  int *setters;         /* pc -> rw_name_setters of an op with MMBIN */
-  unsigned char *nsetters;
-  int cur_pc;           /* original pc being emitted */
-  int b2;               /* index of the last wide TFORCALL's back JMP */
-  rw_stats *stats;
-  rw_arena *a;          /* everything above but o and f's own arrays */
-  int fused;            /* target RW_LRAVM: ACCT instead of r */
-  int used_r;           /* fused code that still uses r (stub names) */
-  int lc_on;            /* fused, opt->lines: say what each ACCT pays */
-  rw_lines blines;      /* per block, the lines its increment pays for */
-  vm_linecost *lc;      /* per ACCT and MMBIN*: its lines, by pc */
-  int nlc, caplc;
-  int lc_bad;           /* some charge does not split into its lines */
-  int refunds;          /* rw_refunds: the table of what is charged ahead */
-  int table;            /* a table of what is charged ahead (refunds) or
-                           behind (blocks paid at their end) where a frame
-                           may be left; without refunds only what is
-                           behind */
-  int64_t *ain;         /* per block: ahead before its ACCT (with a table) */
-  int64_t cur_ahead;    /* what put() records for the next instructions */
-  int tails;            /* some block pays at the jump that ends it */
-  int entry_in_proto;   /* the first block's charge is the function's
-                           entry charge (entry_charge) */
-  int *tfor_body;       /* per block: -1, or the pc of the TFORLOOP that
-                           pays for it ahead (tfor_bodies); NULL: none */
-  int *tail;            /* with tails, per block: -1, or the block whose
-                           ending jump pays for it (tail_blocks) */
-  int *tail_pays;       /* per block: -1, or the block that its ending
-                           jump pays for */
-  int64_t run;          /* what is charged ahead (below 0: run and not yet
-                           paid) once the pc being emitted was counted */
-  int paid;             /* without refunds: nothing in the block being
-                           emitted runs unpaid (run stays at 0 or more) */
-  int ahead_lo;         /* this pass: the first emitted index that may
-                           have an entry in the table, -1 for none */
-} ctx;
-
-/* Move the first n elements of size bytes at old into new storage of
-   cap elements from the arena. */
-static void *regrow(rw_arena *a, const void *old, int n, int cap,
-                    size_t size) {
-  void *p = rw_arena_alloc(a, (size_t)cap, size);
-  if (p != NULL && n > 0) memcpy(p, old, (size_t)n * size);
-  return p;
-}
-
-/* Room for more output: 0 when out of memory (o->oom is set, now or
-   before: then nothing more is put, the output being lost anyway). */
-static int grow(ctx *c) {
-  out *o = &c->o;
-  if (o->oom) return 0;
-  /* first guess: rewritten code is usually under three times longer.
-     The code grows by realloc, to become f's own (with opt->alloc it
-     lives in the arena, and finish copies it out); the side tables live
-     in the arena, where growing leaves the old ones until the function
-     is done: a good guess matters, and what it does not use of a large
-     one is never touched. */
-  int cap = o->cap ? o->cap * 2
-          : c->f->sizecode < (1 << 24) ? 3 * c->f->sizecode + 64 : 1 << 26;
-  rw_arena *a = c->a;
-  vm_instr *code = c->opt->alloc != NULL  /* finish copies it out */
-      ? regrow(a, o->code, o->n, cap, sizeof *code)
-      : realloc(o->code, (size_t)cap * sizeof *code);
-  side *sd = regrow(a, o->side, o->n, cap, sizeof *sd);
-  if (code != NULL) o->code = code;
-  if (!code || !sd || cap > (1 << 26)) {
-    o->oom = 1;
-    return 0;
-  }
-  o->side = sd;
-  o->cap = cap;
-  return 1;
-}
-
-/* Note that emitted instruction n is a jump of kind jkind (not J_NONE)
-   to jref. */
-static void put_jump(ctx *c, int n, int jkind, int jref) {
-  out *o = &c->o;
-  jump *j;
-  if (o->njumps == o->capjumps) {  /* (the arena keeps the old copy) */
-    int cap = o->capjumps ? 2 * o->capjumps : c->f->sizecode + 16;
-    jump *p = regrow(c->a, o->jumps, o->njumps, cap, sizeof *p);
-    if (p == NULL) { o->oom = 1; return; }
-    o->jumps = p;
-    o->capjumps = cap;
-  }
-  j = &o->jumps[o->njumps++];
-  j->at = n;
-  j->kind = jkind;
-  j->ref = jref;
-  j->src = c->cur_pc;
-}
-
-/* (n is read once: a store through one of the arrays could otherwise be
-   taken to change it.  Out of memory is seen when the arrays are full:
-   what is put until then is lost with the output.  jkind is a constant
-   at most calls, J_NONE at most of those.) */
-static inline void put(ctx *c, vm_instr i, int line, int jkind, int jref) {
-  out *o = &c->o;
-  int n = o->n;
-  side *s;
-  if (n == o->cap && !grow(c)) return;
-  o->n = n + 1;
-  o->code[n] = i;
-  s = &o->side[n];
-  s->ahead = c->cur_ahead;
-  s->line = line;
-  if (jkind != J_NONE) put_jump(c, n, jkind, jref);
-}
 
 /* ---------------------------------------------------------------- */
 /* Increments and checks                                             */
@@ -310,13 +159,13 @@ static uint32_t settle_charge(ctx *c, uint32_t base, int check,
    writing r back first when it may be ahead of the cell. */
 static void emit_check(ctx *c, int ahead, int line) {
   int r = c->r;
-  put(c, vm_abck(VM_OP_LTI, r, VM_OFFSET_SC, 0, 1), line, J_NONE, 0);
-  put(c, vm_isj(VM_OP_JMP, ahead ? 4 : 3), line, J_NONE, 0);
+  rw_put(c, vm_abck(VM_OP_LTI, r, VM_OFFSET_SC, 0, 1), line, J_NONE, 0);
+  rw_put(c, vm_isj(VM_OP_JMP, ahead ? 4 : 3), line, J_NONE, 0);
   if (ahead)
-    put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
-  put(c, vm_abck(VM_OP_GETUPVAL, r, c->consume, 0, 0), line, J_NONE, 0);
-  put(c, vm_abck(VM_OP_CALL, r, 1, 1, 0), line, J_NONE, 0);
-  put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+    rw_put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+  rw_put(c, vm_abck(VM_OP_GETUPVAL, r, c->consume, 0, 0), line, J_NONE, 0);
+  rw_put(c, vm_abck(VM_OP_CALL, r, 1, 1, 0), line, J_NONE, 0);
+  rw_put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
   c->stats->checks++;
 }
 
@@ -335,8 +184,8 @@ static void emit_acct(ctx *c, int64_t n, int check, int check_first,
     int last = n == step, mode = VM_ACCT_ADD;
     if (check && check_first && first) mode = VM_ACCT_CHECKADD;
     else if (check && !check_first && last) mode = VM_ACCT_ADDCHECK;
-    put(c, vm_set_bx(vm_abck(VM_OP_ACCT, mode, 0, 0, 0),
-                     (int)step + VM_OFFSET_SBX), line, J_NONE, 0);
+    rw_put(c, vm_set_bx(vm_abck(VM_OP_ACCT, mode, 0, 0, 0),
+                        (int)step + VM_OFFSET_SBX), line, J_NONE, 0);
     n -= step;
     first = 0;
   } while (n != 0);
@@ -356,13 +205,13 @@ static void emit_accounting(ctx *c, int64_t n, int check, int check_first,
   }
   if (n == 0 && !check) {
     if (flush) {  /* a block that only writes back what r ran ahead */
-      put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+      rw_put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
       c->stats->flushes++;
     }
     return;
   }
   if (!synced)
-    put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+    rw_put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
   else
     c->stats->synced++;
   if (check && check_first) {
@@ -372,16 +221,16 @@ static void emit_accounting(ctx *c, int64_t n, int check, int check_first,
   if (n != 0) {
     int k = fits_sc(n) ? -1 : int_constant(c, n, 1);
     if (k >= 0) {
-      put(c, vm_abck(VM_OP_ADDK, r, r, k, 0), line, J_NONE, 0);
-      put(c, vm_abck(VM_OP_MMBINK, r, k, RW_TM_ADD, 0), line, J_NONE, 0);
+      rw_put(c, vm_abck(VM_OP_ADDK, r, r, k, 0), line, J_NONE, 0);
+      rw_put(c, vm_abck(VM_OP_MMBINK, r, k, RW_TM_ADD, 0), line, J_NONE, 0);
     } else {
       while (n != 0) {  /* steps of at most 128 up or 127 down */
         int step = n > VM_OFFSET_SC + 1 ? VM_OFFSET_SC + 1
                  : n < -VM_OFFSET_SC ? -VM_OFFSET_SC : (int)n;
-        put(c, vm_abck(VM_OP_ADDI, r, r, step + VM_OFFSET_SC, 0), line,
-            J_NONE, 0);
-        put(c, vm_abck(VM_OP_MMBINI, r, step + VM_OFFSET_SC, RW_TM_ADD, 0),
-            line, J_NONE, 0);
+        rw_put(c, vm_abck(VM_OP_ADDI, r, r, step + VM_OFFSET_SC, 0), line,
+               J_NONE, 0);
+        rw_put(c, vm_abck(VM_OP_MMBINI, r, step + VM_OFFSET_SC, RW_TM_ADD, 0),
+               line, J_NONE, 0);
         n -= step;
       }
     }
@@ -389,7 +238,7 @@ static void emit_accounting(ctx *c, int64_t n, int check, int check_first,
   }
   ahead = adds || synced;  /* r holds the counter, maybe not the cell */
   if (flush && ahead) {
-    put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+    rw_put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
     if (!adds) c->stats->flushes++;
     ahead = 0;
   } else if (adds) {
@@ -511,9 +360,9 @@ static void emit_paying_jump(ctx *c, int pc, int r, int t, int line) {
   int64_t n = c->cfg->b[r].charge;
   int op = vm_op(i) == VM_OP_FORLOOP ? VM_OP_FORLOOPACCT
          : vm_op(i) == VM_OP_TFORLOOP ? VM_OP_TFORLOOPACCT : VM_OP_JMPACCT;
-  put(c, vm_set_op(i, op), line, J_GROUP, t);
-  put(c, vm_set_bx(vm_abck(VM_OP_ACCT, VM_ACCT_ADD, 0, 0, 0),
-                   (int)n + VM_OFFSET_SBX), line, J_NONE, 0);
+  rw_put(c, vm_set_op(i, op), line, J_GROUP, t);
+  rw_put(c, vm_set_bx(vm_abck(VM_OP_ACCT, VM_ACCT_ADD, 0, 0, 0),
+                      (int)n + VM_OFFSET_SBX), line, J_NONE, 0);
   if (n != 0) c->stats->increments++;
   c->stats->checks++;
   if (op == VM_OP_TFORLOOPACCT)
@@ -724,10 +573,6 @@ static int no_sync(const rw_cfg *cfg, rw_arena *a, rw_sync *s) {
   return 1;
 }
 
-static int line_of(const ctx *c, int pc) {
-  return c->lines[pc];
-}
-
 /* Widened loops, with T a trampoline JMP:
      FORPREP   ->  FORPREP A 0; T body; T exit
      FORLOOP   ->  JMP +1; B: T body; FORLOOP A ->B; T next
@@ -743,9 +588,9 @@ static void emit_wide_head(ctx *c, int pc, int line) {
   if (vm_op(c->f->code[pc]) != VM_OP_TFORCALL ||
       !vm_jump_target(c->f->code[pc + 1], pc + 1, &body))
     return;
-  put(c, vm_isj(VM_OP_JMP, 0), line, J_REL, 2);
+  rw_put(c, vm_isj(VM_OP_JMP, 0), line, J_REL, 2);
   c->b2 = c->o.n;
-  put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, body);
+  rw_put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, body);
 }
 
 /* Returns 0 when pc's instruction needs no wide form. */
@@ -757,27 +602,27 @@ static int emit_wide(ctx *c, int pc, int line) {
   switch (vm_op(i)) {
     case VM_OP_FORPREP:
       c->stats->widened++;
-      put(c, i, line, J_REL, 2);
-      put(c, jmp, line, J_GROUP, pc + 1);
-      put(c, jmp, line, J_GROUP, t);
+      rw_put(c, i, line, J_REL, 2);
+      rw_put(c, jmp, line, J_GROUP, pc + 1);
+      rw_put(c, jmp, line, J_GROUP, t);
       return 1;
     case VM_OP_FORLOOP:
-      put(c, jmp, line, J_REL, 2);
-      put(c, jmp, line, J_GROUP, t);
-      put(c, i, line, J_REL, -1);
-      put(c, jmp, line, J_GROUP, pc + 1);
+      rw_put(c, jmp, line, J_REL, 2);
+      rw_put(c, jmp, line, J_GROUP, t);
+      rw_put(c, i, line, J_REL, -1);
+      rw_put(c, jmp, line, J_GROUP, pc + 1);
       return 1;
     case VM_OP_TFORPREP:
       c->stats->widened++;
-      put(c, i, line, J_REL, 2);
-      put(c, jmp, line, J_GROUP, pc + 1);
-      put(c, f->code[t], line_of(c, t), J_NONE, 0);
-      put(c, f->code[t + 1], line_of(c, t + 1), J_REL, -2);
-      put(c, jmp, line, J_GROUP, t + 2);
+      rw_put(c, i, line, J_REL, 2);
+      rw_put(c, jmp, line, J_GROUP, pc + 1);
+      rw_put(c, f->code[t], rw_line_of(c, t), J_NONE, 0);
+      rw_put(c, f->code[t + 1], rw_line_of(c, t + 1), J_REL, -2);
+      rw_put(c, jmp, line, J_GROUP, t + 2);
       return 1;
     case VM_OP_TFORLOOP:
-      put(c, i, line, J_REL, c->b2 - c->o.n);
-      put(c, jmp, line, J_GROUP, pc + 1);
+      rw_put(c, i, line, J_REL, c->b2 - c->o.n);
+      rw_put(c, jmp, line, J_GROUP, pc + 1);
       return 1;
     default:
       return 0;
@@ -807,8 +652,8 @@ static void note_block(ctx *c, int at, int bi, int64_t n, int line) {
   int k;
   int64_t sum = 0;
   if (c->o.n == at)
-    put(c, vm_set_bx(vm_abck(VM_OP_ACCT, VM_ACCT_ADD, 0, 0, 0),
-                     VM_OFFSET_SBX), line, J_NONE, 0);
+    rw_put(c, vm_set_bx(vm_abck(VM_OP_ACCT, VM_ACCT_ADD, 0, 0, 0),
+                        VM_OFFSET_SBX), line, J_NONE, 0);
   for (k = c->blines.start[bi]; k < c->blines.start[bi + 1]; k++) {
     note_cost(c, at, c->blines.e[k].line, c->blines.e[k].cost);
     sum += c->blines.e[k].cost;
@@ -852,7 +697,7 @@ static void emit_main(ctx *c) {
   if (c->table) note_ahead(c);
   for (pc = 0; pc < f->sizecode; pc++) {
     vm_instr i = f->code[pc];
-    int op = vm_op(i), bi = c->cfg->block_at[pc], line = line_of(c, pc);
+    int op = vm_op(i), bi = c->cfg->block_at[pc], line = rw_line_of(c, pc);
     c->cur_pc = pc;
     c->group[pc] = c->o.n;
     if (c->wide[pc])
@@ -901,14 +746,14 @@ static void emit_main(ctx *c) {
     if (c->wide[pc] && emit_wide(c, pc, line)) {
       continue;
     } else if (op == VM_OP_LFALSESKIP) {
-      put(c, vm_abck(VM_OP_LOADFALSE, vm_a(i), 0, 0, 0), line, J_NONE, 0);
-      put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
+      rw_put(c, vm_abck(VM_OP_LOADFALSE, vm_a(i), 0, 0, 0), line, J_NONE, 0);
+      rw_put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
     } else if (!c->fused && vm_mmbin_pair(f, pc)) {
-      put(c, i, line, J_NONE, 0);
+      rw_put(c, i, line, J_NONE, 0);
       c->stub_pc[c->nstubs] = pc;
       pc++;
       c->group[pc] = c->pos[pc] = c->o.n;
-      put(c, vm_isj(VM_OP_JMP, 0), line_of(c, pc), J_STUB, c->nstubs++);
+      rw_put(c, vm_isj(VM_OP_JMP, 0), rw_line_of(c, pc), J_STUB, c->nstubs++);
     } else if (vm_jump_target(i, pc, &t)) {
       int m = c->cfg->block_of[pc], r = -1;
       if (c->tails && m >= 0 && c->cfg->b[m].end == pc) r = c->tail_pays[m];
@@ -918,12 +763,12 @@ static void emit_main(ctx *c) {
                paid_by_tforloop(c, c->cfg->block_at[t]))
         emit_paying_jump(c, pc, c->cfg->block_at[t], t, line);
       else
-        put(c, i, line, op == VM_OP_TFORPREP ? J_INSTR : J_GROUP, t);
+        rw_put(c, i, line, op == VM_OP_TFORPREP ? J_INSTR : J_GROUP, t);
     } else {
       if (c->lc_on && (op == VM_OP_MMBIN || op == VM_OP_MMBINI ||
                        op == VM_OP_MMBINK))  /* charges itself when run */
         note_cost(c, c->o.n, line, rw_op_cost(op, c->opt));
-      put(c, i, line, J_NONE, 0);
+      rw_put(c, i, line, J_NONE, 0);
     }
   }
 }
@@ -936,23 +781,23 @@ static void emit_stubs(ctx *c) {
     int pc = c->stub_pc[s], nset = c->nsetters[pc];
     int bi = c->cfg->block_of[pc], lazy = bi >= 0 && c->sync.lazy[bi];
     const int *setters = &c->setters[2 * pc];
-    int line = line_of(c, pc + 1);
+    int line = rw_line_of(c, pc + 1);
     c->stub_start[s] = c->o.n;
     /* in a lazy block r is valid and may be ahead: charge it and write
        it back, since the metamethod or the error may read the cell */
     emit_accounting(c, stub_charge(c, pc, nset), 0, 0, lazy, 1, line);
     for (k = 0; k < nset; k++) {  /* never run: names for error messages */
-      put(c, vm_abck(VM_OP_LFALSESKIP, c->r, 0, 0, 0), line, J_NONE, 0);
-      put(c, f->code[setters[k]], line, J_NONE, 0);
+      rw_put(c, vm_abck(VM_OP_LFALSESKIP, c->r, 0, 0, 0), line, J_NONE, 0);
+      rw_put(c, f->code[setters[k]], line, J_NONE, 0);
       c->used_r = 1;
     }
-    put(c, f->code[pc], line_of(c, pc), J_NONE, 0);
-    put(c, f->code[pc + 1], line, J_NONE, 0);
+    rw_put(c, f->code[pc], rw_line_of(c, pc), J_NONE, 0);
+    rw_put(c, f->code[pc + 1], line, J_NONE, 0);
     /* the metamethod may have charged: r holds the counter again */
     if (!c->fused)
-      put(c, vm_abck(VM_OP_GETUPVAL, c->r, c->counter, 0, 0), line, J_NONE,
-          0);
-    put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
+      rw_put(c, vm_abck(VM_OP_GETUPVAL, c->r, c->counter, 0, 0), line,
+             J_NONE, 0);
+    rw_put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
     c->stub_end[s] = c->o.n;
     c->stats->stubs++;
   }
