@@ -1,9 +1,9 @@
 /*
 ** rw_ectx.h - the emitter's context: what rw_emit.c and the files
-** split from it share while they write the code of one function, and
-** the output they write it into, one instruction at a time (rw_put;
-** rw_ectx.c grows it).  Private to those files: the rest of the
-** rewriter calls rw_emit (rw_emit.h).
+** split from it (rw_wide.c) share while they write the code of one
+** function, and the output they write it into, one instruction at a
+** time (rw_put; rw_ectx.c grows it).  Private to those files: the
+** rest of the rewriter calls rw_emit (rw_emit.h).
 */
 #ifndef RW_ECTX_H
 #define RW_ECTX_H
@@ -24,7 +24,7 @@ typedef struct side {
   int line;
 } side;
 
-/* An emitted instruction whose jump target resolve_jumps sets. */
+/* An emitted instruction whose jump target rw_resolve_jumps sets. */
 typedef struct jump {
   int at;            /* its index */
   int kind, ref;     /* J_*, and what the target is found from */
@@ -117,7 +117,7 @@ static inline void rw_put_jump(ctx *c, int n, int jkind, int jref) {
 }
 
 /* Put instruction i, of source line line, and note its jump target
-   (resolve_jumps sets it).
+   (rw_resolve_jumps sets it).
    (n is read once: a store through one of the arrays could otherwise be
    taken to change it.  Out of memory is seen when the arrays are full:
    what is put until then is lost with the output.  jkind is a constant

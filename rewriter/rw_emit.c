@@ -37,11 +37,6 @@
 ** LFALSESKIP becomes LOADFALSE + JMP, since accounting code may now
 ** stand between it and the instruction it would skip to.
 **
-** Loop instructions reach only 2^17-1 instructions.  When a loop body
-** outgrows that, the loop is "widened": its instructions jump to
-** trampoline JMPs next to them (layouts at wide_forprep and below), and
-** each block running a trampoline is charged for it in overhead mode.
-**
 ** For the lraf VM (RW_LRAVM) the accounting code is ACCT instead: one
 ** instruction adds the charge and makes the zero check, in the order
 ** that the stock code would (emit_acct), and neither the register r nor
@@ -80,7 +75,8 @@
 ** 200 x that late.
 **
 ** rw_ectx.h holds what the files of the emitter share, and the output
-** they write into (rw_put).
+** they write into (rw_put). Loops that outgrow their jumps are
+** widened: rw_wide.c.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +86,7 @@
 #include "rw_lines.h"
 #include "rw_names.h"
 #include "rw_sync.h"
+#include "rw_wide.h"
 
 /* ---------------------------------------------------------------- */
 /* Increments and checks                                             */
@@ -252,16 +249,6 @@ static void emit_accounting(ctx *c, int64_t n, int check, int check_first,
 /* Charges                                                           */
 /* ---------------------------------------------------------------- */
 
-/* Trampoline JMPs that every run of a widened pc executes. */
-static uint32_t trampolines(ctx *c, int pc) {
-  if (!c->wide[pc]) return 0;
-  switch (vm_op(c->f->code[pc])) {
-    case VM_OP_FORPREP: case VM_OP_TFORPREP: return 1;
-    case VM_OP_FORLOOP: case VM_OP_TFORCALL: return 2;
-    default: return 0;
-  }
-}
-
 /* Overhead mode: what each block's own instructions cost once
    rewritten (LFALSESKIP becomes two instructions). */
 static void overhead_bases(ctx *c) {
@@ -270,7 +257,7 @@ static void overhead_bases(ctx *c) {
   for (i = 0; i < cfg->nblocks; i++) {
     uint32_t n = 0;
     for (pc = cfg->b[i].start; pc <= cfg->b[i].end; pc++) {
-      n += rw_instr_cost(c->f, pc, c->opt) + trampolines(c, pc);
+      n += rw_instr_cost(c->f, pc, c->opt) + rw_trampolines(c, pc);
       if (vm_op(c->f->code[pc]) == VM_OP_LFALSESKIP) n++;
     }
     c->base[i] = n;
@@ -573,62 +560,6 @@ static int no_sync(const rw_cfg *cfg, rw_arena *a, rw_sync *s) {
   return 1;
 }
 
-/* Widened loops, with T a trampoline JMP:
-     FORPREP   ->  FORPREP A 0; T body; T exit
-     FORLOOP   ->  JMP +1; B: T body; FORLOOP A ->B; T next
-     TFORPREP  ->  TFORPREP A ->C; B: T body; C: TFORCALL; TFORLOOP ->B;
-                   T exit
-     TFORCALL  ->  JMP +1; B: T body; accounting; TFORCALL; TFORLOOP ->B;
-                   T exit
-   TFORPREP enters a copy of the TFORCALL pair placed next to it, so the
-   original pair is reached only from the body.  Every run of a FORPREP or
-   TFORPREP takes one trampoline, of a FORLOOP or TFORCALL two. */
-static void emit_wide_head(ctx *c, int pc, int line) {
-  int body;
-  if (vm_op(c->f->code[pc]) != VM_OP_TFORCALL ||
-      !vm_jump_target(c->f->code[pc + 1], pc + 1, &body))
-    return;
-  rw_put(c, vm_isj(VM_OP_JMP, 0), line, J_REL, 2);
-  c->b2 = c->o.n;
-  rw_put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, body);
-}
-
-/* Returns 0 when pc's instruction needs no wide form. */
-static int emit_wide(ctx *c, int pc, int line) {
-  vm_proto *f = c->f;
-  vm_instr i = f->code[pc], jmp = vm_isj(VM_OP_JMP, 0);
-  int t;
-  if (!vm_jump_target(i, pc, &t)) return 0;
-  switch (vm_op(i)) {
-    case VM_OP_FORPREP:
-      c->stats->widened++;
-      rw_put(c, i, line, J_REL, 2);
-      rw_put(c, jmp, line, J_GROUP, pc + 1);
-      rw_put(c, jmp, line, J_GROUP, t);
-      return 1;
-    case VM_OP_FORLOOP:
-      rw_put(c, jmp, line, J_REL, 2);
-      rw_put(c, jmp, line, J_GROUP, t);
-      rw_put(c, i, line, J_REL, -1);
-      rw_put(c, jmp, line, J_GROUP, pc + 1);
-      return 1;
-    case VM_OP_TFORPREP:
-      c->stats->widened++;
-      rw_put(c, i, line, J_REL, 2);
-      rw_put(c, jmp, line, J_GROUP, pc + 1);
-      rw_put(c, f->code[t], rw_line_of(c, t), J_NONE, 0);
-      rw_put(c, f->code[t + 1], rw_line_of(c, t + 1), J_REL, -2);
-      rw_put(c, jmp, line, J_GROUP, t + 2);
-      return 1;
-    case VM_OP_TFORLOOP:
-      rw_put(c, i, line, J_REL, c->b2 - c->o.n);
-      rw_put(c, jmp, line, J_GROUP, pc + 1);
-      return 1;
-    default:
-      return 0;
-  }
-}
-
 /* ---- what each ACCT and MMBIN* pays for, per line (opt->lines) ---- */
 
 static void note_cost(ctx *c, int at, int line, int64_t cost) {
@@ -678,7 +609,7 @@ static int lines_pass(ctx *c) {
   for (pc = 0; pc < f->sizecode; pc++) {
     pccost[pc] = rw_instr_cost(f, pc, c->opt);
     if (c->opt->mode == RW_OVERHEAD)
-      pccost[pc] += trampolines(c, pc) +
+      pccost[pc] += rw_trampolines(c, pc) +
                     (vm_op(f->code[pc]) == VM_OP_LFALSESKIP);
   }
   ok = rw_lines_build(f, c->cfg, pccost, c->lines, &c->blines);
@@ -701,7 +632,7 @@ static void emit_main(ctx *c) {
     c->cur_pc = pc;
     c->group[pc] = c->o.n;
     if (c->wide[pc])
-      emit_wide_head(c, pc, line);
+      rw_emit_wide_head(c, pc, line);
     if (bi >= 0) {  /* a folded block may still write r back */
       const rw_block *b = &c->cfg->b[bi];
       int own = b->fold_into < 0, at = c->o.n;
@@ -743,7 +674,7 @@ static void emit_main(ctx *c) {
       }
     }
     c->pos[pc] = c->o.n;
-    if (c->wide[pc] && emit_wide(c, pc, line)) {
+    if (c->wide[pc] && rw_emit_wide(c, pc, line)) {
       continue;
     } else if (op == VM_OP_LFALSESKIP) {
       rw_put(c, vm_abck(VM_OP_LOADFALSE, vm_a(i), 0, 0, 0), line, J_NONE, 0);
@@ -801,57 +732,6 @@ static void emit_stubs(ctx *c) {
     c->stub_end[s] = c->o.n;
     c->stats->stubs++;
   }
-}
-
-/* Mark the loop whose instruction at pc cannot reach its target as
-   wide: both of its loop instructions, and the TFORCALL of a generic
-   loop.  Returns 0 if pc is no loop instruction. */
-static int widen(ctx *c, int pc) {
-  vm_instr i;
-  int t;
-  if (pc < 0) return 0;
-  if (c->wide[pc]) return 1;  /* its partner was marked in this pass */
-  i = c->f->code[pc];
-  if (!vm_jump_target(i, pc, &t) || t < 1) return 0;
-  switch (vm_op(i)) {
-    case VM_OP_FORPREP: case VM_OP_FORLOOP:
-      c->wide[pc] = c->wide[t - 1] = 1;
-      return 1;
-    case VM_OP_TFORPREP:
-      c->wide[pc] = c->wide[t] = c->wide[t + 1] = 1;
-      return 1;
-    case VM_OP_TFORLOOP:
-      c->wide[pc] = c->wide[pc - 1] = c->wide[t - 1] = 1;
-      return 1;
-    default:
-      return 0;
-  }
-}
-
-/* Set every jump offset.  Returns 0 when all fit, 1 when some loops
-   were widened and the code must be emitted again, -1 when a jump that
-   cannot be widened does not fit. */
-static int resolve_jumps(ctx *c) {
-  out *o = &c->o;
-  int k, again = 0;
-  for (k = 0; k < o->njumps; k++) {
-    const jump *j = &o->jumps[k];
-    int n = j->at, t;
-    switch (j->kind) {
-      case J_GROUP: t = c->group[j->ref]; break;
-      case J_INSTR: t = c->pos[j->ref]; break;
-      case J_STUB: t = c->stub_start[j->ref]; break;
-      case J_REL: t = n + j->ref; break;
-      default: continue;
-    }
-    if (vm_set_jump_target(&o->code[n], n, t))
-      continue;
-    if (j->kind == J_REL || vm_op(o->code[n]) == VM_OP_JMP ||
-        !widen(c, j->src))
-      return -1;
-    again = 1;
-  }
-  return again;
 }
 
 /* ---------------------------------------------------------------- */
@@ -1123,7 +1003,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
       st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
       goto done;
     }
-    fit = resolve_jumps(&c);
+    fit = rw_resolve_jumps(&c);
   } while (fit > 0);
   if (fit < 0) {
     st = err_fail(err, LRAF_ELIMIT, "a jump in %s is too long after "
