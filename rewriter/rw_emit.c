@@ -1,32 +1,6 @@
 /*
 ** rw_emit.c - writing the rewritten code of one function.
 **
-** Each accounting block that pays for itself (or for blocks folded into
-** it) starts with
-**     GETUPVAL r counter; ADDI r r n; MMBINI; SETUPVAL r counter
-** and a block with a zero check continues with
-**     LTI r 0 k; JMP +3; GETUPVAL r consume; CALL r 1 1; GETUPVAL r counter
-** where r is one register above everything the function uses.  A test
-** that pays ahead for one of its branches (branch folding, rw_cfg.c)
-** makes its check before its increment, and the other branch's increment
-** may be negative (ADDI down to -127, else ADDK).
-**
-** The GETUPVAL is left out where r is known to hold the counter's value
-** already: on every path from the last accounting code, only
-** instructions ran that cannot run other Lua code, C functions or
-** finalizers, and so cannot change the counter (rw_sync.c).  The
-** increment then costs two dispatches instead of three.
-**
-** The SETUPVAL is left out too ("lazy" increments) in a block of quiet
-** instructions, which moreover cannot raise an error: r runs ahead of
-** the cell until a later block writes it back.  Every block that could
-** let anything read the cell (a call, a metamethod, an error, a return,
-** a GC step) writes r back first, as does every block leading to one
-** that reloads r; so do the slow path of a lazy block's zero check (a
-** SETUPVAL before the GETUPVAL of consume, the JMP skipping 4) and the
-** metamethod stubs of a lazy block.  rw_sync.c decides where; the
-** overhead mode has no lazy blocks.
-**
 ** An arithmetic op's MMBIN* runs only when the op falls back to a
 ** metamethod, and the count hook counts it only then.  The rewriter
 ** replaces it with a JMP to a stub at the end of the function, which the
@@ -37,13 +11,9 @@
 ** LFALSESKIP becomes LOADFALSE + JMP, since accounting code may now
 ** stand between it and the instruction it would skip to.
 **
-** For the lraf VM (RW_LRAVM) the accounting code is ACCT instead: one
-** instruction adds the charge and makes the zero check, in the order
-** that the stock code would (emit_acct), and neither the register r nor
-** the sync analysis is needed.  Nor are metamethod stubs: the lraf VM's
-** MMBIN* charge themselves when they run (lua_setacctmmbin), so the op
-** and its MMBIN stay as they are.  The count hook never sees ACCT, so
-** the overhead mode charges nothing for it; the rest is as above.
+** The lraf VM needs no metamethod stubs: its MMBIN* charge themselves
+** when they run (lua_setacctmmbin), so the op and its MMBIN stay as they
+** are.
 **
 ** In the lraf VM's default mode a block may also pay at its end, when
 ** it or a block folded into it (which runs exactly as often) ends in a
@@ -75,231 +45,20 @@
 ** 200 x that late.
 **
 ** rw_ectx.h holds what the files of the emitter share, and the output
-** they write into (rw_put). Loops that outgrow their jumps are
-** widened: rw_wide.c.
+** they write into (rw_put). The accounting code that starts a block,
+** and what the overhead mode charges for it: rw_acct.c. Loops that
+** outgrow their jumps are widened: rw_wide.c.
 */
 #include <stdlib.h>
 #include <string.h>
 
+#include "rw_acct.h"
 #include "rw_ectx.h"
 #include "rw_emit.h"
 #include "rw_lines.h"
 #include "rw_names.h"
 #include "rw_sync.h"
 #include "rw_wide.h"
-
-/* ---------------------------------------------------------------- */
-/* Increments and checks                                             */
-/* ---------------------------------------------------------------- */
-
-/* Index of integer constant v usable by ADDK (below 256), adding it if
-   there is room; -1 when there is none.  Only looks when add is 0. */
-static int int_constant(ctx *c, int64_t v, int add) {
-  vm_proto *f = c->f;
-  int i, lim = f->sizek < 256 ? f->sizek : 256;
-  vm_const *k;
-  for (i = 0; i < lim; i++)
-    if (f->k[i].tag == VM_TINT && f->k[i].i == v)
-      return i;
-  if (f->sizek >= 256)
-    return -1;
-  if (!add)
-    return f->sizek;
-  k = realloc(f->k, ((size_t)f->sizek + 1) * sizeof *k);
-  if (k == NULL) { c->o.oom = 1; return -1; }
-  memset(&k[f->sizek], 0, sizeof *k);
-  k[f->sizek].tag = VM_TINT;
-  k[f->sizek].i = v;
-  f->k = k;
-  return f->sizek++;
-}
-
-/* Whether ADDI's signed operand can hold n. */
-static int fits_sc(int64_t n) {
-  return n >= -VM_OFFSET_SC && n <= VM_OFFSET_SC + 1;
-}
-
-static uint32_t adds_needed(ctx *c, int64_t n) {
-  if (n == 0) return 0;
-  if (fits_sc(n) || int_constant(c, n, 0) >= 0) return 1;
-  if (n < 0) return (uint32_t)((-n + VM_OFFSET_SC - 1) / VM_OFFSET_SC);
-  return (uint32_t)((n + VM_OFFSET_SC) / (VM_OFFSET_SC + 1));
-}
-
-/* Instructions of accounting code the count hook sees (overhead mode). */
-static uint32_t accounting_cost(ctx *c, uint32_t n, int check, int synced) {
-  uint32_t k = 0;
-  if (c->fused) return 0;  /* the hook never sees ACCT */
-  if ((n > 0 || check) && !synced) k++;   /* GETUPVAL */
-  if (n > 0) k += adds_needed(c, n) + 1;  /* ADDI..., SETUPVAL (overhead
-                                            mode has no lazy increments) */
-  if (check) k++;                       /* LTI (its JMP is not fetched) */
-  return k;
-}
-
-/* The charge of a block whose own code costs base: in overhead mode it
-   includes the accounting code, whose size depends on the charge. */
-static uint32_t settle_charge(ctx *c, uint32_t base, int check,
-                              int synced) {
-  uint32_t n, prev;
-  if (c->opt->mode != RW_OVERHEAD || (base == 0 && !check))
-    return base;
-  n = base;
-  do {
-    prev = n;
-    n = base + accounting_cost(c, prev, check, synced);
-  } while (n != prev);
-  return n;
-}
-
-/* The zero check: LTI r 0 k; JMP over; the slow path calls consume,
-   writing r back first when it may be ahead of the cell. */
-static void emit_check(ctx *c, int ahead, int line) {
-  int r = c->r;
-  rw_put(c, vm_abck(VM_OP_LTI, r, VM_OFFSET_SC, 0, 1), line, J_NONE, 0);
-  rw_put(c, vm_isj(VM_OP_JMP, ahead ? 4 : 3), line, J_NONE, 0);
-  if (ahead)
-    rw_put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
-  rw_put(c, vm_abck(VM_OP_GETUPVAL, r, c->consume, 0, 0), line, J_NONE, 0);
-  rw_put(c, vm_abck(VM_OP_CALL, r, 1, 1, 0), line, J_NONE, 0);
-  rw_put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
-  c->stats->checks++;
-}
-
-/* The lraf VM: ACCT adds n with the zero check after it, or before it
-   with check_first.  An n beyond sBx's range takes several ACCTs, of
-   which only the last checks (the first with check_first). */
-static void emit_acct(ctx *c, int64_t n, int check, int check_first,
-                      int line) {
-  int first = 1;
-  if (n == 0 && !check) return;
-  if (n != 0) c->stats->increments++;
-  if (check) c->stats->checks++;
-  do {
-    int64_t step = n > VM_OFFSET_SBX ? VM_OFFSET_SBX
-                 : n < -VM_OFFSET_SBX ? -VM_OFFSET_SBX : n;
-    int last = n == step, mode = VM_ACCT_ADD;
-    if (check && check_first && first) mode = VM_ACCT_CHECKADD;
-    else if (check && !check_first && last) mode = VM_ACCT_ADDCHECK;
-    rw_put(c, vm_set_bx(vm_abck(VM_OP_ACCT, mode, 0, 0, 0),
-                        (int)step + VM_OFFSET_SBX), line, J_NONE, 0);
-    n -= step;
-    first = 0;
-  } while (n != 0);
-}
-
-/* Add n to the counter (r already holds it when synced), write r back
-   to the cell if flush, then the zero check if asked for; with
-   check_first the check comes before the increment, which then pays
-   ahead for a branch that no check may see.  Afterwards r holds the
-   counter on every path. */
-static void emit_accounting(ctx *c, int64_t n, int check, int check_first,
-                            int synced, int flush, int line) {
-  int r = c->r, adds = n != 0, ahead;
-  if (c->fused) {
-    emit_acct(c, n, check, check_first, line);
-    return;
-  }
-  if (n == 0 && !check) {
-    if (flush) {  /* a block that only writes back what r ran ahead */
-      rw_put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
-      c->stats->flushes++;
-    }
-    return;
-  }
-  if (!synced)
-    rw_put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
-  else
-    c->stats->synced++;
-  if (check && check_first) {
-    emit_check(c, synced, line);
-    check = 0;
-  }
-  if (n != 0) {
-    int k = fits_sc(n) ? -1 : int_constant(c, n, 1);
-    if (k >= 0) {
-      rw_put(c, vm_abck(VM_OP_ADDK, r, r, k, 0), line, J_NONE, 0);
-      rw_put(c, vm_abck(VM_OP_MMBINK, r, k, RW_TM_ADD, 0), line, J_NONE, 0);
-    } else {
-      while (n != 0) {  /* steps of at most 128 up or 127 down */
-        int step = n > VM_OFFSET_SC + 1 ? VM_OFFSET_SC + 1
-                 : n < -VM_OFFSET_SC ? -VM_OFFSET_SC : (int)n;
-        rw_put(c, vm_abck(VM_OP_ADDI, r, r, step + VM_OFFSET_SC, 0), line,
-               J_NONE, 0);
-        rw_put(c, vm_abck(VM_OP_MMBINI, r, step + VM_OFFSET_SC, RW_TM_ADD, 0),
-               line, J_NONE, 0);
-        n -= step;
-      }
-    }
-    c->stats->increments++;
-  }
-  ahead = adds || synced;  /* r holds the counter, maybe not the cell */
-  if (flush && ahead) {
-    rw_put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
-    if (!adds) c->stats->flushes++;
-    ahead = 0;
-  } else if (adds) {
-    c->stats->lazy++;
-  }
-  if (check)  /* consume() reads the cell: write r back first if lazy */
-    emit_check(c, ahead, line);
-}
-
-/* ---------------------------------------------------------------- */
-/* Charges                                                           */
-/* ---------------------------------------------------------------- */
-
-/* Overhead mode: what each block's own instructions cost once
-   rewritten (LFALSESKIP becomes two instructions). */
-static void overhead_bases(ctx *c) {
-  const rw_cfg *cfg = c->cfg;
-  int i, pc;
-  for (i = 0; i < cfg->nblocks; i++) {
-    uint32_t n = 0;
-    for (pc = cfg->b[i].start; pc <= cfg->b[i].end; pc++) {
-      n += rw_instr_cost(c->f, pc, c->opt) + rw_trampolines(c, pc);
-      if (vm_op(c->f->code[pc]) == VM_OP_LFALSESKIP) n++;
-    }
-    c->base[i] = n;
-  }
-  for (i = 0; i < cfg->nblocks; i++) {  /* sum folded blocks into roots */
-    int r = i;
-    while (cfg->b[r].fold_into >= 0) r = cfg->b[r].fold_into;
-    if (r != i) {
-      c->base[r] += c->base[i];
-      c->base[i] = 0;
-    }
-  }
-}
-
-static int64_t block_charge(ctx *c, int bi) {
-  const rw_block *b = &c->cfg->b[bi];
-  if (c->opt->mode == RW_OVERHEAD)
-    return settle_charge(c, c->base[bi], b->check, c->sync.synced[bi]);
-  return b->charge;
-}
-
-static uint32_t stub_charge(ctx *c, int pc, int ncopies) {
-  if (c->opt->mode != RW_OVERHEAD)
-    return rw_op_cost(vm_op(c->f->code[pc + 1]), c->opt);
-  /* JMP to the stub, LFALSESKIP per copy, op, MMBIN, GETUPVAL (not on the
-     lraf VM), JMP back */
-  return settle_charge(c, (uint32_t)(5 - c->fused + ncopies), 0, 0);
-}
-
-/* What each block's accounting code does, for rw_sync_find; in the
-   overhead mode whether a block has some depends on its own code. */
-static void accounting_kinds(ctx *c) {
-  const rw_cfg *cfg = c->cfg;
-  int i;
-  int overhead = c->opt->mode == RW_OVERHEAD;
-  for (i = 0; i < cfg->nblocks; i++) {
-    const rw_block *b = &cfg->b[i];
-    int own = b->fold_into < 0 && (overhead ? c->base[i] > 0 : b->charge != 0);
-    c->emits[i] = (unsigned char)(b->fold_into < 0 && (b->check || own));
-    c->adds[i] = overhead ? c->emits[i] : (unsigned char)own;
-  }
-}
 
 /* ---------------------------------------------------------------- */
 /* Blocks that pay at the jump that ends them                        */
@@ -636,7 +395,7 @@ static void emit_main(ctx *c) {
     if (bi >= 0) {  /* a folded block may still write r back */
       const rw_block *b = &c->cfg->b[bi];
       int own = b->fold_into < 0, at = c->o.n;
-      int64_t n = own ? block_charge(c, bi) : 0;
+      int64_t n = own ? rw_block_charge(c, bi) : 0;
       if (c->table) {  /* what its checking ACCT leaves charged ahead */
         c->cur_ahead = c->ain[bi] + (b->charges_ahead ? 0 : own ? b->charge
                                                                 : 0);
@@ -655,12 +414,12 @@ static void emit_main(ctx *c) {
         c->stats->increments++;
         c->stats->checks++;
         c->stats->paid_at_entry++;
-      } else if (c->fused) {  /* emit_accounting's first case, no call */
-        emit_acct(c, n, own && b->check, b->charges_ahead, line);
+      } else if (c->fused) {  /* rw_emit_accounting's first case */
+        rw_emit_acct(c, n, own && b->check, b->charges_ahead, line);
       } else {
-        emit_accounting(c, n, own && b->check,
-                        b->charges_ahead, c->sync.synced[bi],
-                        c->sync.flush[bi], line);
+        rw_emit_accounting(c, n, own && b->check,
+                           b->charges_ahead, c->sync.synced[bi],
+                           c->sync.flush[bi], line);
       }
       if (own && c->lc_on) note_block(c, at, bi, n, line);
     }
@@ -716,7 +475,7 @@ static void emit_stubs(ctx *c) {
     c->stub_start[s] = c->o.n;
     /* in a lazy block r is valid and may be ahead: charge it and write
        it back, since the metamethod or the error may read the cell */
-    emit_accounting(c, stub_charge(c, pc, nset), 0, 0, lazy, 1, line);
+    rw_emit_accounting(c, rw_stub_charge(c, pc, nset), 0, 0, lazy, 1, line);
     for (k = 0; k < nset; k++) {  /* never run: names for error messages */
       rw_put(c, vm_abck(VM_OP_LFALSESKIP, c->r, 0, 0, 0), line, J_NONE, 0);
       rw_put(c, f->code[setters[k]], line, J_NONE, 0);
@@ -983,8 +742,8 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
       }
     }
     if (opt->mode == RW_OVERHEAD)
-      overhead_bases(&c);
-    if (!c.fused) accounting_kinds(&c);  /* for rw_sync_find */
+      rw_overhead_bases(&c);
+    if (!c.fused) rw_accounting_kinds(&c);  /* for rw_sync_find */
     if (c.lc_on && !lines_pass(&c)) {
       st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
       goto done;
