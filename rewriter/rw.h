@@ -109,7 +109,7 @@ int rw_consume_overhead(const rw_options *opt);
    rewritten code's own).  The blocks are then the default mode's. */
 int rw_refunds(const rw_options *opt);
 
-/* Whether blocks may pay at the jump that ends them (rw_emit.c): the
+/* Whether blocks may pay at the jump that ends them (rw_pay.c): the
    lraf VM, code rewritten in memory (rw_options.refunds: the Proto
    carries the table that charges what such a block ran when an error or
    a yield leaves it before its end), the default mode (not exact, not a

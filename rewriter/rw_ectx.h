@@ -1,8 +1,8 @@
 /*
 ** rw_ectx.h - the emitter's context: what rw_emit.c and the files
-** split from it (rw_acct.c, rw_wide.c) share while they write the
-** code of one function, and the output they write it into, one
-** instruction at a time (rw_put; rw_ectx.c grows it).  Private to
+** split from it (rw_acct.c, rw_pay.c, rw_wide.c) share while they
+** write the code of one function, and the output they write it into,
+** one instruction at a time (rw_put; rw_ectx.c grows it).  Private to
 ** those files: the rest of the rewriter calls rw_emit (rw_emit.h).
 */
 #ifndef RW_ECTX_H
@@ -79,11 +79,11 @@ typedef struct ctx {
   int64_t cur_ahead;    /* what rw_put() records for the next instructions */
   int tails;            /* some block pays at the jump that ends it */
   int entry_in_proto;   /* the first block's charge is the function's
-                           entry charge (entry_charge) */
+                           entry charge (rw_entry_charge) */
   int *tfor_body;       /* per block: -1, or the pc of the TFORLOOP that
-                           pays for it ahead (tfor_bodies); NULL: none */
+                           pays for it ahead (rw_tfor_bodies); NULL: none */
   int *tail;            /* with tails, per block: -1, or the block whose
-                           ending jump pays for it (tail_blocks) */
+                           ending jump pays for it (rw_tail_blocks) */
   int *tail_pays;       /* per block: -1, or the block that its ending
                            jump pays for */
   int64_t run;          /* what is charged ahead (below 0: run and not yet

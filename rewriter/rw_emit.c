@@ -15,39 +15,12 @@
 ** when they run (lua_setacctmmbin), so the op and its MMBIN stay as they
 ** are.
 **
-** In the lraf VM's default mode a block may also pay at its end, when
-** it or a block folded into it (which runs exactly as often) ends in a
-** jump that the VM has a paying form of (rw_tail_payments, tail_blocks):
-** the JMP or FORLOOP becomes JMPACCT or FORLOOPACCT, which adds the
-** charge held by the ACCT after it (which never runs itself) and makes
-** the zero check, and the block starts with no ACCT.  A loop turn then
-** runs no accounting dispatch at all.  Every run of the block goes on to
-** that jump unless it ends in an error or a yield; for those, the
-** function's table of what it has charged ahead (vm_proto.ahead, the
-** VM's Proto.acctahead) holds, at every pc where the frame may be left
-** with work run and not yet paid, that amount below 0 (compute_ahead's
-** values, and only those), which the VM charges when an error discards
-** the frame or a yield suspends it (and takes back on resuming, as the
-** jump will pay).  So no error or abandoned coroutine runs anything
-** uncharged, and the default mode's count stays at or above the hook's.
-** Only code rewritten in memory carries that table (the dump format has
-** no room for it), so only such code pays at its ends, and only in the
-** default mode (rw_tail_payments).  Every cycle
-** through the block passes the jump, so it checks as often.  Not for a
-** block whose increment pays ahead for a branch or takes such a charge
-** back (no check may see that charge, and the block's own code might run
-** one), the entry (every entry checks first) or a block that TFORPREP
-** enters.  Nor where a CALL runs before the group pays: what the group
-** ran is not seen by the checks of the code that runs meanwhile, and a
-** call may recurse as deep as Lua's stack goes, with as much unseen in
-** every frame; a metamethod goes at most 200 C calls deep, so a group
-** pays at its end at most RW_TAIL_MAX, and a quota stop comes at most
-** 200 x that late.
-**
 ** rw_ectx.h holds what the files of the emitter share, and the output
-** they write into (rw_put). The accounting code that starts a block,
-** and what the overhead mode charges for it: rw_acct.c. Loops that
-** outgrow their jumps are widened: rw_wide.c.
+** they write into (rw_put).  The accounting code that starts a block,
+** and what the overhead mode charges for it: rw_acct.c.  Loops that
+** outgrow their jumps are widened: rw_wide.c.  What the lraf VM pays
+** for elsewhere than at a block's start (at the jump that ends it, at
+** a TFORLOOP, as a call starts): rw_pay.c.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -57,138 +30,13 @@
 #include "rw_emit.h"
 #include "rw_lines.h"
 #include "rw_names.h"
+#include "rw_pay.h"
 #include "rw_sync.h"
 #include "rw_wide.h"
 
 /* ---------------------------------------------------------------- */
-/* Blocks that pay at the jump that ends them                        */
-/* ---------------------------------------------------------------- */
-
-/* For every block r that pays for itself (and what folds into it) with
-   one checking ACCT, the block of its group (r or one folded into r with
-   no branch fold on the way) that ends in a payable jump, where no CALL
-   runs before it (rw_block.tail_end, rw_cfg.c): that jump pays for the
-   group (see the top of this file).  Whether there is one. */
-static int tail_blocks(ctx *c) {
-  const rw_cfg *cfg = c->cfg;
-  int i, ri, found = 0;
-  if (!rw_tail_payments(c->opt) || cfg->ntail_ends == 0) return 0;
-  for (ri = 1; ri < cfg->nblocks; ri++) {
-    const rw_block *r = &cfg->b[ri];
-    int m = r->tail_end;
-    if (m < 0 || rw_cfg_equal_payer(cfg, m) != ri || r->fold_into >= 0 ||
-        r->charges_ahead || r->takes_back || (r->charge == 0 && !r->check) ||
-        r->charge > RW_TAIL_MAX || r->charge < 0)
-      continue;
-    if (!found)  /* the tables, once there is one */
-      for (i = 0; i < cfg->nblocks; i++) c->tail[i] = c->tail_pays[i] = -1;
-    c->tail[ri] = m;
-    c->tail_pays[m] = ri;
-    found = 1;
-  }
-  return found;
-}
-
-/* Whether block bi pays at the jump ending block c->tail[bi] in this
-   pass: not when that is a FORLOOP made wide. */
-static int pays_at_end(const ctx *c, int bi) {
-  int m;
-  if (!c->tails) return 0;
-  m = c->tail[bi];
-  return m >= 0 && !c->wide[c->cfg->b[m].end];
-}
-
-/* The jump at pc pays for block r: a group that it ends (JMP, FORLOOP:
-   what ran) or the loop body it goes back to (TFORLOOP: ahead).  Its
-   paying form, then the ACCT that holds r's charge. */
-static void emit_paying_jump(ctx *c, int pc, int r, int t, int line) {
-  vm_instr i = c->f->code[pc];
-  int64_t n = c->cfg->b[r].charge;
-  int op = vm_op(i) == VM_OP_FORLOOP ? VM_OP_FORLOOPACCT
-         : vm_op(i) == VM_OP_TFORLOOP ? VM_OP_TFORLOOPACCT : VM_OP_JMPACCT;
-  rw_put(c, vm_set_op(i, op), line, J_GROUP, t);
-  rw_put(c, vm_set_bx(vm_abck(VM_OP_ACCT, VM_ACCT_ADD, 0, 0, 0),
-                      (int)n + VM_OFFSET_SBX), line, J_NONE, 0);
-  if (n != 0) c->stats->increments++;
-  c->stats->checks++;
-  if (op == VM_OP_TFORLOOPACCT)
-    c->stats->paid_by_tforloop++;
-  else
-    c->stats->paid_at_end++;
-}
-
-/* Whether the first block's charge becomes the function's entry charge
-   (vm_proto.entry), which the lraf VM adds, with its zero check, as a
-   call starts: the same charge at the same point as the block's ACCT,
-   with no dispatch.  Where blocks pay at their end (the Proto carries
-   what the code alone cannot), for a block that adds, and only when no
-   jump comes back to the entry (a loop through it needs its ACCT). */
-static int entry_charge(const ctx *c) {
-  const rw_block *b = &c->cfg->b[0];
-  return rw_tail_payments(c->opt) && b->check && !b->takes_back &&
-         b->charge > 0 && b->npreds == 0;
-}
-
-/* The loop bodies that the TFORLOOP going back to them pays for ahead,
-   as TFORLOOPACCT (where blocks pay at their end: the same table covers
-   them): a body block entered only from its TFORLOOP that adds its own
-   charge (no branch fold's charge ahead or back, not paid at its end nor
-   by its predecessors), within one ACCT's reach.  Whether there is one
-   (0 out of memory: none then). */
-static int tfor_bodies(ctx *c) {
-  const rw_cfg *cfg = c->cfg;
-  const vm_proto *f = c->f;
-  int bi, i, found = 0;
-  if (!rw_tail_payments(c->opt) || cfg->ntforcalls == 0) return 0;
-  for (bi = 0; bi < cfg->nblocks; bi++) {  /* TFORCALL, TFORLOOP */
-    int t, bt, pc = cfg->b[bi].start + 1;
-    const rw_block *b;
-    if (!cfg->b[bi].tforcall || pc >= f->sizecode ||
-        vm_op(f->code[pc]) != VM_OP_TFORLOOP ||
-        !vm_jump_target(f->code[pc], pc, &t) || t < cfg->first || t >= pc ||
-        (bt = cfg->block_at[t]) < 0)
-      continue;
-    b = &cfg->b[bt];
-    if (!b->reachable || b->fold_into >= 0 || b->charges_ahead ||
-        b->takes_back || b->charge <= 0 || b->charge > VM_OFFSET_SBX ||
-        (c->tails && c->tail[bt] >= 0) ||
-        b->npreds != 1)  /* only its TFORLOOP enters it */
-      continue;
-    if (c->tfor_body == NULL) {
-      c->tfor_body = rw_arena_alloc(c->a, (size_t)cfg->nblocks + 1,
-                                    sizeof *c->tfor_body);
-      if (c->tfor_body == NULL) return 0;
-      for (i = 0; i < cfg->nblocks; i++) c->tfor_body[i] = -1;
-    }
-    c->tfor_body[bt] = pc;
-    found = 1;
-  }
-  return found;
-}
-
-/* Whether block bi's TFORLOOP pays for it in this pass: not when that
-   loop is made wide. */
-static int paid_by_tforloop(const ctx *c, int bi) {
-  return c->tfor_body != NULL && bi >= 0 && c->tfor_body[bi] >= 0 &&
-         !c->wide[c->tfor_body[bi]];
-}
-
-/* ---------------------------------------------------------------- */
 /* Refunds: what is charged ahead                                    */
 /* ---------------------------------------------------------------- */
-
-/* What a block's increment adds where it starts: its charge, unless it
-   pays at its end (0 when another block pays for it). */
-static int64_t head_charge(const ctx *c, int bi) {
-  const rw_block *b = &c->cfg->b[bi];
-  return b->fold_into < 0 && !pays_at_end(c, bi) ? b->charge : 0;
-}
-
-/* What block bi's paying jump adds at its end, if it has one. */
-static int64_t tail_charge(const ctx *c, int bi) {
-  int r = c->tails ? c->tail_pays[bi] : -1;
-  return r >= 0 && pays_at_end(c, r) ? c->cfg->b[r].charge : 0;
-}
 
 /* What the function has charged but not yet run (below 0: run but not
    yet paid) before each block's accounting code (ain): a block adds its
@@ -216,7 +64,8 @@ static int compute_ahead(ctx *c) {
   while (top > 0) {
     int bi = stack[--top];
     const rw_block *b = &cfg->b[bi];
-    int64_t a = c->ain[bi] + head_charge(c, bi) - b->cost + tail_charge(c, bi);
+    int64_t a = c->ain[bi] + rw_head_charge(c, bi) - b->cost +
+                rw_tail_charge(c, bi);
     int j;
     for (j = 0; j < b->nsucc; j++) {
       int s = b->succ[j];
@@ -400,12 +249,12 @@ static void emit_main(ctx *c) {
         c->cur_ahead = c->ain[bi] + (b->charges_ahead ? 0 : own ? b->charge
                                                                 : 0);
         note_ahead(c);
-        c->run = c->ain[bi] + head_charge(c, bi);
+        c->run = c->ain[bi] + rw_head_charge(c, bi);
         c->paid = !c->refunds && c->run >= (int64_t)b->cost;
       }
-      if (own && pays_at_end(c, bi)) {
+      if (own && rw_pays_at_end(c, bi)) {
         /* its paying jump pays for it */
-      } else if (own && paid_by_tforloop(c, bi)) {
+      } else if (own && rw_paid_by_tforloop(c, bi)) {
         /* its TFORLOOPACCT pays for it, as the loop goes on */
       } else if (bi == 0 && c->entry_in_proto) {  /* the VM, at the call */
         f->entry = n;
@@ -447,11 +296,11 @@ static void emit_main(ctx *c) {
     } else if (vm_jump_target(i, pc, &t)) {
       int m = c->cfg->block_of[pc], r = -1;
       if (c->tails && m >= 0 && c->cfg->b[m].end == pc) r = c->tail_pays[m];
-      if (r >= 0 && pays_at_end(c, r))
-        emit_paying_jump(c, pc, r, t, line);
+      if (r >= 0 && rw_pays_at_end(c, r))
+        rw_emit_paying_jump(c, pc, r, t, line);
       else if (op == VM_OP_TFORLOOP &&
-               paid_by_tforloop(c, c->cfg->block_at[t]))
-        emit_paying_jump(c, pc, c->cfg->block_at[t], t, line);
+               rw_paid_by_tforloop(c, c->cfg->block_at[t]))
+        rw_emit_paying_jump(c, pc, c->cfg->block_at[t], t, line);
       else
         rw_put(c, i, line, op == VM_OP_TFORPREP ? J_INSTR : J_GROUP, t);
     } else {
@@ -719,9 +568,9 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     goto done;
   }
   vm_getlines(f, c.lines);
-  c.tails = tail_blocks(&c);
-  c.entry_in_proto = entry_charge(&c);
-  tfor_bodies(&c);
+  c.tails = rw_tail_blocks(&c);
+  c.entry_in_proto = rw_entry_charge(&c);
+  rw_tfor_bodies(&c);
   c.table = c.tails || c.refunds;
   saved = *stats;
   do {  /* emit, widening loops until every jump fits */
