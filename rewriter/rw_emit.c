@@ -20,12 +20,14 @@
 ** and what the overhead mode charges for it: rw_acct.c.  Loops that
 ** outgrow their jumps are widened: rw_wide.c.  What the lraf VM pays
 ** for elsewhere than at a block's start (at the jump that ends it, at
-** a TFORLOOP, as a call starts): rw_pay.c.
+** a TFORLOOP, as a call starts): rw_pay.c.  The table of what a
+** function has charged ahead where a frame may be left: rw_ahead.c.
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rw_acct.h"
+#include "rw_ahead.h"
 #include "rw_ectx.h"
 #include "rw_emit.h"
 #include "rw_lines.h"
@@ -34,128 +36,6 @@
 #include "rw_sync.h"
 #include "rw_wide.h"
 
-/* ---------------------------------------------------------------- */
-/* Refunds: what is charged ahead                                    */
-/* ---------------------------------------------------------------- */
-
-/* What the function has charged but not yet run (below 0: run but not
-   yet paid) before each block's accounting code (ain): a block adds its
-   head charge, its instructions take their cost (emit_main works out
-   the value at each pc from there), and its paying jump, if it has one,
-   adds the charge there.  It does not depend on the path, since every
-   path to an exit is charged exactly; a block reached with two values
-   is an error of the rewriter.  A TFORCALL that TFORPREP enters
-   directly is neither charged nor counted, so there the value after it
-   is the TFORPREP's.  Returns 0 on a contradiction, -1 out of memory. */
-static int compute_ahead(ctx *c) {
-  const rw_cfg *cfg = c->cfg;
-  const vm_proto *f = c->f;
-  int nb = cfg->nblocks, top = 0, i;
-  rw_arena_mark mark = rw_arena_save(c->a);  /* scratch: dies here */
-  int *stack = rw_arena_alloc(c->a, (size_t)nb + 1, sizeof *stack);
-  unsigned char *seen = rw_arena_zalloc(c->a, (size_t)nb + 1, 1);
-  if (stack == NULL || seen == NULL) {
-    rw_arena_restore(c->a, mark);
-    return -1;
-  }
-  for (i = 0; i < nb; i++) c->ain[i] = 0;
-  seen[0] = 1;
-  stack[top++] = 0;
-  while (top > 0) {
-    int bi = stack[--top];
-    const rw_block *b = &cfg->b[bi];
-    int64_t a = c->ain[bi] + rw_head_charge(c, bi) - b->cost +
-                rw_tail_charge(c, bi);
-    int j;
-    for (j = 0; j < b->nsucc; j++) {
-      int s = b->succ[j];
-      const rw_block *sb = &cfg->b[s];
-      int64_t in = a;
-      if (sb->tforcall && vm_op(f->code[b->end]) == VM_OP_TFORPREP)
-        in = a - (sb->fold_into < 0 ? sb->charge : 0) +
-             rw_instr_cost(f, sb->start, c->opt);
-      if (!seen[s]) {
-        seen[s] = 1;
-        c->ain[s] = in;
-        stack[top++] = s;
-      } else if (c->ain[s] != in) {
-        rw_arena_restore(c->a, mark);
-        return 0;
-      }
-    }
-  }
-  rw_arena_restore(c->a, mark);
-  return 1;
-}
-
-/* Whether a frame may be left at the emitted instruction i, by an error
-   or a yield: it calls or raises, or it is an ACCT that checks. */
-static int may_leave(vm_instr i) {
-  int op = vm_op(i);
-  if (op == VM_OP_ACCT) return vm_a(i) != VM_ACCT_ADD;
-  if (op == VM_OP_TFORLOOPACCT) return 1;  /* its check */
-  return (vm_opinfo_of(op)->flags & (VM_OPF_CALLS | VM_OPF_ERRORS)) != 0;
-}
-
-/* Whether a value of what is charged ahead gets an entry in the table
-   where a frame may be left: anything (refunds) or only what was run
-   and not yet charged (a block that pays at its end). */
-static inline int table_value(const ctx *c, int64_t a) {
-  return c->refunds ? a != 0 : a < 0;
-}
-
-/* cur_ahead was set: the instructions put from here on may have entries
-   in the table. */
-static inline void note_ahead(ctx *c) {
-  if (c->ahead_lo < 0 && table_value(c, c->cur_ahead))
-    c->ahead_lo = c->o.n;
-}
-
-/* The table of what is charged ahead (or behind) where a frame may be
-   left, from the emitted instructions from ahead_lo on (one pass into
-   the arena, then an array of the right size).  Returns 0 when a value
-   does not fit an int. */
-static int build_ahead(ctx *c, vm_ahead **table, int *size) {
-  out *o = &c->o;
-  const side *sd = o->side;
-  int n, k = 0, end = o->n, refunds = c->refunds;  /* (the stores below
-                                                       could alias them) */
-  vm_ahead *t, *scratch;
-  rw_arena_mark mark;
-  *table = NULL;
-  *size = 0;
-  if (c->ahead_lo < 0) return 1;
-  mark = rw_arena_save(c->a);
-  scratch = rw_arena_alloc(c->a, (size_t)(end - c->ahead_lo), sizeof *t);
-  if (scratch == NULL) { o->oom = 1; return 1; }
-  for (n = c->ahead_lo; n < end; n++)
-    if ((refunds ? sd[n].ahead != 0 : sd[n].ahead < 0) &&
-        may_leave(o->code[n])) {
-      int64_t v = sd[n].ahead;
-      if (v > INT32_MAX || v < -INT32_MAX) {
-        rw_arena_restore(c->a, mark);
-        return 0;
-      }
-      scratch[k].pc = n;
-      scratch[k++].n = (int)v;
-    }
-  if (k > 0) {
-    t = malloc((size_t)k * sizeof *t);
-    if (t == NULL) {
-      o->oom = 1;
-    } else {
-      memcpy(t, scratch, (size_t)k * sizeof *t);
-      *table = t;
-      *size = k;
-    }
-  }
-  rw_arena_restore(c->a, mark);
-  return 1;
-}
-
-/* ---------------------------------------------------------------- */
-/* Code                                                              */
-/* ---------------------------------------------------------------- */
 
 /* The lraf VM has no r to keep in sync: nothing synced, flushed, lazy. */
 static int no_sync(const rw_cfg *cfg, rw_arena *a, rw_sync *s) {
@@ -233,7 +113,7 @@ static void emit_main(ctx *c) {
   c->ahead_lo = -1;
   f->entry = 0;
   f->entry_mode = 0;
-  if (c->table) note_ahead(c);
+  if (c->table) rw_note_ahead(c);
   for (pc = 0; pc < f->sizecode; pc++) {
     vm_instr i = f->code[pc];
     int op = vm_op(i), bi = c->cfg->block_at[pc], line = rw_line_of(c, pc);
@@ -248,7 +128,7 @@ static void emit_main(ctx *c) {
       if (c->table) {  /* what its checking ACCT leaves charged ahead */
         c->cur_ahead = c->ain[bi] + (b->charges_ahead ? 0 : own ? b->charge
                                                                 : 0);
-        note_ahead(c);
+        rw_note_ahead(c);
         c->run = c->ain[bi] + rw_head_charge(c, bi);
         c->paid = !c->refunds && c->run >= (int64_t)b->cost;
       }
@@ -278,7 +158,7 @@ static void emit_main(ctx *c) {
         c->cur_ahead = 0;
       } else {
         c->cur_ahead = (c->run -= rw_instr_cost(f, pc, c->opt));
-        note_ahead(c);
+        rw_note_ahead(c);
       }
     }
     c->pos[pc] = c->o.n;
@@ -483,7 +363,7 @@ static lraf_status finish(ctx *c, int main_end) {
     return LRAF_EMEM;
   if (c->table) {
     free(f->ahead);
-    if (!build_ahead(c, &f->ahead, &f->sizeahead))
+    if (!rw_build_ahead(c, &f->ahead, &f->sizeahead))
       return LRAF_ELIMIT;
     if (c->o.oom) return LRAF_EMEM;
   }
@@ -579,7 +459,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     c.nstubs = 0;
     if (fit > 0) *stats = saved;  /* a retry counts afresh */
     if (c.table) {  /* a FORLOOP made wide pays at its head instead */
-      int ok = compute_ahead(&c);
+      int ok = rw_compute_ahead(&c);
       if (ok < 0) {
         st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
         goto done;

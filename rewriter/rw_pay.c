@@ -12,7 +12,7 @@
 ** runs no accounting dispatch at all.  Every run of the block goes on to
 ** that jump unless it ends in an error or a yield; for those, the
 ** function's table of what it has charged ahead (vm_proto.ahead, the
-** VM's Proto.acctahead, rw_emit.c) holds, at every pc where the frame
+** VM's Proto.acctahead, rw_ahead.c) holds, at every pc where the frame
 ** may be left with work run and not yet paid, that amount below 0, which
 ** the VM charges when an error discards the frame or a yield suspends it
 ** (and takes back on resuming, as the jump will pay).  So no error or
