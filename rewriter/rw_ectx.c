@@ -22,14 +22,14 @@ int rw_grow(ctx *c) {
   if (o->oom) return 0;
   /* first guess: rewritten code is usually under three times longer.
      The code grows by realloc, to become f's own (with opt->alloc it
-     lives in the arena, and finish copies it out); the side tables
+     lives in the arena, and rw_finish copies it out); the side tables
      live in the arena, where growing leaves the old ones until the
      function is done: a good guess matters, and what it does not use of
      a large one is never touched. */
   int cap = o->cap ? o->cap * 2
           : c->f->sizecode < (1 << 24) ? 3 * c->f->sizecode + 64 : 1 << 26;
   rw_arena *a = c->a;
-  vm_instr *code = c->opt->alloc != NULL  /* finish copies it out */
+  vm_instr *code = c->opt->alloc != NULL  /* rw_finish copies it out */
       ? regrow(a, o->code, o->n, cap, sizeof *code)
       : realloc(o->code, (size_t)cap * sizeof *code);
   side *sd = regrow(a, o->side, o->n, cap, sizeof *sd);

@@ -1,10 +1,10 @@
 /*
 ** rw_ectx.h - the emitter's context: what rw_emit.c and the files
-** split from it (rw_acct.c, rw_pay.c, rw_ahead.c, rw_wide.c) share
-** while they write the code of one function, and the output they
-** write it into, one instruction at a time (rw_put; rw_ectx.c grows
-** it).  Private to those files: the rest of the rewriter calls
-** rw_emit (rw_emit.h).
+** split from it (rw_acct.c, rw_pay.c, rw_ahead.c, rw_wide.c,
+** rw_finish.c) share while they write the code of one function, and
+** the output they write it into, one instruction at a time (rw_put;
+** rw_ectx.c grows it).  Private to those files: the rest of the
+** rewriter calls rw_emit (rw_emit.h).
 */
 #ifndef RW_ECTX_H
 #define RW_ECTX_H

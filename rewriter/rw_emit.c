@@ -1,5 +1,19 @@
 /*
-** rw_emit.c - writing the rewritten code of one function.
+** rw_emit.c - writing the rewritten code of one function: the driver
+** (rw_emit), which emits the code until every jump fits, and its passes
+** over the original code (emit_main) and the metamethod stubs
+** (emit_stubs).
+**
+** Each accounting block starts with the code that pays for it: an
+** increment of the counter and, at the function's entry and at loop
+** headers, a zero check, or on the lraf VM one ACCT (rw_acct.c).  On
+** the lraf VM something else may pay for a block instead: the jump that
+** ends it, the TFORLOOP that goes back to it, or the call that enters
+** the function (rw_pay.c); then, and for exact mode's refunds, the
+** function carries a table of what it has charged ahead where a frame
+** may be left (rw_ahead.c).  A loop that outgrows its jumps is widened
+** and the code emitted again (rw_wide.c).  rw_finish.c makes the result
+** f's own.  rw_ectx.h holds what these files share.
 **
 ** An arithmetic op's MMBIN* runs only when the op falls back to a
 ** metamethod, and the count hook counts it only then.  The rewriter
@@ -13,29 +27,22 @@
 **
 ** The lraf VM needs no metamethod stubs: its MMBIN* charge themselves
 ** when they run (lua_setacctmmbin), so the op and its MMBIN stay as they
-** are.
-**
-** rw_ectx.h holds what the files of the emitter share, and the output
-** they write into (rw_put).  The accounting code that starts a block,
-** and what the overhead mode charges for it: rw_acct.c.  Loops that
-** outgrow their jumps are widened: rw_wide.c.  What the lraf VM pays
-** for elsewhere than at a block's start (at the jump that ends it, at
-** a TFORLOOP, as a call starts): rw_pay.c.  The table of what a
-** function has charged ahead where a frame may be left: rw_ahead.c.
+** are.  With rw_options.lines, every block that pays for itself gets an
+** ACCT (of 0 if need be), and the emitter notes which lines each ACCT
+** and MMBIN* pays for (note_block, rw_lines.c).
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rw_acct.h"
 #include "rw_ahead.h"
-#include "rw_ectx.h"
 #include "rw_emit.h"
+#include "rw_finish.h"
 #include "rw_lines.h"
 #include "rw_names.h"
 #include "rw_pay.h"
 #include "rw_sync.h"
 #include "rw_wide.h"
-
 
 /* The lraf VM has no r to keep in sync: nothing synced, flushed, lazy. */
 static int no_sync(const rw_cfg *cfg, rw_arena *a, rw_sync *s) {
@@ -222,180 +229,6 @@ static void emit_stubs(ctx *c) {
   }
 }
 
-/* ---------------------------------------------------------------- */
-/* Debug information                                                 */
-/* ---------------------------------------------------------------- */
-
-/* Encode the emitted lines as Lua does: deltas, with an absolute entry when a
-   delta is too large or after VM_MAXIWTHABS instructions without one. */
-/* An array of size bytes for f's own (code or line information): from
-   the hook, exactly sized, if there is one and it has room (*hooked is
-   then set), else from malloc. */
-static void *final_array(ctx *c, size_t size, int *hooked) {
-  const rw_options *opt = c->opt;
-  void *p = opt->alloc != NULL ? opt->alloc(opt->alloc_ud, NULL, 0, size)
-                               : NULL;
-  *hooked = p != NULL;
-  return p != NULL ? p : malloc(size);
-}
-
-/* Free an array of size bytes that final_array gave, or that f owns
-   (hook says which: VM_HOOK_* in f->borrowed). */
-static void drop_array(ctx *c, void *p, size_t size, int hooked) {
-  if (hooked)
-    c->opt->alloc(c->opt->alloc_ud, p, size, 0);
-  else
-    free(p);
-}
-
-static int encode_lines(ctx *c) {
-  vm_proto *f = c->f;
-  int n = c->o.n, pc, prev = f->linedefined, since = 0, nabs = 0, hooked;
-  int8_t *li = final_array(c, (size_t)n, &hooked);
-  vm_absline *abs = rw_arena_alloc(c->a, (size_t)n, sizeof *abs), *own = NULL;
-  const side *sd = c->o.side;  /* (a local: the stores to li may alias c) */
-  if (li == NULL || abs == NULL) {
-    if (li != NULL) drop_array(c, li, (size_t)n, hooked);
-    return 0;
-  }
-  for (pc = 0; pc < n; pc++) {
-    int line = sd[pc].line, d = line - prev;
-    if (d <= -VM_LIMLINEDIFF || d >= VM_LIMLINEDIFF ||
-        since++ >= VM_MAXIWTHABS) {
-      abs[nabs].pc = pc;
-      abs[nabs++].line = line;
-      d = VM_ABSLINEINFO;
-      since = 1;
-    }
-    li[pc] = (int8_t)d;
-    prev = line;
-  }
-  if (nabs > 0) {  /* f's own, as the line information */
-    own = malloc((size_t)nabs * sizeof *own);
-    if (own == NULL) {
-      drop_array(c, li, (size_t)n, hooked);
-      return 0;
-    }
-    memcpy(own, abs, (size_t)nabs * sizeof *own);
-  }
-  if (!(f->borrowed & VM_BORROWED_LINES))
-    drop_array(c, f->lineinfo, (size_t)f->sizelineinfo,
-               (f->borrowed & VM_HOOK_LINES) != 0);
-  if (!(f->borrowed & VM_BORROWED_ABS)) free(f->abslineinfo);
-  f->borrowed &= (uint8_t)~(VM_BORROWED_LINES | VM_BORROWED_ABS |
-                            VM_HOOK_LINES);
-  if (hooked) f->borrowed |= VM_HOOK_LINES;
-  f->lineinfo = li;
-  f->sizelineinfo = n;
-  f->abslineinfo = own;
-  f->sizeabslineinfo = nabs;
-  return 1;
-}
-
-static int map_pc(ctx *c, int pc, int main_end) {
-  return pc < c->f->sizecode ? c->group[pc] : main_end;
-}
-
-static int copy_string(vm_string *dst, const vm_string *src) {
-  *dst = *src;
-  if (!src->present) return 1;
-  dst->data = malloc(src->len + 1);
-  if (dst->data == NULL) return 0;
-  memcpy(dst->data, src->data, src->len + 1);
-  return 1;
-}
-
-/* Remap local-variable ranges and give each stub the locals that were
-   active at its MMBIN, so errors there name them as before. */
-static int remap_locals(ctx *c, int main_end) {
-  vm_proto *f = c->f;
-  int i, s, n = f->sizelocvars, extra = 0;
-  vm_locvar *lv;
-  if (n == 0) return 1;
-  for (s = 0; s < c->nstubs; s++)
-    for (i = 0; i < n; i++)
-      if (f->locvars[i].startpc <= c->stub_pc[s] + 1 &&
-          c->stub_pc[s] + 1 < f->locvars[i].endpc)
-        extra++;
-  lv = f->locvars;
-  if (extra > 0 && (f->borrowed & VM_BORROWED_LOCVARS)) {
-    lv = malloc(((size_t)n + (size_t)extra) * sizeof *lv);
-    if (lv == NULL) return 0;
-    memcpy(lv, f->locvars, (size_t)n * sizeof *lv);
-    f->borrowed &= (uint8_t)~VM_BORROWED_LOCVARS;
-  } else if (extra > 0) {
-    lv = realloc(f->locvars, ((size_t)n + (size_t)extra) * sizeof *lv);
-    if (lv == NULL) return 0;
-  }
-  f->locvars = lv;
-  for (s = 0; s < c->nstubs; s++) {
-    int mm = c->stub_pc[s] + 1;
-    for (i = 0; i < n; i++)
-      if (lv[i].startpc <= mm && mm < lv[i].endpc) {
-        vm_locvar *v = &lv[f->sizelocvars];
-        if (!copy_string(&v->name, &lv[i].name)) return 0;
-        v->startpc = c->stub_start[s];
-        v->endpc = c->stub_end[s];
-        f->sizelocvars++;
-      }
-  }
-  for (i = 0; i < n; i++) {
-    lv[i].startpc = map_pc(c, lv[i].startpc, main_end);
-    lv[i].endpc = map_pc(c, lv[i].endpc, main_end);
-  }
-  return 1;
-}
-
-/* ---------------------------------------------------------------- */
-
-/* f's code is being replaced: free it if it is f's own. */
-static void drop_code(ctx *c) {
-  vm_proto *f = c->f;
-  if (!(f->borrowed & VM_BORROWED_CODE))
-    drop_array(c, f->code, (size_t)f->sizecode * sizeof *f->code,
-               (f->borrowed & VM_HOOK_CODE) != 0);
-  f->borrowed &= (uint8_t)~(VM_BORROWED_CODE | VM_HOOK_CODE);
-}
-
-static lraf_status finish(ctx *c, int main_end) {
-  vm_proto *f = c->f;
-  if (f->sizelineinfo > 0 && !encode_lines(c))
-    return LRAF_EMEM;
-  if (c->table) {
-    free(f->ahead);
-    if (!rw_build_ahead(c, &f->ahead, &f->sizeahead))
-      return LRAF_ELIMIT;
-    if (c->o.oom) return LRAF_EMEM;
-  }
-  if (!remap_locals(c, main_end))
-    return LRAF_EMEM;
-  c->stats->code_before += f->sizecode;
-  c->stats->code_after += c->o.n;
-  if (c->opt->alloc != NULL) {  /* the code is in the arena: copy it out */
-    int hooked;
-    vm_instr *code = final_array(c, (size_t)c->o.n * sizeof *code, &hooked);
-    if (code == NULL) return LRAF_EMEM;
-    memcpy(code, c->o.code, (size_t)c->o.n * sizeof *code);
-    drop_code(c);
-    if (hooked) f->borrowed |= VM_HOOK_CODE;
-    f->code = code;
-  } else {
-    drop_code(c);
-    f->code = c->o.code;
-  }
-  f->sizecode = c->o.n;
-  c->o.code = NULL;
-  if (!c->fused || c->used_r)
-    f->maxstacksize = (uint8_t)(c->r + 1);
-  if (c->lc_on && !c->lc_bad) {  /* else the profile has no lines for f */
-    free(f->linecosts);
-    f->linecosts = c->lc;
-    f->sizelinecosts = c->nlc;
-    c->lc = NULL;
-  }
-  return LRAF_OK;
-}
-
 lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
                     int counter, int consume, const char *path, rw_arena *a,
                     rw_stats *stats, lraf_error *err) {
@@ -499,7 +332,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
                   VM_OFFSET_SJ);
     goto done;
   }
-  st = finish(&c, main_end);
+  st = rw_finish(&c, main_end);
   if (st == LRAF_ELIMIT)
     err_fail(err, st, "a charge in %s is too large for exact mode's table "
              "of refunds", path);

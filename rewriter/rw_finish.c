@@ -1,0 +1,182 @@
+/*
+** rw_finish.c - making what the emitter wrote f's own, once every jump
+** fits: its code and line information (in arrays of their exact size
+** from rw_options.alloc, where there is one), the table of what it
+** charges ahead, its local variables' ranges at the new pcs (each
+** metamethod stub gets the locals active at its MMBIN, so that errors
+** there name them as before), its stack size with the register r, what
+** each ACCT pays for per line (rw_options.lines), and the statistics.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "rw_ahead.h"
+#include "rw_finish.h"
+
+/* An array of size bytes for f's own (code or line information): from
+   the hook, exactly sized, if there is one and it has room (*hooked is
+   then set), else from malloc. */
+static void *final_array(ctx *c, size_t size, int *hooked) {
+  const rw_options *opt = c->opt;
+  void *p = opt->alloc != NULL ? opt->alloc(opt->alloc_ud, NULL, 0, size)
+                               : NULL;
+  *hooked = p != NULL;
+  return p != NULL ? p : malloc(size);
+}
+
+/* Free an array of size bytes that final_array gave, or that f owns
+   (hook says which: VM_HOOK_* in f->borrowed). */
+static void drop_array(ctx *c, void *p, size_t size, int hooked) {
+  if (hooked)
+    c->opt->alloc(c->opt->alloc_ud, p, size, 0);
+  else
+    free(p);
+}
+
+/* Encode the emitted lines as Lua does: deltas, with an absolute entry when a
+   delta is too large or after VM_MAXIWTHABS instructions without one. */
+static int encode_lines(ctx *c) {
+  vm_proto *f = c->f;
+  int n = c->o.n, pc, prev = f->linedefined, since = 0, nabs = 0, hooked;
+  int8_t *li = final_array(c, (size_t)n, &hooked);
+  vm_absline *abs = rw_arena_alloc(c->a, (size_t)n, sizeof *abs), *own = NULL;
+  const side *sd = c->o.side;  /* (a local: the stores to li may alias c) */
+  if (li == NULL || abs == NULL) {
+    if (li != NULL) drop_array(c, li, (size_t)n, hooked);
+    return 0;
+  }
+  for (pc = 0; pc < n; pc++) {
+    int line = sd[pc].line, d = line - prev;
+    if (d <= -VM_LIMLINEDIFF || d >= VM_LIMLINEDIFF ||
+        since++ >= VM_MAXIWTHABS) {
+      abs[nabs].pc = pc;
+      abs[nabs++].line = line;
+      d = VM_ABSLINEINFO;
+      since = 1;
+    }
+    li[pc] = (int8_t)d;
+    prev = line;
+  }
+  if (nabs > 0) {  /* f's own, as the line information */
+    own = malloc((size_t)nabs * sizeof *own);
+    if (own == NULL) {
+      drop_array(c, li, (size_t)n, hooked);
+      return 0;
+    }
+    memcpy(own, abs, (size_t)nabs * sizeof *own);
+  }
+  if (!(f->borrowed & VM_BORROWED_LINES))
+    drop_array(c, f->lineinfo, (size_t)f->sizelineinfo,
+               (f->borrowed & VM_HOOK_LINES) != 0);
+  if (!(f->borrowed & VM_BORROWED_ABS)) free(f->abslineinfo);
+  f->borrowed &= (uint8_t)~(VM_BORROWED_LINES | VM_BORROWED_ABS |
+                            VM_HOOK_LINES);
+  if (hooked) f->borrowed |= VM_HOOK_LINES;
+  f->lineinfo = li;
+  f->sizelineinfo = n;
+  f->abslineinfo = own;
+  f->sizeabslineinfo = nabs;
+  return 1;
+}
+
+static int map_pc(ctx *c, int pc, int main_end) {
+  return pc < c->f->sizecode ? c->group[pc] : main_end;
+}
+
+static int copy_string(vm_string *dst, const vm_string *src) {
+  *dst = *src;
+  if (!src->present) return 1;
+  dst->data = malloc(src->len + 1);
+  if (dst->data == NULL) return 0;
+  memcpy(dst->data, src->data, src->len + 1);
+  return 1;
+}
+
+/* Remap local-variable ranges and give each stub the locals that were
+   active at its MMBIN, so errors there name them as before. */
+static int remap_locals(ctx *c, int main_end) {
+  vm_proto *f = c->f;
+  int i, s, n = f->sizelocvars, extra = 0;
+  vm_locvar *lv;
+  if (n == 0) return 1;
+  for (s = 0; s < c->nstubs; s++)
+    for (i = 0; i < n; i++)
+      if (f->locvars[i].startpc <= c->stub_pc[s] + 1 &&
+          c->stub_pc[s] + 1 < f->locvars[i].endpc)
+        extra++;
+  lv = f->locvars;
+  if (extra > 0 && (f->borrowed & VM_BORROWED_LOCVARS)) {
+    lv = malloc(((size_t)n + (size_t)extra) * sizeof *lv);
+    if (lv == NULL) return 0;
+    memcpy(lv, f->locvars, (size_t)n * sizeof *lv);
+    f->borrowed &= (uint8_t)~VM_BORROWED_LOCVARS;
+  } else if (extra > 0) {
+    lv = realloc(f->locvars, ((size_t)n + (size_t)extra) * sizeof *lv);
+    if (lv == NULL) return 0;
+  }
+  f->locvars = lv;
+  for (s = 0; s < c->nstubs; s++) {
+    int mm = c->stub_pc[s] + 1;
+    for (i = 0; i < n; i++)
+      if (lv[i].startpc <= mm && mm < lv[i].endpc) {
+        vm_locvar *v = &lv[f->sizelocvars];
+        if (!copy_string(&v->name, &lv[i].name)) return 0;
+        v->startpc = c->stub_start[s];
+        v->endpc = c->stub_end[s];
+        f->sizelocvars++;
+      }
+  }
+  for (i = 0; i < n; i++) {
+    lv[i].startpc = map_pc(c, lv[i].startpc, main_end);
+    lv[i].endpc = map_pc(c, lv[i].endpc, main_end);
+  }
+  return 1;
+}
+
+/* f's code is being replaced: free it if it is f's own. */
+static void drop_code(ctx *c) {
+  vm_proto *f = c->f;
+  if (!(f->borrowed & VM_BORROWED_CODE))
+    drop_array(c, f->code, (size_t)f->sizecode * sizeof *f->code,
+               (f->borrowed & VM_HOOK_CODE) != 0);
+  f->borrowed &= (uint8_t)~(VM_BORROWED_CODE | VM_HOOK_CODE);
+}
+
+lraf_status rw_finish(ctx *c, int main_end) {
+  vm_proto *f = c->f;
+  if (f->sizelineinfo > 0 && !encode_lines(c))
+    return LRAF_EMEM;
+  if (c->table) {
+    free(f->ahead);
+    if (!rw_build_ahead(c, &f->ahead, &f->sizeahead))
+      return LRAF_ELIMIT;
+    if (c->o.oom) return LRAF_EMEM;
+  }
+  if (!remap_locals(c, main_end))
+    return LRAF_EMEM;
+  c->stats->code_before += f->sizecode;
+  c->stats->code_after += c->o.n;
+  if (c->opt->alloc != NULL) {  /* the code is in the arena: copy it out */
+    int hooked;
+    vm_instr *code = final_array(c, (size_t)c->o.n * sizeof *code, &hooked);
+    if (code == NULL) return LRAF_EMEM;
+    memcpy(code, c->o.code, (size_t)c->o.n * sizeof *code);
+    drop_code(c);
+    if (hooked) f->borrowed |= VM_HOOK_CODE;
+    f->code = code;
+  } else {
+    drop_code(c);
+    f->code = c->o.code;
+  }
+  f->sizecode = c->o.n;
+  c->o.code = NULL;
+  if (!c->fused || c->used_r)
+    f->maxstacksize = (uint8_t)(c->r + 1);
+  if (c->lc_on && !c->lc_bad) {  /* else the profile has no lines for f */
+    free(f->linecosts);
+    f->linecosts = c->lc;
+    f->sizelinecosts = c->nlc;
+    c->lc = NULL;
+  }
+  return LRAF_OK;
+}
