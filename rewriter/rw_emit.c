@@ -114,19 +114,21 @@ static int lines_pass(ctx *c) {
 
 static void emit_main(ctx *c) {
   vm_proto *f = c->f;
-  int pc, t;
+  const vm_instr *code = f->code;
+  const unsigned char *wide = c->wide;
+  int pc, t, size = f->sizecode;
   c->run = 0;
   c->paid = !c->refunds;
   c->ahead_lo = -1;
   f->entry = 0;
   f->entry_mode = 0;
   if (c->table) rw_note_ahead(c);
-  for (pc = 0; pc < f->sizecode; pc++) {
-    vm_instr i = f->code[pc];
+  for (pc = 0; pc < size; pc++) {
+    vm_instr i = code[pc];
     int op = vm_op(i), bi = c->cfg->block_at[pc], line = rw_line_of(c, pc);
     c->cur_pc = pc;
     c->group[pc] = c->o.n;
-    if (c->wide[pc])
+    if (wide[pc])
       rw_emit_wide_head(c, pc, line);
     if (bi >= 0) {  /* a folded block may still write r back */
       const rw_block *b = &c->cfg->b[bi];
@@ -169,7 +171,7 @@ static void emit_main(ctx *c) {
       }
     }
     c->pos[pc] = c->o.n;
-    if (c->wide[pc] && rw_emit_wide(c, pc, line)) {
+    if (wide[pc] && rw_emit_wide(c, pc, line)) {
       continue;
     } else if (op == VM_OP_LFALSESKIP) {
       rw_put(c, vm_abck(VM_OP_LOADFALSE, vm_a(i), 0, 0, 0), line, J_NONE, 0);
@@ -281,9 +283,11 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     goto done;
   }
   vm_getlines(f, c.lines);
-  c.tails = rw_tail_blocks(&c);
-  c.entry_in_proto = rw_entry_charge(&c);
-  rw_tfor_bodies(&c);
+  if (rw_tail_payments(opt)) {  /* what pays elsewhere (rw_pay.c) */
+    c.tails = rw_tail_blocks(&c);
+    c.entry_in_proto = rw_entry_charge(&c);
+    rw_tfor_bodies(&c);
+  }
   c.table = c.tails || c.refunds;
   saved = *stats;
   do {  /* emit, widening loops until every jump fits */
