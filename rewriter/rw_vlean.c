@@ -52,9 +52,7 @@ static int jump_ok(const vm_proto *f, vm_instr i, int pc, int *back) {
    instruction. */
 static int acct_follows(const vm_proto *f, vm_instr i, int n) {
   int op = vm_op(i);
-  if (op != VM_OP_JMPACCT && op != VM_OP_FORLOOPACCT &&
-      op != VM_OP_TFORLOOPACCT)
-    return 1;
+  if (!vm_is_paying_jump(op)) return 1;
   return n + 1 < f->sizecode && vm_op(f->code[n + 1]) == VM_OP_ACCT &&
          (op == VM_OP_JMPACCT || n + 2 < f->sizecode);
 }

@@ -21,15 +21,13 @@ int rw_vlean_code(const vm_proto *f, const rw_original *o);
 int rw_vlean_scan(const vm_proto *f, const rw_original *o, int *back);
 
 /* An instruction that makes a zero check: an ACCT that checks, or a
-   paying jump (JMPACCT, FORLOOPACCT, TFORLOOPACCT: it checks whichever
-   way it goes;
+   paying jump (vm_is_paying_jump: it checks whichever way it goes;
    vm_check_code and rw_vlean_code make sure that no test runs one as
    its jump). */
 static inline int rw_is_check(vm_instr i) {
   int op = vm_op(i);
   return (op == VM_OP_ACCT && vm_a(i) != VM_ACCT_ADD) ||
-         op == VM_OP_JMPACCT || op == VM_OP_FORLOOPACCT ||
-         op == VM_OP_TFORLOOPACCT;
+         vm_is_paying_jump(op);
 }
 
 /* Whether control goes from i only to the next instruction (i is no

@@ -216,9 +216,18 @@ static inline int vm_sets_top(vm_instr i) {
     default: return 0;
   }
 }
+/* Whether op is a paying jump of the lraf VM (JMPACCT, FORLOOPACCT,
+   TFORLOOPACCT): it adds the charge held by the ACCT after it, which
+   never runs itself, and makes the zero check. */
+static inline int vm_is_paying_jump(int op) {
+  return op == VM_OP_JMPACCT || op == VM_OP_FORLOOPACCT ||
+         op == VM_OP_TFORLOOPACCT;
+}
+
 /* The instruction that must immediately follow i, or -1 when none:
    VM_OP_JMP after a test, VM_OP_EXTRAARG after LOADKX etc.,
-   VM_OP_TFORLOOP after TFORCALL, VM_OP_ACCT after a fused jump.  For arithmetic ops that need an
+   VM_OP_TFORLOOP after TFORCALL, VM_OP_ACCT after a paying jump.  For
+   arithmetic ops that need an
    MMBIN* it returns VM_OP_MMBIN, VM_OP_MMBINI or VM_OP_MMBINK. */
 static inline int vm_required_next(vm_instr i) {
   int op = vm_op(i);
@@ -233,9 +242,7 @@ static inline int vm_required_next(vm_instr i) {
   }
   if (vm_needs_extraarg(i)) return VM_OP_EXTRAARG;
   if (op == VM_OP_TFORCALL) return VM_OP_TFORLOOP;
-  if (op == VM_OP_JMPACCT || op == VM_OP_FORLOOPACCT ||
-      op == VM_OP_TFORLOOPACCT)
-    return VM_OP_ACCT;
+  if (vm_is_paying_jump(op)) return VM_OP_ACCT;
   return -1;
 }
 /* Whether Lua's count hook counts i when the interpreter reaches it as

@@ -296,8 +296,7 @@ static lraf_status check_operands(ctx *c) {
       return bad(c, "accounting instruction in a chunk lraf did not write");
     return a <= VM_ACCT_ADD ? LRAF_OK : bad(c, "ACCT mode %d", a);
   }
-  if (op == VM_OP_JMPACCT || op == VM_OP_FORLOOPACCT ||
-      op == VM_OP_TFORLOOPACCT) {  /* its jumps */
+  if (vm_is_paying_jump(op)) {  /* its jumps */
     int t;
     if (!(c->flags & VM_CHECK_REWRITTEN))
       return bad(c, "accounting instruction in a chunk lraf did not write");

@@ -246,9 +246,7 @@ static void print_operands(FILE *out, const vm_proto *f, int pc, vm_instr i) {
   else if (op == VM_OP_EXTRAARG)
     fprintf(out, "%d", vm_ax(i));
   else if (op == VM_OP_ACCT && pc > 0 &&
-           (vm_op(f->code[pc - 1]) == VM_OP_JMPACCT ||
-            vm_op(f->code[pc - 1]) == VM_OP_FORLOOPACCT ||
-            vm_op(f->code[pc - 1]) == VM_OP_TFORLOOPACCT))
+           vm_is_paying_jump(vm_op(f->code[pc - 1])))
     fprintf(out, "%d %d" COMMENT "added, checked by %s", vm_a(i), vm_sbx(i),
             vm_opname(vm_op(f->code[pc - 1])));
   else if (op == VM_OP_ACCT)  /* the lraf VM's: mode, amount */
