@@ -72,20 +72,16 @@ int tutil_vm_load(const void *data, size_t size, char *msg, size_t msgsize) {
 
 vm_chunk *tutil_vm_rewritten(const char *src, const char *name,
                              const rw_options *opt, rw_stats *stats) {
-  tutil_vm_buf buf;
+  rt_input in;
   vm_chunk *chunk = NULL;
   lraf_error err;
-  char msg[256];
-  if (!tutil_vm_dump(src, strlen(src), name, 0, &buf, msg, sizeof msg))
-    fail_msg("%s does not compile: %s", name, msg);
-  if (vm_read(buf.data, buf.size, NULL, &chunk, &err) != LRAF_OK)
-    fail_msg("%s: %s", name, err.message);
-  free(buf.data);
+  memset(&in, 0, sizeof in);
+  in.kind = RT_INPUT_SOURCE;
+  in.data = src;
+  in.size = strlen(src);
+  in.name = name;
   memset(stats, 0, sizeof *stats);
-  if (rw_rewrite(chunk, opt, stats, &err) != LRAF_OK)
-    fail_msg("%s: rewriting: %s", name, err.message);
-  if (rw_verify_target(chunk, opt->target, &err) != LRAF_OK)
-    fail_msg("%s: the rewritten chunk fails verification: %s", name,
-             err.message);
+  if (rt_pipeline(&in, opt, stats, &chunk, &err) != LRAF_OK)
+    fail_msg("%s: %s: %s", name, lraf_status_name(err.code), err.message);
   return chunk;
 }

@@ -26,8 +26,8 @@ int tutil_vm_dump(const char *src, size_t len, const char *name, int strip,
                   tutil_vm_buf *out, char *msg, size_t msgsize);
 
 /* src compiled (chunk name name), read into the chunk model, rewritten
-   with opt (stats reset first) and verified for opt's target; fails the
-   test when any step fails.  Free the result with vm_chunk_free. */
+   with opt (stats reset first) and verified for opt's target, by the
+   loader's pipeline (rt_pipeline); fails the test when any step fails.  Free the result with vm_chunk_free. */
 vm_chunk *tutil_vm_rewritten(const char *src, const char *name,
                              const rw_options *opt, rw_stats *stats);
 

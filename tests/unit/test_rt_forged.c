@@ -148,18 +148,29 @@ static lraf_status load(lraf_env env, int allow, int keyed,
   return st;
 }
 
-static void test_forged_unsigned(void **state) {
+/* SPIN rewritten offline, signed with KEY if keyed (free it). */
+static void *rewrite_spin(int keyed, size_t *size) {
   lraf_options opt;
   lraf_error err;
+  void *chunk;
+  lraf_default_options(&opt);
+  if (keyed) {
+    opt.offline_key = KEY;
+    opt.offline_key_len = sizeof KEY - 1;
+  }
+  assert_int_equal(lraf_rewrite(&opt, SPIN, strlen(SPIN), "=spin", &chunk,
+                                size, &err), LRAF_OK);
+  return chunk;
+}
+
+static void test_forged_unsigned(void **state) {
   void *chunk;
   size_t size, fsize;
   unsigned char *f;
   char msg[512];
   int edit, env, loaded = 0;
   (void)state;
-  lraf_default_options(&opt);
-  assert_int_equal(lraf_rewrite(&opt, SPIN, strlen(SPIN), "=spin", &chunk,
-                                &size, &err), LRAF_OK);
+  chunk = rewrite_spin(0, &size);
   /* the genuine chunk: refused in both environments, unless allowed */
   for (env = 0; env < 2; env++) {
     lraf_env e = env ? LRAF_ENV_SANDBOX : LRAF_ENV_FULL;
@@ -208,19 +219,13 @@ static void test_forged_unsigned(void **state) {
 }
 
 static void test_forged_signed(void **state) {
-  lraf_options opt;
-  lraf_error err;
   void *chunk;
   size_t size, fsize;
   unsigned char *f;
   char msg[512];
   int edit, env;
   (void)state;
-  lraf_default_options(&opt);
-  opt.offline_key = KEY;
-  opt.offline_key_len = sizeof KEY - 1;
-  assert_int_equal(lraf_rewrite(&opt, SPIN, strlen(SPIN), "=spin", &chunk,
-                                &size, &err), LRAF_OK);
+  chunk = rewrite_spin(1, &size);
   for (env = 0; env < 2; env++) {
     lraf_env e = env ? LRAF_ENV_SANDBOX : LRAF_ENV_FULL;
     /* signed: loads where the key is held, without allow_offline */
@@ -245,22 +250,14 @@ static void test_forged_signed(void **state) {
    that its last 32 bytes are trailing garbage).  Without the key 32
    other bytes cannot be told from a signature; 31 are garbage. */
 static void test_signed_without_key(void **state) {
-  lraf_options opt;
-  lraf_error err;
   void *chunk, *plain;
   size_t size, psize;
   unsigned char *junk;
   char msg[512];
   int env, allow;
   (void)state;
-  lraf_default_options(&opt);
-  opt.offline_key = KEY;
-  opt.offline_key_len = sizeof KEY - 1;
-  assert_int_equal(lraf_rewrite(&opt, SPIN, strlen(SPIN), "=spin", &chunk,
-                                &size, &err), LRAF_OK);
-  lraf_default_options(&opt);
-  assert_int_equal(lraf_rewrite(&opt, SPIN, strlen(SPIN), "=spin", &plain,
-                                &psize, &err), LRAF_OK);
+  chunk = rewrite_spin(1, &size);
+  plain = rewrite_spin(0, &psize);
   assert_int_equal(size, psize + 32);
   junk = malloc(size);
   assert_non_null(junk);
