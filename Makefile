@@ -6,7 +6,7 @@
 #
 # Two builds (docs/lraf-vm.md): build/ is the lraf VM (LRAF_VM=1, the
 # default: Lua 5.4.4 from Debian's source package plus
-# vm/lravm/lua-acct.patch, linked in), build/stock the stock target
+# lravm/patches/lua-acct.patch, linked in), build/stock the stock target
 # (LRAF_VM=0, against Debian's liblua5.4).  `make` builds both; without
 # the lraf VM's sources it builds build/stock alone and says so.
 #   make examples  build examples/*.c into $(BUILD)/examples (tests run them)
@@ -19,7 +19,7 @@
 # Lua).  Every module's sources go into build/liblraf.{a,so}, which
 # exports only what include/lraf.h marks LRAF_API:
 #   common/    err_fail (the error value every layer fills), status names
-#   vm/        Lua 5.4 bytecode in memory: vm_read, checks, vm_list, vm_write
+#   bytecode/        Lua 5.4 bytecode in memory: bc_read, checks, bc_list, bc_write
 #   rewriter/  rw_rewrite adds the accounting code to a chunk; rw_verify
 #   accounts/  accounts and managers (total, limit, hierarchical, rate)
 #   profile/   the profiler's core: calling-context tree, outputs, diff
@@ -27,8 +27,8 @@
 #   cli/       the lraf command, compiled against include/lraf.h only
 #
 # What a load does (runtime/rt_load.c, rt_pipeline.c): Lua's parser
-# compiles the source (text only) -> rt_dump (lua_dump) -> vm_read ->
-# rw_rewrite -> rw_verify -> vm_write -> lua_load, and the chunk's
+# compiles the source (text only) -> rt_dump (lua_dump) -> bc_read ->
+# rw_rewrite -> rw_verify -> bc_write -> lua_load, and the chunk's
 # counter and consume upvalues are joined to the state's.  The running
 # code adds block costs to the counter; when it reaches 0 it calls
 # consume (rt_counter.c), which charges the thread's account, whose
@@ -64,7 +64,7 @@ LUA_DEP    :=
 
 # The lraf VM (issue 17, docs/lraf-vm.md): with LRAF_VM=1 everything is
 # built against Lua 5.4.4 from Debian's source package plus
-# vm/lravm/lua-acct.patch (vm/lravm/fetch.sh puts it in $(LRAVM_SRC)),
+# lravm/patches/lua-acct.patch (lravm/fetch.sh puts it in $(LRAVM_SRC)),
 # compiled into $(BUILD)/lua/liblua.a.  With LRAF_VM=0 it is built
 # against Debian's liblua5.4 (the stock target, in $(STOCK)).
 LRAVM_SRC := build/lua-lravm
@@ -96,6 +96,8 @@ ifneq ($(wildcard $(BUILD)/.lraf-vm-$(if $(filter 1,$(LRAF_VM)),0,1)),)
 $(error $(BUILD) holds the build of LRAF_VM=$(if $(filter 1,$(LRAF_VM)),0,1); \
   use BUILD=$(if $(filter 1,$(LRAF_VM)),$(STOCK),build) or make clean)
 endif
+.DEFAULT_GOAL := all
+
 $(VM_STAMP):
 	@mkdir -p $(dir $@) && touch $@
 
@@ -112,7 +114,7 @@ LPEG_OBJ :=
 -include $(BUILD)/lpeg.mk
 
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
-           -fPIC -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iprofile -Iruntime $(LUA_CFLAGS) $(SAN)
+           -fPIC -Iinclude -Icommon -Ibytecode -Irewriter -Iaccounts -Iprofile -Iruntime $(LUA_CFLAGS) $(SAN)
 LDFLAGS := $(SAN)
 LIBS    := $(LUA_LIBS) -lm -lpthread
 # service/: the ledger's stores; cli/cli_serve.c: the HTTP front
@@ -133,7 +135,7 @@ SONAME_MHD    := $(call soname,microhttpd)
 LIBS    += -ldl
 SERVICE_LIBS := -lsqlite3 -lpq -lmicrohttpd
 
-MODULES  := common vm rewriter accounts profile runtime service
+MODULES  := common bytecode rewriter accounts profile runtime service
 # profile/: the profiler's core (pf_; knows no Lua, like accounts/); its
 # stock collector is runtime/rt_profile.c.
 LIB_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
@@ -158,7 +160,7 @@ EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)
 # the lraf VM when its sources can be had.
 all: deps
 	@$(MAKE) --no-print-directory programs BUILD=$(STOCK) LRAF_VM=0
-	@if vm/lravm/fetch.sh $(LRAVM_SRC); then \
+	@if lravm/fetch.sh $(LRAVM_SRC); then \
 	  $(MAKE) --no-print-directory programs BUILD=build LRAF_VM=1; \
 	else echo "lraf: built without the lraf VM (its sources: above);" \
 	  "$(STOCK)/lraf runs on the stock target"; fi
@@ -210,8 +212,8 @@ $(BUILD)/runtime/rt_lpeg.o: $(BUILD)/lpeg.mk
 $(BUILD)/runtime/rt_lpeg.o: CFLAGS += $(if $(LPEG_OBJ),-DLRAF_LPEG)
 
 # ---- the lraf VM's Lua (LRAF_VM=1) ----
-$(LRAVM_SRC)/.ok: vm/lravm/fetch.sh vm/lravm/lua-acct.patch tools/apt-source.sh
-	vm/lravm/fetch.sh $(LRAVM_SRC)
+$(LRAVM_SRC)/.ok: lravm/fetch.sh $(wildcard lravm/patches/*) tools/apt-source.sh
+	lravm/fetch.sh $(LRAVM_SRC)
 
 $(LRAVM_OBJ): $(BUILD)/lua/%.o: $(LRAVM_SRC)/.ok
 	@mkdir -p $(dir $@)
@@ -236,10 +238,10 @@ $(BUILD)/lua/lua: $(LRAVM_SRC)/.ok $(BUILD)/lua/liblua.a
 # Every unit test against the lraf VM (build/).  Without the sources
 # (no network, no deb-src derivable) it says so and skips, never passes.
 test-vm: deps
-	@if vm/lravm/fetch.sh $(LRAVM_SRC); then \
+	@if lravm/fetch.sh $(LRAVM_SRC); then \
 	  $(MAKE) --no-print-directory -j2 unit BUILD=build LRAF_VM=1 \
 	    $(if $(TALLY),TALLY=$(TALLY)); \
-	else echo "SKIP: the lraf VM's tests: vm/lravm/fetch.sh failed (above)"; fi
+	else echo "SKIP: the lraf VM's tests: lravm/fetch.sh failed (above)"; fi
 
 # The lraf VM build alone (build/), with its stand-alone lua for the
 # benchmarks; the stock build alone (build/stock).
@@ -250,7 +252,7 @@ stock: deps
 
 # The command is compiled against the public header alone (and its own
 # cli/*.h): no internal header of the library is on its include path.
-CLI_CFLAGS := $(filter-out -Icommon -Ivm -Irewriter -Iaccounts -Iprofile -Iruntime,$(CFLAGS)) -Icli
+CLI_CFLAGS := $(filter-out -Icommon -Ibytecode -Irewriter -Iaccounts -Iprofile -Iruntime,$(CFLAGS)) -Icli
 $(BUILD)/cli/%.o: cli/%.c include/lraf.h $(wildcard cli/*.h) $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -c $< -o $@
@@ -324,7 +326,7 @@ test: deps
 
 MEMCHECK_TESTS := test_rt_api test_rt_load test_rt_sandbox test_rt_quota test_rt_stop \
                   test_rt_cli test_acct_managers test_acct_threads \
-                  test_vm_malformed test_rw_checks
+                  test_bc_malformed test_rw_checks
 # service/: the request pool and the ledger
 MEMCHECK_TESTS += test_sv_pool test_sv_ledger
 VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
@@ -407,14 +409,14 @@ fuzz-build: fuzz-deps
 	  CC=clang OPT=-O1 SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link"
 	$(MAKE) --no-print-directory $(FUZZ_BIN) BUILD=$(FUZZ_BUILD) LRAF_VM=0 CC=clang \
 	  OPT=-O1 SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link"
-	@if vm/lravm/fetch.sh $(LRAVM_SRC); then \
+	@if lravm/fetch.sh $(LRAVM_SRC); then \
 	  $(MAKE) --no-print-directory $(FUZZ_VM_BUILD)/liblraf.a \
 	    BUILD=$(FUZZ_VM_BUILD) LRAF_VM=1 CC=clang OPT=-O1 \
 	    SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" && \
 	  $(MAKE) --no-print-directory $(FUZZ_VM_BIN) FUZZ_BUILD=$(FUZZ_VM_BUILD) \
 	    BUILD=$(FUZZ_VM_BUILD) LRAF_VM=1 CC=clang OPT=-O1 \
 	    SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link"; \
-	else echo "SKIP: the lraf VM's fuzz targets: vm/lravm/fetch.sh failed"; fi
+	else echo "SKIP: the lraf VM's fuzz targets: lravm/fetch.sh failed"; fi
 
 FUZZ_UTIL    := $(wildcard tests/support/tutil_fuzz*.c)
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_UTIL) \

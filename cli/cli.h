@@ -4,7 +4,7 @@
 ** (cli_options.h) and the helpers they share.  Only the command
 ** includes this header.  The command uses the library through
 ** include/lraf.h alone (and Lua's own headers for the state it runs):
-** no internal header of vm/, rewriter/, accounts/ or runtime/.
+** no internal header of bytecode/, rewriter/, accounts/ or runtime/.
 */
 #ifndef LRAF_CLI_H
 #define LRAF_CLI_H

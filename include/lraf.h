@@ -351,7 +351,7 @@ LRAF_API lraf_status lraf_load_string(lraf_state *S, const char *src,
 LRAF_API lraf_status lraf_load_file(lraf_state *S, const char *path,
                                     lraf_error *err);
 /* Only chunks that start with LRAF_OFFLINE_MAGIC and were rewritten for
-   this state's cost model are accepted; they are read with vm_read's
+   this state's cost model are accepted; they are read with bc_read's
    limits and verified again.  The marker says who made the chunk, it
    does not authenticate it: an unsigned chunk is refused unless the
    options allowed it (allow_offline: load such chunks only from a

@@ -2,8 +2,8 @@
 ** rw.h - the bytecode rewriter: makes every function of a Lua 5.4 chunk
 ** count the VM instructions it executes.
 **
-** Internal to lraf (prefix rw_).  Input and output are vm_chunk trees
-** (vm/vm.h); the runtime binds the two upvalues the rewriter adds.
+** Internal to lraf (prefix rw_).  Input and output are bc_chunk trees
+** (bytecode/bc.h); the runtime binds the two upvalues the rewriter adds.
 **
 ** The contract with the runtime.  Every function gets two upvalues after
 ** its own: the counter (an integer) and consume (a function).  Nested
@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vm.h"
+#include "bc.h"
 
 typedef enum rw_mode {
   RW_ORIGINAL,  /* what a count hook of 1 sees on the unmodified code */
@@ -29,7 +29,7 @@ typedef enum rw_mode {
 
 /* What the rewritten code runs on.  The stock target is any Lua 5.4 and
    uses the counter and consume upvalues described above; the lraf VM
-   (vm/lravm) has ACCT, one instruction per increment and zero check,
+   (lravm) has ACCT, one instruction per increment and zero check,
    and the counter in the Lua state (no upvalue, no scratch register). */
 typedef enum rw_target {
   RW_STOCK,
@@ -48,21 +48,21 @@ typedef struct rw_options {
   rw_mode mode;
   int exact;                 /* also end blocks at calls and error points */
   int fold;                  /* fold control-equivalent blocks (default 1) */
-  const uint32_t *weights;   /* RW_WEIGHTED: VM_NUM_OPCODES weights */
+  const uint32_t *weights;   /* RW_WEIGHTED: BC_NUM_OPCODES weights */
   rw_target target;          /* RW_DEFAULT_TARGET unless set */
   int lines;                 /* the lraf VM's target: give every block
                                 that pays for itself an ACCT and say which
                                 lines each ACCT and MMBIN* pays for
-                                (vm_proto.linecosts, rw_lines.c) */
+                                (bc_proto.linecosts, rw_lines.c) */
   int refunds;               /* lraf VM, code rewritten in memory: the VM
                                 gives back what frames charged ahead when
                                 an error discards them or a yield suspends
-                                them (vm_proto.ahead), so exact mode keeps
+                                them (bc_proto.ahead), so exact mode keeps
                                 the default mode's blocks (rw_refunds) */
   /* Where the emitter takes a function's final code and line
      information, exactly sized (a lua_Alloc: rewriting in memory hands
      Lua's allocator, so that the arrays become the Proto's as they are,
-     rt_inplace.c); NULL for malloc.  Such arrays are marked VM_HOOK_*
+     rt_inplace.c); NULL for malloc.  Such arrays are marked BC_HOOK_*
      and freed by whoever set the hook.  When it gives NULL the emitter
      falls back to malloc. */
   void *(*alloc)(void *ud, void *ptr, size_t osize, size_t nsize);
@@ -83,7 +83,7 @@ typedef struct rw_stats {
   long paid_at_end;   /* blocks (with what folds into them) paid by the
                          JMPACCT or FORLOOPACCT that ends one of them */
   long paid_at_entry; /* functions whose first block the lraf VM charges
-                         as a call starts (vm_proto.entry), with no ACCT */
+                         as a call starts (bc_proto.entry), with no ACCT */
   long paid_by_tforloop;  /* generic for loop bodies paid ahead by the
                          TFORLOOPACCT that goes back to them */
   long checks;        /* zero checks inserted */
@@ -125,7 +125,7 @@ void rw_default_options(rw_options *opt);
 
 /* Rewrite every function of chunk in place.  On failure the chunk must
    only be freed.  stats may be NULL. */
-lraf_status rw_rewrite(vm_chunk *chunk, const rw_options *opt,
+lraf_status rw_rewrite(bc_chunk *chunk, const rw_options *opt,
                        rw_stats *stats, lraf_error *err);
 
 /* The upvalue index of the counter / consume in a rewritten function
@@ -134,19 +134,19 @@ lraf_status rw_rewrite(vm_chunk *chunk, const rw_options *opt,
 #define RW_CONSUME_UPVAL(n) ((n) + 1)
 
 /* Check a rewritten chunk before it is loaded: structure of every
-   function (vm_check_proto), stack size, upvalue descriptors of the
+   function (bc_check_proto), stack size, upvalue descriptors of the
    counter and consume, and that the accounting code is well formed. */
-lraf_status rw_verify(const vm_chunk *chunk, lraf_error *err);
+lraf_status rw_verify(const bc_chunk *chunk, lraf_error *err);
 /* The same for a chunk rewritten for target: on the lraf VM, functions
    have no lraf upvalues and the accounting is ACCT; on the stock target
    no ACCT may appear (rw_verify is rw_verify_target for RW_STOCK). */
-lraf_status rw_verify_target(const vm_chunk *chunk, rw_target target,
+lraf_status rw_verify_target(const bc_chunk *chunk, rw_target target,
                              lraf_error *err);
 
 /* What Lua's parser made of one function, for rw_verify_lean: its code
    and the sizes that rewriting for the lraf VM keeps. */
 typedef struct rw_original {
-  const vm_instr *code;
+  const bc_instr *code;
   int sizecode;
   int maxstacksize, sizek, sizeupvalues, sizep;
 } rw_original;
@@ -157,8 +157,8 @@ typedef struct rw_original {
    Code that is the parser's, instruction for instruction, but for
    inserted ACCTs, relocated jumps and LFALSESKIP made LOADFALSE + JMP,
    has only what changed checked (rw_vlean.c); any other code gets
-   vm_check_code.  Entry and cycle checks are rw_verify_target's. */
-lraf_status rw_verify_lean(const vm_chunk *chunk, const rw_original *orig,
+   bc_check_code.  Entry and cycle checks are rw_verify_target's. */
+lraf_status rw_verify_lean(const bc_chunk *chunk, const rw_original *orig,
                            int norig, lraf_error *err);
 
 /* The cost-model id of opt, e.g. "lua5.4/original" or
@@ -168,7 +168,7 @@ lraf_status rw_verify_lean(const vm_chunk *chunk, const rw_original *orig,
 void rw_model_id(const rw_options *opt, char *buf, size_t size);
 
 /* Parse a weights file's text: lines "OPNAME WEIGHT", '#' starts a
-   comment, unlisted opcodes weigh 1.  Fills weights[VM_NUM_OPCODES]. */
+   comment, unlisted opcodes weigh 1.  Fills weights[BC_NUM_OPCODES]. */
 lraf_status rw_parse_weights(const char *text, size_t len, uint32_t *weights,
                              lraf_error *err);
 
@@ -181,32 +181,32 @@ static inline uint32_t rw_op_cost(int op, const rw_options *opt) {
   return 1;
 }
 /* Whether the instruction before pc has one of flags. */
-static inline int rw_follows_op_with(const vm_proto *f, int pc,
+static inline int rw_follows_op_with(const bc_proto *f, int pc,
                                      unsigned flags) {
-  const vm_opinfo *prev;
+  const bc_opinfo *prev;
   if (pc == 0)
     return 0;
-  prev = vm_opinfo_of(vm_op(f->code[pc - 1]));
+  prev = bc_opinfo_of(bc_op(f->code[pc - 1]));
   return prev != NULL && (prev->flags & flags) != 0;
 }
 /* The cost the metric assigns to the instruction at pc of f, as part of
    its block (0 for instructions the count hook never sees: rw_cost.c). */
-static inline uint32_t rw_instr_cost(const vm_proto *f, int pc,
+static inline uint32_t rw_instr_cost(const bc_proto *f, int pc,
                                      const rw_options *opt) {
-  int op = vm_op(f->code[pc]);
+  int op = bc_op(f->code[pc]);
   switch (op) {
-    case VM_OP_VARARGPREP:
-    case VM_OP_EXTRAARG:
-    case VM_OP_TFORLOOP:
+    case BC_OP_VARARGPREP:
+    case BC_OP_EXTRAARG:
+    case BC_OP_TFORLOOP:
       return 0;
-    case VM_OP_JMP:
-      if (rw_follows_op_with(f, pc, VM_OPF_TEST))
+    case BC_OP_JMP:
+      if (rw_follows_op_with(f, pc, BC_OPF_TEST))
         return 0;
       break;
-    case VM_OP_MMBIN:
-    case VM_OP_MMBINI:
-    case VM_OP_MMBINK:
-      if (rw_follows_op_with(f, pc, VM_OPF_MMBIN))
+    case BC_OP_MMBIN:
+    case BC_OP_MMBINI:
+    case BC_OP_MMBINK:
+      if (rw_follows_op_with(f, pc, BC_OPF_MMBIN))
         return 0;  /* charged on the metamethod side path */
       break;
     default:

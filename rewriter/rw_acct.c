@@ -44,11 +44,11 @@
 /* Index of integer constant v usable by ADDK (below 256), adding it if
    there is room; -1 when there is none.  Only looks when add is 0. */
 static int int_constant(ctx *c, int64_t v, int add) {
-  vm_proto *f = c->f;
+  bc_proto *f = c->f;
   int i, lim = f->sizek < 256 ? f->sizek : 256;
-  vm_const *k;
+  bc_const *k;
   for (i = 0; i < lim; i++)
-    if (f->k[i].tag == VM_TINT && f->k[i].i == v)
+    if (f->k[i].tag == BC_TINT && f->k[i].i == v)
       return i;
   if (f->sizek >= 256)
     return -1;
@@ -57,7 +57,7 @@ static int int_constant(ctx *c, int64_t v, int add) {
   k = realloc(f->k, ((size_t)f->sizek + 1) * sizeof *k);
   if (k == NULL) { c->o.oom = 1; return -1; }
   memset(&k[f->sizek], 0, sizeof *k);
-  k[f->sizek].tag = VM_TINT;
+  k[f->sizek].tag = BC_TINT;
   k[f->sizek].i = v;
   f->k = k;
   return f->sizek++;
@@ -65,14 +65,14 @@ static int int_constant(ctx *c, int64_t v, int add) {
 
 /* Whether ADDI's signed operand can hold n. */
 static int fits_sc(int64_t n) {
-  return n >= -VM_OFFSET_SC && n <= VM_OFFSET_SC + 1;
+  return n >= -BC_OFFSET_SC && n <= BC_OFFSET_SC + 1;
 }
 
 static uint32_t adds_needed(ctx *c, int64_t n) {
   if (n == 0) return 0;
   if (fits_sc(n) || int_constant(c, n, 0) >= 0) return 1;
-  if (n < 0) return (uint32_t)((-n + VM_OFFSET_SC - 1) / VM_OFFSET_SC);
-  return (uint32_t)((n + VM_OFFSET_SC) / (VM_OFFSET_SC + 1));
+  if (n < 0) return (uint32_t)((-n + BC_OFFSET_SC - 1) / BC_OFFSET_SC);
+  return (uint32_t)((n + BC_OFFSET_SC) / (BC_OFFSET_SC + 1));
 }
 
 /* Instructions of accounting code the count hook sees (overhead mode). */
@@ -103,13 +103,13 @@ uint32_t rw_settle_charge(ctx *c, uint32_t base, int check,
    writing r back first when it may be ahead of the cell. */
 static void emit_check(ctx *c, int ahead, int line) {
   int r = c->r;
-  rw_put(c, vm_abck(VM_OP_LTI, r, VM_OFFSET_SC, 0, 1), line, J_NONE, 0);
-  rw_put(c, vm_isj(VM_OP_JMP, ahead ? 4 : 3), line, J_NONE, 0);
+  rw_put(c, bc_abck(BC_OP_LTI, r, BC_OFFSET_SC, 0, 1), line, J_NONE, 0);
+  rw_put(c, bc_isj(BC_OP_JMP, ahead ? 4 : 3), line, J_NONE, 0);
   if (ahead)
-    rw_put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
-  rw_put(c, vm_abck(VM_OP_GETUPVAL, r, c->consume, 0, 0), line, J_NONE, 0);
-  rw_put(c, vm_abck(VM_OP_CALL, r, 1, 1, 0), line, J_NONE, 0);
-  rw_put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+    rw_put(c, bc_abck(BC_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+  rw_put(c, bc_abck(BC_OP_GETUPVAL, r, c->consume, 0, 0), line, J_NONE, 0);
+  rw_put(c, bc_abck(BC_OP_CALL, r, 1, 1, 0), line, J_NONE, 0);
+  rw_put(c, bc_abck(BC_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
   c->stats->checks++;
 }
 
@@ -119,13 +119,13 @@ void rw_emit_accts(ctx *c, int64_t n, int check, int check_first,
   if (n != 0) c->stats->increments++;
   if (check) c->stats->checks++;
   do {
-    int64_t step = n > VM_OFFSET_SBX ? VM_OFFSET_SBX
-                 : n < -VM_OFFSET_SBX ? -VM_OFFSET_SBX : n;
-    int last = n == step, mode = VM_ACCT_ADD;
-    if (check && check_first && first) mode = VM_ACCT_CHECKADD;
-    else if (check && !check_first && last) mode = VM_ACCT_ADDCHECK;
-    rw_put(c, vm_set_bx(vm_abck(VM_OP_ACCT, mode, 0, 0, 0),
-                        (int)step + VM_OFFSET_SBX), line, J_NONE, 0);
+    int64_t step = n > BC_OFFSET_SBX ? BC_OFFSET_SBX
+                 : n < -BC_OFFSET_SBX ? -BC_OFFSET_SBX : n;
+    int last = n == step, mode = BC_ACCT_ADD;
+    if (check && check_first && first) mode = BC_ACCT_CHECKADD;
+    else if (check && !check_first && last) mode = BC_ACCT_ADDCHECK;
+    rw_put(c, bc_set_bx(bc_abck(BC_OP_ACCT, mode, 0, 0, 0),
+                        (int)step + BC_OFFSET_SBX), line, J_NONE, 0);
     n -= step;
     first = 0;
   } while (n != 0);
@@ -140,13 +140,13 @@ void rw_emit_accounting(ctx *c, int64_t n, int check, int check_first,
   }
   if (n == 0 && !check) {
     if (flush) {  /* a block that only writes back what r ran ahead */
-      rw_put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+      rw_put(c, bc_abck(BC_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
       c->stats->flushes++;
     }
     return;
   }
   if (!synced)
-    rw_put(c, vm_abck(VM_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+    rw_put(c, bc_abck(BC_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
   else
     c->stats->synced++;
   if (check && check_first) {
@@ -156,15 +156,15 @@ void rw_emit_accounting(ctx *c, int64_t n, int check, int check_first,
   if (n != 0) {
     int k = fits_sc(n) ? -1 : int_constant(c, n, 1);
     if (k >= 0) {
-      rw_put(c, vm_abck(VM_OP_ADDK, r, r, k, 0), line, J_NONE, 0);
-      rw_put(c, vm_abck(VM_OP_MMBINK, r, k, RW_TM_ADD, 0), line, J_NONE, 0);
+      rw_put(c, bc_abck(BC_OP_ADDK, r, r, k, 0), line, J_NONE, 0);
+      rw_put(c, bc_abck(BC_OP_MMBINK, r, k, RW_TM_ADD, 0), line, J_NONE, 0);
     } else {
       while (n != 0) {  /* steps of at most 128 up or 127 down */
-        int step = n > VM_OFFSET_SC + 1 ? VM_OFFSET_SC + 1
-                 : n < -VM_OFFSET_SC ? -VM_OFFSET_SC : (int)n;
-        rw_put(c, vm_abck(VM_OP_ADDI, r, r, step + VM_OFFSET_SC, 0), line,
+        int step = n > BC_OFFSET_SC + 1 ? BC_OFFSET_SC + 1
+                 : n < -BC_OFFSET_SC ? -BC_OFFSET_SC : (int)n;
+        rw_put(c, bc_abck(BC_OP_ADDI, r, r, step + BC_OFFSET_SC, 0), line,
                J_NONE, 0);
-        rw_put(c, vm_abck(VM_OP_MMBINI, r, step + VM_OFFSET_SC, RW_TM_ADD, 0),
+        rw_put(c, bc_abck(BC_OP_MMBINI, r, step + BC_OFFSET_SC, RW_TM_ADD, 0),
                line, J_NONE, 0);
         n -= step;
       }
@@ -173,7 +173,7 @@ void rw_emit_accounting(ctx *c, int64_t n, int check, int check_first,
   }
   ahead = adds || synced;  /* r holds the counter, maybe not the cell */
   if (flush && ahead) {
-    rw_put(c, vm_abck(VM_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+    rw_put(c, bc_abck(BC_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
     if (!adds) c->stats->flushes++;
     ahead = 0;
   } else if (adds) {
@@ -190,7 +190,7 @@ void rw_overhead_bases(ctx *c) {
     uint32_t n = 0;
     for (pc = cfg->b[i].start; pc <= cfg->b[i].end; pc++) {
       n += rw_instr_cost(c->f, pc, c->opt) + rw_trampolines(c, pc);
-      if (vm_op(c->f->code[pc]) == VM_OP_LFALSESKIP) n++;
+      if (bc_op(c->f->code[pc]) == BC_OP_LFALSESKIP) n++;
     }
     c->base[i] = n;
   }
@@ -206,7 +206,7 @@ void rw_overhead_bases(ctx *c) {
 
 uint32_t rw_stub_charge(ctx *c, int pc, int ncopies) {
   if (c->opt->mode != RW_OVERHEAD)
-    return rw_op_cost(vm_op(c->f->code[pc + 1]), c->opt);
+    return rw_op_cost(bc_op(c->f->code[pc + 1]), c->opt);
   /* JMP to the stub, LFALSESKIP per copy, op, MMBIN, GETUPVAL (not on the
      lraf VM), JMP back */
   return rw_settle_charge(c, (uint32_t)(5 - c->fused + ncopies), 0, 0);

@@ -1,6 +1,6 @@
 /*
 ** rw_ahead.c - the table of what a function has charged ahead where a
-** frame may be left (vm_proto.ahead, the lraf VM's Proto.acctahead),
+** frame may be left (bc_proto.ahead, the lraf VM's Proto.acctahead),
 ** which only code rewritten in memory carries.
 **
 ** A frame may be left, by an error or a yield, where an instruction
@@ -24,7 +24,7 @@
 
 int rw_compute_ahead(ctx *c) {
   const rw_cfg *cfg = c->cfg;
-  const vm_proto *f = c->f;
+  const bc_proto *f = c->f;
   int nb = cfg->nblocks, top = 0, i;
   rw_arena_mark mark = rw_arena_save(c->a);  /* scratch: dies here */
   int *stack = rw_arena_alloc(c->a, (size_t)nb + 1, sizeof *stack);
@@ -46,7 +46,7 @@ int rw_compute_ahead(ctx *c) {
       int s = b->succ[j];
       const rw_block *sb = &cfg->b[s];
       int64_t in = a;
-      if (sb->tforcall && vm_op(f->code[b->end]) == VM_OP_TFORPREP)
+      if (sb->tforcall && bc_op(f->code[b->end]) == BC_OP_TFORPREP)
         in = a - (sb->fold_into < 0 ? sb->charge : 0) +
              rw_instr_cost(f, sb->start, c->opt);
       if (!seen[s]) {
@@ -65,19 +65,19 @@ int rw_compute_ahead(ctx *c) {
 
 /* Whether a frame may be left at the emitted instruction i, by an error
    or a yield: it calls or raises, or it is an ACCT that checks. */
-static int may_leave(vm_instr i) {
-  int op = vm_op(i);
-  if (op == VM_OP_ACCT) return vm_a(i) != VM_ACCT_ADD;
-  if (op == VM_OP_TFORLOOPACCT) return 1;  /* its check */
-  return (vm_opinfo_of(op)->flags & (VM_OPF_CALLS | VM_OPF_ERRORS)) != 0;
+static int may_leave(bc_instr i) {
+  int op = bc_op(i);
+  if (op == BC_OP_ACCT) return bc_a(i) != BC_ACCT_ADD;
+  if (op == BC_OP_TFORLOOPACCT) return 1;  /* its check */
+  return (bc_opinfo_of(op)->flags & (BC_OPF_CALLS | BC_OPF_ERRORS)) != 0;
 }
 
-int rw_build_ahead(ctx *c, vm_ahead **table, int *size) {
+int rw_build_ahead(ctx *c, bc_ahead **table, int *size) {
   out *o = &c->o;
   const side *sd = o->side;
   int n, k = 0, end = o->n, refunds = c->refunds;  /* (the stores below
                                                        could alias them) */
-  vm_ahead *t, *scratch;
+  bc_ahead *t, *scratch;
   rw_arena_mark mark;
   *table = NULL;
   *size = 0;

@@ -37,6 +37,6 @@ static inline void rw_note_ahead(ctx *c) {
    left, from the emitted instructions from ahead_lo on (one pass into
    the arena, then an array of the right size).  Returns 0 when a value
    does not fit an int. */
-int rw_build_ahead(ctx *c, vm_ahead **table, int *size);
+int rw_build_ahead(ctx *c, bc_ahead **table, int *size);
 
 #endif

@@ -39,33 +39,33 @@ typedef struct graph {  /* adjacency lists in one array */
 /* Units and leaders                                                 */
 /* ---------------------------------------------------------------- */
 
-static int pairs_with_next(vm_instr i) {
-  return vm_required_next(i) >= 0;
+static int pairs_with_next(bc_instr i) {
+  return bc_required_next(i) >= 0;
 }
 
 /* Last pc of the unit that starts at pc. */
-static int unit_end(const vm_proto *f, int pc) {
+static int unit_end(const bc_proto *f, int pc) {
   int e = pc;
   for (;;) {
     if (pairs_with_next(f->code[e]) && e + 1 < f->sizecode)
       e++;
-    if (!vm_sets_top(f->code[e]))
+    if (!bc_sets_top(f->code[e]))
       return e;
     /* open top: extend through the instruction that consumes it */
     do {
       if (e + 1 >= f->sizecode)
         return e;
       e++;
-    } while (!vm_uses_top(f->code[e]));
+    } while (!bc_uses_top(f->code[e]));
   }
 }
 
 static int ends_block(int op) {
   switch (op) {
-    case VM_OP_JMP: case VM_OP_FORLOOP: case VM_OP_FORPREP:
-    case VM_OP_TFORPREP: case VM_OP_TFORLOOP: case VM_OP_RETURN:
-    case VM_OP_RETURN0: case VM_OP_RETURN1: case VM_OP_TAILCALL:
-    case VM_OP_LFALSESKIP:
+    case BC_OP_JMP: case BC_OP_FORLOOP: case BC_OP_FORPREP:
+    case BC_OP_TFORPREP: case BC_OP_TFORLOOP: case BC_OP_RETURN:
+    case BC_OP_RETURN0: case BC_OP_RETURN1: case BC_OP_TAILCALL:
+    case BC_OP_LFALSESKIP:
       return 1;
     default:
       return 0;
@@ -79,10 +79,10 @@ static int small_blocks(const rw_options *opt) {
   return opt->exact && !rw_refunds(opt);
 }
 
-static int unit_may_call_or_fail(const vm_proto *f, int s, int e) {
+static int unit_may_call_or_fail(const bc_proto *f, int s, int e) {
   for (; s <= e; s++) {
-    const vm_opinfo *oi = vm_opinfo_of(vm_op(f->code[s]));
-    if (oi->flags & (VM_OPF_CALLS | VM_OPF_ERRORS))
+    const bc_opinfo *oi = bc_opinfo_of(bc_op(f->code[s]));
+    if (oi->flags & (BC_OPF_CALLS | BC_OPF_ERRORS))
       return 1;
   }
   return 0;
@@ -91,18 +91,18 @@ static int unit_may_call_or_fail(const vm_proto *f, int s, int e) {
 /* Whether i is a unit of its own that neither jumps nor ends a block,
    by its op's flags (fl): the most common case, which find_leaders
    settles without the tests below.  Every op that jumps, returns or
-   skips the next instruction has VM_OPF_JUMP, VM_OPF_ENDS or
-   VM_OPF_SKIPNEXT (vm_opcodes.c); one that needs a particular next one
-   has VM_OPF_TEST or VM_OPF_MMBIN or is named here, as are those that
-   may leave the stack top open (test_vm_opcodes checks this for every
+   skips the next instruction has BC_OPF_JUMP, BC_OPF_ENDS or
+   BC_OPF_SKIPNEXT (bc_opcodes.c); one that needs a particular next one
+   has BC_OPF_TEST or BC_OPF_MMBIN or is named here, as are those that
+   may leave the stack top open (test_bc_opcodes checks this for every
    op). */
-static int plain_unit(vm_instr i, unsigned fl) {
-  if (fl & (VM_OPF_TEST | VM_OPF_MMBIN | VM_OPF_JUMP | VM_OPF_ENDS |
-            VM_OPF_SKIPNEXT))
+static int plain_unit(bc_instr i, unsigned fl) {
+  if (fl & (BC_OPF_TEST | BC_OPF_MMBIN | BC_OPF_JUMP | BC_OPF_ENDS |
+            BC_OPF_SKIPNEXT))
     return 0;
-  switch (vm_op(i)) {
-    case VM_OP_LOADKX: case VM_OP_NEWTABLE: case VM_OP_SETLIST:
-    case VM_OP_TFORCALL: case VM_OP_CALL: case VM_OP_VARARG:
+  switch (bc_op(i)) {
+    case BC_OP_LOADKX: case BC_OP_NEWTABLE: case BC_OP_SETLIST:
+    case BC_OP_TFORCALL: case BC_OP_CALL: case BC_OP_VARARG:
       return 0;
     default:
       return 1;
@@ -124,19 +124,19 @@ static void lead(char *leader, int pc, scan *sc) {
 /* Mark unit starts (ustart) and leaders.  A leader that the code does
    not make a unit start (a jump target, the instruction LFALSESKIP
    skips to) is noted in odd to be checked once every unit is known. */
-static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
+static lraf_status find_leaders(const bc_proto *f, const rw_options *opt,
                                 int first, char *ustart, char *leader,
                                 int *odd, scan *sc, const char *path,
                                 lraf_error *err) {
   int pc, t, nodd = 0, k, small = small_blocks(opt);
   /* what ends a plain unit's block: a call or an error, in exact mode */
-  unsigned ends = small ? VM_OPF_CALLS | VM_OPF_ERRORS : 0;
+  unsigned ends = small ? BC_OPF_CALLS | BC_OPF_ERRORS : 0;
   sc->nleaders = 0;
   sc->tforprep = 0;
   lead(leader, first, sc);
   for (pc = first; pc < f->sizecode; ) {
-    int e, op = vm_op(f->code[pc]), q;
-    const vm_opinfo *oi = vm_opinfo_of(op);
+    int e, op = bc_op(f->code[pc]), q;
+    const bc_opinfo *oi = bc_opinfo_of(op);
     if (oi != NULL && plain_unit(f->code[pc], oi->flags)) {
       ustart[pc] = 1;
       if ((oi->flags & ends) && pc + 1 < f->sizecode)
@@ -145,29 +145,29 @@ static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
       continue;
     }
     e = unit_end(f, pc);
-    op = vm_op(f->code[e]);
+    op = bc_op(f->code[e]);
     ustart[pc] = 1;
     /* Only the last instruction of a unit may transfer control: a jump
        or return inside one (never made by Lua's compiler) would leave
        the unit without a block boundary, and so without a zero check
        or with a target that starts no block. */
     for (q = pc; q < e; q++)
-      if (ends_block(vm_op(f->code[q])) || vm_jump_target(f->code[q], q, &t))
+      if (ends_block(bc_op(f->code[q])) || bc_jump_target(f->code[q], q, &t))
         return err_fail(err, LRAF_EREWRITE, "%s at pc %d in %s transfers "
                         "control inside an instruction unit (before pc %d)",
-                        vm_opname(vm_op(f->code[q])), q + 1, path, e + 1);
-    if (vm_jump_target(f->code[e], e, &t)) {
+                        bc_opname(bc_op(f->code[q])), q + 1, path, e + 1);
+    if (bc_jump_target(f->code[e], e, &t)) {
       if (t < first || t >= f->sizecode)
         return err_fail(err, LRAF_EREWRITE, "jump out of range at pc %d in %s",
                         e + 1, path);
       lead(leader, t, sc);
       odd[nodd++] = t;
-      sc->tforprep |= op == VM_OP_TFORPREP;
+      sc->tforprep |= op == BC_OP_TFORPREP;
     }
     if ((ends_block(op) || (small && unit_may_call_or_fail(f, pc, e)))
         && e + 1 < f->sizecode)
       lead(leader, e + 1, sc);
-    if (op == VM_OP_LFALSESKIP && e + 2 < f->sizecode) {
+    if (op == BC_OP_LFALSESKIP && e + 2 < f->sizecode) {
       lead(leader, e + 2, sc);
       odd[nodd++] = e + 2;
     }
@@ -187,7 +187,7 @@ static lraf_status find_leaders(const vm_proto *f, const rw_options *opt,
 /* ---------------------------------------------------------------- */
 
 static lraf_status add_succ(rw_cfg *cfg, rw_block *b, int pc,
-                            const vm_proto *f, const char *path,
+                            const bc_proto *f, const char *path,
                             lraf_error *err) {
   if (pc < cfg->first || pc >= f->sizecode || cfg->block_at[pc] < 0)
     return err_fail(err, LRAF_EREWRITE,
@@ -197,23 +197,23 @@ static lraf_status add_succ(rw_cfg *cfg, rw_block *b, int pc,
   return LRAF_OK;
 }
 
-static lraf_status find_succs(rw_cfg *cfg, rw_block *b, const vm_proto *f,
+static lraf_status find_succs(rw_cfg *cfg, rw_block *b, const bc_proto *f,
                               const char *path, lraf_error *err) {
-  int e = b->end, t, op = vm_op(f->code[e]);
+  int e = b->end, t, op = bc_op(f->code[e]);
   lraf_status st = LRAF_OK;
-  int has_target = vm_jump_target(f->code[e], e, &t);
+  int has_target = bc_jump_target(f->code[e], e, &t);
   b->nsucc = 0;
   switch (op) {
-    case VM_OP_RETURN: case VM_OP_RETURN0: case VM_OP_RETURN1:
-    case VM_OP_TAILCALL:
+    case BC_OP_RETURN: case BC_OP_RETURN0: case BC_OP_RETURN1:
+    case BC_OP_TAILCALL:
       return LRAF_OK;
-    case VM_OP_JMP:
-      if (e > b->start && vm_required_next(f->code[e - 1]) == VM_OP_JMP)
+    case BC_OP_JMP:
+      if (e > b->start && bc_required_next(f->code[e - 1]) == BC_OP_JMP)
         st = add_succ(cfg, b, e + 1, f, path, err);
       break;
-    case VM_OP_LFALSESKIP:
+    case BC_OP_LFALSESKIP:
       return add_succ(cfg, b, e + 2, f, path, err);
-    case VM_OP_TFORPREP:
+    case BC_OP_TFORPREP:
       break;
     default:
       if (!has_target)
@@ -223,7 +223,7 @@ static lraf_status find_succs(rw_cfg *cfg, rw_block *b, const vm_proto *f,
   }
   if (st == LRAF_OK && has_target)
     st = add_succ(cfg, b, t, f, path, err);
-  if (st == LRAF_OK && op == VM_OP_TFORPREP &&  /* its target, the TFORCALL */
+  if (st == LRAF_OK && op == BC_OP_TFORPREP &&  /* its target, the TFORCALL */
       !cfg->b[b->succ[0]].tforcall) {
     cfg->b[b->succ[0]].tforcall = 1;
     cfg->ntforcalls++;
@@ -231,7 +231,7 @@ static lraf_status find_succs(rw_cfg *cfg, rw_block *b, const vm_proto *f,
   return st;
 }
 
-static lraf_status make_blocks(rw_cfg *cfg, const vm_proto *f,
+static lraf_status make_blocks(rw_cfg *cfg, const bc_proto *f,
                                const rw_options *opt, const char *leader,
                                const scan *sc, rw_arena *a, const char *path,
                                lraf_error *err) {
@@ -657,10 +657,10 @@ static int components(const graph *pred, const int *post, int np,
 }
 
 /* Whether block b calls a function. */
-static int calls(const vm_proto *f, const rw_block *b) {
+static int calls(const bc_proto *f, const rw_block *b) {
   int pc;
   for (pc = b->start; pc <= b->end; pc++)
-    if (vm_op(f->code[pc]) == VM_OP_CALL) return 1;
+    if (bc_op(f->code[pc]) == BC_OP_CALL) return 1;
   return 0;
 }
 
@@ -689,7 +689,7 @@ static int calls(const vm_proto *f, const rw_block *b) {
    while loop's test whose body jumps back to it then pays nothing itself,
    the body pays at its jump back, and the header is paid for by its
    predecessors: no ACCT per turn. */
-static void fold_branches(rw_cfg *cfg, const vm_proto *f, const graph *pred,
+static void fold_branches(rw_cfg *cfg, const bc_proto *f, const graph *pred,
                           const int *post, int np, int exact, int acyclic,
                           int tail, rw_arena *a) {
   rw_arena_mark mark = rw_arena_save(a);
@@ -766,7 +766,7 @@ int rw_cfg_equal_payer(const rw_cfg *cfg, int b) {
    member m (a search from r that stops at m: r and m run exactly as
    often, so it meets the blocks that run between them), within budget
    steps.  stamp marks what the search saw (with st). */
-static int quiet_between(const rw_cfg *cfg, const vm_proto *f, int r, int m,
+static int quiet_between(const rw_cfg *cfg, const bc_proto *f, int r, int m,
                          int *stack, unsigned *stamp, unsigned st,
                          long *budget) {
   int sp = 0;
@@ -797,7 +797,7 @@ static int quiet_between(const rw_cfg *cfg, const vm_proto *f, int r, int m,
    it pays: a call could recurse as deep as Lua's stack goes, each frame's
    work run and not yet paid, which no check would see.  (Its metamethods go
    at most 200 deep: RW_TAIL_MAX.) */
-static int find_tail_ends(rw_cfg *cfg, const vm_proto *f,
+static int find_tail_ends(rw_cfg *cfg, const bc_proto *f,
                           const rw_options *opt, rw_arena *a) {
   int *stack, m;
   unsigned *stamp, st = 0;
@@ -839,12 +839,12 @@ static int find_tail_ends(rw_cfg *cfg, const vm_proto *f,
    TFORCALL: the TFORPREP pays nothing for it (the end of the loop body
    pays for the next TFORCALL, and the loop's check goes there too; a
    cycle through the TFORPREP is an outer loop's, with its own check). */
-static int enters_past(const rw_cfg *cfg, const vm_proto *f, int p, int h) {
-  return cfg->b[h].tforcall && vm_op(f->code[cfg->b[p].end]) ==
-                               VM_OP_TFORPREP;
+static int enters_past(const rw_cfg *cfg, const bc_proto *f, int p, int h) {
+  return cfg->b[h].tforcall && bc_op(f->code[cfg->b[p].end]) ==
+                               BC_OP_TFORPREP;
 }
 
-static void pay_in_predecessors(rw_cfg *cfg, const vm_proto *f,
+static void pay_in_predecessors(rw_cfg *cfg, const bc_proto *f,
                                 const graph *pred) {
   int h, k;
   for (h = 1; h < cfg->nblocks; h++) {
@@ -886,7 +886,7 @@ static void pay_in_predecessors(rw_cfg *cfg, const vm_proto *f,
 /* Checks, folding and charges                                       */
 /* ---------------------------------------------------------------- */
 
-static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
+static lraf_status analyse(rw_cfg *cfg, const bc_proto *f,
                            const rw_options *opt, int tforprep, rw_arena *a,
                            const char *path, lraf_error *err) {
   graph succ = {0, NULL, NULL}, pred = {0, NULL, NULL};
@@ -925,16 +925,16 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
      unchecked: a block that returns checks */
   if (small_blocks(opt))
     for (pc = cfg->first; pc < f->sizecode; pc++) {
-      int op = vm_op(f->code[pc]);
-      if ((op == VM_OP_RETURN || op == VM_OP_RETURN0 ||
-           op == VM_OP_RETURN1) && cfg->block_of[pc] >= 0)
+      int op = bc_op(f->code[pc]);
+      if ((op == BC_OP_RETURN || op == BC_OP_RETURN0 ||
+           op == BC_OP_RETURN1) && cfg->block_of[pc] >= 0)
         cfg->b[cfg->block_of[pc]].check = 1;
     }
   /* a check before a TFORCALL is skipped by TFORPREP: check there too
      (a TFORPREP ends its block, whose one successor is the TFORCALL's) */
   for (i = 0; tforprep && i < cfg->nblocks; i++) {
     rw_block *b = &cfg->b[i];
-    if (vm_op(f->code[b->end]) == VM_OP_TFORPREP && cfg->b[b->succ[0]].check)
+    if (bc_op(f->code[b->end]) == BC_OP_TFORPREP && cfg->b[b->succ[0]].check)
       b->check = 1;
   }
   if (opt->fold && !small_blocks(opt) && !single) {
@@ -963,7 +963,7 @@ static lraf_status analyse(rw_cfg *cfg, const vm_proto *f,
   return LRAF_OK;
 }
 
-lraf_status rw_cfg_build(const vm_proto *f, const rw_options *opt,
+lraf_status rw_cfg_build(const bc_proto *f, const rw_options *opt,
                          const char *path, rw_arena *a, rw_cfg *cfg,
                          lraf_error *err) {
   size_t n = (size_t)f->sizecode;
@@ -978,7 +978,7 @@ lraf_status rw_cfg_build(const vm_proto *f, const rw_options *opt,
     return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
   cfg->block_at = odd + n + 1;
   cfg->block_of = odd + 2 * (n + 1);
-  cfg->first = (f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP);
+  cfg->first = (f->sizecode > 0 && bc_op(f->code[0]) == BC_OP_VARARGPREP);
   /* make_blocks sets the rest */
   for (pc = 0; pc < cfg->first; pc++)
     cfg->block_at[pc] = cfg->block_of[pc] = -1;

@@ -60,11 +60,11 @@ typedef struct rw_cfg {
 
 /* Whether b ends in a jump that the lraf VM has a paying form of: a
    FORLOOP, or a JMP that no test runs (JMPACCT, FORLOOPACCT). */
-static inline int rw_ends_in_payable_jump(const vm_proto *f,
+static inline int rw_ends_in_payable_jump(const bc_proto *f,
                                           const rw_block *b) {
-  int op = vm_op(f->code[b->end]);
-  return op == VM_OP_FORLOOP ||
-         (op == VM_OP_JMP && !rw_follows_op_with(f, b->end, VM_OPF_TEST));
+  int op = bc_op(f->code[b->end]);
+  return op == BC_OP_FORLOOP ||
+         (op == BC_OP_JMP && !rw_follows_op_with(f, b->end, BC_OPF_TEST));
 }
 
 /* The block that pays for block b when b runs exactly as often as it,
@@ -74,7 +74,7 @@ int rw_cfg_equal_payer(const rw_cfg *cfg, int b);
 /* Build the blocks of f, decide checks and folding.  path names f in
    error messages.  cfg's arrays, like the analysis's scratch, live in
    a: they go when a is reset. */
-lraf_status rw_cfg_build(const vm_proto *f, const rw_options *opt,
+lraf_status rw_cfg_build(const bc_proto *f, const rw_options *opt,
                          const char *path, rw_arena *a, rw_cfg *cfg,
                          lraf_error *err);
 

@@ -62,7 +62,7 @@ void rw_model_id(const rw_options *opt, char *buf, size_t size) {
       break;
     case RW_WEIGHTED:
       snprintf(buf, size, "%s/weighted/%08x%s", vm,
-               opt->weights ? fnv1a(opt->weights, VM_NUM_OPCODES) : 0u,
+               opt->weights ? fnv1a(opt->weights, BC_NUM_OPCODES) : 0u,
                opt->exact ? "/exact" : "");
       break;
   }
@@ -70,8 +70,8 @@ void rw_model_id(const rw_options *opt, char *buf, size_t size) {
 
 static int opcode_by_name(const char *name, size_t len) {
   int op;
-  for (op = 0; op < VM_NUM_OPCODES; op++) {
-    const char *n = vm_opname(op);
+  for (op = 0; op < BC_NUM_OPCODES; op++) {
+    const char *n = bc_opname(op);
     if (strlen(n) == len && strncmp(n, name, len) == 0)
       return op;
   }
@@ -105,7 +105,7 @@ static lraf_status parse_weight_line(const char *s, const char *e, int line,
   if (s == num)
     return err_fail(err, LRAF_EARG,
                     "weights line %d: expected a whole number after %s", line,
-                    vm_opname(op));
+                    bc_opname(op));
   while (s < e && isspace((unsigned char)*s)) s++;
   if (s != e)
     return err_fail(err, LRAF_EARG, "weights line %d: unexpected text '%.*s'",
@@ -118,7 +118,7 @@ lraf_status rw_parse_weights(const char *text, size_t len, uint32_t *weights,
                              lraf_error *err) {
   const char *p = text, *end = text + len;
   int op, line = 0;
-  for (op = 0; op < VM_NUM_OPCODES; op++)
+  for (op = 0; op < BC_NUM_OPCODES; op++)
     weights[op] = 1;
   while (p < end) {
     const char *eol = memchr(p, '\n', (size_t)(end - p));

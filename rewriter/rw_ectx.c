@@ -29,7 +29,7 @@ int rw_grow(ctx *c) {
   int cap = o->cap ? o->cap * 2
           : c->f->sizecode < (1 << 24) ? 3 * c->f->sizecode + 64 : 1 << 26;
   rw_arena *a = c->a;
-  vm_instr *code = c->opt->alloc != NULL  /* rw_finish copies it out */
+  bc_instr *code = c->opt->alloc != NULL  /* rw_finish copies it out */
       ? regrow(a, o->code, o->n, cap, sizeof *code)
       : realloc(o->code, (size_t)cap * sizeof *code);
   side *sd = regrow(a, o->side, o->n, cap, sizeof *sd);

@@ -33,7 +33,7 @@ typedef struct jump {
 } jump;
 
 typedef struct out {
-  vm_instr *code;
+  bc_instr *code;
   side *side;
   int n, cap;
   jump *jumps;       /* in the order emitted */
@@ -42,7 +42,7 @@ typedef struct out {
 } out;
 
 typedef struct ctx {
-  vm_proto *f;
+  bc_proto *f;
   const rw_cfg *cfg;
   const rw_options *opt;
   int r, counter, consume;
@@ -50,7 +50,7 @@ typedef struct ctx {
   out o;
   int *group;        /* pc -> first emitted index of pc's group */
   int *pos;          /* pc -> emitted index of the instruction itself */
-  int *lines;        /* pc -> source line (vm_getlines) */
+  int *lines;        /* pc -> source line (bc_getlines) */
   uint32_t *base;    /* per block, overhead mode: cost of its own code */
   unsigned char *emits;   /* per block: has accounting code of its own */
   unsigned char *adds;    /* per block: that code adds to r */
@@ -68,7 +68,7 @@ typedef struct ctx {
   int used_r;           /* fused code that still uses r (stub names) */
   int lc_on;            /* fused, opt->lines: say what each ACCT pays */
   rw_lines blines;      /* per block, the lines its increment pays for */
-  vm_linecost *lc;      /* per ACCT and MMBIN*: its lines, by pc */
+  bc_linecost *lc;      /* per ACCT and MMBIN*: its lines, by pc */
   int nlc, caplc;
   int lc_bad;           /* some charge does not split into its lines */
   int refunds;          /* rw_refunds: the table of what is charged ahead */
@@ -123,7 +123,7 @@ static inline void rw_put_jump(ctx *c, int n, int jkind, int jref) {
    taken to change it.  Out of memory is seen when the arrays are full:
    what is put until then is lost with the output.  jkind is a constant
    at most calls, J_NONE at most of those.) */
-static inline void rw_put(ctx *c, vm_instr i, int line, int jkind,
+static inline void rw_put(ctx *c, bc_instr i, int line, int jkind,
                           int jref) {
   out *o = &c->o;
   int n = o->n;

@@ -60,7 +60,7 @@ static int no_sync(const rw_cfg *cfg, rw_arena *a, rw_sync *s) {
 static void note_cost(ctx *c, int at, int line, int64_t cost) {
   if (c->nlc == c->caplc) {
     int cap = c->caplc ? 2 * c->caplc : 64;
-    vm_linecost *lc = realloc(c->lc, (size_t)cap * sizeof *lc);
+    bc_linecost *lc = realloc(c->lc, (size_t)cap * sizeof *lc);
     if (lc == NULL) { c->o.oom = 1; return; }
     c->lc = lc;
     c->caplc = cap;
@@ -78,8 +78,8 @@ static void note_block(ctx *c, int at, int bi, int64_t n, int line) {
   int k;
   int64_t sum = 0;
   if (c->o.n == at)
-    rw_put(c, vm_set_bx(vm_abck(VM_OP_ACCT, VM_ACCT_ADD, 0, 0, 0),
-                        VM_OFFSET_SBX), line, J_NONE, 0);
+    rw_put(c, bc_set_bx(bc_abck(BC_OP_ACCT, BC_ACCT_ADD, 0, 0, 0),
+                        BC_OFFSET_SBX), line, J_NONE, 0);
   for (k = c->blines.start[bi]; k < c->blines.start[bi + 1]; k++) {
     note_cost(c, at, c->blines.e[k].line, c->blines.e[k].cost);
     sum += c->blines.e[k].cost;
@@ -94,7 +94,7 @@ static void note_block(ctx *c, int at, int bi, int64_t n, int line) {
    original instruction (in the overhead mode with what rewriting adds
    to it: trampolines, LFALSESKIP's JMP). */
 static int lines_pass(ctx *c) {
-  vm_proto *f = c->f;
+  bc_proto *f = c->f;
   uint32_t *pccost = malloc(((size_t)f->sizecode + 1) * sizeof *pccost);
   int pc, ok;
   c->nlc = 0;
@@ -105,7 +105,7 @@ static int lines_pass(ctx *c) {
     pccost[pc] = rw_instr_cost(f, pc, c->opt);
     if (c->opt->mode == RW_OVERHEAD)
       pccost[pc] += rw_trampolines(c, pc) +
-                    (vm_op(f->code[pc]) == VM_OP_LFALSESKIP);
+                    (bc_op(f->code[pc]) == BC_OP_LFALSESKIP);
   }
   ok = rw_lines_build(f, c->cfg, pccost, c->lines, &c->blines);
   free(pccost);
@@ -113,8 +113,8 @@ static int lines_pass(ctx *c) {
 }
 
 static void emit_main(ctx *c) {
-  vm_proto *f = c->f;
-  const vm_instr *code = f->code;
+  bc_proto *f = c->f;
+  const bc_instr *code = f->code;
   const unsigned char *wide = c->wide;
   int pc, t, size = f->sizecode;
   c->run = 0;
@@ -124,8 +124,8 @@ static void emit_main(ctx *c) {
   f->entry_mode = 0;
   if (c->table) rw_note_ahead(c);
   for (pc = 0; pc < size; pc++) {
-    vm_instr i = code[pc];
-    int op = vm_op(i), bi = c->cfg->block_at[pc], line = rw_line_of(c, pc);
+    bc_instr i = code[pc];
+    int op = bc_op(i), bi = c->cfg->block_at[pc], line = rw_line_of(c, pc);
     c->cur_pc = pc;
     c->group[pc] = c->o.n;
     if (wide[pc])
@@ -147,8 +147,8 @@ static void emit_main(ctx *c) {
         /* its TFORLOOPACCT pays for it, as the loop goes on */
       } else if (bi == 0 && c->entry_in_proto) {  /* the VM, at the call */
         f->entry = n;
-        f->entry_mode = b->charges_ahead ? VM_ACCT_CHECKADD
-                                         : VM_ACCT_ADDCHECK;
+        f->entry_mode = b->charges_ahead ? BC_ACCT_CHECKADD
+                                         : BC_ACCT_ADDCHECK;
         c->stats->increments++;
         c->stats->checks++;
         c->stats->paid_at_entry++;
@@ -173,28 +173,28 @@ static void emit_main(ctx *c) {
     c->pos[pc] = c->o.n;
     if (wide[pc] && rw_emit_wide(c, pc, line)) {
       continue;
-    } else if (op == VM_OP_LFALSESKIP) {
-      rw_put(c, vm_abck(VM_OP_LOADFALSE, vm_a(i), 0, 0, 0), line, J_NONE, 0);
-      rw_put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
-    } else if (!c->fused && vm_mmbin_pair(f, pc)) {
+    } else if (op == BC_OP_LFALSESKIP) {
+      rw_put(c, bc_abck(BC_OP_LOADFALSE, bc_a(i), 0, 0, 0), line, J_NONE, 0);
+      rw_put(c, bc_isj(BC_OP_JMP, 0), line, J_GROUP, pc + 2);
+    } else if (!c->fused && bc_mmbin_pair(f, pc)) {
       rw_put(c, i, line, J_NONE, 0);
       c->stub_pc[c->nstubs] = pc;
       pc++;
       c->group[pc] = c->pos[pc] = c->o.n;
-      rw_put(c, vm_isj(VM_OP_JMP, 0), rw_line_of(c, pc), J_STUB, c->nstubs++);
-    } else if (vm_jump_target(i, pc, &t)) {
+      rw_put(c, bc_isj(BC_OP_JMP, 0), rw_line_of(c, pc), J_STUB, c->nstubs++);
+    } else if (bc_jump_target(i, pc, &t)) {
       int m = c->cfg->block_of[pc], r = -1;
       if (c->tails && m >= 0 && c->cfg->b[m].end == pc) r = c->tail_pays[m];
       if (r >= 0 && rw_pays_at_end(c, r))
         rw_emit_paying_jump(c, pc, r, t, line);
-      else if (op == VM_OP_TFORLOOP &&
+      else if (op == BC_OP_TFORLOOP &&
                rw_paid_by_tforloop(c, c->cfg->block_at[t]))
         rw_emit_paying_jump(c, pc, c->cfg->block_at[t], t, line);
       else
-        rw_put(c, i, line, op == VM_OP_TFORPREP ? J_INSTR : J_GROUP, t);
+        rw_put(c, i, line, op == BC_OP_TFORPREP ? J_INSTR : J_GROUP, t);
     } else {
-      if (c->lc_on && (op == VM_OP_MMBIN || op == VM_OP_MMBINI ||
-                       op == VM_OP_MMBINK))  /* charges itself when run */
+      if (c->lc_on && (op == BC_OP_MMBIN || op == BC_OP_MMBINI ||
+                       op == BC_OP_MMBINK))  /* charges itself when run */
         note_cost(c, c->o.n, line, rw_op_cost(op, c->opt));
       rw_put(c, i, line, J_NONE, 0);
     }
@@ -202,7 +202,7 @@ static void emit_main(ctx *c) {
 }
 
 static void emit_stubs(ctx *c) {
-  vm_proto *f = c->f;
+  bc_proto *f = c->f;
   int s, k;
   c->cur_pc = -1;
   for (s = 0; s < c->nstubs; s++) {
@@ -215,7 +215,7 @@ static void emit_stubs(ctx *c) {
        it back, since the metamethod or the error may read the cell */
     rw_emit_accounting(c, rw_stub_charge(c, pc, nset), 0, 0, lazy, 1, line);
     for (k = 0; k < nset; k++) {  /* never run: names for error messages */
-      rw_put(c, vm_abck(VM_OP_LFALSESKIP, c->r, 0, 0, 0), line, J_NONE, 0);
+      rw_put(c, bc_abck(BC_OP_LFALSESKIP, c->r, 0, 0, 0), line, J_NONE, 0);
       rw_put(c, f->code[setters[k]], line, J_NONE, 0);
       c->used_r = 1;
     }
@@ -223,15 +223,15 @@ static void emit_stubs(ctx *c) {
     rw_put(c, f->code[pc + 1], line, J_NONE, 0);
     /* the metamethod may have charged: r holds the counter again */
     if (!c->fused)
-      rw_put(c, vm_abck(VM_OP_GETUPVAL, c->r, c->counter, 0, 0), line,
+      rw_put(c, bc_abck(BC_OP_GETUPVAL, c->r, c->counter, 0, 0), line,
              J_NONE, 0);
-    rw_put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, pc + 2);
+    rw_put(c, bc_isj(BC_OP_JMP, 0), line, J_GROUP, pc + 2);
     c->stub_end[s] = c->o.n;
     c->stats->stubs++;
   }
 }
 
-lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
+lraf_status rw_emit(bc_proto *f, const rw_cfg *cfg, const rw_options *opt,
                     int counter, int consume, const char *path, rw_arena *a,
                     rw_stats *stats, lraf_error *err) {
   ctx c;
@@ -282,7 +282,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
     st = err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     goto done;
   }
-  vm_getlines(f, c.lines);
+  bc_getlines(f, c.lines);
   if (rw_tail_payments(opt)) {  /* what pays elsewhere (rw_pay.c) */
     c.tails = rw_tail_blocks(&c);
     c.entry_in_proto = rw_entry_charge(&c);
@@ -333,7 +333,7 @@ lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
   if (fit < 0) {
     st = err_fail(err, LRAF_ELIMIT, "a jump in %s is too long after "
                   "rewriting (more than %d instructions)", path,
-                  VM_OFFSET_SJ);
+                  BC_OFFSET_SJ);
     goto done;
   }
   st = rw_finish(&c, main_end);

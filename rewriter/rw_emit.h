@@ -11,7 +11,7 @@
 /* Rewrite the code of f (not its children) in place.  counter and
    consume are the upvalue indices the driver added.  The scratch
    memory comes from a; f's new arrays are malloc'ed as f's own. */
-lraf_status rw_emit(vm_proto *f, const rw_cfg *cfg, const rw_options *opt,
+lraf_status rw_emit(bc_proto *f, const rw_cfg *cfg, const rw_options *opt,
                     int counter, int consume, const char *path, rw_arena *a,
                     rw_stats *stats, lraf_error *err);
 

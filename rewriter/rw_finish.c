@@ -25,7 +25,7 @@ static void *final_array(ctx *c, size_t size, int *hooked) {
 }
 
 /* Free an array of size bytes that final_array gave, or that f owns
-   (hook says which: VM_HOOK_* in f->borrowed). */
+   (hook says which: BC_HOOK_* in f->borrowed). */
 static void drop_array(ctx *c, void *p, size_t size, int hooked) {
   if (hooked)
     c->opt->alloc(c->opt->alloc_ud, p, size, 0);
@@ -34,12 +34,12 @@ static void drop_array(ctx *c, void *p, size_t size, int hooked) {
 }
 
 /* Encode the emitted lines as Lua does: deltas, with an absolute entry when a
-   delta is too large or after VM_MAXIWTHABS instructions without one. */
+   delta is too large or after BC_MAXIWTHABS instructions without one. */
 static int encode_lines(ctx *c) {
-  vm_proto *f = c->f;
+  bc_proto *f = c->f;
   int n = c->o.n, pc, prev = f->linedefined, since = 0, nabs = 0, hooked;
   int8_t *li = final_array(c, (size_t)n, &hooked);
-  vm_absline *abs = rw_arena_alloc(c->a, (size_t)n, sizeof *abs), *own = NULL;
+  bc_absline *abs = rw_arena_alloc(c->a, (size_t)n, sizeof *abs), *own = NULL;
   const side *sd = c->o.side;  /* (a local: the stores to li may alias c) */
   if (li == NULL || abs == NULL) {
     if (li != NULL) drop_array(c, li, (size_t)n, hooked);
@@ -47,11 +47,11 @@ static int encode_lines(ctx *c) {
   }
   for (pc = 0; pc < n; pc++) {
     int line = sd[pc].line, d = line - prev;
-    if (d <= -VM_LIMLINEDIFF || d >= VM_LIMLINEDIFF ||
-        since++ >= VM_MAXIWTHABS) {
+    if (d <= -BC_LIMLINEDIFF || d >= BC_LIMLINEDIFF ||
+        since++ >= BC_MAXIWTHABS) {
       abs[nabs].pc = pc;
       abs[nabs++].line = line;
-      d = VM_ABSLINEINFO;
+      d = BC_ABSLINEINFO;
       since = 1;
     }
     li[pc] = (int8_t)d;
@@ -65,13 +65,13 @@ static int encode_lines(ctx *c) {
     }
     memcpy(own, abs, (size_t)nabs * sizeof *own);
   }
-  if (!(f->borrowed & VM_BORROWED_LINES))
+  if (!(f->borrowed & BC_BORROWED_LINES))
     drop_array(c, f->lineinfo, (size_t)f->sizelineinfo,
-               (f->borrowed & VM_HOOK_LINES) != 0);
-  if (!(f->borrowed & VM_BORROWED_ABS)) free(f->abslineinfo);
-  f->borrowed &= (uint8_t)~(VM_BORROWED_LINES | VM_BORROWED_ABS |
-                            VM_HOOK_LINES);
-  if (hooked) f->borrowed |= VM_HOOK_LINES;
+               (f->borrowed & BC_HOOK_LINES) != 0);
+  if (!(f->borrowed & BC_BORROWED_ABS)) free(f->abslineinfo);
+  f->borrowed &= (uint8_t)~(BC_BORROWED_LINES | BC_BORROWED_ABS |
+                            BC_HOOK_LINES);
+  if (hooked) f->borrowed |= BC_HOOK_LINES;
   f->lineinfo = li;
   f->sizelineinfo = n;
   f->abslineinfo = own;
@@ -83,7 +83,7 @@ static int map_pc(ctx *c, int pc, int main_end) {
   return pc < c->f->sizecode ? c->group[pc] : main_end;
 }
 
-static int copy_string(vm_string *dst, const vm_string *src) {
+static int copy_string(bc_string *dst, const bc_string *src) {
   *dst = *src;
   if (!src->present) return 1;
   dst->data = malloc(src->len + 1);
@@ -95,9 +95,9 @@ static int copy_string(vm_string *dst, const vm_string *src) {
 /* Remap local-variable ranges and give each stub the locals that were
    active at its MMBIN, so errors there name them as before. */
 static int remap_locals(ctx *c, int main_end) {
-  vm_proto *f = c->f;
+  bc_proto *f = c->f;
   int i, s, n = f->sizelocvars, extra = 0;
-  vm_locvar *lv;
+  bc_locvar *lv;
   if (n == 0) return 1;
   for (s = 0; s < c->nstubs; s++)
     for (i = 0; i < n; i++)
@@ -105,11 +105,11 @@ static int remap_locals(ctx *c, int main_end) {
           c->stub_pc[s] + 1 < f->locvars[i].endpc)
         extra++;
   lv = f->locvars;
-  if (extra > 0 && (f->borrowed & VM_BORROWED_LOCVARS)) {
+  if (extra > 0 && (f->borrowed & BC_BORROWED_LOCVARS)) {
     lv = malloc(((size_t)n + (size_t)extra) * sizeof *lv);
     if (lv == NULL) return 0;
     memcpy(lv, f->locvars, (size_t)n * sizeof *lv);
-    f->borrowed &= (uint8_t)~VM_BORROWED_LOCVARS;
+    f->borrowed &= (uint8_t)~BC_BORROWED_LOCVARS;
   } else if (extra > 0) {
     lv = realloc(f->locvars, ((size_t)n + (size_t)extra) * sizeof *lv);
     if (lv == NULL) return 0;
@@ -119,7 +119,7 @@ static int remap_locals(ctx *c, int main_end) {
     int mm = c->stub_pc[s] + 1;
     for (i = 0; i < n; i++)
       if (lv[i].startpc <= mm && mm < lv[i].endpc) {
-        vm_locvar *v = &lv[f->sizelocvars];
+        bc_locvar *v = &lv[f->sizelocvars];
         if (!copy_string(&v->name, &lv[i].name)) return 0;
         v->startpc = c->stub_start[s];
         v->endpc = c->stub_end[s];
@@ -135,15 +135,15 @@ static int remap_locals(ctx *c, int main_end) {
 
 /* f's code is being replaced: free it if it is f's own. */
 static void drop_code(ctx *c) {
-  vm_proto *f = c->f;
-  if (!(f->borrowed & VM_BORROWED_CODE))
+  bc_proto *f = c->f;
+  if (!(f->borrowed & BC_BORROWED_CODE))
     drop_array(c, f->code, (size_t)f->sizecode * sizeof *f->code,
-               (f->borrowed & VM_HOOK_CODE) != 0);
-  f->borrowed &= (uint8_t)~(VM_BORROWED_CODE | VM_HOOK_CODE);
+               (f->borrowed & BC_HOOK_CODE) != 0);
+  f->borrowed &= (uint8_t)~(BC_BORROWED_CODE | BC_HOOK_CODE);
 }
 
 lraf_status rw_finish(ctx *c, int main_end) {
-  vm_proto *f = c->f;
+  bc_proto *f = c->f;
   if (f->sizelineinfo > 0 && !encode_lines(c))
     return LRAF_EMEM;
   if (c->table) {
@@ -158,11 +158,11 @@ lraf_status rw_finish(ctx *c, int main_end) {
   c->stats->code_after += c->o.n;
   if (c->opt->alloc != NULL) {  /* the code is in the arena: copy it out */
     int hooked;
-    vm_instr *code = final_array(c, (size_t)c->o.n * sizeof *code, &hooked);
+    bc_instr *code = final_array(c, (size_t)c->o.n * sizeof *code, &hooked);
     if (code == NULL) return LRAF_EMEM;
     memcpy(code, c->o.code, (size_t)c->o.n * sizeof *code);
     drop_code(c);
-    if (hooked) f->borrowed |= VM_HOOK_CODE;
+    if (hooked) f->borrowed |= BC_HOOK_CODE;
     f->code = code;
   } else {
     drop_code(c);

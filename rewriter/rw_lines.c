@@ -59,7 +59,7 @@ static int by_block_line(const void *a, const void *b) {
   return x->line < y->line ? -1 : x->line > y->line;
 }
 
-int rw_lines_build(const vm_proto *f, const rw_cfg *cfg,
+int rw_lines_build(const bc_proto *f, const rw_cfg *cfg,
                    const uint32_t *pccost, const int *lines,
                    rw_lines *out) {
   acc a = {NULL, 0, 0};

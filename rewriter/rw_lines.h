@@ -24,7 +24,7 @@ typedef struct rw_lines {
    lines[pc], less what a branch fold charged ahead at the test for the
    other branch when the block is that test's refunding branch.  Returns
    0 when out of memory. */
-int rw_lines_build(const vm_proto *f, const rw_cfg *cfg,
+int rw_lines_build(const bc_proto *f, const rw_cfg *cfg,
                    const uint32_t *pccost, const int *lines,
                    rw_lines *out);
 void rw_lines_free(rw_lines *l);

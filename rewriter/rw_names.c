@@ -19,14 +19,14 @@
 /* Whether op writes register A (Lua's "A mode" of the opcode). */
 static int sets_register_a(int op) {
   switch (op) {
-    case VM_OP_SETUPVAL: case VM_OP_SETTABUP: case VM_OP_SETTABLE:
-    case VM_OP_SETI: case VM_OP_SETFIELD: case VM_OP_MMBIN:
-    case VM_OP_MMBINI: case VM_OP_MMBINK: case VM_OP_CLOSE: case VM_OP_TBC:
-    case VM_OP_JMP: case VM_OP_EQ: case VM_OP_LT: case VM_OP_LE:
-    case VM_OP_EQK: case VM_OP_EQI: case VM_OP_LTI: case VM_OP_LEI:
-    case VM_OP_GTI: case VM_OP_GEI: case VM_OP_TEST: case VM_OP_RETURN:
-    case VM_OP_RETURN0: case VM_OP_RETURN1: case VM_OP_TFORPREP:
-    case VM_OP_TFORCALL: case VM_OP_SETLIST: case VM_OP_EXTRAARG:
+    case BC_OP_SETUPVAL: case BC_OP_SETTABUP: case BC_OP_SETTABLE:
+    case BC_OP_SETI: case BC_OP_SETFIELD: case BC_OP_MMBIN:
+    case BC_OP_MMBINI: case BC_OP_MMBINK: case BC_OP_CLOSE: case BC_OP_TBC:
+    case BC_OP_JMP: case BC_OP_EQ: case BC_OP_LT: case BC_OP_LE:
+    case BC_OP_EQK: case BC_OP_EQI: case BC_OP_LTI: case BC_OP_LEI:
+    case BC_OP_GTI: case BC_OP_GEI: case BC_OP_TEST: case BC_OP_RETURN:
+    case BC_OP_RETURN0: case BC_OP_RETURN1: case BC_OP_TFORPREP:
+    case BC_OP_TFORCALL: case BC_OP_SETLIST: case BC_OP_EXTRAARG:
       return 0;
     default:
       return 1;
@@ -37,9 +37,9 @@ static int sets_register_a(int op) {
    must not need a partner instruction after it. */
 static int names_register(int op) {
   switch (op) {
-    case VM_OP_MOVE: case VM_OP_GETTABUP: case VM_OP_GETTABLE:
-    case VM_OP_GETI: case VM_OP_GETFIELD: case VM_OP_GETUPVAL:
-    case VM_OP_LOADK: case VM_OP_SELF:
+    case BC_OP_MOVE: case BC_OP_GETTABUP: case BC_OP_GETTABLE:
+    case BC_OP_GETI: case BC_OP_GETFIELD: case BC_OP_GETUPVAL:
+    case BC_OP_LOADK: case BC_OP_SELF:
       return 1;
     default:
       return 0;
@@ -66,19 +66,19 @@ static int last_writer(const writers *w, int reg) {
   return best;
 }
 
-static void record_writes(writers *w, vm_instr i, int pc) {
-  int op = vm_op(i), a = vm_a(i);
+static void record_writes(writers *w, bc_instr i, int pc) {
+  int op = bc_op(i), a = bc_a(i);
   switch (op) {
-    case VM_OP_LOADNIL: written(w, a, a + vm_b(i), pc); break;
-    case VM_OP_TFORCALL: written(w, a + 2, 255, pc); break;
-    case VM_OP_CALL: case VM_OP_TAILCALL: written(w, a, 255, pc); break;
+    case BC_OP_LOADNIL: written(w, a, a + bc_b(i), pc); break;
+    case BC_OP_TFORCALL: written(w, a + 2, 255, pc); break;
+    case BC_OP_CALL: case BC_OP_TAILCALL: written(w, a, 255, pc); break;
     default: if (sets_register_a(op)) written(w, a, a, pc); break;
   }
 }
 
 /* jumped[pc]: the nearest destination beyond pc of a JMP before pc, or
    INT_MAX.  Lua's scan gives up on a writer that such a JMP skips. */
-static int *jumps_over(const vm_proto *f) {
+static int *jumps_over(const bc_proto *f) {
   int n = f->sizecode, pc, nheap = 0;
   int *jumped = malloc(((size_t)n + 1) * sizeof *jumped);
   int *heap = malloc(((size_t)n + 1) * sizeof *heap);  /* min-heap */
@@ -88,8 +88,8 @@ static int *jumps_over(const vm_proto *f) {
     return NULL;
   }
   for (pc = 0; pc < n; pc++) {
-    if (pc > 0 && vm_op(f->code[pc - 1]) == VM_OP_JMP) {  /* push */
-      int k = nheap++, d = pc + vm_sj(f->code[pc - 1]);
+    if (pc > 0 && bc_op(f->code[pc - 1]) == BC_OP_JMP) {  /* push */
+      int k = nheap++, d = pc + bc_sj(f->code[pc - 1]);
       while (k > 0 && heap[(k - 1) / 2] > d) {
         heap[k] = heap[(k - 1) / 2];
         k = (k - 1) / 2;
@@ -115,27 +115,27 @@ static int *jumps_over(const vm_proto *f) {
 }
 
 static int is_mmbin(int op) {
-  return op == VM_OP_MMBIN || op == VM_OP_MMBINI || op == VM_OP_MMBINK;
+  return op == BC_OP_MMBIN || op == BC_OP_MMBINI || op == BC_OP_MMBINK;
 }
 
-int rw_name_setters(const vm_proto *f, int *setters, unsigned char *nsetters) {
+int rw_name_setters(const bc_proto *f, int *setters, unsigned char *nsetters) {
   writers w;
   int pc, *jumped = jumps_over(f);
   if (jumped == NULL) return 0;
   memset(w.t, 0xff, sizeof w.t);  /* all -1 */
   for (pc = 0; pc < f->sizecode; pc++) {
-    vm_instr i = f->code[pc];
+    bc_instr i = f->code[pc];
     nsetters[pc] = 0;
-    if (pc + 1 < f->sizecode && is_mmbin(vm_op(f->code[pc + 1])) &&
-        vm_required_next(i) == vm_op(f->code[pc + 1])) {
-      vm_instr mm = f->code[pc + 1];
+    if (pc + 1 < f->sizecode && is_mmbin(bc_op(f->code[pc + 1])) &&
+        bc_required_next(i) == bc_op(f->code[pc + 1])) {
+      bc_instr mm = f->code[pc + 1];
       int regs[2], nregs = 0, r;
-      regs[nregs++] = vm_a(mm);
-      if (vm_op(mm) == VM_OP_MMBIN && vm_b(mm) != vm_a(mm))
-        regs[nregs++] = vm_b(mm);
+      regs[nregs++] = bc_a(mm);
+      if (bc_op(mm) == BC_OP_MMBIN && bc_b(mm) != bc_a(mm))
+        regs[nregs++] = bc_b(mm);
       for (r = 0; r < nregs; r++) {
         int s = last_writer(&w, regs[r]);
-        if (s >= 0 && jumped[s] > pc && names_register(vm_op(f->code[s])))
+        if (s >= 0 && jumped[s] > pc && names_register(bc_op(f->code[s])))
           setters[2 * pc + nsetters[pc]++] = s;
       }
     }

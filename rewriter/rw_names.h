@@ -6,13 +6,13 @@
 #ifndef RW_NAMES_H
 #define RW_NAMES_H
 
-#include "vm.h"
+#include "bc.h"
 
 /* For each arithmetic op followed by its MMBIN*, at pc, store in
    setters[2*pc..] the pcs of the instructions that name its operands in
    error messages, as Lua's debug library finds them, and their number
    (0..2) in nsetters[pc].  One pass over f; returns 0 when out of
    memory. */
-int rw_name_setters(const vm_proto *f, int *setters, unsigned char *nsetters);
+int rw_name_setters(const bc_proto *f, int *setters, unsigned char *nsetters);
 
 #endif

@@ -11,7 +11,7 @@
 ** the zero check, and the block starts with no ACCT.  A loop turn then
 ** runs no accounting dispatch at all.  Every run of the block goes on to
 ** that jump unless it ends in an error or a yield; for those, the
-** function's table of what it has charged ahead (vm_proto.ahead, the
+** function's table of what it has charged ahead (bc_proto.ahead, the
 ** VM's Proto.acctahead, rw_ahead.c) holds, at every pc where the frame
 ** may be left with work run and not yet paid, that amount below 0, which
 ** the VM charges when an error discards the frame or a yield suspends it
@@ -59,16 +59,16 @@ int rw_tail_blocks(ctx *c) {
 }
 
 void rw_emit_paying_jump(ctx *c, int pc, int r, int t, int line) {
-  vm_instr i = c->f->code[pc];
+  bc_instr i = c->f->code[pc];
   int64_t n = c->cfg->b[r].charge;
-  int op = vm_op(i) == VM_OP_FORLOOP ? VM_OP_FORLOOPACCT
-         : vm_op(i) == VM_OP_TFORLOOP ? VM_OP_TFORLOOPACCT : VM_OP_JMPACCT;
-  rw_put(c, vm_set_op(i, op), line, J_GROUP, t);
-  rw_put(c, vm_set_bx(vm_abck(VM_OP_ACCT, VM_ACCT_ADD, 0, 0, 0),
-                      (int)n + VM_OFFSET_SBX), line, J_NONE, 0);
+  int op = bc_op(i) == BC_OP_FORLOOP ? BC_OP_FORLOOPACCT
+         : bc_op(i) == BC_OP_TFORLOOP ? BC_OP_TFORLOOPACCT : BC_OP_JMPACCT;
+  rw_put(c, bc_set_op(i, op), line, J_GROUP, t);
+  rw_put(c, bc_set_bx(bc_abck(BC_OP_ACCT, BC_ACCT_ADD, 0, 0, 0),
+                      (int)n + BC_OFFSET_SBX), line, J_NONE, 0);
   if (n != 0) c->stats->increments++;
   c->stats->checks++;
-  if (op == VM_OP_TFORLOOPACCT)
+  if (op == BC_OP_TFORLOOPACCT)
     c->stats->paid_by_tforloop++;
   else
     c->stats->paid_at_end++;
@@ -76,20 +76,20 @@ void rw_emit_paying_jump(ctx *c, int pc, int r, int t, int line) {
 
 int rw_tfor_bodies(ctx *c) {
   const rw_cfg *cfg = c->cfg;
-  const vm_proto *f = c->f;
+  const bc_proto *f = c->f;
   int bi, i, found = 0;
   if (!rw_tail_payments(c->opt) || cfg->ntforcalls == 0) return 0;
   for (bi = 0; bi < cfg->nblocks; bi++) {  /* TFORCALL, TFORLOOP */
     int t, bt, pc = cfg->b[bi].start + 1;
     const rw_block *b;
     if (!cfg->b[bi].tforcall || pc >= f->sizecode ||
-        vm_op(f->code[pc]) != VM_OP_TFORLOOP ||
-        !vm_jump_target(f->code[pc], pc, &t) || t < cfg->first || t >= pc ||
+        bc_op(f->code[pc]) != BC_OP_TFORLOOP ||
+        !bc_jump_target(f->code[pc], pc, &t) || t < cfg->first || t >= pc ||
         (bt = cfg->block_at[t]) < 0)
       continue;
     b = &cfg->b[bt];
     if (!b->reachable || b->fold_into >= 0 || b->charges_ahead ||
-        b->takes_back || b->charge <= 0 || b->charge > VM_OFFSET_SBX ||
+        b->takes_back || b->charge <= 0 || b->charge > BC_OFFSET_SBX ||
         (c->tails && c->tail[bt] >= 0) ||
         b->npreds != 1)  /* only its TFORLOOP enters it */
       continue;

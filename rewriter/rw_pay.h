@@ -16,7 +16,7 @@
 int rw_tail_blocks(ctx *c);
 
 /* Whether the first block's charge becomes the function's entry charge
-   (vm_proto.entry), which the lraf VM adds, with its zero check, as a
+   (bc_proto.entry), which the lraf VM adds, with its zero check, as a
    call starts: the same charge at the same point as the block's ACCT,
    with no dispatch.  Where blocks pay at their end (the Proto carries
    what the code alone cannot), for a block that adds, and only when no

@@ -58,7 +58,7 @@ static void name_main(char *buf, size_t size, const char *src) {
 
 /* A readable name for f in messages: "main chunk of @x.lua" or
    "function at @x.lua:12". */
-static void name_function(char *buf, size_t size, const vm_proto *f,
+static void name_function(char *buf, size_t size, const bc_proto *f,
                           const char *source, int is_main, srcname *sn) {
   char *src = sn->src;
   if (sn->source != source || src[0] == '\0') {
@@ -84,7 +84,7 @@ static void name_function(char *buf, size_t size, const vm_proto *f,
     snprintf(buf, size, "function at %s:%d", src, f->linedefined);
 }
 
-static int set_name(vm_string *s, const char *text) {
+static int set_name(bc_string *s, const char *text) {
   size_t len = strlen(text);
   s->data = malloc(len + 1);
   if (s->data == NULL) return 0;
@@ -96,10 +96,10 @@ static int set_name(vm_string *s, const char *text) {
 
 /* Append the counter and consume upvalues.  A nested function captures
    its parent's; main's are set by the runtime after loading. */
-static lraf_status add_upvalues(vm_proto *f, int is_main, int parent_counter,
+static lraf_status add_upvalues(bc_proto *f, int is_main, int parent_counter,
                                 const char *path, lraf_error *err) {
   int n = f->sizeupvalues;
-  vm_upvaldesc *uv = realloc(f->upvalues, ((size_t)n + 2) * sizeof *uv);
+  bc_upvaldesc *uv = realloc(f->upvalues, ((size_t)n + 2) * sizeof *uv);
   if (uv == NULL)
     return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
   f->upvalues = uv;
@@ -109,7 +109,7 @@ static lraf_status add_upvalues(vm_proto *f, int is_main, int parent_counter,
   uv[n].kind = uv[n + 1].kind = 0;
   f->sizeupvalues = n + 2;
   if (f->sizeupnames > 0) {
-    vm_string *names = realloc(f->upnames, ((size_t)n + 2) * sizeof *names);
+    bc_string *names = realloc(f->upnames, ((size_t)n + 2) * sizeof *names);
     if (names == NULL)
       return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
     f->upnames = names;
@@ -122,7 +122,7 @@ static lraf_status add_upvalues(vm_proto *f, int is_main, int parent_counter,
   return LRAF_OK;
 }
 
-static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
+static lraf_status rewrite_function(bc_proto *f, const rw_options *opt,
                                     int is_main, int parent_counter,
                                     const char *source, rw_arena *a,
                                     srcname *sn, rw_stats *stats,
@@ -134,14 +134,14 @@ static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
   if (f->source.present)
     source = f->source.data;
   name_function(path, sizeof path, f, source, is_main, sn);
-  if (f->maxstacksize >= VM_MAXREGS - 1)
+  if (f->maxstacksize >= BC_MAXREGS - 1)
     return err_fail(err, LRAF_EREWRITE,
                    "%s uses %d registers; lraf needs one more and allows at "
-                   "most %d", path, f->maxstacksize, VM_MAXREGS - 2);
-  if (opt->target != RW_LRAVM && f->sizeupvalues >= VM_MAXUPVALS - 1)
+                   "most %d", path, f->maxstacksize, BC_MAXREGS - 2);
+  if (opt->target != RW_LRAVM && f->sizeupvalues >= BC_MAXUPVALS - 1)
     return err_fail(err, LRAF_EREWRITE,
                    "%s has %d upvalues; lraf adds two and allows at most %d",
-                   path, f->sizeupvalues, VM_MAXUPVALS - 2);
+                   path, f->sizeupvalues, BC_MAXUPVALS - 2);
   st = rw_cfg_build(f, opt, path, a, &cfg, err);
   if (st != LRAF_OK)
     return st;
@@ -162,7 +162,7 @@ static lraf_status rewrite_function(vm_proto *f, const rw_options *opt,
   return st;
 }
 
-lraf_status rw_rewrite(vm_chunk *chunk, const rw_options *opt,
+lraf_status rw_rewrite(bc_chunk *chunk, const rw_options *opt,
                        rw_stats *stats, lraf_error *err) {
   rw_stats local;
   rw_arena a;

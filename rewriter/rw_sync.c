@@ -16,29 +16,29 @@
    or switch coroutines), cannot run a GC step (whose finalizers may
    charge) and cannot write above the function's registers.  An
    arithmetic op's metamethod runs in its stub, which reloads r. */
-static int keeps_counter(const vm_proto *f, int pc) {
-  switch (vm_op(f->code[pc])) {
-    case VM_OP_MOVE: case VM_OP_LOADI: case VM_OP_LOADF: case VM_OP_LOADK:
-    case VM_OP_LOADKX: case VM_OP_EXTRAARG: case VM_OP_LOADFALSE:
-    case VM_OP_LFALSESKIP: case VM_OP_LOADTRUE: case VM_OP_LOADNIL:
-    case VM_OP_GETUPVAL: case VM_OP_SETUPVAL: case VM_OP_NOT:
-    case VM_OP_JMP: case VM_OP_TEST: case VM_OP_TESTSET: case VM_OP_EQK:
-    case VM_OP_EQI: case VM_OP_FORPREP: case VM_OP_FORLOOP:
-    case VM_OP_TFORPREP: case VM_OP_TFORLOOP: case VM_OP_SETLIST:
+static int keeps_counter(const bc_proto *f, int pc) {
+  switch (bc_op(f->code[pc])) {
+    case BC_OP_MOVE: case BC_OP_LOADI: case BC_OP_LOADF: case BC_OP_LOADK:
+    case BC_OP_LOADKX: case BC_OP_EXTRAARG: case BC_OP_LOADFALSE:
+    case BC_OP_LFALSESKIP: case BC_OP_LOADTRUE: case BC_OP_LOADNIL:
+    case BC_OP_GETUPVAL: case BC_OP_SETUPVAL: case BC_OP_NOT:
+    case BC_OP_JMP: case BC_OP_TEST: case BC_OP_TESTSET: case BC_OP_EQK:
+    case BC_OP_EQI: case BC_OP_FORPREP: case BC_OP_FORLOOP:
+    case BC_OP_TFORPREP: case BC_OP_TFORLOOP: case BC_OP_SETLIST:
       return 1;
     default:
-      return vm_mmbin_pair(f, pc);
+      return bc_mmbin_pair(f, pc);
   }
 }
 
 /* Whether every instruction of block b satisfies ok (an arithmetic op
    and its MMBIN* count as one). */
-static int block_all(const vm_proto *f, const rw_block *b,
-                     int (*ok)(const vm_proto *, int)) {
+static int block_all(const bc_proto *f, const rw_block *b,
+                     int (*ok)(const bc_proto *, int)) {
   int pc;
   for (pc = b->start; pc <= b->end; pc++) {
     if (!ok(f, pc)) return 0;
-    if (vm_mmbin_pair(f, pc)) pc++;
+    if (bc_mmbin_pair(f, pc)) pc++;
   }
   return 1;
 }
@@ -48,7 +48,7 @@ static int block_all(const vm_proto *f, const rw_block *b,
    that keep the counter.  TFORPREP enters a TFORCALL block past its
    accounting code, so that edge does not count.  Each block's state
    falls from 1 to 0 at most once. */
-static int find_synced(const vm_proto *f, const rw_cfg *cfg,
+static int find_synced(const bc_proto *f, const rw_cfg *cfg,
                        const unsigned char *emits, unsigned char *synced,
                        rw_arena *a) {
   int nb = cfg->nblocks, i, top = 0;
@@ -73,7 +73,7 @@ static int find_synced(const vm_proto *f, const rw_cfg *cfg,
     int k;
     for (k = 0; k < b->nsucc; k++) {
       int s = b->succ[k];
-      if (cfg->b[s].tforcall && vm_op(f->code[b->end]) == VM_OP_TFORPREP)
+      if (cfg->b[s].tforcall && bc_op(f->code[b->end]) == BC_OP_TFORPREP)
         continue;
       if (!synced[s]) continue;
       synced[s] = 0;
@@ -94,15 +94,15 @@ static int find_synced(const vm_proto *f, const rw_cfg *cfg,
    the constant is the integer 0); FORPREP on bad limits;
    TFORPREP on a non-closable value; SETLIST when memory runs out.  Other
    arithmetic fails only into its metamethod stub, which writes r back. */
-static int is_quiet(const vm_proto *f, int pc) {
-  vm_instr i = f->code[pc];
-  switch (vm_op(i)) {
-    case VM_OP_FORPREP: case VM_OP_TFORPREP: case VM_OP_SETLIST:
-    case VM_OP_MOD: case VM_OP_IDIV:
+static int is_quiet(const bc_proto *f, int pc) {
+  bc_instr i = f->code[pc];
+  switch (bc_op(i)) {
+    case BC_OP_FORPREP: case BC_OP_TFORPREP: case BC_OP_SETLIST:
+    case BC_OP_MOD: case BC_OP_IDIV:
       return 0;
-    case VM_OP_MODK: case VM_OP_IDIVK: {  /* only an integer 0 raises */
-      const vm_const *k = &f->k[vm_c(i)];
-      if (k->tag == VM_TINT && k->i == 0) return 0;
+    case BC_OP_MODK: case BC_OP_IDIVK: {  /* only an integer 0 raises */
+      const bc_const *k = &f->k[bc_c(i)];
+      if (k->tag == BC_TINT && k->i == 0) return 0;
       return keeps_counter(f, pc);
     }
     default:
@@ -143,7 +143,7 @@ static void find_ahead(const rw_cfg *cfg, const unsigned char *emits,
    ran ahead.  Flushing a block only lowers "ahead at exit" elsewhere, so
    one round of marking suffices.  Then a writing block keeps its
    SETUPVAL only if it adds to r itself or r may be ahead on entry. */
-static int find_lazy(const vm_proto *f, const rw_cfg *cfg,
+static int find_lazy(const bc_proto *f, const rw_cfg *cfg,
                      const unsigned char *emits, const unsigned char *adds,
                      int allow_lazy, rw_arena *a, rw_sync *s) {
   int nb = cfg->nblocks, i, k;
@@ -171,7 +171,7 @@ static int find_lazy(const vm_proto *f, const rw_cfg *cfg,
   return 1;
 }
 
-int rw_sync_find(const vm_proto *f, const rw_cfg *cfg,
+int rw_sync_find(const bc_proto *f, const rw_cfg *cfg,
                  const unsigned char *emits, const unsigned char *adds,
                  int allow_lazy, rw_arena *a, rw_sync *s) {
   size_t n = (size_t)cfg->nblocks + 1;

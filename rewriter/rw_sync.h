@@ -19,7 +19,7 @@ typedef struct rw_sync {
    adds[b]: that code adds to r.  allow_lazy is 0 in the overhead mode,
    whose charges count every SETUPVAL.  s's arrays live in a.  Returns 0
    when out of memory. */
-int rw_sync_find(const vm_proto *f, const rw_cfg *cfg,
+int rw_sync_find(const bc_proto *f, const rw_cfg *cfg,
                  const unsigned char *emits, const unsigned char *adds,
                  int allow_lazy, rw_arena *a, rw_sync *s);
 

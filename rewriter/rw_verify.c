@@ -1,7 +1,7 @@
 /*
 ** rw_verify.c - checks a rewritten chunk before it is loaded.
 **
-** Beyond the structural checks of vm_check_code (valid opcodes, operand
+** Beyond the structural checks of bc_check_code (valid opcodes, operand
 ** ranges, jump targets, required pairs), every function must carry the
 ** counter and consume upvalues, nested functions must capture their
 ** parent's, and the accounting code may touch them only through the
@@ -21,26 +21,26 @@
 #include "rw_arena.h"
 #include "rw_vlean.h"
 
-static lraf_status verify_accounting(const vm_proto *f, const char *path,
+static lraf_status verify_accounting(const bc_proto *f, const char *path,
                                      lraf_error *err) {
   int counter = f->sizeupvalues - 2, consume = counter + 1;
   int scratch = f->maxstacksize - 1, pc;
   for (pc = 0; pc < f->sizecode; pc++) {
-    vm_instr i = f->code[pc];
-    int op = vm_op(i);
-    if ((op == VM_OP_GETUPVAL || op == VM_OP_SETUPVAL) &&
-        (vm_b(i) == counter || vm_b(i) == consume) && vm_a(i) != scratch)
+    bc_instr i = f->code[pc];
+    int op = bc_op(i);
+    if ((op == BC_OP_GETUPVAL || op == BC_OP_SETUPVAL) &&
+        (bc_b(i) == counter || bc_b(i) == consume) && bc_a(i) != scratch)
       return err_fail(err, LRAF_EVERIFY,
                       "%s: pc %d uses the lraf upvalue %d outside the "
-                      "scratch register", path, pc + 1, vm_b(i));
-    if (op == VM_OP_SETUPVAL && vm_b(i) == consume)
+                      "scratch register", path, pc + 1, bc_b(i));
+    if (op == BC_OP_SETUPVAL && bc_b(i) == consume)
       return err_fail(err, LRAF_EVERIFY, "%s: pc %d overwrites consume", path,
                       pc + 1);
   }
   return LRAF_OK;
 }
 
-static lraf_status verify_function(const vm_proto *f, const vm_proto *parent,
+static lraf_status verify_function(const bc_proto *f, const bc_proto *parent,
                                    int index, int depth, lraf_error *err) {
   char path[64];
   lraf_status st;
@@ -52,7 +52,7 @@ static lraf_status verify_function(const vm_proto *f, const vm_proto *parent,
   if (f->maxstacksize < 1)
     return err_fail(err, LRAF_EVERIFY, "%s has no scratch register", path);
   if (parent != NULL) {
-    const vm_upvaldesc *uv = &f->upvalues[f->sizeupvalues - 2];
+    const bc_upvaldesc *uv = &f->upvalues[f->sizeupvalues - 2];
     int pc = parent->sizeupvalues - 2;
     if (uv[0].instack || uv[1].instack || uv[0].idx != pc ||
         uv[1].idx != pc + 1)
@@ -60,7 +60,7 @@ static lraf_status verify_function(const vm_proto *f, const vm_proto *parent,
                       "%s does not capture its parent's counter and consume",
                       path);
   }
-  st = vm_check_code(f, path, VM_CHECK_REWRITTEN, err);
+  st = bc_check_code(f, path, BC_CHECK_REWRITTEN, err);
   if (st == LRAF_OK)
     st = verify_accounting(f, path, err);
   for (i = 0; st == LRAF_OK && i < f->sizep; i++)
@@ -72,25 +72,25 @@ static lraf_status verify_function(const vm_proto *f, const vm_proto *parent,
 
 /* An instruction that makes a zero check: an ACCT that checks, or a
    paying jump (JMPACCT, FORLOOPACCT, TFORLOOPACCT: it checks whichever
-   way it goes; vm_check_code makes sure that no test runs one as its
+   way it goes; bc_check_code makes sure that no test runs one as its
    jump). */
-static int is_check(vm_instr i) {
+static int is_check(bc_instr i) {
   return rw_is_check(i);
 }
 
 /* Where control may go after pc (a superset: a skip edge where the next
    instruction may be skipped, both ways of a loop instruction). */
-static int successors(const vm_proto *f, int pc, int *s) {
-  vm_instr i = f->code[pc];
-  const vm_opinfo *oi = vm_opinfo_of(vm_op(i));
+static int successors(const bc_proto *f, int pc, int *s) {
+  bc_instr i = f->code[pc];
+  const bc_opinfo *oi = bc_opinfo_of(bc_op(i));
   int n = 0, t, k, m = 0;
-  if (oi->flags & VM_OPF_ENDS) return 0;
-  if (vm_jump_target(i, pc, &t)) s[n++] = t;
-  if (vm_op(i) == VM_OP_FORLOOPACCT || vm_op(i) == VM_OP_TFORLOOPACCT)
+  if (oi->flags & BC_OPF_ENDS) return 0;
+  if (bc_jump_target(i, pc, &t)) s[n++] = t;
+  if (bc_op(i) == BC_OP_FORLOOPACCT || bc_op(i) == BC_OP_TFORLOOPACCT)
     s[n++] = pc + 2;  /* the exit skips its ACCT */
-  else if (vm_op(i) != VM_OP_JMP && vm_op(i) != VM_OP_JMPACCT) s[n++] = pc + 1;
-  if ((oi->flags & (VM_OPF_TEST | VM_OPF_MMBIN | VM_OPF_SKIPNEXT)) ||
-      vm_needs_extraarg(i))
+  else if (bc_op(i) != BC_OP_JMP && bc_op(i) != BC_OP_JMPACCT) s[n++] = pc + 1;
+  if ((oi->flags & (BC_OPF_TEST | BC_OPF_MMBIN | BC_OPF_SKIPNEXT)) ||
+      bc_needs_extraarg(i))
     s[n++] = pc + 2;
   for (k = 0; k < n; k++)
     if (s[k] >= 0 && s[k] < f->sizecode) s[m++] = s[k];
@@ -114,7 +114,7 @@ typedef struct dfs_frame {
 
 /* Whether control goes from i only to the next instruction (i is no
    check, jump, return or instruction that may skip the next). */
-static int plain(vm_instr i) {
+static int plain(bc_instr i) {
   return rw_plain(i);
 }
 
@@ -125,10 +125,10 @@ static int plain(vm_instr i) {
    starts a run of plain instructions that ends in a check (the run may
    be empty), every cycle passes a check: 0.  1 when some target does
    not (the search below then decides). */
-static int jumps_back_unchecked(const vm_proto *f) {
+static int jumps_back_unchecked(const bc_proto *f) {
   int pc, t;
   for (pc = 0; pc < f->sizecode; pc++)
-    if (vm_jump_target(f->code[pc], pc, &t) && rw_back_unchecked(f, pc, t))
+    if (bc_jump_target(f->code[pc], pc, &t) && rw_back_unchecked(f, pc, t))
       return 1;
   return 0;
 }
@@ -151,18 +151,18 @@ static int jumps_back_unchecked(const vm_proto *f) {
    With every backward jump covered one way or the other, every cycle
    passes a check: 0, as the search would find.  1 when some jump is
    not, -1 out of memory. */
-static int jumps_back_unguarded(const vm_proto *f, rw_arena *a) {
+static int jumps_back_unguarded(const bc_proto *f, rw_arena *a) {
   int n = f->sizecode, pc, t, x = -1, run = -1;
   int *maxsrc = rw_arena_alloc(a, (size_t)n + 1, sizeof *maxsrc);
   if (maxsrc == NULL) return -1;
   for (pc = 0; pc < n; pc++) maxsrc[pc] = -1;
   for (pc = 0; pc < n; pc++)
-    if (vm_jump_target(f->code[pc], pc, &t) && t >= 0 && t < n)
+    if (bc_jump_target(f->code[pc], pc, &t) && t >= 0 && t < n)
       maxsrc[t] = pc;  /* (pc increases: the highest one last) */
   for (pc = 0; pc < n; pc++) {
-    vm_instr i = f->code[pc];
+    bc_instr i = f->code[pc];
     if (maxsrc[pc] > run) run = maxsrc[pc];
-    if (vm_jump_target(i, pc, &t) && rw_back_unchecked(f, pc, t) &&
+    if (bc_jump_target(i, pc, &t) && rw_back_unchecked(f, pc, t) &&
         (t < 0 || x < t || run >= t))
       return 1;
     if (is_check(i)) {
@@ -174,7 +174,7 @@ static int jumps_back_unguarded(const vm_proto *f, rw_arena *a) {
 }
 
 /* A check at pc: the search starts again after it. */
-static void restart_after(const vm_proto *f, int pc, int *roots, int *nroots,
+static void restart_after(const bc_proto *f, int pc, int *roots, int *nroots,
                           char *state) {
   int s[3], k, ns = successors(f, pc, s);
   for (k = 0; k < ns; k++) roots[(*nroots)++] = s[k];
@@ -182,7 +182,7 @@ static void restart_after(const vm_proto *f, int pc, int *roots, int *nroots,
 }
 
 /* back: the first look's answer, or -1 to take it here. */
-static int unchecked_cycle(const vm_proto *f, int back, rw_arena *a,
+static int unchecked_cycle(const bc_proto *f, int back, rw_arena *a,
                            int *at) {
   int n = f->sizecode, sp, nroots = 0, found = 0;
   dfs_frame *stack;
@@ -270,8 +270,8 @@ typedef struct originals {
    needed; the function must start with a zero check and every cycle of
    its code must pass one, so that no run goes on unchecked.  With og,
    code that only the rewriting for the lraf VM changed gets the lean
-   check (rw_vlean.c) instead of vm_check_code. */
-static lraf_status verify_fused(const vm_proto *f, originals *og, int index,
+   check (rw_vlean.c) instead of bc_check_code. */
+static lraf_status verify_fused(const bc_proto *f, originals *og, int index,
                                 int depth, rw_arena *a, lraf_error *err) {
   char path[64];
   lraf_status st;
@@ -284,16 +284,16 @@ static lraf_status verify_fused(const vm_proto *f, originals *og, int index,
   /* a name for messages only: checked without it first, and named only
      to say what failed */
   st = !fits ? LRAF_EVERIFY
-     : o != NULL && rw_vlean_scan(f, o, &back) ? vm_check_debug(f, NULL,
+     : o != NULL && rw_vlean_scan(f, o, &back) ? bc_check_debug(f, NULL,
                                                                 NULL)
-     : vm_check_code(f, NULL, VM_CHECK_REWRITTEN, NULL);
-  entry = f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP;
-  while (entry < f->sizecode && vm_op(f->code[entry]) == VM_OP_ACCT &&
+     : bc_check_code(f, NULL, BC_CHECK_REWRITTEN, NULL);
+  entry = f->sizecode > 0 && bc_op(f->code[0]) == BC_OP_VARARGPREP;
+  while (entry < f->sizecode && bc_op(f->code[entry]) == BC_OP_ACCT &&
          !is_check(f->code[entry]))
     entry++;  /* a charge too large for one ACCT: the last one checks */
-  /* or the VM charges the first block as a call starts (vm_proto.entry) */
-  checked = f->entry > 0 ? f->entry_mode == VM_ACCT_ADDCHECK ||
-                           f->entry_mode == VM_ACCT_CHECKADD
+  /* or the VM charges the first block as a call starts (bc_proto.entry) */
+  checked = f->entry > 0 ? f->entry_mode == BC_ACCT_ADDCHECK ||
+                           f->entry_mode == BC_ACCT_CHECKADD
                          : entry < f->sizecode && is_check(f->code[entry]);
   if (st == LRAF_OK && checked)
     c = unchecked_cycle(f, back, a, &at);
@@ -305,7 +305,7 @@ static lraf_status verify_fused(const vm_proto *f, originals *og, int index,
       err_fail(err, LRAF_EVERIFY, "%s does not fit the function that Lua's "
                "parser produced", path);
     else if (st != LRAF_OK)
-      vm_check_code(f, path, VM_CHECK_REWRITTEN, err);
+      bc_check_code(f, path, BC_CHECK_REWRITTEN, err);
     else if (!checked)
       err_fail(err, LRAF_EVERIFY, "%s does not start with a zero check "
                "(ACCT or an entry charge)", path);
@@ -325,16 +325,16 @@ static lraf_status verify_fused(const vm_proto *f, originals *og, int index,
 
 /* Whether f or a function nested in it holds an ACCT or a paying jump
    (an opcode that stock Lua does not have). */
-static int has_acct(const vm_proto *f) {
+static int has_acct(const bc_proto *f) {
   int i;
   for (i = 0; i < f->sizecode; i++)
-    if (vm_op(f->code[i]) >= VM_OP_ACCT) return 1;
+    if (bc_op(f->code[i]) >= BC_OP_ACCT) return 1;
   for (i = 0; i < f->sizep; i++)
     if (has_acct(f->p[i])) return 1;
   return 0;
 }
 
-lraf_status rw_verify_target(const vm_chunk *chunk, rw_target target,
+lraf_status rw_verify_target(const bc_chunk *chunk, rw_target target,
                              lraf_error *err) {
   if (chunk == NULL || chunk->main == NULL)
     return err_fail(err, LRAF_EARG, "rw_verify: no chunk");
@@ -356,11 +356,11 @@ lraf_status rw_verify_target(const vm_chunk *chunk, rw_target target,
   return verify_function(chunk->main, NULL, 0, 0, err);
 }
 
-lraf_status rw_verify(const vm_chunk *chunk, lraf_error *err) {
+lraf_status rw_verify(const bc_chunk *chunk, lraf_error *err) {
   return rw_verify_target(chunk, RW_STOCK, err);
 }
 
-lraf_status rw_verify_lean(const vm_chunk *chunk, const rw_original *orig,
+lraf_status rw_verify_lean(const bc_chunk *chunk, const rw_original *orig,
                            int norig, lraf_error *err) {
   originals og;
   rw_arena a;

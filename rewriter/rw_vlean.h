@@ -9,41 +9,41 @@
 
 /* Whether f's code is o's, Lua's parser's, but for what rewriting for
    the lraf VM may change, each change checked: then f is as sound as
-   o's code, its debug information aside (vm_check_debug).  0 when it is
+   o's code, its debug information aside (bc_check_debug).  0 when it is
    not, or when some other change was made: then f needs the full check
-   (vm_check_code). */
-int rw_vlean_code(const vm_proto *f, const rw_original *o);
+   (bc_check_code). */
+int rw_vlean_code(const bc_proto *f, const rw_original *o);
 /* The same, and when it answers 1, *back says whether some jump goes
    back (to itself or before) to a target that does not start a run of
    plain instructions ending in a zero check: the first look of the
    verifier's search for a loop without a check (rw_verify.c), made on
    the way, since the walk meets every jump of the code. */
-int rw_vlean_scan(const vm_proto *f, const rw_original *o, int *back);
+int rw_vlean_scan(const bc_proto *f, const rw_original *o, int *back);
 
 /* An instruction that makes a zero check: an ACCT that checks, or a
-   paying jump (vm_is_paying_jump: it checks whichever way it goes;
-   vm_check_code and rw_vlean_code make sure that no test runs one as
+   paying jump (bc_is_paying_jump: it checks whichever way it goes;
+   bc_check_code and rw_vlean_code make sure that no test runs one as
    its jump). */
-static inline int rw_is_check(vm_instr i) {
-  int op = vm_op(i);
-  return (op == VM_OP_ACCT && vm_a(i) != VM_ACCT_ADD) ||
-         vm_is_paying_jump(op);
+static inline int rw_is_check(bc_instr i) {
+  int op = bc_op(i);
+  return (op == BC_OP_ACCT && bc_a(i) != BC_ACCT_ADD) ||
+         bc_is_paying_jump(op);
 }
 
 /* Whether control goes from i only to the next instruction (i is no
    check, jump, return or instruction that may skip the next). */
-static inline int rw_plain(vm_instr i) {
-  return !(vm_opinfo_of(vm_op(i))->flags &
-           (VM_OPF_ENDS | VM_OPF_JUMP | VM_OPF_TEST | VM_OPF_MMBIN |
-            VM_OPF_SKIPNEXT)) &&
-         !vm_needs_extraarg(i) && !rw_is_check(i);
+static inline int rw_plain(bc_instr i) {
+  return !(bc_opinfo_of(bc_op(i))->flags &
+           (BC_OPF_ENDS | BC_OPF_JUMP | BC_OPF_TEST | BC_OPF_MMBIN |
+            BC_OPF_SKIPNEXT)) &&
+         !bc_needs_extraarg(i) && !rw_is_check(i);
 }
 
 /* Whether i may skip the instruction after it (an edge to pc + 2). */
-static inline int rw_skips(vm_instr i) {
-  return (vm_opinfo_of(vm_op(i))->flags &
-          (VM_OPF_TEST | VM_OPF_MMBIN | VM_OPF_SKIPNEXT)) ||
-         vm_needs_extraarg(i);
+static inline int rw_skips(bc_instr i) {
+  return (bc_opinfo_of(bc_op(i))->flags &
+          (BC_OPF_TEST | BC_OPF_MMBIN | BC_OPF_SKIPNEXT)) ||
+         bc_needs_extraarg(i);
 }
 
 /* Whether the jump at pc to t goes back to a target from which some path may
@@ -53,13 +53,13 @@ static inline int rw_skips(vm_instr i) {
    or skips one, as an arithmetic op skips its MMBIN) and the one just before
    the check does not skip it: every edge from them then lands at most on the
    check, and every path from t reaches it. */
-static inline int rw_back_unchecked(const vm_proto *f, int pc, int t) {
+static inline int rw_back_unchecked(const bc_proto *f, int pc, int t) {
   int x;
   if (t > pc || rw_is_check(f->code[pc])) return 0;  /* a paying jump */
   if (t < 0) return 1;
   for (x = t; x < f->sizecode && !rw_is_check(f->code[x]); x++) {
-    vm_instr i = f->code[x];
-    if ((vm_opinfo_of(vm_op(i))->flags & (VM_OPF_JUMP | VM_OPF_ENDS)) ||
+    bc_instr i = f->code[x];
+    if ((bc_opinfo_of(bc_op(i))->flags & (BC_OPF_JUMP | BC_OPF_ENDS)) ||
         (x + 1 < f->sizecode && rw_is_check(f->code[x + 1]) && rw_skips(i)))
       return 1;
   }

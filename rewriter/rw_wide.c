@@ -23,33 +23,33 @@
    TFORPREP takes one trampoline, of a FORLOOP or TFORCALL two. */
 void rw_emit_wide_head(ctx *c, int pc, int line) {
   int body;
-  if (vm_op(c->f->code[pc]) != VM_OP_TFORCALL ||
-      !vm_jump_target(c->f->code[pc + 1], pc + 1, &body))
+  if (bc_op(c->f->code[pc]) != BC_OP_TFORCALL ||
+      !bc_jump_target(c->f->code[pc + 1], pc + 1, &body))
     return;
-  rw_put(c, vm_isj(VM_OP_JMP, 0), line, J_REL, 2);
+  rw_put(c, bc_isj(BC_OP_JMP, 0), line, J_REL, 2);
   c->b2 = c->o.n;
-  rw_put(c, vm_isj(VM_OP_JMP, 0), line, J_GROUP, body);
+  rw_put(c, bc_isj(BC_OP_JMP, 0), line, J_GROUP, body);
 }
 
 int rw_emit_wide(ctx *c, int pc, int line) {
-  vm_proto *f = c->f;
-  vm_instr i = f->code[pc], jmp = vm_isj(VM_OP_JMP, 0);
+  bc_proto *f = c->f;
+  bc_instr i = f->code[pc], jmp = bc_isj(BC_OP_JMP, 0);
   int t;
-  if (!vm_jump_target(i, pc, &t)) return 0;
-  switch (vm_op(i)) {
-    case VM_OP_FORPREP:
+  if (!bc_jump_target(i, pc, &t)) return 0;
+  switch (bc_op(i)) {
+    case BC_OP_FORPREP:
       c->stats->widened++;
       rw_put(c, i, line, J_REL, 2);
       rw_put(c, jmp, line, J_GROUP, pc + 1);
       rw_put(c, jmp, line, J_GROUP, t);
       return 1;
-    case VM_OP_FORLOOP:
+    case BC_OP_FORLOOP:
       rw_put(c, jmp, line, J_REL, 2);
       rw_put(c, jmp, line, J_GROUP, t);
       rw_put(c, i, line, J_REL, -1);
       rw_put(c, jmp, line, J_GROUP, pc + 1);
       return 1;
-    case VM_OP_TFORPREP:
+    case BC_OP_TFORPREP:
       c->stats->widened++;
       rw_put(c, i, line, J_REL, 2);
       rw_put(c, jmp, line, J_GROUP, pc + 1);
@@ -57,7 +57,7 @@ int rw_emit_wide(ctx *c, int pc, int line) {
       rw_put(c, f->code[t + 1], rw_line_of(c, t + 1), J_REL, -2);
       rw_put(c, jmp, line, J_GROUP, t + 2);
       return 1;
-    case VM_OP_TFORLOOP:
+    case BC_OP_TFORLOOP:
       rw_put(c, i, line, J_REL, c->b2 - c->o.n);
       rw_put(c, jmp, line, J_GROUP, pc + 1);
       return 1;
@@ -70,20 +70,20 @@ int rw_emit_wide(ctx *c, int pc, int line) {
    wide: both of its loop instructions, and the TFORCALL of a generic
    loop.  Returns 0 if pc is no loop instruction. */
 static int widen(ctx *c, int pc) {
-  vm_instr i;
+  bc_instr i;
   int t;
   if (pc < 0) return 0;
   if (c->wide[pc]) return 1;  /* its partner was marked in this pass */
   i = c->f->code[pc];
-  if (!vm_jump_target(i, pc, &t) || t < 1) return 0;
-  switch (vm_op(i)) {
-    case VM_OP_FORPREP: case VM_OP_FORLOOP:
+  if (!bc_jump_target(i, pc, &t) || t < 1) return 0;
+  switch (bc_op(i)) {
+    case BC_OP_FORPREP: case BC_OP_FORLOOP:
       c->wide[pc] = c->wide[t - 1] = 1;
       return 1;
-    case VM_OP_TFORPREP:
+    case BC_OP_TFORPREP:
       c->wide[pc] = c->wide[t] = c->wide[t + 1] = 1;
       return 1;
-    case VM_OP_TFORLOOP:
+    case BC_OP_TFORLOOP:
       c->wide[pc] = c->wide[pc - 1] = c->wide[t - 1] = 1;
       return 1;
     default:
@@ -104,9 +104,9 @@ int rw_resolve_jumps(ctx *c) {
       case J_REL: t = n + j->ref; break;
       default: continue;
     }
-    if (vm_set_jump_target(&o->code[n], n, t))
+    if (bc_set_jump_target(&o->code[n], n, t))
       continue;
-    if (j->kind == J_REL || vm_op(o->code[n]) == VM_OP_JMP ||
+    if (j->kind == J_REL || bc_op(o->code[n]) == BC_OP_JMP ||
         !widen(c, j->src))
       return -1;
     again = 1;

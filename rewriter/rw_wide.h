@@ -11,9 +11,9 @@
    forms at rw_emit_wide_head). */
 static inline uint32_t rw_trampolines(const ctx *c, int pc) {
   if (!c->wide[pc]) return 0;
-  switch (vm_op(c->f->code[pc])) {
-    case VM_OP_FORPREP: case VM_OP_TFORPREP: return 1;
-    case VM_OP_FORLOOP: case VM_OP_TFORCALL: return 2;
+  switch (bc_op(c->f->code[pc])) {
+    case BC_OP_FORPREP: case BC_OP_TFORPREP: return 1;
+    case BC_OP_FORLOOP: case BC_OP_TFORCALL: return 2;
     default: return 0;
   }
 }

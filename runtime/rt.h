@@ -5,7 +5,7 @@
 ** error and coroutine attribution right.  Each heading names the file
 ** that defines what follows it.
 **
-** Internal to lraf (prefix rt_).  Uses vm/, rewriter/ and accounts/
+** Internal to lraf (prefix rt_).  Uses bytecode/, rewriter/ and accounts/
 ** through their headers only.
 */
 #ifndef RT_H
@@ -231,7 +231,7 @@ rt_loadres rt_load_reader(lua_State *L, lua_Reader reader, void *ud,
                           const char *name, const char *mode);
 /* Load a rewritten binary chunk from memory (no mode checks) and join
    it to the counter. */
-rt_loadres rt_load_rewritten(lua_State *L, const vm_chunk *chunk,
+rt_loadres rt_load_rewritten(lua_State *L, const bc_chunk *chunk,
                              const char *name);
 
 /* ---- rt_rwmem.c: the rewriter's memory under the memory limit ---- */

@@ -88,7 +88,7 @@ static void unwrap(lua_State *L, int idx) {
 static int frame_size(lua_State *L, int idx) {
   char *data = NULL;
   size_t n = 0;
-  vm_chunk *chunk = NULL;
+  bc_chunk *chunk = NULL;
   int size = 0;
   idx = lua_absindex(L, idx);
   luaL_checkstack(L, 4, "too many nested calls");
@@ -102,10 +102,10 @@ static int frame_size(lua_State *L, int idx) {
   lua_pop(L, 1);
   lua_pushvalue(L, idx);
   if (rt_dump(L, 1, &data, &n, NULL) == LRAF_OK &&
-      vm_read_rewritten(data, n, NULL, &chunk, NULL) == LRAF_OK)
+      bc_read_rewritten(data, n, NULL, &chunk, NULL) == LRAF_OK)
     size = chunk->main->maxstacksize;
   free(data);
-  vm_chunk_free(chunk);
+  bc_chunk_free(chunk);
   lua_pop(L, 1);
   if (size == 0) return luaL_error(L, "not enough memory");
   lua_pushvalue(L, idx);

@@ -120,7 +120,7 @@ static void push_bytes(lua_State *L, char *data, size_t size) {
 /* Finding f's original                                              */
 /* ---------------------------------------------------------------- */
 
-static int same_proto(const vm_proto *a, const vm_proto *b) {
+static int same_proto(const bc_proto *a, const bc_proto *b) {
   return a->sizecode == b->sizecode && a->sizep == b->sizep &&
          a->linedefined == b->linedefined &&
          a->lastlinedefined == b->lastlinedefined &&
@@ -131,13 +131,13 @@ static int same_proto(const vm_proto *a, const vm_proto *b) {
 
 /* The node of orig at the place where rewritten (a tree of the same
    shape) has a function like want; NULL if none. */
-static vm_proto *find(vm_proto *orig, const vm_proto *rewritten,
-                      const vm_proto *want) {
+static bc_proto *find(bc_proto *orig, const bc_proto *rewritten,
+                      const bc_proto *want) {
   int i;
   if (orig->sizep != rewritten->sizep) return NULL;
   if (same_proto(rewritten, want)) return orig;
   for (i = 0; i < orig->sizep; i++) {
-    vm_proto *p = find(orig->p[i], rewritten->p[i], want);
+    bc_proto *p = find(orig->p[i], rewritten->p[i], want);
     if (p != NULL) return p;
   }
   return NULL;
@@ -145,15 +145,15 @@ static vm_proto *find(vm_proto *orig, const vm_proto *rewritten,
 
 /* Write the function f (a node of a tree whose main has source src) as
    a chunk of its own, the way lua_dump would write it. */
-static lraf_status write_alone(vm_proto *f, const vm_string *src,
+static lraf_status write_alone(bc_proto *f, const bc_string *src,
                                void **data, size_t *size) {
-  vm_chunk c;
-  vm_string keep = f->source;
+  bc_chunk c;
+  bc_string keep = f->source;
   lraf_status st;
   if (!f->source.present && src->present) f->source = *src;
   c.nupvalues = (uint8_t)f->sizeupvalues;
   c.main = f;
-  st = vm_write(&c, data, size, NULL);
+  st = bc_write(&c, data, size, NULL);
   f->source = keep;
   return st;
 }
@@ -161,7 +161,7 @@ static lraf_status write_alone(vm_proto *f, const vm_string *src,
 /* Push the original dump of the rewritten chunk `want` (read from the
    rewritten function's dump) if one of the candidates at the top (a
    set of original dumps) rewrites to it; else push nothing. */
-static int search(lua_State *L, const vm_proto *want) {
+static int search(lua_State *L, const bc_proto *want) {
   lraf_state *S = rt_state(L);
   char *data = NULL;
   size_t size = 0;
@@ -171,12 +171,12 @@ static int search(lua_State *L, const vm_proto *want) {
   while (data == NULL && lua_next(L, -2)) {
     size_t n;
     const char *p = lua_tolstring(L, -2, &n);
-    vm_chunk *orig = NULL, *re = NULL;
+    bc_chunk *orig = NULL, *re = NULL;
     lua_pop(L, 1);
-    if (vm_read(p, n, NULL, &orig, NULL) == LRAF_OK &&
-        vm_read(p, n, NULL, &re, NULL) == LRAF_OK &&
+    if (bc_read(p, n, NULL, &orig, NULL) == LRAF_OK &&
+        bc_read(p, n, NULL, &re, NULL) == LRAF_OK &&
         rw_rewrite(re, &opt, NULL, NULL) == LRAF_OK) {
-      vm_proto *f = find(orig->main, re->main, want);
+      bc_proto *f = find(orig->main, re->main, want);
       void *d = NULL;
       if (f != NULL &&
           write_alone(f, &orig->main->source, &d, &size) == LRAF_OK)
@@ -184,8 +184,8 @@ static int search(lua_State *L, const vm_proto *want) {
       else
         free(d);
     }
-    vm_chunk_free(orig);
-    vm_chunk_free(re);
+    bc_chunk_free(orig);
+    bc_chunk_free(re);
   }
   if (data == NULL) return 0;
   lua_pop(L, 1);  /* the key: the search ended early */
@@ -198,7 +198,7 @@ static int search(lua_State *L, const vm_proto *want) {
 static void original(lua_State *L, int idx) {
   char *data = NULL;
   size_t size = 0;
-  vm_chunk *chunk = NULL;
+  bc_chunk *chunk = NULL;
   int ok;
   lua_pushvalue(L, idx);
   ok = rt_dump(L, 0, &data, &size, NULL) == LRAF_OK;
@@ -216,10 +216,10 @@ static void original(lua_State *L, int idx) {
   {
     size_t n;
     const char *p = lua_tolstring(L, -2, &n);
-    ok = vm_read_rewritten(p, n, NULL, &chunk, NULL) == LRAF_OK;
+    ok = bc_read_rewritten(p, n, NULL, &chunk, NULL) == LRAF_OK;
   }
   if (ok) {
-    const vm_string *src = &chunk->main->source;
+    const bc_string *src = &chunk->main->source;
     lua_rawgetp(L, LUA_REGISTRYINDEX, &origins_key);
     if (src->present)
       lua_pushlstring(L, src->data, src->len);
@@ -228,7 +228,7 @@ static void original(lua_State *L, int idx) {
     ok = lua_type(L, -2) == LUA_TTABLE && lua_rawget(L, -2) == LUA_TTABLE &&
          search(L, chunk->main);
   }
-  vm_chunk_free(chunk);
+  bc_chunk_free(chunk);
   if (!ok) luaL_error(L, "unable to dump given function");
   /* stack: key, cache, origins, set, original */
   lua_replace(L, -3);

@@ -16,7 +16,7 @@ typedef struct load_args {
   const char *src;
   size_t len;
   const char *name;
-  const vm_chunk *chunk;
+  const bc_chunk *chunk;
   lraf_status code;
 } load_args;
 
@@ -79,7 +79,7 @@ lraf_status lraf_load_file(lraf_state *S, const char *path,
 static int signed_chunk(lraf_state *S, const void *data, size_t size,
                         size_t skip) {
   rt_input in;
-  vm_chunk *chunk = NULL;
+  bc_chunk *chunk = NULL;
   lraf_error scratch;
   if (size <= skip + RT_MAC_LEN) return 0;
   in.kind = RT_INPUT_REWRITTEN;
@@ -87,7 +87,7 @@ static int signed_chunk(lraf_state *S, const void *data, size_t size,
   in.size = size - skip - RT_MAC_LEN;
   if (rt_pipeline(&in, &S->opt, NULL, &chunk, &scratch) != LRAF_OK)
     return 0;
-  vm_chunk_free(chunk);
+  bc_chunk_free(chunk);
   return 1;
 }
 
@@ -103,7 +103,7 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
                                 size_t size, lraf_error *err) {
   const char *model = NULL;
   size_t mlen = 0, skip = 0;
-  vm_chunk *chunk = NULL;
+  bc_chunk *chunk = NULL;
   rt_input in;
   load_args a;
   lraf_status st;
@@ -153,12 +153,12 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
       chunk->main->sizeupvalues < 2)
     st = err_fail(err, LRAF_EVERIFY, "chunk has no counter upvalues");
   if (st != LRAF_OK) {
-    vm_chunk_free(chunk);
+    bc_chunk_free(chunk);
     return st;
   }
   a.chunk = chunk;
   st = run(S, load_chunk, &a, err);
-  vm_chunk_free(chunk);
+  bc_chunk_free(chunk);
   return st;
 }
 

@@ -1,6 +1,6 @@
 /*
 ** rt_inplace.c - rewriting in memory on the lraf VM: the Proto tree that
-** Lua's parser produced is copied into the chunk model (vm/), rewritten
+** Lua's parser produced is copied into the chunk model (bytecode/), rewritten
 ** and verified there, and the new code, line information and local
 ** variables are written back into the same Protos.  There is no
 ** lua_dump/lua_load round trip: constants, upvalue descriptors and
@@ -35,7 +35,7 @@
    Proto, since the lraf VM's target adds no local), nested functions
    and the source name for messages. */
 
-static int copy_tstring(vm_string *s, const TString *ts) {
+static int copy_tstring(bc_string *s, const TString *ts) {
   size_t len;
   memset(s, 0, sizeof *s);
   if (ts == NULL) return 1;
@@ -48,8 +48,8 @@ static int copy_tstring(vm_string *s, const TString *ts) {
   return 1;
 }
 
-static int copy_const(vm_const *k, const TValue *o) {
-  static const vm_const zero;
+static int copy_const(bc_const *k, const TValue *o) {
+  static const bc_const zero;
   *k = zero;
   k->tag = ttypetag(o);
   switch (k->tag) {
@@ -73,12 +73,12 @@ static size_t aligned(size_t n) {
    its constants, upvalue descriptors, table of nested functions,
    absolute line entries and locals. */
 static size_t own_size(const Proto *p) {
-  return aligned(sizeof(vm_proto)) +
-         aligned((size_t)p->sizek * sizeof(vm_const)) +
-         aligned((size_t)p->sizeupvalues * sizeof(vm_upvaldesc)) +
-         aligned((size_t)p->sizep * sizeof(vm_proto *)) +
-         aligned((size_t)p->sizeabslineinfo * sizeof(vm_absline)) +
-         aligned((size_t)p->sizelocvars * sizeof(vm_locvar));
+  return aligned(sizeof(bc_proto)) +
+         aligned((size_t)p->sizek * sizeof(bc_const)) +
+         aligned((size_t)p->sizeupvalues * sizeof(bc_upvaldesc)) +
+         aligned((size_t)p->sizep * sizeof(bc_proto *)) +
+         aligned((size_t)p->sizeabslineinfo * sizeof(bc_absline)) +
+         aligned((size_t)p->sizelocvars * sizeof(bc_locvar));
 }
 
 static size_t tree_size(const Proto *p) {
@@ -97,27 +97,27 @@ static void *carve(char *block, size_t *at, size_t n) {
 
 /* Free what the rewriter gave f's tree of its own; the block that
    from_proto carved the tree from is the caller's. */
-static void free_parts(lua_State *L, vm_proto *f) {
+static void free_parts(lua_State *L, bc_proto *f) {
   int i;
   for (i = 0; i < f->sizep; i++) free_parts(L, f->p[i]);
-  if (!(f->borrowed & VM_BORROWED_LOCVARS))  /* from_proto_in names none */
+  if (!(f->borrowed & BC_BORROWED_LOCVARS))  /* from_proto_in names none */
     for (i = 0; i < f->sizelocvars; i++)
       if (f->locvars[i].name.present) free(f->locvars[i].name.data);
   if (f->source.present) free(f->source.data);
-  if (f->borrowed & (VM_HOOK_CODE | VM_HOOK_LINES)) {  /* Lua's allocator's
+  if (f->borrowed & (BC_HOOK_CODE | BC_HOOK_LINES)) {  /* Lua's allocator's
                                                         (not written back) */
     void *ud;
     lua_Alloc fa = lua_getallocf(L, &ud);
-    if (f->borrowed & VM_HOOK_CODE)
+    if (f->borrowed & BC_HOOK_CODE)
       fa(ud, f->code, (size_t)f->sizecode * sizeof *f->code, 0);
-    if (f->borrowed & VM_HOOK_LINES)
+    if (f->borrowed & BC_HOOK_LINES)
       fa(ud, f->lineinfo, (size_t)f->sizelineinfo, 0);
   }
-  if (!(f->borrowed & (VM_BORROWED_CODE | VM_HOOK_CODE))) free(f->code);
-  if (!(f->borrowed & (VM_BORROWED_LINES | VM_HOOK_LINES)))
+  if (!(f->borrowed & (BC_BORROWED_CODE | BC_HOOK_CODE))) free(f->code);
+  if (!(f->borrowed & (BC_BORROWED_LINES | BC_HOOK_LINES)))
     free(f->lineinfo);
-  if (!(f->borrowed & VM_BORROWED_ABS)) free(f->abslineinfo);
-  if (!(f->borrowed & VM_BORROWED_LOCVARS)) free(f->locvars);
+  if (!(f->borrowed & BC_BORROWED_ABS)) free(f->abslineinfo);
+  if (!(f->borrowed & BC_BORROWED_LOCVARS)) free(f->locvars);
   if (f->linecosts != NULL) free(f->linecosts);
   if (f->upnames != NULL) free(f->upnames);
   if (f->ahead != NULL) free(f->ahead);
@@ -127,8 +127,8 @@ static void free_parts(lua_State *L, vm_proto *f) {
    constants, upvalue descriptors, nested functions, absolute line
    entries and locals are one allocation, the main function at its
    start (the lraf VM's target never replaces the first three; the
-   rewriter replaces the others as borrowed, VM_BORROWED_*). */
-static void free_model(lua_State *L, vm_proto *f) {
+   rewriter replaces the others as borrowed, BC_BORROWED_*). */
+static void free_model(lua_State *L, bc_proto *f) {
   if (f == NULL) return;
   free_parts(L, f);
   free(f);
@@ -137,7 +137,7 @@ static void free_model(lua_State *L, vm_proto *f) {
 /* Fill f (in block at *at) from p, carving its arrays and its
    nested functions' from the block.  0 when out of memory (f's parts
    made so far are then f's to free). */
-static int from_proto_in(vm_proto *f, const Proto *p, const TString *psource,
+static int from_proto_in(bc_proto *f, const Proto *p, const TString *psource,
                          char *block, size_t *at) {
   int i;
   memset(f, 0, sizeof *f);
@@ -147,18 +147,18 @@ static int from_proto_in(vm_proto *f, const Proto *p, const TString *psource,
   f->is_vararg = p->is_vararg;
   f->maxstacksize = p->maxstacksize;
   /* the code and line information are the Proto's, lent (read until
-     the rewriter replaces them; vm_instr is Lua's Instruction) */
+     the rewriter replaces them; bc_instr is Lua's Instruction) */
   f->code = p->code;
   f->lineinfo = p->lineinfo;
-  f->borrowed = VM_BORROWED_CODE | VM_BORROWED_LINES | VM_BORROWED_ABS |
-                VM_BORROWED_LOCVARS;
-  f->k = carve(block, at, (size_t)p->sizek * sizeof(vm_const));
+  f->borrowed = BC_BORROWED_CODE | BC_BORROWED_LINES | BC_BORROWED_ABS |
+                BC_BORROWED_LOCVARS;
+  f->k = carve(block, at, (size_t)p->sizek * sizeof(bc_const));
   f->upvalues = carve(block, at,
-                      (size_t)p->sizeupvalues * sizeof(vm_upvaldesc));
-  f->p = carve(block, at, (size_t)p->sizep * sizeof(vm_proto *));
+                      (size_t)p->sizeupvalues * sizeof(bc_upvaldesc));
+  f->p = carve(block, at, (size_t)p->sizep * sizeof(bc_proto *));
   f->abslineinfo = carve(block, at,
-                         (size_t)p->sizeabslineinfo * sizeof(vm_absline));
-  f->locvars = carve(block, at, (size_t)p->sizelocvars * sizeof(vm_locvar));
+                         (size_t)p->sizeabslineinfo * sizeof(bc_absline));
+  f->locvars = carve(block, at, (size_t)p->sizelocvars * sizeof(bc_locvar));
   f->sizecode = p->sizecode;
   for (i = 0; i < p->sizek; i++, f->sizek++)
     if (!copy_const(&f->k[i], &p->k[i])) break;
@@ -183,7 +183,7 @@ static int from_proto_in(vm_proto *f, const Proto *p, const TString *psource,
   if (f->sizek < p->sizek) return 0;
   if (p->source != psource && !copy_tstring(&f->source, p->source)) return 0;
   for (i = 0; i < p->sizep; i++, f->sizep++) {
-    f->p[i] = carve(block, at, sizeof(vm_proto));
+    f->p[i] = carve(block, at, sizeof(bc_proto));
     if (!from_proto_in(f->p[i], p->p[i], p->source, block, at)) {
       f->sizep++;  /* its parts made so far are freed with f's */
       return 0;
@@ -193,13 +193,13 @@ static int from_proto_in(vm_proto *f, const Proto *p, const TString *psource,
 }
 
 /* The model of p's tree, in one block (free_model), or NULL. */
-static vm_proto *from_proto(lua_State *L, const Proto *p) {
+static bc_proto *from_proto(lua_State *L, const Proto *p) {
   size_t at = 0;
   char *block = malloc(tree_size(p));  /* from_proto_in sets all it
                                           uses */
-  vm_proto *f = (vm_proto *)(void *)block;
+  bc_proto *f = (bc_proto *)(void *)block;
   if (f == NULL) return NULL;
-  carve(block, &at, sizeof(vm_proto));
+  carve(block, &at, sizeof(bc_proto));
   if (!from_proto_in(f, p, NULL, block, &at)) {
     free_model(L, f);
     return NULL;
@@ -232,13 +232,13 @@ static void originals(const Proto *p, rw_original *o, int *n) {
 
 typedef struct writeback {
   Proto *p;
-  vm_proto *f;
+  bc_proto *f;
 } writeback;
 
 /* An array that the emitter took from Lua's allocator (rw_options.alloc)
    becomes p's as it is: Lua counts it from here on, as luaM_malloc_
    would have, and the model no longer frees it. */
-static void *adopt(lua_State *L, vm_proto *f, void *a, size_t size,
+static void *adopt(lua_State *L, bc_proto *f, void *a, size_t size,
                    uint8_t hook, uint8_t borrowed) {
   G(L)->GCdebt += (l_mem)size;
   f->borrowed = (uint8_t)((f->borrowed & ~hook) | borrowed);
@@ -249,19 +249,19 @@ static void *adopt(lua_State *L, vm_proto *f, void *a, size_t size,
    pc ranges in place.  The new arrays are allocated (a memory error is
    raised) before anything changes, so that a collection during an
    allocation sees a consistent Proto; those that the emitter took from
-   Lua's allocator (VM_HOOK_*) are adopted as they are, after that. */
-static void write_proto(lua_State *L, Proto *p, vm_proto *f) {
+   Lua's allocator (BC_HOOK_*) are adopted as they are, after that. */
+static void write_proto(lua_State *L, Proto *p, bc_proto *f) {
   Instruction *code = NULL;
   ls_byte *li = NULL;
   AbsLineInfo *abs = NULL;
   struct AcctAhead *ah = NULL;
   int i;
   for (i = 0; i < p->sizep; i++) write_proto(L, p->p[i], f->p[i]);
-  if (!(f->borrowed & VM_HOOK_CODE)) {
+  if (!(f->borrowed & BC_HOOK_CODE)) {
     code = luaM_newvectorchecked(L, f->sizecode, Instruction);
     memcpy(code, f->code, (size_t)f->sizecode * sizeof *code);
   }
-  if (f->sizelineinfo > 0 && !(f->borrowed & VM_HOOK_LINES)) {
+  if (f->sizelineinfo > 0 && !(f->borrowed & BC_HOOK_LINES)) {
     li = luaM_newvectorchecked(L, f->sizelineinfo, ls_byte);
     memcpy(li, f->lineinfo, (size_t)f->sizelineinfo);
   }
@@ -285,12 +285,12 @@ static void write_proto(lua_State *L, Proto *p, vm_proto *f) {
     luaM_freearray(L, p->abslineinfo, p->sizeabslineinfo);
   if (p->acctahead != NULL)
     luaM_freearray(L, p->acctahead, p->sizeacctahead);
-  if (f->borrowed & VM_HOOK_CODE)
+  if (f->borrowed & BC_HOOK_CODE)
     code = adopt(L, f, f->code, (size_t)f->sizecode * sizeof *code,
-                 VM_HOOK_CODE, VM_BORROWED_CODE);
-  if (f->borrowed & VM_HOOK_LINES)
-    li = adopt(L, f, f->lineinfo, (size_t)f->sizelineinfo, VM_HOOK_LINES,
-               VM_BORROWED_LINES);
+                 BC_HOOK_CODE, BC_BORROWED_CODE);
+  if (f->borrowed & BC_HOOK_LINES)
+    li = adopt(L, f, f->lineinfo, (size_t)f->sizelineinfo, BC_HOOK_LINES,
+               BC_BORROWED_LINES);
   p->code = code;
   p->sizecode = f->sizecode;
   p->lineinfo = li;
@@ -318,7 +318,7 @@ static int write_all(lua_State *L) {
 
 /* Whether the rewritten tree still matches p's in shape (the lraf VM's
    target adds no constant, upvalue, local or function). */
-static int same_shape(const Proto *p, const vm_proto *f) {
+static int same_shape(const Proto *p, const bc_proto *f) {
   int i;
   if (f->sizek != p->sizek || f->sizeupvalues != p->sizeupvalues ||
       f->sizelocvars != p->sizelocvars || f->sizep != p->sizep)
@@ -330,7 +330,7 @@ static int same_shape(const Proto *p, const vm_proto *f) {
 
 lraf_status rt_pipeline_in_place(lua_State *L, const rw_options *opt,
                                  rw_stats *stats, lraf_error *err) {
-  vm_chunk chunk;
+  bc_chunk chunk;
   writeback w;
   lraf_status st;
   rw_options ropt = *opt;

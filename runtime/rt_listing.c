@@ -13,7 +13,7 @@ lraf_status lraf_listing(const void *data, size_t size, const char *name,
                          char **out, size_t *outlen, lraf_error *err) {
   const char *p = data, *model = NULL;
   size_t mlen = 0, skip = 0;
-  vm_chunk *chunk = NULL;
+  bc_chunk *chunk = NULL;
   rt_input in;
   lraf_status st;
   FILE *f;
@@ -38,13 +38,13 @@ lraf_status lraf_listing(const void *data, size_t size, const char *name,
   *out = NULL;
   f = open_memstream(out, outlen);
   if (f == NULL) {
-    vm_chunk_free(chunk);
+    bc_chunk_free(chunk);
     return err_fail(err, LRAF_EMEM, "out of memory listing a chunk");
   }
   if (model != NULL)
     fprintf(f, "lraf-rewritten chunk, cost model %.*s\n", (int)mlen, model);
-  vm_list(f, chunk->main, 1);
-  vm_chunk_free(chunk);
+  bc_list(f, chunk->main, 1);
+  bc_chunk_free(chunk);
   if (fclose(f) != 0) {
     free(*out);
     *out = NULL;

@@ -34,7 +34,7 @@ static const char *bytes_reader(lua_State *L, void *ud, size_t *size) {
   return *size ? b->p : NULL;
 }
 
-rt_loadres rt_load_rewritten(lua_State *L, const vm_chunk *chunk,
+rt_loadres rt_load_rewritten(lua_State *L, const bc_chunk *chunk,
                              const char *name) {
   lraf_state *S = rt_state(L);
   rt_loadres r = {LUA_OK, LRAF_OK};
@@ -43,7 +43,7 @@ rt_loadres rt_load_rewritten(lua_State *L, const vm_chunk *chunk,
   size_t size = 0;
   bytes b;
   int n = chunk->main->sizeupvalues - 2;
-  r.code = vm_write(chunk, &data, &size, &err);
+  r.code = bc_write(chunk, &data, &size, &err);
   if (r.code != LRAF_OK) {
     lua_pushfstring(L, "lraf: %s", err.message);
     r.status = LUA_ERRSYNTAX;
@@ -81,7 +81,7 @@ static rt_loadres finish(lua_State *L, int status, const char *mode,
                          int binary) {
   rt_loadres r = {status, LRAF_OK};
   lraf_state *S = rt_state(L);
-  vm_chunk *chunk = NULL;
+  bc_chunk *chunk = NULL;
   lraf_error err;
   rt_input in;
   char *bytes = NULL;
@@ -147,7 +147,7 @@ static rt_loadres finish(lua_State *L, int status, const char *mode,
     return r;
   }
   r = rt_load_rewritten(L, chunk, "=(lraf)");
-  vm_chunk_free(chunk);
+  bc_chunk_free(chunk);
   rt_rwmem_release(L, held);
   return r;
 }

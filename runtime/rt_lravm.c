@@ -1,7 +1,7 @@
 /*
 ** rt_lravm.c - the lraf VM's side of the runtime: its ACCT counter and
 ** consume function (lua_acctcounter, lua_setacctconsume in the patched
-** lua.h, vm/lravm/lua-acct.patch).  Built against stock Lua these do not
+** lua.h, lravm/patches/lua-acct.patch).  Built against stock Lua these do not
 ** exist: lraf_vm_builtin says 0 and rt_rw_options refuses the target, so
 ** the functions below are never reached there.
 */
@@ -22,7 +22,7 @@ int64_t rt_vm_ahead(lua_State *L) {
 }
 
 /* Units per 1024 bytes compared and per 1024 values moved, measured
-   with tests/bench/vm_rates.lua on the lraf VM (a simple instruction
+   with tests/bench/bc_rates.lua on the lraf VM (a simple instruction
    1.07 ns; 1024 bytes: 77 instructions for ==, 110 for <; 1024 values
    through VARARG and a call: 4900) and rounded up. */
 #define BYTE_RATE 112
@@ -38,11 +38,11 @@ int64_t rt_vm_ahead(lua_State *L) {
 void rt_vm_bind(lua_State *L, lua_CFunction consume, const rw_options *opt,
                 int native) {
   lua_setacctconsume(L, consume);
-  lua_setacctmmbin(L, rw_op_cost(VM_OP_MMBIN, opt),
-                   rw_op_cost(VM_OP_MMBINI, opt),
-                   rw_op_cost(VM_OP_MMBINK, opt));
-  lua_setacctfetched(L, rw_op_cost(VM_OP_TFORLOOP, opt),
-                     rw_op_cost(VM_OP_JMP, opt));
+  lua_setacctmmbin(L, rw_op_cost(BC_OP_MMBIN, opt),
+                   rw_op_cost(BC_OP_MMBINI, opt),
+                   rw_op_cost(BC_OP_MMBINK, opt));
+  lua_setacctfetched(L, rw_op_cost(BC_OP_TFORLOOP, opt),
+                     rw_op_cost(BC_OP_JMP, opt));
   lua_setacctrates(L, native ? BYTE_RATE : 0, native ? VALUE_RATE : 0);
   lua_setacctwalkrates(L, native ? COPY_RATE : 0, native ? CHAIN_RATE : 0);
 }

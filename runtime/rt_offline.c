@@ -18,7 +18,7 @@ lraf_status lraf_rewrite(const lraf_options *o, const char *src, size_t len,
   uint32_t weights[LRAF_NUM_OPCODES];
   char model[80];
   rt_input in;
-  vm_chunk *chunk = NULL;
+  bc_chunk *chunk = NULL;
   void *data = NULL;
   size_t size = 0, mlen;
   lraf_status st;
@@ -41,8 +41,8 @@ lraf_status lraf_rewrite(const lraf_options *o, const char *src, size_t len,
     return err_fail(err, LRAF_EFORMAT, "%s is not Lua source nor a Lua 5.4 "
                     "binary chunk", name ? name : "input");
   st = rt_pipeline(&in, &opt, NULL, &chunk, err);
-  if (st == LRAF_OK) st = vm_write(chunk, &data, &size, err);
-  vm_chunk_free(chunk);
+  if (st == LRAF_OK) st = bc_write(chunk, &data, &size, err);
+  bc_chunk_free(chunk);
   if (st != LRAF_OK) return st;
   mlen = strlen(model);
   keyed = o->offline_key != NULL && o->offline_key_len > 0;

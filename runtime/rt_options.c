@@ -7,8 +7,8 @@
 
 #include "rt.h"
 
-_Static_assert(LRAF_NUM_OPCODES == VM_NUM_OPCODES,
-               "lraf.h and vm.h disagree on the number of opcodes");
+_Static_assert(LRAF_NUM_OPCODES == BC_NUM_OPCODES,
+               "lraf.h and bc.h disagree on the number of opcodes");
 
 void lraf_default_options(lraf_options *opt) {
   memset(opt, 0, sizeof *opt);

@@ -2,7 +2,7 @@
 ** rt_pfvm.c - the profiler's collector on the lraf VM build.
 **
 ** The VM reports every call, tail call and return from its own call and
-** return paths (lua_setacctprof, vm/lravm/lua-acct.patch): no debug
+** return paths (lua_setacctprof, lravm/patches/lua-acct.patch): no debug
 ** hook, no lua_Debug filled on the way, and one predictable branch per
 ** call when no profile runs.  As on the stock target (rt_profile.c),
 ** each event charges what the state counted since the previous one to
@@ -15,7 +15,7 @@
 **
 ** Per-line counts: while a profile runs, the state rewrites what it
 ** loads with rw_options.lines, so every function says which lines each
-** of its ACCTs and MMBIN*s pays for (vm_proto.linecosts), and the VM
+** of its ACCTs and MMBIN*s pays for (bc_proto.linecosts), and the VM
 ** counts their runs in Proto.accthits.  Those arrays belong to the
 ** state (they must outlive Protos collected during the profile, and no
 ** ACCT may write after they are freed): rt_pfvm_close frees them after
@@ -63,7 +63,7 @@ typedef struct pfl_func {
   int fn;
   char source[LUA_IDSIZE];  /* short source, as lua_getinfo gives it */
   int line;
-  vm_linecost *cost;     /* vm_proto.linecosts */
+  bc_linecost *cost;     /* bc_proto.linecosts */
   int ncost;
 } pfl_func;
 
@@ -189,7 +189,7 @@ static void event(lua_State *L, int ev, CallInfo *ci, int nres) {
 
 /* ---- per-line counts ---- */
 
-void rt_pfvm_attach(lua_State *L, void *proto, const vm_proto *f) {
+void rt_pfvm_attach(lua_State *L, void *proto, const bc_proto *f) {
   lraf_state *S;
   struct rt_pflines *pl;
   Proto *p = proto;
@@ -328,7 +328,7 @@ void rt_pfvm_free(lraf_profile *R) {
   (void)R;
 }
 
-void rt_pfvm_attach(lua_State *L, void *p, const vm_proto *f) {
+void rt_pfvm_attach(lua_State *L, void *p, const bc_proto *f) {
   (void)L;
   (void)p;
   (void)f;

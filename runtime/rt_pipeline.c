@@ -61,8 +61,8 @@ lraf_status rt_compile(const char *src, size_t len, const char *name,
 }
 
 lraf_status rt_pipeline(const rt_input *in, const rw_options *opt,
-                        rw_stats *stats, vm_chunk **out, lraf_error *err) {
-  vm_chunk *chunk = NULL;
+                        rw_stats *stats, bc_chunk **out, lraf_error *err) {
+  bc_chunk *chunk = NULL;
   char *bytes = NULL;
   size_t size = 0;
   lraf_status st;
@@ -70,17 +70,17 @@ lraf_status rt_pipeline(const rt_input *in, const rw_options *opt,
     case RT_INPUT_TOP:
       st = rt_dump(in->L, 0, &bytes, &size, err);
       lua_pop(in->L, 1);
-      if (st == LRAF_OK) st = vm_read(bytes, size, NULL, &chunk, err);
+      if (st == LRAF_OK) st = bc_read(bytes, size, NULL, &chunk, err);
       break;
     case RT_INPUT_SOURCE:
       st = rt_compile(in->data, in->size, in->name, 0, &bytes, &size, err);
-      if (st == LRAF_OK) st = vm_read(bytes, size, NULL, &chunk, err);
+      if (st == LRAF_OK) st = bc_read(bytes, size, NULL, &chunk, err);
       break;
     case RT_INPUT_CHUNK:
-      st = vm_read(in->data, in->size, NULL, &chunk, err);
+      st = bc_read(in->data, in->size, NULL, &chunk, err);
       break;
     default:
-      st = vm_read_rewritten(in->data, in->size, NULL, &chunk, err);
+      st = bc_read_rewritten(in->data, in->size, NULL, &chunk, err);
       break;
   }
   free(bytes);
@@ -89,7 +89,7 @@ lraf_status rt_pipeline(const rt_input *in, const rw_options *opt,
   if (st == LRAF_OK && opt != NULL)
     st = rw_verify_target(chunk, opt->target, err);
   if (st != LRAF_OK) {
-    vm_chunk_free(chunk);
+    bc_chunk_free(chunk);
     return st;
   }
   *out = chunk;

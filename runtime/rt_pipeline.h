@@ -3,10 +3,10 @@
 ** binary chunk in, a rewritten and verified chunk out.
 **
 **   source --(Lua's parser)--> compiled function --(rt_dump)--> bytes
-**   bytes --(vm_read)--> vm_chunk --(rw_rewrite)--> --(rw_verify)--> out
+**   bytes --(bc_read)--> bc_chunk --(rw_rewrite)--> --(rw_verify)--> out
 **
 ** On the lraf VM the state's loaders rewrite in memory instead
-** (rt_pipeline_in_place): Proto tree -> vm_chunk -> rewrite, verify ->
+** (rt_pipeline_in_place): Proto tree -> bc_chunk -> rewrite, verify ->
 ** the same Proto tree.
 **
 ** Every caller goes through rt_pipeline: the state's loaders
@@ -14,7 +14,7 @@
 ** (rt_listing.c) and the test helpers (tests/support).  rt_dump holds
 ** the project's only lua_dump writer.
 **
-** Internal to lraf (prefix rt_).  Uses vm/ and rewriter/ through their
+** Internal to lraf (prefix rt_).  Uses bytecode/ and rewriter/ through their
 ** headers, and Lua's C API.
 */
 #ifndef RT_PIPELINE_H
@@ -26,7 +26,7 @@
 
 #include "lraf.h"
 #include "rw.h"
-#include "vm.h"
+#include "bc.h"
 
 /* What enters the pipeline. */
 typedef enum rt_input_kind {
@@ -34,7 +34,7 @@ typedef enum rt_input_kind {
   RT_INPUT_SOURCE, /* Lua source text, compiled in a fresh Lua state */
   RT_INPUT_CHUNK,  /* a binary chunk (lua_dump's format, e.g. luac's) */
   RT_INPUT_REWRITTEN /* a chunk the rewriter wrote earlier (offline; its
-                        header stripped): read with vm_read_rewritten,
+                        header stripped): read with bc_read_rewritten,
                         verified again, never rewritten twice */
 } rt_input_kind;
 
@@ -47,11 +47,11 @@ typedef struct rt_input {
 } rt_input;
 
 /* Read, rewrite with opt and verify in into *out (free it with
-   vm_chunk_free).  opt NULL: read only, neither rewritten nor verified
+   bc_chunk_free).  opt NULL: read only, neither rewritten nor verified
    (listings).  RT_INPUT_REWRITTEN with opt: verified only.  stats (may be NULL) gets what the rewriter did.  On
    failure *out is untouched and err says what was wrong and where. */
 lraf_status rt_pipeline(const rt_input *in, const rw_options *opt,
-                        rw_stats *stats, vm_chunk **out, lraf_error *err);
+                        rw_stats *stats, bc_chunk **out, lraf_error *err);
 
 /* The lraf VM's target (RW_LRAVM) only: rewrite and verify the compiled
    Lua function at the top of L in place (rt_inplace.c).  Its Proto tree

@@ -64,6 +64,6 @@ void rt_pfvm_free(lraf_profile *R);
 /* The Proto tree p (rt_inplace.c) was rewritten as f with
    rw_options.lines: count its ACCTs (their arrays live as long as the
    state: rt_pfvm_close, after lua_close). */
-void rt_pfvm_attach(lua_State *L, void *p, const vm_proto *f);
+void rt_pfvm_attach(lua_State *L, void *p, const bc_proto *f);
 
 #endif

@@ -2,7 +2,7 @@
 ** rt_rwmem.c - the memory lraf's rewriter takes for code that a script
 ** loads, counted against the state's memory limit.
 **
-** The rewriter (vm/, rewriter/) allocates with malloc, outside the
+** The rewriter (bytecode/, rewriter/) allocates with malloc, outside the
 ** state's allocator.  While it works on a chunk, an estimate of what it
 ** holds, RWMEM_PER_BYTE bytes per byte of the chunk's dump (measured:
 ** docs/cost-model.md), is added to the state's count, so that the limit

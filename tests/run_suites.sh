@@ -35,9 +35,11 @@ for t in "$@"; do
   $prefix "$t" > "$out" 2>&1
   st=$?
   [ $quiet = 0 ] || [ $st != 0 ] && cat "$out"
-  run=$(sed -n 's/^\[=*\] \([0-9]*\) test(s) run\..*/\1/p' "$out" | tail -1)
-  passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\..*/\1/p' "$out" | tail -1)
-  skipped=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test(s).*/\1/p' "$out" | tail -1)
+  # cmocka 1.1.5 prints "[==========] 5 test(s) run.", 1.1.7 puts the
+  # group's name before the count ("[==========] tests: 5 test(s) run.")
+  run=$(sed -nE 's/^\[=+\] ([^ ]+: )?([0-9]+) test\(s\) run\..*/\2/p' "$out" | tail -1)
+  passed=$(sed -nE 's/^\[  PASSED  \] ([^ ]+: )?([0-9]+) test\(s\)\..*/\2/p' "$out" | tail -1)
+  skipped=$(sed -nE 's/^\[  SKIPPED \] ([^ ]+: )?([0-9]+) test\(s\).*/\2/p' "$out" | tail -1)
   if [ $st != 0 ] || [ -z "$run" ]; then
     echo "FAILED: $t (exit status $st)"
     exit 1

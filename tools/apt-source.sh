@@ -1,6 +1,6 @@
 #!/bin/sh
 # tools/apt-source.sh - fetch a Debian source package with `apt-get source`
-# through a private apt configuration, for vm/lravm/fetch.sh and
+# through a private apt configuration, for lravm/fetch.sh and
 # tests/lpeg/fetch.sh.
 #
 #   tools/apt-source.sh APTDIR DEST PACKAGE[=VERSION] [--download-only]

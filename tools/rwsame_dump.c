@@ -12,7 +12,7 @@
 #include <lua.h>
 
 #include "rt_pipeline.h"
-#include "vm.h"
+#include "bc.h"
 
 static int writer(lua_State *L, const void *p, size_t sz, void *ud) {
   (void)L;
@@ -34,11 +34,11 @@ static char *slurp(const char *path, size_t *len) {
 }
 
 int main(int argc, char **argv) {
-  static uint32_t weights[VM_NUM_OPCODES];
+  static uint32_t weights[BC_NUM_OPCODES];
   const char *names[] = {"original", "overhead", "weighted", "exact",
                          "exact-overhead"};
   int i, m, op;
-  for (op = 0; op < VM_NUM_OPCODES; op++) weights[op] = 1u + (op * 7u) % 5u;
+  for (op = 0; op < BC_NUM_OPCODES; op++) weights[op] = 1u + (op * 7u) % 5u;
   for (i = 1; i < argc; i++) {
     size_t len = 0;
     char *src = slurp(argv[i], &len);

@@ -9,7 +9,7 @@
 # The upstream tarball comes from `apt-get source --download-only
 # lua-lpeg` through the private apt configuration in build/apt that
 # tools/apt-source.sh derives from the machine's apt sources (as
-# tests/lpeg/fetch.sh and vm/lravm/fetch.sh do); no host is named here.
+# tests/lpeg/fetch.sh and lravm/fetch.sh do); no host is named here.
 # That script checks every file against the .dsc's SHA-256, and this one
 # checks the tarball once more against the SHA-256 that lua-lpeg_1.0.2-2
 # lists.  Debian applies no patches to it (debian/patches/series is

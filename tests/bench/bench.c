@@ -11,8 +11,8 @@
 ** against one on the plain code), how much the code grows (instructions
 ** after / before rewriting, default mode),
 ** and what rewriting costs next to compiling: the time of
-** luaL_loadbuffer + lua_dump of the source against vm_read + rw_rewrite
-** + vm_write of that dump (and with rw_verify, as lraf's loader does),
+** luaL_loadbuffer + lua_dump of the source against bc_read + rw_rewrite
+** + bc_write of that dump (and with rw_verify, as lraf's loader does),
 ** timed alternately in the same run, best of many.  Freeing the results
 ** is left out of both.
 */
@@ -80,7 +80,7 @@ static int rewrite_cost(const char *src, size_t len, const char *name,
     if (t < *cmp) *cmp = t;
     for (verify = 0; verify <= 1 && ok; verify++) {
       lraf_error err;
-      vm_chunk *chunk = NULL;
+      bc_chunk *chunk = NULL;
       void *bytes = NULL;
       size_t size = 0;
       lraf_status st;
@@ -92,16 +92,16 @@ static int rewrite_cost(const char *src, size_t len, const char *name,
       if (verify) {  /* the pipeline, as lraf's loader runs it */
         st = rt_pipeline(&in, &opt, NULL, &chunk, &err);
       } else {       /* its stages without rw_verify */
-        st = vm_read(dump, dumpsize, NULL, &chunk, &err);
+        st = bc_read(dump, dumpsize, NULL, &chunk, &err);
         if (st == LRAF_OK) st = rw_rewrite(chunk, &opt, NULL, &err);
       }
-      if (st == LRAF_OK) st = vm_write(chunk, &bytes, &size, &err);
+      if (st == LRAF_OK) st = bc_write(chunk, &bytes, &size, &err);
       t = now() - t;
       if (st != LRAF_OK) {
         fprintf(stderr, "bench: %s: %s\n", name, err.message);
         ok = 0;
       }
-      vm_chunk_free(chunk);
+      bc_chunk_free(chunk);
       free(bytes);
       if (verify && t < *rwv) *rwv = t;
       if (!verify && t < *rw) *rw = t;
@@ -243,7 +243,7 @@ int main(int argc, char **argv) {
          " code: instructions after / before rewriting, default mode, "
          "total = sum after / sum before;\n"
          " cmp ms: luaL_loadbuffer + lua_dump of the source, best of %d; "
-         "rw/cmp: vm_read + rw_rewrite + vm_write\n"
+         "rw/cmp: bc_read + rw_rewrite + bc_write\n"
          " of that dump / cmp ms, +verify: the same with rw_verify (lraf's "
          "loader), total = sum / sum)\n", reps, 20 * reps);
   if (lravm)

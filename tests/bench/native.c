@@ -262,17 +262,17 @@ static const ncase cases[] = {
   {NULL, NULL, NULL, 0, 0}
 };
 
-/* The lraf VM's size charges (vm/lravm/lua-acct.patch), timed only in
+/* The lraf VM's size charges (lravm/patches/lua-acct.patch), timed only in
    a build for the lraf VM; rate: runtime/rt_lravm.c's, per 1024. */
 typedef struct vcase {
   ncase c;
   int rate;
 } vcase;
 
-#define VM_STR "local a, b = string.rep('x', N), string.rep('x', N - 1) .. 'x'"
-static const vcase vm_cases[] = {
-  {{"vm.== (bytes)", VM_STR, "local r = a == b", 1 << 25, 10}, 112},
-  {{"vm.< (bytes)", VM_STR, "local r = a < b", 1 << 25, 10}, 112},
+#define BC_STR "local a, b = string.rep('x', N), string.rep('x', N - 1) .. 'x'"
+static const vcase bc_cases[] = {
+  {{"vm.== (bytes)", BC_STR, "local r = a == b", 1 << 25, 10}, 112},
+  {{"vm.< (bytes)", BC_STR, "local r = a < b", 1 << 25, 10}, 112},
   {{"vm.VARARG (values)", "local a = {} for i = 1, N do a[i] = i end "
     "local function g() end local function f(...) for i = 1, 20 do g(...) "
     "end end", "f(table.unpack(a, 1, N))", 200000, 4}, 4096},
@@ -286,7 +286,7 @@ static const vcase vm_cases[] = {
   {{"vm.__index (tables)", "local t = {} for i = 1, N do "
     "t = setmetatable({}, {__index = t}) end", "local r = t.missing", 1998,
     2000}, 7168},
-  {{"vm.long key (bytes)", VM_STR " local u = {[a] = 1}", "local r = u[b]",
+  {{"vm.long key (bytes)", BC_STR " local u = {[a] = 1}", "local r = u[b]",
     1 << 25, 10}, 112},
   {{NULL, NULL, NULL, 0, 0}, 0}
 };
@@ -382,19 +382,19 @@ static void calibrate_one(const ncase *c, long long per_k, double ns,
   }
 }
 
-static void calibrate(double ns, int reps, int vm_only) {
+static void calibrate(double ns, int reps, int bc_only) {
   const ncase *c;
   const vcase *v;
   double logsum = 0;
   int n = 0;
   printf("\n%-19s %9s %12s %12s %10s %8s %8s\n", "built-in", "size",
          "units/call", "us/call", "time/unit", "per_k", "fit");
-  for (c = cases; c->model != NULL && !vm_only; c++) {
+  for (c = cases; c->model != NULL && !bc_only; c++) {
     const rt_native_model *m = model_of(c->model);
     calibrate_one(c, m ? (long long)m->per_k : 0LL, ns, reps, &logsum, &n);
   }
   if (lraf_vm_builtin())
-    for (v = vm_cases; v->c.model != NULL; v++)
+    for (v = bc_cases; v->c.model != NULL; v++)
       calibrate_one(&v->c, v->rate, ns, reps, &logsum, &n);
   else
     printf("(the lraf VM's own charges, vm.*: BUILD=build "
@@ -543,7 +543,7 @@ static void amplification(double ns, int reps) {
 int main(int argc, char **argv) {
   prog p[16];
   int n, reps = 5;
-  int do_cal = 1, do_over = 1, do_amp = 1, vm_only = 0;
+  int do_cal = 1, do_over = 1, do_amp = 1, bc_only = 0;
   double ns;
   int i;
   for (i = 1; i < argc; i++) {
@@ -553,7 +553,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--amplify") == 0) do_cal = do_over = 0;
     else if (strcmp(argv[i], "--vm") == 0) {  /* the vm.* cases alone */
       do_over = do_amp = 0;
-      vm_only = 1;
+      bc_only = 1;
     }
   }
   if (reps < 1) reps = 1;
@@ -561,7 +561,7 @@ int main(int argc, char **argv) {
   ns = instruction_time(p, n, reps);
   printf("average VM instruction (stock Lua, %d programs): %.2f ns\n", n,
          ns * 1e9);
-  if (do_cal) calibrate(ns, reps < 3 ? reps : 3, vm_only);
+  if (do_cal) calibrate(ns, reps < 3 ? reps : 3, bc_only);
   if (do_over) overhead(p, n, reps);
   if (do_amp) amplification(ns, reps < 3 ? reps : 3);
   for (i = 0; i < n; i++) free(p[i].src);

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build/stock}
 mkdir -p "$BUILD/bench"
 cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
-  -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iruntime -Itests/support \
+  -Iinclude -Icommon -Ibytecode -Irewriter -Iaccounts -Iruntime -Itests/support \
   $(pkg-config --cflags lua5.4) \
   tests/bench/bench.c tests/support/tutil_run.c tests/support/tutil_capture.c "$BUILD/liblraf.a" \
   $(pkg-config --libs lua5.4) -lm -o "$BUILD/bench/bench"

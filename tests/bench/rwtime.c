@@ -5,7 +5,7 @@
 ** of N, CPU time.  Built against the lraf VM (LRAF_VM) rw is
 ** rt_pipeline_in_place (rewriting in memory, verified); against stock
 ** Lua cmp also dumps the function and rw is rt_pipeline on that dump
-** (read, rewrite, verify) plus vm_write, as bench.c measures it.
+** (read, rewrite, verify) plus bc_write, as bench.c measures it.
 **
 **   rwtime [-nREPS] [-x] PROGRAM.lua...      the table (make bench-rw)
 **   rwtime -lLOOPS [-x] PROGRAM.lua...       only rewrite, LOOPS times
@@ -71,7 +71,7 @@ static double rewrite(lua_State *L, const rw_options *opt, const char *dump,
 #else
   (void)L;
   {
-    vm_chunk *chunk = NULL;
+    bc_chunk *chunk = NULL;
     void *bytes = NULL;
     size_t size = 0;
     rt_input in;
@@ -79,8 +79,8 @@ static double rewrite(lua_State *L, const rw_options *opt, const char *dump,
     in.data = dump;
     in.size = dumpsize;
     st = rt_pipeline(&in, opt, NULL, &chunk, &err);
-    if (st == LRAF_OK) st = vm_write(chunk, &bytes, &size, &err);
-    vm_chunk_free(chunk);
+    if (st == LRAF_OK) st = bc_write(chunk, &bytes, &size, &err);
+    bc_chunk_free(chunk);
     free(bytes);
   }
 #endif
@@ -155,7 +155,7 @@ int main(int argc, char **argv) {
 #ifdef LRAF_VM
            "", "rt_pipeline_in_place, verified",
 #else
-           " + lua_dump", "rt_pipeline (read, rewrite, verify) + vm_write",
+           " + lua_dump", "rt_pipeline (read, rewrite, verify) + bc_write",
 #endif
            reps);
   }

@@ -22,7 +22,7 @@ for B in build build/stock; do
   fi
   mkdir -p "$B/bench"
   cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g -Wall -Wextra -Werror \
-    -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iruntime -Itests/support \
+    -Iinclude -Icommon -Ibytecode -Irewriter -Iaccounts -Iruntime -Itests/support \
     $lua tests/bench/rwtime.c tests/support/tutil_run.c \
     tests/support/tutil_capture.c "$B/liblraf.a" $libs -lm \
     -o "$B/bench/rwtime"

@@ -15,7 +15,7 @@ B=build
 make --no-print-directory -j2 vm >/dev/null
 mkdir -p "$B/bench"
 cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
-  -Iinclude -Icommon -Ivm -Irewriter -Iaccounts -Iruntime -Itests/support \
+  -Iinclude -Icommon -Ibytecode -Irewriter -Iaccounts -Iruntime -Itests/support \
   -Ibuild/lua-lravm/src -DLRAF_VM \
   tests/bench/bench.c tests/support/tutil_run.c tests/support/tutil_capture.c \
   "$B/liblraf.a" \

@@ -1,4 +1,4 @@
--- tests/bench/vm_rates.lua - calibration of the lraf VM's size charges
+-- tests/bench/bc_rates.lua - calibration of the lraf VM's size charges
 -- (runtime/rt_lravm.c): the time of comparing long strings, of moving
 -- values through VARARG and a call, of CONCAT's copy and of a table of
 -- an __index chain, in units of the mean time of a simple instruction.  Run it on the lraf VM's lua: build/lravm/lua/lua.

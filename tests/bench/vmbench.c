@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   printf("%-16s %8s %8s | %8s %8s %8s | %8s %8s %8s\n", "program",
-         "lua5.4 s", "vm/lua", "lraf/lua", "exact", "stock", "lraf/vm",
+         "lua5.4 s", "bytecode/lua", "lraf/lua", "exact", "stock", "lraf/vm",
          "exact", "stock");
   for (i = 4; i < argc; i++) {
     char *cmd[NV][6] = {

@@ -1,5 +1,5 @@
 /*
-** fuzz_read.c - libFuzzer target: the chunk reader (vm_read) on
+** fuzz_read.c - libFuzzer target: the chunk reader (bc_read) on
 ** arbitrary bytes; accepted chunks must write back byte for byte.
 */
 #include <stdio.h>

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vm.h"
+#include "bc.h"
 #include "tutil_fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -41,7 +41,7 @@ static uint32_t rnd(void) {
 
 #define MAXF 256
 
-static void collect(vm_proto *f, vm_proto **all, int *n) {
+static void collect(bc_proto *f, bc_proto **all, int *n) {
   int i;
   if (*n < MAXF) all[(*n)++] = f;
   for (i = 0; i < f->sizep; i++) collect(f->p[i], all, n);
@@ -58,28 +58,28 @@ static unsigned field_value(int bits) {
   }
 }
 
-static void mutate_instr(vm_instr *i) {
+static void mutate_instr(bc_instr *i) {
   switch (rnd() % 8) {
-    case 0: *i = vm_set_op(*i, (int)(rnd() % VM_NUM_OPCODES)); break;
-    case 1: *i = vm_set_a(*i, (int)field_value(VM_SIZE_A)); break;
-    case 2: *i = vm_set_b(*i, (int)field_value(VM_SIZE_B)); break;
-    case 3: *i = vm_set_c(*i, (int)field_value(VM_SIZE_C)); break;
-    case 4: *i = vm_set_k(*i, (int)(rnd() & 1)); break;
-    case 5: *i = vm_set_bx(*i, (int)field_value(VM_SIZE_BX)); break;
-    case 6: *i = vm_setfield(*i, field_value(VM_SIZE_SJ), VM_POS_SJ,
-                             VM_SIZE_SJ); break;
+    case 0: *i = bc_set_op(*i, (int)(rnd() % BC_NUM_OPCODES)); break;
+    case 1: *i = bc_set_a(*i, (int)field_value(BC_SIZE_A)); break;
+    case 2: *i = bc_set_b(*i, (int)field_value(BC_SIZE_B)); break;
+    case 3: *i = bc_set_c(*i, (int)field_value(BC_SIZE_C)); break;
+    case 4: *i = bc_set_k(*i, (int)(rnd() & 1)); break;
+    case 5: *i = bc_set_bx(*i, (int)field_value(BC_SIZE_BX)); break;
+    case 6: *i = bc_setfield(*i, field_value(BC_SIZE_SJ), BC_POS_SJ,
+                             BC_SIZE_SJ); break;
     default: *i = rnd(); break;
   }
 }
 
-static void mutate_proto(vm_proto *f) {
+static void mutate_proto(bc_proto *f) {
   unsigned what = rnd() % 10;
   if (what < 6 && f->sizecode > 0) {
     mutate_instr(&f->code[rnd() % (unsigned)f->sizecode]);
   } else if (what == 6 && f->sizecode > 1) {
     int a = (int)(rnd() % (unsigned)f->sizecode);
     int b = (int)(rnd() % (unsigned)f->sizecode);
-    vm_instr t = f->code[a];
+    bc_instr t = f->code[a];
     f->code[a] = f->code[b];
     f->code[b] = t;
   } else if (what == 7) {
@@ -88,33 +88,33 @@ static void mutate_proto(vm_proto *f) {
     if (rnd() & 1) f->numparams = (uint8_t)field_value(8);
     else f->is_vararg = (uint8_t)(rnd() % 3);
   } else if (f->sizek > 0) {
-    vm_const *k = &f->k[rnd() % (unsigned)f->sizek];
-    if (k->tag == VM_TINT) k->i = (int64_t)rnd() - (1 << 30);
-    else if (k->tag == VM_TFLT) k->n = (double)rnd() / 7.0;
-    else if (k->tag == VM_TNIL) k->tag = VM_TTRUE;
+    bc_const *k = &f->k[rnd() % (unsigned)f->sizek];
+    if (k->tag == BC_TINT) k->i = (int64_t)rnd() - (1 << 30);
+    else if (k->tag == BC_TFLT) k->n = (double)rnd() / 7.0;
+    else if (k->tag == BC_TNIL) k->tag = BC_TTRUE;
   }
 }
 
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max,
                                unsigned int seed) {
-  vm_chunk *c = NULL;
-  vm_proto *all[MAXF];
+  bc_chunk *c = NULL;
+  bc_proto *all[MAXF];
   void *out = NULL;
   size_t outsize = 0;
   int n = 0, k, rounds;
   rnd_state = seed;
-  if ((rnd() & 1) || vm_read(data, size, NULL, &c, NULL) != LRAF_OK)
+  if ((rnd() & 1) || bc_read(data, size, NULL, &c, NULL) != LRAF_OK)
     return LLVMFuzzerMutate(data, size, max);
   collect(c->main, all, &n);
   rounds = 1 + (int)(rnd() % 3);
   for (k = 0; k < rounds; k++) mutate_proto(all[rnd() % (unsigned)n]);
-  if (vm_write(c, &out, &outsize, NULL) == LRAF_OK && outsize <= max) {
+  if (bc_write(c, &out, &outsize, NULL) == LRAF_OK && outsize <= max) {
     memcpy(data, out, outsize);
     size = outsize;
   } else {
     size = LLVMFuzzerMutate(data, size, max);
   }
   free(out);
-  vm_chunk_free(c);
+  bc_chunk_free(c);
   return size;
 }

@@ -7,7 +7,7 @@
 # The upstream tarball lua-lpeg_1.0.2.orig.tar.gz comes from
 # `apt-get source --download-only lua-lpeg` through the private apt
 # configuration in build/apt that tools/apt-source.sh derives from the
-# machine's own apt sources (also used by vm/lravm/fetch.sh); no host is
+# machine's own apt sources (also used by lravm/fetch.sh); no host is
 # named here.  That script checks every file against the SHA-256 that
 # Debian's lua-lpeg .dsc lists, and this one checks the tarball once more
 # against the SHA-256 of lua-lpeg_1.0.2-2.dsc below.  Debian applies no

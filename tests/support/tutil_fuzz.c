@@ -30,37 +30,37 @@ static FILE *devnull(void) {
   return f;
 }
 
-static void touch_lines(const vm_proto *f) {
+static void touch_lines(const bc_proto *f) {
   int pc, i;
   volatile unsigned sink = 0;
-  for (pc = 0; pc < f->sizecode; pc++) sink += (unsigned)vm_getline(f, pc);
+  for (pc = 0; pc < f->sizecode; pc++) sink += (unsigned)bc_getline(f, pc);
   for (i = 0; i < f->sizep; i++) touch_lines(f->p[i]);
   (void)sink;
 }
 
 int tutil_fuzz_read(const uint8_t *data, size_t size, char *why, size_t n) {
-  vm_chunk *c = NULL;
+  bc_chunk *c = NULL;
   lraf_error err;
   void *out = NULL;
   size_t outsize = 0;
   int rc = 0;
-  lraf_status st = vm_read(data, size, NULL, &c, &err);
+  lraf_status st = bc_read(data, size, NULL, &c, &err);
   if (st != LRAF_OK) {
     if (err.message[0] == '\0')
-      return broken(why, n, "vm_read failed (%d) without a message", st);
+      return broken(why, n, "bc_read failed (%d) without a message", st);
     return 0;
   }
-  st = vm_write(c, &out, &outsize, &err);
+  st = bc_write(c, &out, &outsize, &err);
   if (st != LRAF_OK)
-    rc = broken(why, n, "vm_write failed on a chunk vm_read accepted: %s",
+    rc = broken(why, n, "bc_write failed on a chunk bc_read accepted: %s",
                 err.message);
   else if (outsize != size || memcmp(out, data, size) != 0)
     rc = broken(why, n, "read/write round trip changed the chunk (%zu -> "
                 "%zu bytes)", size, outsize);
-  if (devnull() != NULL) vm_list(devnull(), c->main, 1);
+  if (devnull() != NULL) bc_list(devnull(), c->main, 1);
   touch_lines(c->main);
   free(out);
-  vm_chunk_free(c);
+  bc_chunk_free(c);
   return rc;
 }
 
@@ -90,7 +90,7 @@ static int load_only(const void *bytes, size_t size) {
    MMBIN*, and the costs at an ACCT add up to what it and the ACCTs
    right after it (one charge split by sBx's range) charge.  The line
    of the first bad entry's function, or -1. */
-static int bad_linecosts(const vm_proto *f) {
+static int bad_linecosts(const bc_proto *f) {
   int i, k = 0;
   for (i = 0; i < f->sizep; i++) {
     int bad = bad_linecosts(f->p[i]);
@@ -102,12 +102,12 @@ static int bad_linecosts(const vm_proto *f) {
     if (pc < 0 || pc >= f->sizecode) return f->linedefined;
     for (; k < f->sizelinecosts && f->linecosts[k].pc == pc; k++)
       sum += f->linecosts[k].cost;
-    op = vm_op(f->code[pc]);
-    if (op == VM_OP_MMBIN || op == VM_OP_MMBINI || op == VM_OP_MMBINK)
+    op = bc_op(f->code[pc]);
+    if (op == BC_OP_MMBIN || op == BC_OP_MMBINI || op == BC_OP_MMBINK)
       continue;
-    if (op != VM_OP_ACCT) return f->linedefined;
-    for (i = pc; i < f->sizecode && vm_op(f->code[i]) == VM_OP_ACCT; i++)
-      charged += vm_bx(f->code[i]) - VM_OFFSET_SBX;
+    if (op != BC_OP_ACCT) return f->linedefined;
+    for (i = pc; i < f->sizecode && bc_op(f->code[i]) == BC_OP_ACCT; i++)
+      charged += bc_bx(f->code[i]) - BC_OFFSET_SBX;
     if (sum != charged) return f->linedefined;
   }
   return -1;
@@ -115,8 +115,8 @@ static int bad_linecosts(const vm_proto *f) {
 
 /* On the lraf VM: the chunk loaded by Lua, rewritten in memory
    (rt_inplace.c) and dumped, must give the bytes that the dump path
-   gives for the same function (lua_dump of it, rt_pipeline, vm_write),
-   as rt_load would take either way.  vm_read may refuse what Lua
+   gives for the same function (lua_dump of it, rt_pipeline, bc_write),
+   as rt_load would take either way.  bc_read may refuse what Lua
    loaded: only when the dump path accepts must rewriting in memory. */
 static int in_place_same(const uint8_t *data, size_t size,
                          const rw_options *opt, const char *label, char *why,
@@ -126,7 +126,7 @@ static int in_place_same(const uint8_t *data, size_t size,
   char *canon = NULL, *got = NULL;
   void *want = NULL;
   size_t canonsize = 0, gotsize = 0, wantsize = 0;
-  vm_chunk *c = NULL;
+  bc_chunk *c = NULL;
   rt_input in;
   rw_options dopt;
   lraf_error err;
@@ -146,7 +146,7 @@ static int in_place_same(const uint8_t *data, size_t size,
   dopt = *opt;  /* with refunds, as rt_pipeline_in_place rewrites */
   dopt.refunds = !opt->lines;
   if (rt_pipeline(&in, &dopt, NULL, &c, &err) != LRAF_OK ||
-      vm_write(c, &want, &wantsize, &err) != LRAF_OK) {
+      bc_write(c, &want, &wantsize, &err) != LRAF_OK) {
     /* the dump path refused it: nothing to compare */
   } else if ((st = rt_pipeline_in_place(L, opt, NULL, &err)) == LRAF_EMEM) {
     /* out of memory: nothing to compare */
@@ -160,7 +160,7 @@ static int in_place_same(const uint8_t *data, size_t size,
     rc = broken(why, n, "%s: rewriting in memory and the dump path differ "
                 "(%zu and %zu bytes)", label, gotsize, wantsize);
   }
-  vm_chunk_free(c);
+  bc_chunk_free(c);
   free(canon);
   free(want);
   free(got);
@@ -171,7 +171,7 @@ static int in_place_same(const uint8_t *data, size_t size,
 static int rewrite_with(const uint8_t *data, size_t size,
                         const rw_options *opt, const char *label, char *why,
                         size_t n) {
-  vm_chunk *c = NULL, *back = NULL;
+  bc_chunk *c = NULL, *back = NULL;
   lraf_error err;
   void *out = NULL;
   size_t outsize = 0;
@@ -194,12 +194,12 @@ static int rewrite_with(const uint8_t *data, size_t size,
   if (opt->lines && bad_linecosts(c->main) >= 0) {
     rc = broken(why, n, "%s: the line costs of the function at line %d do "
                 "not add up to its ACCTs", label, bad_linecosts(c->main));
-  } else if ((st = vm_write(c, &out, &outsize, &err)) != LRAF_OK) {
-    rc = broken(why, n, "%s: vm_write failed after rewriting: %s", label,
+  } else if ((st = bc_write(c, &out, &outsize, &err)) != LRAF_OK) {
+    rc = broken(why, n, "%s: bc_write failed after rewriting: %s", label,
                 err.message);
-  } else if ((st = vm_read_rewritten(out, outsize, NULL, &back, &err)) !=
+  } else if ((st = bc_read_rewritten(out, outsize, NULL, &back, &err)) !=
              LRAF_OK) {
-    rc = broken(why, n, "%s: vm_read_rewritten refused the rewritten chunk "
+    rc = broken(why, n, "%s: bc_read_rewritten refused the rewritten chunk "
                 "(offline loading would): %s", label, err.message);
   } else if ((lst = load_only(out, outsize)) != LUA_OK && lst != LUA_ERRMEM) {
     rc = broken(why, n, "%s: lua_load refused the rewritten chunk (%d)",
@@ -208,18 +208,18 @@ static int rewrite_with(const uint8_t *data, size_t size,
     rc = in_place_same(data, size, opt, label, why, n);
   }
   free(out);
-  vm_chunk_free(back);
-  vm_chunk_free(c);
+  bc_chunk_free(back);
+  bc_chunk_free(c);
   return rc;
 }
 
 int tutil_fuzz_rewrite(const uint8_t *data, size_t size, char *why,
                        size_t n) {
-  static uint32_t weights[VM_NUM_OPCODES];
+  static uint32_t weights[BC_NUM_OPCODES];
   rw_options opt;
   int i;
   if (tutil_fuzz_read(data, size, why, n) != 0) return -1;
-  for (i = 0; i < VM_NUM_OPCODES; i++) weights[i] = (uint32_t)(i % 7) + 1;
+  for (i = 0; i < BC_NUM_OPCODES; i++) weights[i] = (uint32_t)(i % 7) + 1;
   rw_default_options(&opt);
   if (rewrite_with(data, size, &opt, "original", why, n) != 0) return -1;
   opt.exact = 1;

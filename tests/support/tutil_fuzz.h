@@ -16,13 +16,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* vm_read; when it accepts, vm_write must give back the same bytes, and
+/* bc_read; when it accepts, bc_write must give back the same bytes, and
    the listing and line lookups must run. */
 int tutil_fuzz_read(const uint8_t *data, size_t size, char *why, size_t n);
 
-/* vm_read, then for several rewriter options rw_rewrite, rw_verify
-   (which must accept whatever rw_rewrite produced), vm_write,
-   vm_read_rewritten (which must read it back) and lua_load of the
+/* bc_read, then for several rewriter options rw_rewrite, rw_verify
+   (which must accept whatever rw_rewrite produced), bc_write,
+   bc_read_rewritten (which must read it back) and lua_load of the
    result (not run: Lua does not check bytecode).  On the lraf VM, the
    chunk loaded by Lua and rewritten in memory (rt_pipeline_in_place)
    must dump to the same bytes as the lraf VM's targets gave. */

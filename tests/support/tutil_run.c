@@ -94,7 +94,7 @@ void tutil_run_hook(const char *src, size_t len, const char *name,
 
 /* The lraf VM's counter (NULL on stock Lua, where no chunk for the
    lraf VM can run). */
-static lua_Integer *vm_counter(lua_State *L) {
+static lua_Integer *bc_counter(lua_State *L) {
 #ifdef LUA_ACCT_VM
   return lua_acctcounter(L);
 #else
@@ -105,7 +105,7 @@ static lua_Integer *vm_counter(lua_State *L) {
 
 static void counter_get(lua_State *L, run_state *s) {
   if (s->opt->target == RW_LRAVM) {
-    lua_pushinteger(L, *vm_counter(L));
+    lua_pushinteger(L, *bc_counter(L));
     return;
   }
   lua_getfield(L, LUA_REGISTRYINDEX, MAIN_KEY);
@@ -115,7 +115,7 @@ static void counter_get(lua_State *L, run_state *s) {
 
 static void counter_set(lua_State *L, run_state *s, long long v) {
   if (s->opt->target == RW_LRAVM) {
-    *vm_counter(L) = v;
+    *bc_counter(L) = v;
     return;
   }
   lua_getfield(L, LUA_REGISTRYINDEX, MAIN_KEY);
@@ -176,7 +176,7 @@ static void add_stats(rw_stats *to, const rw_stats *s) {
 static int load_rewritten(lua_State *L, run_state *s, const char *src,
                           size_t len, const char *name, int *counter_up) {
   lraf_error err;
-  vm_chunk *chunk = NULL;
+  bc_chunk *chunk = NULL;
   void *bytes = NULL;
   size_t size = 0;
   readbuf rb;
@@ -200,15 +200,15 @@ static int load_rewritten(lua_State *L, run_state *s, const char *src,
   in.kind = RT_INPUT_TOP;
   in.L = L;
   ls = rt_pipeline(&in, s->opt, &stats, &chunk, &err);
-  if (ls == LRAF_OK) ls = vm_write(chunk, &bytes, &size, &err);
+  if (ls == LRAF_OK) ls = bc_write(chunk, &bytes, &size, &err);
   if (ls != LRAF_OK) {
-    vm_chunk_free(chunk);
+    bc_chunk_free(chunk);
     lua_pushfstring(L, "lraf: %s", err.message);
     return LUA_ERRSYNTAX;
   }
   add_stats(&s->r->stats, &stats);
   *counter_up = RW_COUNTER_UPVAL(chunk->main->sizeupvalues - 2) + 1;
-  vm_chunk_free(chunk);
+  bc_chunk_free(chunk);
   rb.p = bytes;
   rb.n = size;
   st = lua_load(L, buf_reader, &rb, name, "b");
@@ -263,7 +263,7 @@ void tutil_run_rewritten(const char *src, size_t len, const char *name,
     lua_setfield(L, LUA_REGISTRYINDEX, MAIN_KEY);
     if (opt->target == RW_LRAVM) {
 #ifdef LUA_ACCT_VM
-      *vm_counter(L) = -granularity;
+      *bc_counter(L) = -granularity;
       rt_vm_bind(L, consume, opt, 0);  /* as the runtime binds it */
 #endif
     } else {

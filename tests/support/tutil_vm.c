@@ -1,5 +1,5 @@
 /*
-** tutil_vm.c - test helpers for the vm/ chunk reader and writer:
+** tutil_vm.c - test helpers for the bytecode/ chunk reader and writer:
 ** compiling Lua source and dumping it to bytes, loading bytes back,
 ** rewriting it in the chunk model.
 */
@@ -70,10 +70,10 @@ int tutil_vm_load(const void *data, size_t size, char *msg, size_t msgsize) {
   return ok;
 }
 
-vm_chunk *tutil_vm_rewritten(const char *src, const char *name,
+bc_chunk *tutil_vm_rewritten(const char *src, const char *name,
                              const rw_options *opt, rw_stats *stats) {
   rt_input in;
-  vm_chunk *chunk = NULL;
+  bc_chunk *chunk = NULL;
   lraf_error err;
   memset(&in, 0, sizeof in);
   in.kind = RT_INPUT_SOURCE;

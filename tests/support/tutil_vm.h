@@ -1,5 +1,5 @@
 /*
-** tutil_vm.h - test helpers for the vm/ chunk reader and writer:
+** tutil_vm.h - test helpers for the bytecode/ chunk reader and writer:
 ** compiling Lua source and dumping it to bytes.
 */
 #ifndef TUTIL_VM_H
@@ -27,8 +27,8 @@ int tutil_vm_dump(const char *src, size_t len, const char *name, int strip,
 
 /* src compiled (chunk name name), read into the chunk model, rewritten
    with opt (stats reset first) and verified for opt's target, by the
-   loader's pipeline (rt_pipeline); fails the test when any step fails.  Free the result with vm_chunk_free. */
-vm_chunk *tutil_vm_rewritten(const char *src, const char *name,
+   loader's pipeline (rt_pipeline); fails the test when any step fails.  Free the result with bc_chunk_free. */
+bc_chunk *tutil_vm_rewritten(const char *src, const char *name,
                              const rw_options *opt, rw_stats *stats);
 
 /* Load a binary chunk in a fresh state (mode "b").  Returns 1 when

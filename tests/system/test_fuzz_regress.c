@@ -97,15 +97,15 @@ static void test_replay_all(void **state) {
 
 /* A chunk whose line deltas lead below line 0: Lua loads it, but the
    dump format cannot hold the negative line a rewrite would have to
-   write, so vm_read refuses it and says where. */
+   write, so bc_read refuses it and says where. */
 static void test_negative_line_refused(void **state) {
   size_t len;
   char *data = tutil_run_slurp(REGRESS "/rewrite-negative-line", &len);
-  vm_chunk *c = NULL;
+  bc_chunk *c = NULL;
   lraf_error err;
   (void)state;
   assert_non_null(data);
-  assert_int_equal(vm_read(data, len, NULL, &c, &err), LRAF_EFORMAT);
+  assert_int_equal(bc_read(data, len, NULL, &c, &err), LRAF_EFORMAT);
   assert_null(c);
   assert_non_null(strstr(err.message, "line info gives line -"));
   assert_non_null(strstr(err.message, "at pc"));
@@ -119,17 +119,17 @@ static void test_negative_line_refused(void **state) {
 static void test_jump_inside_unit_refused(void **state) {
   size_t len;
   char *data = tutil_run_slurp(REGRESS "/rewrite-jump-inside-unit", &len);
-  vm_chunk *c = NULL;
+  bc_chunk *c = NULL;
   lraf_error err;
   rw_options opt;
   (void)state;
   assert_non_null(data);
-  assert_int_equal(vm_read(data, len, NULL, &c, &err), LRAF_OK);
+  assert_int_equal(bc_read(data, len, NULL, &c, &err), LRAF_OK);
   rw_default_options(&opt);
   assert_int_equal(rw_rewrite(c, &opt, NULL, &err), LRAF_EREWRITE);
   assert_non_null(strstr(err.message, "TFORPREP at pc 45"));
   assert_non_null(strstr(err.message, "inside an instruction unit"));
-  vm_chunk_free(c);
+  bc_chunk_free(c);
   free(data);
 }
 
@@ -153,15 +153,15 @@ static int teardown(void **state) {
    read, then rewritten for the stock target into a chunk that the
    verifier refused (and in the weighted mode ACCT's weight was read
    past the table).  The reader refuses it now; chunks that lraf wrote
-   (vm_read_rewritten) may hold it. */
+   (bc_read_rewritten) may hold it. */
 static void test_acct_in_input_refused(void **state) {
   size_t len;
   char *data = tutil_run_slurp(REGRESS "/rewrite-acct-in-input", &len);
-  vm_chunk *c = NULL;
+  bc_chunk *c = NULL;
   lraf_error err;
   (void)state;
   assert_non_null(data);
-  assert_int_equal(vm_read(data, len, NULL, &c, &err), LRAF_EFORMAT);
+  assert_int_equal(bc_read(data, len, NULL, &c, &err), LRAF_EFORMAT);
   assert_null(c);
   assert_non_null(strstr(err.message, "accounting instruction in a chunk "
                                       "lraf did not write"));

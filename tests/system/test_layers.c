@@ -1,6 +1,6 @@
 /*
 ** test_layers.c - the layering rules of the sources: an #include never
-** runs from a lower layer to a higher one (include/ <- common/ <- vm/
+** runs from a lower layer to a higher one (include/ <- common/ <- bytecode/
 ** <- rewriter/ <- runtime/ <- service/ <- cli/; accounts/ and profile/
 ** sit on common/ and know no Lua; service/ and cli/ see only
 ** include/lraf.h), and no two files of the library call each other in a
@@ -22,10 +22,10 @@
 #include "tutil_sh.h"
 
 /* The folders, lowest first, and which ones each may include from. */
-enum { INCLUDE, COMMON, VM, REWRITER, ACCOUNTS, PROFILE, RUNTIME, SERVICE,
+enum { INCLUDE, COMMON, BYTECODE, REWRITER, ACCOUNTS, PROFILE, RUNTIME, SERVICE,
        CLI, NLAYERS };
 static const char *const layer_dir[NLAYERS] = {
-  "include", "common", "vm", "rewriter", "accounts", "profile", "runtime",
+  "include", "common", "bytecode", "rewriter", "accounts", "profile", "runtime",
   "service",
   "cli"
 };
@@ -33,11 +33,11 @@ static const char *const layer_dir[NLAYERS] = {
 static const unsigned may_include[NLAYERS] = {
   B(INCLUDE),
   B(INCLUDE) | B(COMMON),
-  B(INCLUDE) | B(COMMON) | B(VM),
-  B(INCLUDE) | B(COMMON) | B(VM) | B(REWRITER),
+  B(INCLUDE) | B(COMMON) | B(BYTECODE),
+  B(INCLUDE) | B(COMMON) | B(BYTECODE) | B(REWRITER),
   B(INCLUDE) | B(COMMON) | B(ACCOUNTS),
   B(INCLUDE) | B(COMMON) | B(PROFILE),
-  B(INCLUDE) | B(COMMON) | B(VM) | B(REWRITER) | B(ACCOUNTS) | B(PROFILE) |
+  B(INCLUDE) | B(COMMON) | B(BYTECODE) | B(REWRITER) | B(ACCOUNTS) | B(PROFILE) |
     B(RUNTIME),
   B(INCLUDE) | B(SERVICE),   /* the request pool: lraf.h and Lua only */
   B(INCLUDE) | B(CLI),

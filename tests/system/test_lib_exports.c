@@ -1,7 +1,7 @@
 /*
 ** test_lib_exports.c - liblraf.so (next to the lraf binary named by
 ** $LRAF) exports exactly the functions include/lraf.h declares with
-** LRAF_API: `nm -D` lists no internal name (vm_, rw_, rt_, acct_, err_),
+** LRAF_API: `nm -D` lists no internal name (bc_, rw_, rt_, acct_, err_),
 ** no public function is missing, and lraf.h declares none without
 ** LRAF_API.  Built against the lraf VM (make vm) the library carries
 ** its own Lua, so it exports Lua's C API too (lua_, luaL_, luaopen_),

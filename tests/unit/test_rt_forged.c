@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "lraf.h"
-#include "vm.h"
+#include "bc.h"
 #include "tutil_rt.h"
 #include "tutil_vm.h"
 
@@ -40,24 +40,24 @@ static size_t header_len(const unsigned char *p) {
 
 /* Apply edit to the accounting code of f; the number of instructions
    changed. */
-static int edit_proto(vm_proto *f, int edit) {
+static int edit_proto(bc_proto *f, int edit) {
   int pc, n = 0;
 #ifdef LRAF_VM
   int first = 1;  /* the entry's check, which the verifier looks for */
   for (pc = 0; pc < f->sizecode; pc++) {
-    vm_instr i = f->code[pc];
-    if (edit == EDIT_NOCHECK && vm_op(i) == VM_OP_JMPACCT)
-      i = vm_set_op(i, VM_OP_JMP);  /* a loop's paying jump: plain again */
-    else if (edit == EDIT_NOCHECK && vm_op(i) == VM_OP_FORLOOPACCT)
-      i = vm_set_op(i, VM_OP_FORLOOP);
-    if (vm_op(i) != VM_OP_ACCT) {
+    bc_instr i = f->code[pc];
+    if (edit == EDIT_NOCHECK && bc_op(i) == BC_OP_JMPACCT)
+      i = bc_set_op(i, BC_OP_JMP);  /* a loop's paying jump: plain again */
+    else if (edit == EDIT_NOCHECK && bc_op(i) == BC_OP_FORLOOPACCT)
+      i = bc_set_op(i, BC_OP_FORLOOP);
+    if (bc_op(i) != BC_OP_ACCT) {
       n += i != f->code[pc];
       f->code[pc] = i;
       continue;
     }
-    if (edit == EDIT_ZERO) i = vm_set_sbx(i, 0);
-    else if (edit == EDIT_NEGATE) i = vm_set_sbx(i, -vm_sbx(i));
-    else if (!first) i = vm_set_a(i, VM_ACCT_ADD);  /* the loop's */
+    if (edit == EDIT_ZERO) i = bc_set_sbx(i, 0);
+    else if (edit == EDIT_NEGATE) i = bc_set_sbx(i, -bc_sbx(i));
+    else if (!first) i = bc_set_a(i, BC_ACCT_ADD);  /* the loop's */
     first = 0;
     n += i != f->code[pc];
     f->code[pc] = i;
@@ -66,17 +66,17 @@ static int edit_proto(vm_proto *f, int edit) {
   /* the scratch register is what GETUPVAL of the counter loads */
   int r = -1;
   for (pc = 0; pc < f->sizecode && r < 0; pc++)
-    if (vm_op(f->code[pc]) == VM_OP_GETUPVAL &&
-        vm_b(f->code[pc]) == f->sizeupvalues - 2)
-      r = vm_a(f->code[pc]);
+    if (bc_op(f->code[pc]) == BC_OP_GETUPVAL &&
+        bc_b(f->code[pc]) == f->sizeupvalues - 2)
+      r = bc_a(f->code[pc]);
   for (pc = 0; pc < f->sizecode; pc++) {
-    vm_instr i = f->code[pc];
-    if (vm_a(i) != r) continue;
-    if (vm_op(i) == VM_OP_ADDI && vm_b(i) == r && edit != EDIT_NOCHECK)
-      i = vm_set_c(i, edit == EDIT_ZERO ? VM_OFFSET_SC
-                                        : VM_OFFSET_SC - vm_sc(i));
-    else if (vm_op(i) == VM_OP_LTI && edit == EDIT_NOCHECK)
-      i = vm_set_k(i, !vm_k(i));  /* consume runs while the budget lasts */
+    bc_instr i = f->code[pc];
+    if (bc_a(i) != r) continue;
+    if (bc_op(i) == BC_OP_ADDI && bc_b(i) == r && edit != EDIT_NOCHECK)
+      i = bc_set_c(i, edit == EDIT_ZERO ? BC_OFFSET_SC
+                                        : BC_OFFSET_SC - bc_sc(i));
+    else if (bc_op(i) == BC_OP_LTI && edit == EDIT_NOCHECK)
+      i = bc_set_k(i, !bc_k(i));  /* consume runs while the budget lasts */
     n += i != f->code[pc];
     f->code[pc] = i;
   }
@@ -89,16 +89,16 @@ static int edit_proto(vm_proto *f, int edit) {
 static unsigned char *forge(const unsigned char *chunk, size_t size,
                             int signed_, int edit, size_t *outsize) {
   size_t hdr = header_len(chunk), body = size - hdr, n;
-  vm_chunk *c = NULL;
+  bc_chunk *c = NULL;
   void *data = NULL;
   unsigned char *out;
   lraf_error err;
   if (signed_) body -= 32;
-  assert_int_equal(vm_read_rewritten(chunk + hdr, body, NULL, &c, &err),
+  assert_int_equal(bc_read_rewritten(chunk + hdr, body, NULL, &c, &err),
                    LRAF_OK);
   assert_true(edit_proto(c->main, edit) > 0);
-  assert_int_equal(vm_write(c, &data, &n, &err), LRAF_OK);
-  vm_chunk_free(c);
+  assert_int_equal(bc_write(c, &data, &n, &err), LRAF_OK);
+  bc_chunk_free(c);
   *outsize = hdr + n + (signed_ ? 32 : 0);
   out = malloc(*outsize);
   assert_non_null(out);

@@ -18,7 +18,7 @@
 
 #include "tutil_rt.h"
 #include "tutil_vm.h"
-#include "vm.h"
+#include "bc.h"
 
 static lraf_state *limited(int64_t quota, lraf_env env, lraf_manager **m) {
   lraf_options opt;
@@ -186,7 +186,7 @@ static void test_sticky(void **state) {
 /* ---- the overshoot bound ---- */
 
 /* Instructions of the largest function in f's tree. */
-static long largest_function(const vm_proto *f) {
+static long largest_function(const bc_proto *f) {
   long n = f->sizecode;
   int i;
   for (i = 0; i < f->sizep; i++) {
@@ -200,14 +200,14 @@ static long largest_function(const vm_proto *f) {
    (every function checks at its entry, so a callee adds nothing). */
 static long overshoot_bound(const char *src) {
   tutil_vm_buf buf;
-  vm_chunk *chunk = NULL;
+  bc_chunk *chunk = NULL;
   lraf_error err;
   long b;
   char msg[256];
   assert_true(tutil_vm_dump(src, strlen(src), "=b", 0, &buf, msg, sizeof msg));
-  assert_int_equal(vm_read(buf.data, buf.size, NULL, &chunk, &err), LRAF_OK);
+  assert_int_equal(bc_read(buf.data, buf.size, NULL, &chunk, &err), LRAF_OK);
   b = largest_function(chunk->main);
-  vm_chunk_free(chunk);
+  bc_chunk_free(chunk);
   free(buf.data);
   return b;
 }

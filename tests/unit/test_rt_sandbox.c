@@ -24,9 +24,9 @@
 
 /* TUTIL_VM as a Lua pattern */
 #ifdef LRAF_VM
-#define VM_PATTERN "lraf%-vm5%.4"
+#define BC_PATTERN "lraf%-vm5%.4"
 #else
-#define VM_PATTERN "lua5%.4"
+#define BC_PATTERN "lua5%.4"
 #endif
 
 static lraf_state *env_state(lraf_env env) {
@@ -64,7 +64,7 @@ static void test_sandbox_contents(void **state) {
     "       and type(os.date('%Y')) == 'string')\n"
     "local d = string.dump(function() return 1 end)\n"
     "assert(type(d) == 'string' and load(d) == nil)\n"
-    "assert(require('lraf').model():match('^" VM_PATTERN "/original/native%-%x+$'))\n"
+    "assert(require('lraf').model():match('^" BC_PATTERN "/original/native%-%x+$'))\n"
     "local ok = load('return 1 + 1') ; assert(ok() == 2)\n");
   tutil_rt_close(S);
 }

@@ -212,7 +212,7 @@ static void test_weighted_mode(void **state) {
       "local function f(n) if n < 2 then return n end return f(n-1) + f(n-2) end\n"
       "print(s, f(12), ('x'):rep(3) .. #t)\n";
   size_t len = strlen(src);
-  uint32_t w[VM_NUM_OPCODES];
+  uint32_t w[BC_NUM_OPCODES];
   tutil_run base, run;
   rw_options opt;
   long long sum = 0;
@@ -223,24 +223,24 @@ static void test_weighted_mode(void **state) {
   assert_true(base.ok);
   opt.mode = RW_WEIGHTED;
   opt.weights = w;
-  for (op = 0; op < VM_NUM_OPCODES; op++) w[op] = 1;
+  for (op = 0; op < BC_NUM_OPCODES; op++) w[op] = 1;
   tutil_run_rewritten(src, len, "w", &opt, 1000, 0, &run);
   assert_int_equal(run.count, base.count);
   tutil_run_free(&run);
-  for (op = 0; op < VM_NUM_OPCODES; op++) w[op] = 3;
+  for (op = 0; op < BC_NUM_OPCODES; op++) w[op] = 3;
   tutil_run_rewritten(src, len, "w", &opt, 1000, 0, &run);
   assert_int_equal(run.count, 3 * base.count);
   tutil_run_free(&run);
   /* large weights: increments, and the negative ones that take back a
      branch charged ahead, go through ADDK constants */
-  for (op = 0; op < VM_NUM_OPCODES; op++) w[op] = 1000;
+  for (op = 0; op < BC_NUM_OPCODES; op++) w[op] = 1000;
   tutil_run_rewritten(src, len, "w", &opt, 1000, 0, &run);
   assert_true(run.stats.branch_folds > 0);
   assert_int_equal(run.count, 1000 * base.count);
   tutil_run_free(&run);
-  for (op = 0; op < VM_NUM_OPCODES; op++) {
+  for (op = 0; op < BC_NUM_OPCODES; op++) {
     int k;
-    for (k = 0; k < VM_NUM_OPCODES; k++) w[k] = (k == op);
+    for (k = 0; k < BC_NUM_OPCODES; k++) w[k] = (k == op);
     tutil_run_rewritten(src, len, "w", &opt, 1000, 0, &run);
     assert_true(run.ok);
     sum += run.count;
@@ -251,16 +251,16 @@ static void test_weighted_mode(void **state) {
 }
 
 static void test_weights_file(void **state) {
-  uint32_t w[VM_NUM_OPCODES];
+  uint32_t w[BC_NUM_OPCODES];
   lraf_error err;
   const char *good = "# costs\nCALL 10\n  GETTABLE 3 # table access\n\nADD 1\n";
   rw_options a, b;
   char ida[64], idb[64];
   (void)state;
   assert_int_equal(rw_parse_weights(good, strlen(good), w, &err), LRAF_OK);
-  assert_int_equal(w[VM_OP_CALL], 10);
-  assert_int_equal(w[VM_OP_GETTABLE], 3);
-  assert_int_equal(w[VM_OP_MOVE], 1);
+  assert_int_equal(w[BC_OP_CALL], 10);
+  assert_int_equal(w[BC_OP_GETTABLE], 3);
+  assert_int_equal(w[BC_OP_MOVE], 1);
   assert_int_equal(rw_parse_weights("FOO 3\n", 6, w, &err), LRAF_EARG);
   assert_non_null(strstr(err.message, "line 1: unknown opcode 'FOO'"));
   assert_int_equal(rw_parse_weights("\nCALL x\n", 8, w, &err), LRAF_EARG);
@@ -280,7 +280,7 @@ static void test_weights_file(void **state) {
   b.weights = w;
   rw_model_id(&b, idb, sizeof idb);
   assert_non_null(strstr(idb, TUTIL_VM "/weighted/"));
-  w[VM_OP_CALL] = 11;
+  w[BC_OP_CALL] = 11;
   rw_model_id(&b, ida, sizeof ida);
   assert_string_not_equal(ida, idb);
 }

@@ -188,7 +188,7 @@ static void test_exact_counts(void **state) {
 }
 
 /* p rewritten for the lraf VM, verified, and its statistics. */
-static vm_chunk *rewritten(const program *p, int exact, rw_stats *stats) {
+static bc_chunk *rewritten(const program *p, int exact, rw_stats *stats) {
   rw_options opt;
   rw_default_options(&opt);
   opt.target = RW_LRAVM;
@@ -203,14 +203,14 @@ static vm_chunk *rewritten(const program *p, int exact, rw_stats *stats) {
    functions: for a loop whose body is one block, what runs per turn
    (JMP: a while loop; TFORLOOP: a generic for loop).  Returns the
    largest such number. */
-static int most_accts_per_turn(const vm_proto *f, int op, int paying) {
+static int most_accts_per_turn(const bc_proto *f, int op, int paying) {
   int pc, most = 0, k;
   for (pc = 0; pc < f->sizecode; pc++) {
     int t, n = 0, q;
-    if ((vm_op(f->code[pc]) != op && vm_op(f->code[pc]) != paying) ||
-        !vm_jump_target(f->code[pc], pc, &t) || t > pc)
+    if ((bc_op(f->code[pc]) != op && bc_op(f->code[pc]) != paying) ||
+        !bc_jump_target(f->code[pc], pc, &t) || t > pc)
       continue;
-    for (q = t; q <= pc; q++) n += vm_op(f->code[q]) == VM_OP_ACCT;
+    for (q = t; q <= pc; q++) n += bc_op(f->code[q]) == BC_OP_ACCT;
     if (n > most) most = n;
   }
   for (k = 0; k < f->sizep; k++) {
@@ -220,12 +220,12 @@ static int most_accts_per_turn(const vm_proto *f, int op, int paying) {
   return most;
 }
 
-static int most_accts_per_loop(const vm_proto *f) {
-  return most_accts_per_turn(f, VM_OP_JMP, VM_OP_JMPACCT);
+static int most_accts_per_loop(const bc_proto *f) {
+  return most_accts_per_turn(f, BC_OP_JMP, BC_OP_JMPACCT);
 }
 
-static int most_accts_per_tfor(const vm_proto *f) {
-  return most_accts_per_turn(f, VM_OP_TFORLOOP, VM_OP_TFORLOOPACCT);
+static int most_accts_per_tfor(const bc_proto *f) {
+  return most_accts_per_turn(f, BC_OP_TFORLOOP, BC_OP_TFORLOOPACCT);
 }
 
 /* The while loop of programs[0], whose header is entered from the code
@@ -238,7 +238,7 @@ static void test_one_acct_per_turn(void **state) {
   (void)state;
   for (exact = 0; exact <= 1; exact++) {
     rw_stats stats;
-    vm_chunk *chunk;
+    bc_chunk *chunk;
     chunk = rewritten(&programs[0], exact, &stats);
     printf("  %s: %ld blocks paid by their predecessors, %ld at their "
            "end, at most %d ACCT per while loop turn\n",
@@ -247,7 +247,7 @@ static void test_one_acct_per_turn(void **state) {
     assert_true(stats.paid_by_preds >= 1);
     assert_int_equal(most_accts_per_loop(chunk->main), exact ? 1 : 0);
     assert_true(exact ? stats.paid_at_end == 0 : stats.paid_at_end >= 1);
-    vm_chunk_free(chunk);
+    bc_chunk_free(chunk);
   }
 }
 
@@ -267,7 +267,7 @@ static void test_generic_for_one_acct_per_turn(void **state) {
   (void)state;
   for (exact = 0; exact <= 1; exact++) {
     rw_stats stats;
-    vm_chunk *chunk;
+    bc_chunk *chunk;
     chunk = rewritten(&p, exact, &stats);
     printf("  %s: %ld blocks paid by their predecessors, %ld by their "
            "TFORLOOP, at most %d ACCT per generic for turn\n",
@@ -276,7 +276,7 @@ static void test_generic_for_one_acct_per_turn(void **state) {
     assert_true(stats.paid_by_preds >= 2);
     assert_int_equal(stats.paid_by_tforloop, exact ? 0 : 2);
     assert_int_equal(most_accts_per_tfor(chunk->main), exact ? 1 : 0);
-    vm_chunk_free(chunk);
+    bc_chunk_free(chunk);
   }
 }
 
@@ -287,7 +287,7 @@ static void test_stock_target_unchanged(void **state) {
   (void)state;
   for (i = 0; i < NPROGRAMS; i++) {
     tutil_vm_buf buf;
-    vm_chunk *chunk = NULL;
+    bc_chunk *chunk = NULL;
     rw_options opt;
     rw_stats stats;
     lraf_error err;
@@ -296,14 +296,14 @@ static void test_stock_target_unchanged(void **state) {
     if (!tutil_vm_dump(p->src, strlen(p->src), p->name, 0, &buf, msg,
                        sizeof msg))
       fail_msg("%s does not compile: %s", p->name, msg);
-    assert_int_equal(vm_read(buf.data, buf.size, NULL, &chunk, &err), LRAF_OK);
+    assert_int_equal(bc_read(buf.data, buf.size, NULL, &chunk, &err), LRAF_OK);
     free(buf.data);
     rw_default_options(&opt);
     opt.target = RW_STOCK;
     memset(&stats, 0, sizeof stats);
     assert_int_equal(rw_rewrite(chunk, &opt, &stats, &err), LRAF_OK);
     assert_int_equal(stats.paid_by_preds, 0);
-    vm_chunk_free(chunk);
+    bc_chunk_free(chunk);
   }
 }
 

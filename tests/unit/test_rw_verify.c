@@ -41,16 +41,16 @@ static const char *const snippets[] = {
 };
 
 /* A chunk of src rewritten for the lraf VM (exact mode or not). */
-static vm_chunk *rewritten(const char *src, size_t len, const char *name,
+static bc_chunk *rewritten(const char *src, size_t len, const char *name,
                            int exact) {
   tutil_vm_buf buf;
-  vm_chunk *chunk = NULL;
+  bc_chunk *chunk = NULL;
   rw_options opt;
   lraf_error err;
   char msg[256];
   if (!tutil_vm_dump(src, len, name, 0, &buf, msg, sizeof msg))
     fail_msg("%s does not compile: %s", name, msg);
-  if (vm_read(buf.data, buf.size, NULL, &chunk, &err) != LRAF_OK)
+  if (bc_read(buf.data, buf.size, NULL, &chunk, &err) != LRAF_OK)
     fail_msg("%s: %s", name, err.message);
   free(buf.data);
   rw_default_options(&opt);
@@ -63,17 +63,17 @@ static vm_chunk *rewritten(const char *src, size_t len, const char *name,
 
 /* An ACCT that checks, or a jump that pays with the ACCT after it and
    checks whichever way it goes. */
-static int is_check(vm_instr i) {
-  return (vm_op(i) == VM_OP_ACCT && vm_a(i) != VM_ACCT_ADD) ||
-         vm_op(i) == VM_OP_JMPACCT || vm_op(i) == VM_OP_FORLOOPACCT;
+static int is_check(bc_instr i) {
+  return (bc_op(i) == BC_OP_ACCT && bc_a(i) != BC_ACCT_ADD) ||
+         bc_op(i) == BC_OP_JMPACCT || bc_op(i) == BC_OP_FORLOOPACCT;
 }
 
 /* i without its zero check: an ACCT that only adds, a paying jump made
    the plain jump again (whose ACCT then runs on a FORLOOP's exit). */
-static vm_instr unchecked(vm_instr i) {
-  if (vm_op(i) == VM_OP_JMPACCT) return vm_set_op(i, VM_OP_JMP);
-  if (vm_op(i) == VM_OP_FORLOOPACCT) return vm_set_op(i, VM_OP_FORLOOP);
-  return vm_set_a(i, VM_ACCT_ADD);
+static bc_instr unchecked(bc_instr i) {
+  if (bc_op(i) == BC_OP_JMPACCT) return bc_set_op(i, BC_OP_JMP);
+  if (bc_op(i) == BC_OP_FORLOOPACCT) return bc_set_op(i, BC_OP_FORLOOP);
+  return bc_set_a(i, BC_ACCT_ADD);
 }
 
 /* Where control may go after pc, written for the oracle from Lua's
@@ -81,16 +81,16 @@ static vm_instr unchecked(vm_instr i) {
    jumps; the one after it where pc may skip it (tests, arithmetic that
    skips its MMBIN, LFALSESKIP, an instruction with an EXTRAARG); a
    FORLOOPACCT's exit skips its ACCT. */
-static int next_pcs(const vm_proto *f, int pc, int *s) {
-  vm_instr i = f->code[pc];
-  int op = vm_op(i), n = 0, t, k, m = 0;
-  const vm_opinfo *oi = vm_opinfo_of(op);
-  if (oi->flags & VM_OPF_ENDS) return 0;
-  if (vm_jump_target(i, pc, &t)) s[n++] = t;
-  if (op == VM_OP_FORLOOPACCT) s[n++] = pc + 2;
-  else if (op != VM_OP_JMP && op != VM_OP_JMPACCT) s[n++] = pc + 1;
-  if (oi->flags & (VM_OPF_TEST | VM_OPF_MMBIN | VM_OPF_SKIPNEXT) ||
-      vm_required_next(i) == VM_OP_EXTRAARG)
+static int next_pcs(const bc_proto *f, int pc, int *s) {
+  bc_instr i = f->code[pc];
+  int op = bc_op(i), n = 0, t, k, m = 0;
+  const bc_opinfo *oi = bc_opinfo_of(op);
+  if (oi->flags & BC_OPF_ENDS) return 0;
+  if (bc_jump_target(i, pc, &t)) s[n++] = t;
+  if (op == BC_OP_FORLOOPACCT) s[n++] = pc + 2;
+  else if (op != BC_OP_JMP && op != BC_OP_JMPACCT) s[n++] = pc + 1;
+  if (oi->flags & (BC_OPF_TEST | BC_OPF_MMBIN | BC_OPF_SKIPNEXT) ||
+      bc_required_next(i) == BC_OP_EXTRAARG)
     s[n++] = pc + 2;
   for (k = 0; k < n; k++)
     if (s[k] >= 0 && s[k] < f->sizecode) s[m++] = s[k];
@@ -98,7 +98,7 @@ static int next_pcs(const vm_proto *f, int pc, int *s) {
 }
 
 /* Instructions reachable from pc 0 (through checks too). */
-static char *live_code(const vm_proto *f) {
+static char *live_code(const bc_proto *f) {
   char *live = calloc((size_t)f->sizecode, 1);
   int *stack = malloc((size_t)f->sizecode * sizeof *stack), sp = 0;
   assert_non_null(live);
@@ -116,7 +116,7 @@ static char *live_code(const vm_proto *f) {
 
 /* Whether the live instruction x, not a check, can come back to itself
    without passing a check. */
-static int on_unchecked_cycle(const vm_proto *f, const char *live, int x) {
+static int on_unchecked_cycle(const bc_proto *f, const char *live, int x) {
   char *seen = calloc((size_t)f->sizecode, 1);
   int *stack = malloc((size_t)f->sizecode * sizeof *stack), sp = 0, found = 0;
   int s[3], ns, k;
@@ -146,7 +146,7 @@ done:
 }
 
 /* The oracle's verdict on f alone: has it a cycle without a check? */
-static int oracle_cycle(const vm_proto *f) {
+static int oracle_cycle(const bc_proto *f) {
   char *live = live_code(f);
   int pc, found = 0;
   for (pc = 0; pc < f->sizecode && !found; pc++)
@@ -166,10 +166,10 @@ static int mutations;
 /* Take out f's zero checks one at a time (all but one that the entry
    needs) and compare the verifier with the oracle; then f's entry
    check. */
-static void mutate_checks(vm_chunk *chunk, vm_proto *f, const char *name) {
+static void mutate_checks(bc_chunk *chunk, bc_proto *f, const char *name) {
   int pc, entry = -1;
   for (pc = 0; pc < f->sizecode; pc++) {
-    vm_instr saved = f->code[pc];
+    bc_instr saved = f->code[pc];
     lraf_error err;
     lraf_status st;
     int expect;
@@ -197,9 +197,9 @@ static void mutate_checks(vm_chunk *chunk, vm_proto *f, const char *name) {
     mutations++;
   }
   if (entry >= 0) {
-    vm_instr saved = f->code[entry];
+    bc_instr saved = f->code[entry];
     lraf_error err;
-    f->code[entry] = vm_set_a(saved, VM_ACCT_ADD);
+    f->code[entry] = bc_set_a(saved, BC_ACCT_ADD);
     assert_int_equal(rw_verify_target(chunk, RW_LRAVM, &err), LRAF_EVERIFY);
     if (strstr(err.message, "does not start with a zero check") == NULL &&
         strstr(err.message, "without a zero check") == NULL)
@@ -211,12 +211,12 @@ static void mutate_checks(vm_chunk *chunk, vm_proto *f, const char *name) {
 static int jump_mutations;
 
 /* f, changed, against the oracle, where the change left valid code. */
-static void compare_changed(vm_chunk *chunk, const vm_proto *f,
+static void compare_changed(bc_chunk *chunk, const bc_proto *f,
                             const char *name, const char *what, int pc) {
   lraf_error err;
   lraf_status st;
   int expect;
-  if (vm_check_code(f, NULL, VM_CHECK_REWRITTEN, NULL) != LRAF_OK) return;
+  if (bc_check_code(f, NULL, BC_CHECK_REWRITTEN, NULL) != LRAF_OK) return;
   expect = oracle_cycle(f);
   st = rw_verify_target(chunk, RW_LRAVM, &err);
   if ((st != LRAF_OK) != expect)
@@ -230,29 +230,29 @@ static void compare_changed(vm_chunk *chunk, const vm_proto *f,
    of plain instructions ending in a check: for each backward jump, move
    its target one on (past a check it landed on), and make its target a
    JMP over the check that ends the run, and compare with the oracle. */
-static void mutate_back_jumps(vm_chunk *chunk, vm_proto *f, const char *name) {
+static void mutate_back_jumps(bc_chunk *chunk, bc_proto *f, const char *name) {
   int pc, t, x;
   for (pc = 0; pc < f->sizecode; pc++) {
-    vm_instr saved = f->code[pc], at;
-    if (!vm_jump_target(saved, pc, &t) || t > pc || t < 0) continue;
-    if (t + 1 <= pc && vm_set_jump_target(&f->code[pc], pc, t + 1))
+    bc_instr saved = f->code[pc], at;
+    if (!bc_jump_target(saved, pc, &t) || t > pc || t < 0) continue;
+    if (t + 1 <= pc && bc_set_jump_target(&f->code[pc], pc, t + 1))
       compare_changed(chunk, f, name, "a backward jump moved on", pc);
     f->code[pc] = saved;
     for (x = t; x < pc && !is_check(f->code[x]) &&
-                !(vm_opinfo_of(vm_op(f->code[x]))->flags &
-                  (VM_OPF_ENDS | VM_OPF_JUMP | VM_OPF_TEST | VM_OPF_MMBIN |
-                   VM_OPF_SKIPNEXT)) &&
-                vm_required_next(f->code[x]) != VM_OP_EXTRAARG; x++) {}
+                !(bc_opinfo_of(bc_op(f->code[x]))->flags &
+                  (BC_OPF_ENDS | BC_OPF_JUMP | BC_OPF_TEST | BC_OPF_MMBIN |
+                   BC_OPF_SKIPNEXT)) &&
+                bc_required_next(f->code[x]) != BC_OP_EXTRAARG; x++) {}
     if (x == t || x >= pc || !is_check(f->code[x])) continue;
     at = f->code[t];
-    f->code[t] = vm_isj(VM_OP_JMP, 0);
-    if (vm_set_jump_target(&f->code[t], t, x + 1))
+    f->code[t] = bc_isj(BC_OP_JMP, 0);
+    if (bc_set_jump_target(&f->code[t], t, x + 1))
       compare_changed(chunk, f, name, "a JMP over the check", t);
     f->code[t] = at;
   }
 }
 
-static void mutate_tree(vm_chunk *chunk, vm_proto *f, const char *name) {
+static void mutate_tree(bc_chunk *chunk, bc_proto *f, const char *name) {
   int i;
   mutate_checks(chunk, f, name);
   mutate_back_jumps(chunk, f, name);
@@ -262,13 +262,13 @@ static void mutate_tree(vm_chunk *chunk, vm_proto *f, const char *name) {
 static void check_source(const char *src, size_t len, const char *name) {
   int exact;
   for (exact = 0; exact <= 1; exact++) {
-    vm_chunk *chunk = rewritten(src, len, name, exact);
+    bc_chunk *chunk = rewritten(src, len, name, exact);
     lraf_error err;
     if (rw_verify_target(chunk, RW_LRAVM, &err) != LRAF_OK)
       fail_msg("%s as rewritten does not verify: %s", name, err.message);
     mutate_tree(chunk, chunk->main, name);
     assert_int_equal(rw_verify_target(chunk, RW_LRAVM, &err), LRAF_OK);
-    vm_chunk_free(chunk);
+    bc_chunk_free(chunk);
   }
 }
 
@@ -298,18 +298,18 @@ static void test_cycles_match_oracle(void **state) {
    a chunk whose header disagrees with its main function. */
 static void test_refuses_bad_code(void **state) {
   const char *src = "local s = 0 for i = 1, 10 do s = s + i end return s";
-  vm_chunk *chunk = rewritten(src, strlen(src), "=loop", 0);
-  vm_proto *f = chunk->main;
+  bc_chunk *chunk = rewritten(src, strlen(src), "=loop", 0);
+  bc_proto *f = chunk->main;
   lraf_error err;
   int pc, jumps = 0;
   (void)state;
   for (pc = 0; pc < f->sizecode; pc++) {
-    vm_instr saved = f->code[pc];
+    bc_instr saved = f->code[pc];
     int t;
-    if (!vm_jump_target(saved, pc, &t)) continue;
+    if (!bc_jump_target(saved, pc, &t)) continue;
     jumps++;
-    assert_true(vm_set_jump_target(&f->code[pc], pc, f->sizecode + 5) ||
-                vm_set_jump_target(&f->code[pc], pc, -5));
+    assert_true(bc_set_jump_target(&f->code[pc], pc, f->sizecode + 5) ||
+                bc_set_jump_target(&f->code[pc], pc, -5));
     assert_int_equal(rw_verify_target(chunk, RW_LRAVM, &err), LRAF_EVERIFY);
     assert_non_null(strstr(err.message, "function 0 at depth 0"));
     f->code[pc] = saved;
@@ -320,7 +320,7 @@ static void test_refuses_bad_code(void **state) {
   assert_non_null(strstr(err.message, "ACCT"));
   chunk->nupvalues++;
   assert_int_equal(rw_verify_target(chunk, RW_LRAVM, &err), LRAF_EVERIFY);
-  vm_chunk_free(chunk);
+  bc_chunk_free(chunk);
 }
 
 int main(void) {

@@ -6,7 +6,7 @@
 ** the lean path for every function and accepts; it refuses a removed
 ** zero check exactly when the full verifier (rw_verify_target, itself
 ** compared with an oracle in test_rw_verify) does; and it refuses, or
-** leaves to vm_check_code, which refuses, a jump out of the code, a
+** leaves to bc_check_code, which refuses, a jump out of the code, a
 ** TFORPREP off its TFORCALL, an ACCT inside an instruction pair or with
 ** a bad mode, a copied instruction with an operand changed, VARARGPREP
 ** moved, the parser's code not used up and functions that do not match
@@ -45,20 +45,20 @@ static const char *const snippets[] = {
 /* src compiled (the parser's code) and the same rewritten for the lraf
    VM. */
 typedef struct pair {
-  vm_chunk *orig, *rw;
+  bc_chunk *orig, *rw;
   rw_original o[256];
   int n;
 } pair;
 
-static vm_chunk *read_chunk(const tutil_vm_buf *buf, const char *name) {
-  vm_chunk *chunk = NULL;
+static bc_chunk *read_chunk(const tutil_vm_buf *buf, const char *name) {
+  bc_chunk *chunk = NULL;
   lraf_error err;
-  if (vm_read(buf->data, buf->size, NULL, &chunk, &err) != LRAF_OK)
+  if (bc_read(buf->data, buf->size, NULL, &chunk, &err) != LRAF_OK)
     fail_msg("%s: %s", name, err.message);
   return chunk;
 }
 
-static void originals(const vm_proto *f, pair *p) {
+static void originals(const bc_proto *f, pair *p) {
   int i;
   rw_original *x;
   if (p->n >= (int)(sizeof p->o / sizeof p->o[0]))
@@ -94,8 +94,8 @@ static void make_pair(pair *p, const char *src, size_t len, const char *name,
 }
 
 static void free_pair(pair *p) {
-  vm_chunk_free(p->orig);
-  vm_chunk_free(p->rw);
+  bc_chunk_free(p->orig);
+  bc_chunk_free(p->rw);
 }
 
 static lraf_status lean(pair *p, lraf_error *err) {
@@ -103,15 +103,15 @@ static lraf_status lean(pair *p, lraf_error *err) {
   return rw_verify_lean(p->rw, p->o, p->n, err);
 }
 
-static int is_check(vm_instr i) {
-  return vm_op(i) == VM_OP_ACCT && vm_a(i) != VM_ACCT_ADD;
+static int is_check(bc_instr i) {
+  return bc_op(i) == BC_OP_ACCT && bc_a(i) != BC_ACCT_ADD;
 }
 
 static int mutations, splits;
 
 /* f is function k (preorder) of p: its zero checks taken out one at a
    time, then structural damage, each undone afterwards. */
-static void mutate(pair *p, vm_proto *f, const rw_original *o,
+static void mutate(pair *p, bc_proto *f, const rw_original *o,
                    const char *name) {
   lraf_error err, full;
   int pc;
@@ -119,11 +119,11 @@ static void mutate(pair *p, vm_proto *f, const rw_original *o,
     fail_msg("%s: function at line %d does not take the lean path", name,
              f->linedefined);
   for (pc = 0; pc < f->sizecode; pc++) {
-    vm_instr saved = f->code[pc];
+    bc_instr saved = f->code[pc];
     int t;
     if (is_check(saved)) {  /* the same verdict as the full verifier */
       lraf_status a, b;
-      f->code[pc] = vm_set_a(saved, VM_ACCT_ADD);
+      f->code[pc] = bc_set_a(saved, BC_ACCT_ADD);
       a = lean(p, &err);
       b = rw_verify_target(p->rw, RW_LRAVM, &full);
       if (a != b || (a != LRAF_OK && strcmp(err.message, full.message)))
@@ -133,38 +133,38 @@ static void mutate(pair *p, vm_proto *f, const rw_original *o,
       f->code[pc] = saved;
       mutations++;
     }
-    if (vm_op(saved) == VM_OP_ACCT) {  /* a mode that does not exist */
-      f->code[pc] = vm_set_a(saved, 3);
+    if (bc_op(saved) == BC_OP_ACCT) {  /* a mode that does not exist */
+      f->code[pc] = bc_set_a(saved, 3);
       assert_int_equal(rw_vlean_code(f, o), 0);
       assert_int_equal(lean(p, &err), LRAF_EVERIFY);
       f->code[pc] = saved;
       mutations++;
     }
-    if (vm_jump_target(saved, pc, &t)) {  /* out of the code */
-      if (vm_set_jump_target(&f->code[pc], pc, f->sizecode + 3) ||
-          vm_set_jump_target(&f->code[pc], pc, -3)) {
+    if (bc_jump_target(saved, pc, &t)) {  /* out of the code */
+      if (bc_set_jump_target(&f->code[pc], pc, f->sizecode + 3) ||
+          bc_set_jump_target(&f->code[pc], pc, -3)) {
         assert_int_equal(rw_vlean_code(f, o), 0);
         assert_int_equal(lean(p, &err), LRAF_EVERIFY);
         mutations++;
       }
       f->code[pc] = saved;
-      if (vm_op(saved) == VM_OP_TFORPREP && t > 0 &&
-          vm_set_jump_target(&f->code[pc], pc, t - 1)) {  /* off TFORCALL */
+      if (bc_op(saved) == BC_OP_TFORPREP && t > 0 &&
+          bc_set_jump_target(&f->code[pc], pc, t - 1)) {  /* off TFORCALL */
         assert_int_equal(rw_vlean_code(f, o), 0);
         assert_int_equal(lean(p, &err), LRAF_EVERIFY);
         f->code[pc] = saved;
         mutations++;
       }
     }
-    if (vm_op(saved) == VM_OP_MOVE) {  /* a register beyond the frame */
-      f->code[pc] = vm_set_a(saved, 254);
+    if (bc_op(saved) == BC_OP_MOVE) {  /* a register beyond the frame */
+      f->code[pc] = bc_set_a(saved, 254);
       assert_int_equal(rw_vlean_code(f, o), 0);
       assert_int_equal(lean(p, &err), LRAF_EVERIFY);
       f->code[pc] = saved;
       mutations++;
     }
-    if (vm_op(saved) == VM_OP_ACCT && pc + 2 < f->sizecode &&
-        vm_required_next(f->code[pc + 1]) >= 0) {
+    if (bc_op(saved) == BC_OP_ACCT && pc + 2 < f->sizecode &&
+        bc_required_next(f->code[pc + 1]) >= 0) {
       /* ACCT X Y, X needing Y next, made X ACCT Y: the parser's code in
          its order still, but the pair split */
       f->code[pc] = f->code[pc + 1];
@@ -177,9 +177,9 @@ static void mutate(pair *p, vm_proto *f, const rw_original *o,
       mutations++;
     }
   }
-  if (vm_op(f->code[0]) == VM_OP_VARARGPREP && f->sizecode > 1 &&
-      vm_op(f->code[1]) == VM_OP_ACCT) {  /* VARARGPREP no longer first */
-    vm_instr a = f->code[0];
+  if (bc_op(f->code[0]) == BC_OP_VARARGPREP && f->sizecode > 1 &&
+      bc_op(f->code[1]) == BC_OP_ACCT) {  /* VARARGPREP no longer first */
+    bc_instr a = f->code[0];
     f->code[0] = f->code[1];
     f->code[1] = a;
     assert_int_equal(rw_vlean_code(f, o), 0);
@@ -194,7 +194,7 @@ static void mutate(pair *p, vm_proto *f, const rw_original *o,
   assert_int_equal(rw_vlean_code(f, o), 1);
 }
 
-static void mutate_tree(pair *p, vm_proto *f, int *k, const char *name) {
+static void mutate_tree(pair *p, bc_proto *f, int *k, const char *name) {
   int i, me = (*k)++;
   mutate(p, f, &p->o[me], name);
   for (i = 0; i < f->sizep; i++) mutate_tree(p, f->p[i], k, name);

@@ -1,6 +1,6 @@
 /*
-** vm_write.c - the chunk writer: serializes a vm_chunk in the lua_dump
-** format.  It is the exact inverse of vm_read: every value is written
+** bc_write.c - the chunk writer: serializes a bc_chunk in the lua_dump
+** format.  It is the exact inverse of bc_read: every value is written
 ** as stored, varints in their minimal form, so reading and writing
 ** gives back the input bytes.
 */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vm.h"
+#include "bc.h"
 
 typedef struct writer {
   uint8_t *b;
@@ -64,7 +64,7 @@ static lraf_status put_int(writer *w, int x, const char *what) {
   return put_varint(w, (uint64_t)x);
 }
 
-static lraf_status put_string(writer *w, const vm_string *s) {
+static lraf_status put_string(writer *w, const bc_string *s) {
   if (!s->present)
     return put_varint(w, 0);
   if (s->data == NULL && s->len > 0)
@@ -85,18 +85,18 @@ static lraf_status check_array(writer *w, const void *a, int n,
   return LRAF_OK;
 }
 
-static lraf_status put_function(writer *w, const vm_proto *f);
+static lraf_status put_function(writer *w, const bc_proto *f);
 
-static lraf_status put_constant(writer *w, const vm_const *k) {
+static lraf_status put_constant(writer *w, const bc_const *k) {
   TRY(put_byte(w, (unsigned)k->tag));
   switch (k->tag) {
-    case VM_TNIL: case VM_TFALSE: case VM_TTRUE:
+    case BC_TNIL: case BC_TFALSE: case BC_TTRUE:
       return LRAF_OK;
-    case VM_TINT:
+    case BC_TINT:
       return put(w, &k->i, 8);
-    case VM_TFLT:
+    case BC_TFLT:
       return put(w, &k->n, 8);
-    case VM_TSHRSTR: case VM_TLNGSTR:
+    case BC_TSHRSTR: case BC_TLNGSTR:
       if (!k->s.present)
         return err_fail(w->err, LRAF_EARG, "cannot write chunk: NULL string "
                         "constant");
@@ -107,13 +107,13 @@ static lraf_status put_constant(writer *w, const vm_const *k) {
   }
 }
 
-static lraf_status put_code(writer *w, const vm_proto *f) {
+static lraf_status put_code(writer *w, const bc_proto *f) {
   TRY(check_array(w, f->code, f->sizecode, "code"));
   TRY(put_int(w, f->sizecode, "sizecode"));
-  return put(w, f->code, (size_t)f->sizecode * sizeof(vm_instr));
+  return put(w, f->code, (size_t)f->sizecode * sizeof(bc_instr));
 }
 
-static lraf_status put_constants(writer *w, const vm_proto *f) {
+static lraf_status put_constants(writer *w, const bc_proto *f) {
   int i;
   TRY(check_array(w, f->k, f->sizek, "constants"));
   TRY(put_int(w, f->sizek, "sizek"));
@@ -122,12 +122,12 @@ static lraf_status put_constants(writer *w, const vm_proto *f) {
   return LRAF_OK;
 }
 
-static lraf_status put_upvalues(writer *w, const vm_proto *f) {
+static lraf_status put_upvalues(writer *w, const bc_proto *f) {
   int i;
   TRY(check_array(w, f->upvalues, f->sizeupvalues, "upvalues"));
   TRY(put_int(w, f->sizeupvalues, "sizeupvalues"));
   for (i = 0; i < f->sizeupvalues; i++) {
-    const vm_upvaldesc *u = &f->upvalues[i];
+    const bc_upvaldesc *u = &f->upvalues[i];
     uint8_t b[3];
     b[0] = u->instack;
     b[1] = u->idx;
@@ -137,7 +137,7 @@ static lraf_status put_upvalues(writer *w, const vm_proto *f) {
   return LRAF_OK;
 }
 
-static lraf_status put_protos(writer *w, const vm_proto *f) {
+static lraf_status put_protos(writer *w, const bc_proto *f) {
   int i;
   TRY(check_array(w, f->p, f->sizep, "nested functions"));
   TRY(put_int(w, f->sizep, "sizep"));
@@ -150,7 +150,7 @@ static lraf_status put_protos(writer *w, const vm_proto *f) {
   return LRAF_OK;
 }
 
-static lraf_status put_debug(writer *w, const vm_proto *f) {
+static lraf_status put_debug(writer *w, const bc_proto *f) {
   int i;
   TRY(check_array(w, f->lineinfo, f->sizelineinfo, "lineinfo"));
   TRY(check_array(w, f->abslineinfo, f->sizeabslineinfo, "abslineinfo"));
@@ -175,7 +175,7 @@ static lraf_status put_debug(writer *w, const vm_proto *f) {
   return LRAF_OK;
 }
 
-static lraf_status put_function(writer *w, const vm_proto *f) {
+static lraf_status put_function(writer *w, const bc_proto *f) {
   TRY(put_string(w, &f->source));
   TRY(put_int(w, f->linedefined, "linedefined"));
   TRY(put_int(w, f->lastlinedefined, "lastlinedefined"));
@@ -201,12 +201,12 @@ static lraf_status put_header(writer *w) {
   return put(w, &luac_num, 8);
 }
 
-lraf_status vm_write(const vm_chunk *chunk, void **data, size_t *size,
+lraf_status bc_write(const bc_chunk *chunk, void **data, size_t *size,
                      lraf_error *err) {
   writer w;
   lraf_status st;
   if (chunk == NULL || chunk->main == NULL || data == NULL || size == NULL)
-    return err_fail(err, LRAF_EARG, "vm_write: no chunk or no output");
+    return err_fail(err, LRAF_EARG, "bc_write: no chunk or no output");
   w.b = NULL;
   w.n = 0;
   w.cap = 0;

@@ -1,20 +1,20 @@
 /*
-** vm_proto.c - freeing prototypes and chunks, and mapping an
+** bc_proto.c - freeing prototypes and chunks, and mapping an
 ** instruction to its source line from lineinfo/abslineinfo.
 */
 #include <limits.h>
 #include <stdlib.h>
 
-#include "vm.h"
+#include "bc.h"
 
-static void free_string(vm_string *s) {
+static void free_string(bc_string *s) {
   free(s->data);
   s->data = NULL;
 }
 
 /* Also frees partly built prototypes (as the reader leaves them on
    failure): arrays are zeroed, so unset entries are NULL. */
-void vm_proto_free(vm_proto *f) {
+void bc_proto_free(bc_proto *f) {
   int i;
   if (f == NULL)
     return;
@@ -28,7 +28,7 @@ void vm_proto_free(vm_proto *f) {
   free(f->upvalues);
   if (f->p != NULL) {
     for (i = 0; i < f->sizep; i++)
-      vm_proto_free(f->p[i]);
+      bc_proto_free(f->p[i]);
     free(f->p);
   }
   free(f->lineinfo);
@@ -48,15 +48,15 @@ void vm_proto_free(vm_proto *f) {
   free(f);
 }
 
-void vm_chunk_free(vm_chunk *chunk) {
+void bc_chunk_free(bc_chunk *chunk) {
   if (chunk == NULL)
     return;
-  vm_proto_free(chunk->main);
+  bc_proto_free(chunk->main);
   free(chunk);
 }
 
 /* The last abslineinfo entry at or before pc, or -1 when none. */
-static int base_entry(const vm_proto *f, int pc) {
+static int base_entry(const bc_proto *f, int pc) {
   int lo = 0, hi = f->sizeabslineinfo - 1, found = -1;
   if (f->abslineinfo == NULL)
     return -1;
@@ -75,7 +75,7 @@ static int base_entry(const vm_proto *f, int pc) {
 /* As Lua's luaG_getfuncline: start from the nearest absolute line at or
    before pc (or from linedefined, before pc 0) and add the deltas.
    The sum is kept wide so that absurd line numbers cannot overflow. */
-int vm_getline(const vm_proto *f, int pc) {
+int bc_getline(const bc_proto *f, int pc) {
   int e, basepc;
   long long line;
   if (f == NULL || f->lineinfo == NULL || pc < 0 || pc >= f->sizelineinfo)
@@ -96,9 +96,9 @@ int vm_getline(const vm_proto *f, int pc) {
   return (line < INT_MIN || line > INT_MAX) ? -1 : (int)line;
 }
 
-/* vm_getline for every pc in one pass: the running sum restarts at each
-   absolute entry, which is what the search in vm_getline finds. */
-void vm_getlines(const vm_proto *f, int *lines) {
+/* bc_getline for every pc in one pass: the running sum restarts at each
+   absolute entry, which is what the search in bc_getline finds. */
+void bc_getlines(const bc_proto *f, int *lines) {
   int pc, e = -1, next = 0, bad = 0, n = f->sizecode, nli;
   int nabs = f->abslineinfo != NULL ? f->sizeabslineinfo : 0;
   long long line = f->linedefined;
@@ -111,7 +111,7 @@ void vm_getlines(const vm_proto *f, int *lines) {
       int basepc;
       while (next < nabs && f->abslineinfo[next].pc <= pc)
         e = next++;
-      /* restart from the entry, as vm_getline would */
+      /* restart from the entry, as bc_getline would */
       basepc = f->abslineinfo[e].pc;
       bad = basepc < 0;
       line = f->abslineinfo[e].line;

@@ -1,11 +1,11 @@
 /*
-** vm_read.c - the chunk reader: parses lua_dump output (a Lua 5.4
-** binary chunk, stripped or not) into a vm_chunk.
+** bc_read.c - the chunk reader: parses lua_dump output (a Lua 5.4
+** binary chunk, stripped or not) into a bc_chunk.
 **
 ** The input is untrusted.  Every read is bounded by the bytes left,
 ** every count is checked against the bytes left before anything is
 ** allocated, and every failure names the problem and its byte offset.
-** Values are kept exactly as read, so that vm_write gives back the
+** Values are kept exactly as read, so that bc_write gives back the
 ** same bytes; for the same reason only minimal varints are accepted
 ** (lua_dump never writes any other kind).
 */
@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vm.h"
+#include "bc.h"
 
-const vm_limits vm_default_limits = {
+const bc_limits bc_default_limits = {
   64u * 1024u * 1024u,   /* max_input */
   200,                   /* max_depth */
   100000,                /* max_functions */
@@ -33,7 +33,7 @@ const vm_limits vm_default_limits = {
 
 /* The reader recurses once per nesting level; whatever the caller's
    limit says, it never goes deeper than this. */
-#define VM_HARD_MAX_DEPTH 1000
+#define BC_HARD_MAX_DEPTH 1000
 
 /* The smallest encodings, used to bound counts by the bytes left. */
 #define MIN_INSTR 4      /* one instruction */
@@ -51,8 +51,8 @@ typedef struct reader {
   int max_depth;
   int max_functions;
   int nfunctions;
-  unsigned check_flags;  /* vm_check_code flags for every function */
-  const vm_limits *lim;
+  unsigned check_flags;  /* bc_check_code flags for every function */
+  const bc_limits *lim;
   size_t mem;        /* bytes of model allocated so far */
   lraf_error *err;
 } reader;
@@ -170,7 +170,7 @@ static lraf_status alloc_array(reader *r, void *p, int n, size_t sz,
   return LRAF_OK;
 }
 
-static lraf_status read_string(reader *r, const char *what, vm_string *s) {
+static lraf_status read_string(reader *r, const char *what, bc_string *s) {
   size_t start = r->pos;
   uint64_t n;
   size_t len;
@@ -257,16 +257,16 @@ static lraf_status read_header(reader *r) {
 /* Functions                                                          */
 /* ---------------------------------------------------------------- */
 
-static lraf_status read_function(reader *r, vm_proto *f, int depth,
-                                 const vm_string *psource);
+static lraf_status read_function(reader *r, bc_proto *f, int depth,
+                                 const bc_string *psource);
 
-static lraf_status read_code(reader *r, vm_proto *f) {
+static lraf_status read_code(reader *r, bc_proto *f) {
   size_t at = r->pos;
   int i;
   TRY(read_count(r, MIN_INSTR, "instructions", &f->sizecode));
   TRY(check_limit(r, f->sizecode, r->lim->max_code, "instructions", at));
   TRY(alloc_array(r, &f->code, f->sizecode,
-                  sizeof(vm_instr), "instructions"));
+                  sizeof(bc_instr), "instructions"));
   for (i = 0; i < f->sizecode; i++) {
     memcpy(&f->code[i], r->b + r->pos, 4);
     r->pos += 4;
@@ -274,25 +274,25 @@ static lraf_status read_code(reader *r, vm_proto *f) {
   return LRAF_OK;
 }
 
-static lraf_status read_constant(reader *r, vm_const *k, int idx) {
+static lraf_status read_constant(reader *r, bc_const *k, int idx) {
   size_t start = r->pos;
   uint8_t tag;
   TRY(read_byte(r, "constant tag", &tag));
   k->tag = tag;
   switch (tag) {
-    case VM_TNIL: case VM_TFALSE: case VM_TTRUE:
+    case BC_TNIL: case BC_TFALSE: case BC_TTRUE:
       return LRAF_OK;
-    case VM_TINT:
+    case BC_TINT:
       TRY(need(r, 8, "integer constant"));
       memcpy(&k->i, r->b + r->pos, 8);
       r->pos += 8;
       return LRAF_OK;
-    case VM_TFLT:
+    case BC_TFLT:
       TRY(need(r, 8, "float constant"));
       memcpy(&k->n, r->b + r->pos, 8);
       r->pos += 8;
       return LRAF_OK;
-    case VM_TSHRSTR: case VM_TLNGSTR:
+    case BC_TSHRSTR: case BC_TLNGSTR:
       TRY(read_string(r, "string constant", &k->s));
       if (!k->s.present)
         return bad(r, "constant %d at offset %zu: string constant is NULL",
@@ -304,29 +304,29 @@ static lraf_status read_constant(reader *r, vm_const *k, int idx) {
   }
 }
 
-static lraf_status read_constants(reader *r, vm_proto *f) {
+static lraf_status read_constants(reader *r, bc_proto *f) {
   size_t at = r->pos;
   int i;
   TRY(read_count(r, MIN_CONST, "constants", &f->sizek));
   TRY(check_limit(r, f->sizek, r->lim->max_constants, "constants", at));
   TRY(alloc_array(r, &f->k, f->sizek,
-                  sizeof(vm_const), "constants"));
+                  sizeof(bc_const), "constants"));
   for (i = 0; i < f->sizek; i++)
     TRY(read_constant(r, &f->k[i], i));
   return LRAF_OK;
 }
 
-static lraf_status read_upvalues(reader *r, vm_proto *f) {
+static lraf_status read_upvalues(reader *r, bc_proto *f) {
   size_t start = r->pos;
   int i;
   TRY(read_count(r, MIN_UPVAL, "upvalues", &f->sizeupvalues));
-  if (f->sizeupvalues > VM_MAXUPVALS)
+  if (f->sizeupvalues > BC_MAXUPVALS)
     return bad(r, "%d upvalues at offset %zu: a function has at most %d",
-               f->sizeupvalues, start, VM_MAXUPVALS);
+               f->sizeupvalues, start, BC_MAXUPVALS);
   TRY(alloc_array(r, &f->upvalues, f->sizeupvalues,
-                  sizeof(vm_upvaldesc), "upvalues"));
+                  sizeof(bc_upvaldesc), "upvalues"));
   for (i = 0; i < f->sizeupvalues; i++) {
-    vm_upvaldesc *u = &f->upvalues[i];
+    bc_upvaldesc *u = &f->upvalues[i];
     u->instack = r->b[r->pos];
     u->idx = r->b[r->pos + 1];
     u->kind = r->b[r->pos + 2];
@@ -341,15 +341,15 @@ static lraf_status read_upvalues(reader *r, vm_proto *f) {
   return LRAF_OK;
 }
 
-static lraf_status read_protos(reader *r, vm_proto *f, int depth,
-                               const vm_string *source) {
+static lraf_status read_protos(reader *r, bc_proto *f, int depth,
+                               const bc_string *source) {
   int i;
   TRY(read_count(r, MIN_PROTO, "nested functions", &f->sizep));
-  TRY(alloc_array(r, &f->p, f->sizep, sizeof(vm_proto *),
+  TRY(alloc_array(r, &f->p, f->sizep, sizeof(bc_proto *),
                   "nested functions"));
   for (i = 0; i < f->sizep; i++) {
-    TRY(charge(r, sizeof(vm_proto), "a nested function"));
-    f->p[i] = calloc(1, sizeof(vm_proto));
+    TRY(charge(r, sizeof(bc_proto), "a nested function"));
+    f->p[i] = calloc(1, sizeof(bc_proto));
     if (f->p[i] == NULL)
       return err_fail(r->err, LRAF_EMEM, "out of memory reading chunk at "
                       "offset %zu", r->pos);
@@ -358,7 +358,7 @@ static lraf_status read_protos(reader *r, vm_proto *f, int depth,
   return LRAF_OK;
 }
 
-static lraf_status read_lineinfo(reader *r, vm_proto *f) {
+static lraf_status read_lineinfo(reader *r, bc_proto *f) {
   size_t start = r->pos;
   int i;
   TRY(read_int(r, "lineinfo size", &f->sizelineinfo));
@@ -374,7 +374,7 @@ static lraf_status read_lineinfo(reader *r, vm_proto *f) {
   return LRAF_OK;
 }
 
-static lraf_status read_abslineinfo(reader *r, vm_proto *f) {
+static lraf_status read_abslineinfo(reader *r, bc_proto *f) {
   size_t at = r->pos;
   int i;
   TRY(read_count(r, MIN_ABSLINE, "abslineinfo entries", &f->sizeabslineinfo));
@@ -382,7 +382,7 @@ static lraf_status read_abslineinfo(reader *r, vm_proto *f) {
     return bad(r, "%d abslineinfo entries at offset %zu for %d instructions",
                f->sizeabslineinfo, at, f->sizecode);
   TRY(alloc_array(r, &f->abslineinfo, f->sizeabslineinfo,
-                  sizeof(vm_absline), "abslineinfo"));
+                  sizeof(bc_absline), "abslineinfo"));
   for (i = 0; i < f->sizeabslineinfo; i++) {
     TRY(read_int(r, "abslineinfo pc", &f->abslineinfo[i].pc));
     TRY(read_int(r, "abslineinfo line", &f->abslineinfo[i].line));
@@ -390,16 +390,16 @@ static lraf_status read_abslineinfo(reader *r, vm_proto *f) {
   return LRAF_OK;
 }
 
-static lraf_status read_locvars(reader *r, vm_proto *f) {
+static lraf_status read_locvars(reader *r, bc_proto *f) {
   size_t at = r->pos;
   int i;
   TRY(read_count(r, MIN_LOCVAR, "local variables", &f->sizelocvars));
   TRY(check_limit(r, f->sizelocvars, r->lim->max_locvars, "local variables",
                   at));
   TRY(alloc_array(r, &f->locvars, f->sizelocvars,
-                  sizeof(vm_locvar), "local variables"));
+                  sizeof(bc_locvar), "local variables"));
   for (i = 0; i < f->sizelocvars; i++) {
-    vm_locvar *v = &f->locvars[i];
+    bc_locvar *v = &f->locvars[i];
     TRY(read_string(r, "local variable name", &v->name));
     TRY(read_int(r, "local variable startpc", &v->startpc));
     TRY(read_int(r, "local variable endpc", &v->endpc));
@@ -407,7 +407,7 @@ static lraf_status read_locvars(reader *r, vm_proto *f) {
   return LRAF_OK;
 }
 
-static lraf_status read_upnames(reader *r, vm_proto *f) {
+static lraf_status read_upnames(reader *r, bc_proto *f) {
   size_t start = r->pos;
   int i;
   TRY(read_count(r, MIN_UPNAME, "upvalue names", &f->sizeupnames));
@@ -415,17 +415,17 @@ static lraf_status read_upnames(reader *r, vm_proto *f) {
     return bad(r, "upvalue names size %d at offset %zu is neither 0 nor the "
                   "%d upvalues", f->sizeupnames, start, f->sizeupvalues);
   TRY(alloc_array(r, &f->upnames, f->sizeupnames,
-                  sizeof(vm_string), "upvalue names"));
+                  sizeof(bc_string), "upvalue names"));
   for (i = 0; i < f->sizeupnames; i++)
     TRY(read_string(r, "upvalue name", &f->upnames[i]));
   return LRAF_OK;
 }
 
-/* Run the structural checks of vm_check_proto on f (operands, pairs,
+/* Run the structural checks of bc_check_proto on f (operands, pairs,
    jumps, line info), naming the function after its source and line,
    and add the offset where it starts. */
-static lraf_status check_function(reader *r, const vm_proto *f,
-                                  const vm_string *source, size_t at) {
+static lraf_status check_function(reader *r, const bc_proto *f,
+                                  const bc_string *source, size_t at) {
   char path[128];
   const char *name = "?";
   lraf_error e;
@@ -438,7 +438,7 @@ static lraf_status check_function(reader *r, const vm_proto *f,
   snprintf(path, sizeof path, "<%.100s:%d>", name, f->linedefined);
   e.code = LRAF_OK;
   e.message[0] = '\0';
-  st = vm_check_code(f, path, r->check_flags, &e);
+  st = bc_check_code(f, path, r->check_flags, &e);
   if (st != LRAF_OK && r->err != NULL) {
     r->err->code = st;
     snprintf(r->err->message, sizeof r->err->message,
@@ -449,10 +449,10 @@ static lraf_status check_function(reader *r, const vm_proto *f,
 
 /* Read one function; psource is the source it inherits when its own
    is NULL (as Lua does when loading). */
-static lraf_status read_function(reader *r, vm_proto *f, int depth,
-                                 const vm_string *psource) {
+static lraf_status read_function(reader *r, bc_proto *f, int depth,
+                                 const bc_string *psource) {
   size_t at = r->pos;
-  const vm_string *source;
+  const bc_string *source;
   if (depth > r->max_depth)
     return err_fail(r->err, LRAF_ELIMIT, "function nesting deeper than %d at "
                     "offset %zu", r->max_depth, at);
@@ -477,12 +477,12 @@ static lraf_status read_function(reader *r, vm_proto *f, int depth,
   return check_function(r, f, source, at);
 }
 
-static lraf_status read_chunk(reader *r, vm_chunk *c) {
+static lraf_status read_chunk(reader *r, bc_chunk *c) {
   size_t at;
   TRY(read_header(r));
   at = r->pos;
   TRY(read_byte(r, "main upvalue count", &c->nupvalues));
-  c->main = calloc(1, sizeof(vm_proto));
+  c->main = calloc(1, sizeof(bc_proto));
   if (c->main == NULL)
     return err_fail(r->err, LRAF_EMEM, "out of memory reading chunk");
   TRY(read_function(r, c->main, 1, NULL));
@@ -497,15 +497,15 @@ static lraf_status read_chunk(reader *r, vm_chunk *c) {
 }
 
 static lraf_status read_checked(const void *data, size_t size,
-                                const vm_limits *limits, unsigned flags,
-                                vm_chunk **out, lraf_error *err) {
+                                const bc_limits *limits, unsigned flags,
+                                bc_chunk **out, lraf_error *err) {
   reader r;
-  vm_chunk *c;
+  bc_chunk *c;
   lraf_status st;
   if (limits == NULL)
-    limits = &vm_default_limits;
+    limits = &bc_default_limits;
   if (out == NULL || (data == NULL && size > 0))
-    return err_fail(err, LRAF_EARG, "vm_read: no input or no output");
+    return err_fail(err, LRAF_EARG, "bc_read: no input or no output");
   if (size > limits->max_input)
     return err_fail(err, LRAF_ELIMIT, "input of %zu bytes exceeds the limit of "
                     "%zu bytes at offset %zu", size, limits->max_input,
@@ -513,33 +513,33 @@ static lraf_status read_checked(const void *data, size_t size,
   r.b = data;
   r.size = size;
   r.pos = 0;
-  r.max_depth = limits->max_depth < VM_HARD_MAX_DEPTH ? limits->max_depth
-                                                      : VM_HARD_MAX_DEPTH;
+  r.max_depth = limits->max_depth < BC_HARD_MAX_DEPTH ? limits->max_depth
+                                                      : BC_HARD_MAX_DEPTH;
   r.max_functions = limits->max_functions;
   r.nfunctions = 0;
   r.check_flags = flags;
   r.lim = limits;
-  r.mem = sizeof(vm_chunk) + sizeof(vm_proto);
+  r.mem = sizeof(bc_chunk) + sizeof(bc_proto);
   r.err = err;
   c = calloc(1, sizeof *c);
   if (c == NULL)
     return err_fail(err, LRAF_EMEM, "out of memory reading chunk");
   st = read_chunk(&r, c);
   if (st != LRAF_OK) {
-    vm_chunk_free(c);
+    bc_chunk_free(c);
     return st;
   }
   *out = c;
   return LRAF_OK;
 }
 
-lraf_status vm_read(const void *data, size_t size, const vm_limits *limits,
-                    vm_chunk **out, lraf_error *err) {
+lraf_status bc_read(const void *data, size_t size, const bc_limits *limits,
+                    bc_chunk **out, lraf_error *err) {
   return read_checked(data, size, limits, 0, out, err);
 }
 
-lraf_status vm_read_rewritten(const void *data, size_t size,
-                              const vm_limits *limits, vm_chunk **out,
+lraf_status bc_read_rewritten(const void *data, size_t size,
+                              const bc_limits *limits, bc_chunk **out,
                               lraf_error *err) {
-  return read_checked(data, size, limits, VM_CHECK_REWRITTEN, out, err);
+  return read_checked(data, size, limits, BC_CHECK_REWRITTEN, out, err);
 }

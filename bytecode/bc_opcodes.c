@@ -1,24 +1,24 @@
 /*
-** vm_opcodes.c - the Lua 5.4 opcode property table, instruction
+** bc_opcodes.c - the Lua 5.4 opcode property table, instruction
 ** constructors and the properties that depend on operands (required
 ** successors, open stack top, hook counting, jump targets).
 */
-#include "vm.h"
+#include "bc.h"
 
-#define T VM_OPF_TEST
-#define J VM_OPF_JUMP
-#define M VM_OPF_MMBIN
-#define C VM_OPF_CALLS
-#define E VM_OPF_ERRORS
-#define R VM_OPF_ENDS
-#define U VM_OPF_UNCOUNTED
-#define S VM_OPF_SKIPNEXT
+#define T BC_OPF_TEST
+#define J BC_OPF_JUMP
+#define M BC_OPF_MMBIN
+#define C BC_OPF_CALLS
+#define E BC_OPF_ERRORS
+#define R BC_OPF_ENDS
+#define U BC_OPF_UNCOUNTED
+#define S BC_OPF_SKIPNEXT
 
-#define ABC VM_FMT_ABC
-#define ABX VM_FMT_ABX
-#define ASBX VM_FMT_ASBX
-#define AX VM_FMT_AX
-#define SJ VM_FMT_SJ
+#define ABC BC_FMT_ABC
+#define ABX BC_FMT_ABX
+#define ASBX BC_FMT_ASBX
+#define AX BC_FMT_AX
+#define SJ BC_FMT_SJ
 
 /*
 ** CALLS: the op may call a function (a call, an iterator or a
@@ -32,7 +32,7 @@
 ** modulo by zero (MOD, IDIV, MODK, IDIVK).  Arithmetic on wrong types
 ** does not fail in the op itself: it falls through to its MMBIN*.
 */
-const vm_opinfo vm_opinfo_table[VM_OP_LAST + 1] = {
+const bc_opinfo bc_opinfo_table[BC_OP_LAST + 1] = {
   {"MOVE", ABC, 0},
   {"LOADI", ASBX, 0},
   {"LOADF", ASBX, 0},
@@ -125,60 +125,60 @@ const vm_opinfo vm_opinfo_table[VM_OP_LAST + 1] = {
 };
 
 
-const char *vm_opname(int op) {
-  const vm_opinfo *oi = vm_opinfo_of(op);
+const char *bc_opname(int op) {
+  const bc_opinfo *oi = bc_opinfo_of(op);
   return oi != NULL ? oi->name : "?";
 }
 
-static int has_flag(vm_instr i, unsigned flag) {
-  const vm_opinfo *oi = vm_opinfo_of(vm_op(i));
+static int has_flag(bc_instr i, unsigned flag) {
+  const bc_opinfo *oi = bc_opinfo_of(bc_op(i));
   return oi != NULL && (oi->flags & flag) != 0;
 }
 
 /* ------------------------------------------------------------------ */
 
-/* The instruction constructors (vm_abck...) are inline in vm.h. */
+/* The instruction constructors (bc_abck...) are inline in bc.h. */
 
-/* vm_needs_extraarg, vm_uses_top, vm_sets_top and vm_required_next are
-   inline in vm.h.  NEWTABLE always skips the next instruction (its
+/* bc_needs_extraarg, bc_uses_top, bc_sets_top and bc_required_next are
+   inline in bc.h.  NEWTABLE always skips the next instruction (its
    EXTRAARG is 0 when k is clear); SETLIST reads one only with k. */
 
-int vm_hook_counts(vm_instr i) {
-  int op = vm_op(i);
-  if (vm_opinfo_of(op) == NULL) return 0;
-  return !has_flag(i, VM_OPF_UNCOUNTED) && op != VM_OP_VARARGPREP;
+int bc_hook_counts(bc_instr i) {
+  int op = bc_op(i);
+  if (bc_opinfo_of(op) == NULL) return 0;
+  return !has_flag(i, BC_OPF_UNCOUNTED) && op != BC_OP_VARARGPREP;
 }
 
 /* ------------------------------------------------------------------ */
 
-/* vm_jump_target is inline in vm.h; here its inverse. */
-static int set_bx_checked(vm_instr *i, long bx) {
-  if (bx < 0 || bx > VM_MAXARG_BX) return 0;
-  *i = vm_set_bx(*i, (int)bx);
+/* bc_jump_target is inline in bc.h; here its inverse. */
+static int set_bx_checked(bc_instr *i, long bx) {
+  if (bx < 0 || bx > BC_MAXARG_BX) return 0;
+  *i = bc_set_bx(*i, (int)bx);
   return 1;
 }
 
-int vm_set_jump_target(vm_instr *i, int pc, int target) {
+int bc_set_jump_target(bc_instr *i, int pc, int target) {
   long t = target, p = pc;
-  switch (vm_op(*i)) {
-    case VM_OP_JMP: case VM_OP_JMPACCT: {
+  switch (bc_op(*i)) {
+    case BC_OP_JMP: case BC_OP_JMPACCT: {
       long sj = t - p - 1;
-      if (sj < -VM_OFFSET_SJ || sj > VM_MAXARG_SJ - VM_OFFSET_SJ) return 0;
-      *i = vm_set_sj(*i, (int)sj);
+      if (sj < -BC_OFFSET_SJ || sj > BC_MAXARG_SJ - BC_OFFSET_SJ) return 0;
+      *i = bc_set_sj(*i, (int)sj);
       return 1;
     }
-    case VM_OP_FORLOOP: case VM_OP_TFORLOOP: case VM_OP_FORLOOPACCT:
-    case VM_OP_TFORLOOPACCT:
+    case BC_OP_FORLOOP: case BC_OP_TFORLOOP: case BC_OP_FORLOOPACCT:
+    case BC_OP_TFORLOOPACCT:
       return set_bx_checked(i, p + 1 - t);
-    case VM_OP_FORPREP: return set_bx_checked(i, t - p - 2);
-    case VM_OP_TFORPREP: return set_bx_checked(i, t - p - 1);
+    case BC_OP_FORPREP: return set_bx_checked(i, t - p - 2);
+    case BC_OP_TFORPREP: return set_bx_checked(i, t - p - 1);
     default: return 0;
   }
 }
 
-int vm_mmbin_pair(const vm_proto *f, int pc) {
-  int next = vm_required_next(f->code[pc]);
-  return (next == VM_OP_MMBIN || next == VM_OP_MMBINI ||
-          next == VM_OP_MMBINK) && pc + 2 < f->sizecode &&
-         vm_op(f->code[pc + 1]) == next;
+int bc_mmbin_pair(const bc_proto *f, int pc) {
+  int next = bc_required_next(f->code[pc]);
+  return (next == BC_OP_MMBIN || next == BC_OP_MMBINI ||
+          next == BC_OP_MMBINK) && pc + 2 < f->sizecode &&
+         bc_op(f->code[pc + 1]) == next;
 }

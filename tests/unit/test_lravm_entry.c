@@ -1,6 +1,6 @@
 /*
-** test_vm_entry.c - the lraf VM's entry charge (Proto.acctentry, set
-** from vm_proto.entry by rewriting in memory): a function's first block
+** test_lravm_entry.c - the lraf VM's entry charge (Proto.acctentry, set
+** from bc_proto.entry by rewriting in memory): a function's first block
 ** is charged, with its zero check, as a call makes its frame, instead of
 ** by an ACCT.  Call-heavy programs count what the count hook counts
 ** with consume at nearly every check (vararg functions keep their
@@ -103,7 +103,7 @@ enum { NPROGRAMS = sizeof programs / sizeof programs[0] };
 #ifdef LRAF_VM
 
 /* src rewritten for the lraf VM with opt's mode, verified. */
-static vm_chunk *rewritten(const char *src, int exact, int refunds,
+static bc_chunk *rewritten(const char *src, int exact, int refunds,
                            int lines, rw_target target, rw_stats *stats) {
   rw_options opt;
   rw_default_options(&opt);
@@ -115,7 +115,7 @@ static vm_chunk *rewritten(const char *src, int exact, int refunds,
 }
 
 /* How many of f and its nested functions have an entry charge. */
-static int count_entries(const vm_proto *f) {
+static int count_entries(const bc_proto *f) {
   int n = f->entry != 0, k;
   for (k = 0; k < f->sizep; k++) n += count_entries(f->p[k]);
   return n;
@@ -123,10 +123,10 @@ static int count_entries(const vm_proto *f) {
 
 /* Whether some function of f starts (after VARARGPREP) with an ACCT
    while having an entry charge: it would be charged twice. */
-static int charged_twice(const vm_proto *f) {
-  int first = f->sizecode > 0 && vm_op(f->code[0]) == VM_OP_VARARGPREP, k;
+static int charged_twice(const bc_proto *f) {
+  int first = f->sizecode > 0 && bc_op(f->code[0]) == BC_OP_VARARGPREP, k;
   if (f->entry != 0 && first < f->sizecode &&
-      vm_op(f->code[first]) == VM_OP_ACCT)
+      bc_op(f->code[first]) == BC_OP_ACCT)
     return 1;
   for (k = 0; k < f->sizep; k++)
     if (charged_twice(f->p[k])) return 1;
@@ -176,7 +176,7 @@ static void test_where_it_applies(void **state) {
   };
   const char *loops = programs[NPROGRAMS - 1].src;
   rw_stats st;
-  vm_chunk *c;
+  bc_chunk *c;
   int i, k;
   (void)state;
   for (i = 0; i < NPROGRAMS; i++) {
@@ -185,21 +185,21 @@ static void test_where_it_applies(void **state) {
     assert_true(st.paid_at_entry > 0);
     assert_int_equal(count_entries(c->main), st.paid_at_entry);
     assert_false(charged_twice(c->main));
-    vm_chunk_free(c);
+    bc_chunk_free(c);
     for (k = 0; k < 4; k++) {
       const int *o = keep[k];
       c = rewritten(src, o[0], o[1], o[2], (rw_target)o[3], &st);
       assert_int_equal(st.paid_at_entry, 0);
       assert_int_equal(count_entries(c->main), 0);
-      vm_chunk_free(c);
+      bc_chunk_free(c);
     }
   }
   c = rewritten(loops, 0, 1, 0, RW_LRAVM, &st);
   assert_int_equal(c->main->sizep, 2);
   assert_int_equal(c->main->p[0]->entry, 0);  /* spin: goto again */
-  assert_int_equal(vm_op(c->main->p[0]->code[0]), VM_OP_ACCT);
+  assert_int_equal(bc_op(c->main->p[0]->code[0]), BC_OP_ACCT);
   assert_true(c->main->entry > 0);
-  vm_chunk_free(c);
+  bc_chunk_free(c);
 }
 
 /* A recursion is stopped by its entry checks, each frame's first block
@@ -295,20 +295,20 @@ static void test_no_pause_at_entry(void **state) {
 static void test_verifier(void **state) {
   const char *src = "local function f(a) return a + 1 end return f(1)";
   rw_stats st;
-  vm_chunk *c = rewritten(src, 0, 1, 0, RW_LRAVM, &st);
-  vm_proto *f = c->main->p[0];
+  bc_chunk *c = rewritten(src, 0, 1, 0, RW_LRAVM, &st);
+  bc_proto *f = c->main->p[0];
   lraf_error err;
   (void)state;
   assert_true(f->entry > 0);
   assert_int_equal(rw_verify_target(c, RW_LRAVM, &err), LRAF_OK);
-  f->entry_mode = VM_ACCT_ADD;
+  f->entry_mode = BC_ACCT_ADD;
   assert_int_equal(rw_verify_target(c, RW_LRAVM, &err), LRAF_EVERIFY);
   assert_non_null(strstr(err.message, "does not start with a zero check"));
-  f->entry_mode = VM_ACCT_ADDCHECK;
+  f->entry_mode = BC_ACCT_ADDCHECK;
   f->entry = 0;
   assert_int_equal(rw_verify_target(c, RW_LRAVM, &err), LRAF_EVERIFY);
   assert_non_null(strstr(err.message, "does not start with a zero check"));
-  vm_chunk_free(c);
+  bc_chunk_free(c);
 }
 
 int main(void) {

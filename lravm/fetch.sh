@@ -1,7 +1,7 @@
 #!/bin/sh
-# vm/lravm/fetch.sh - the sources of the lraf VM: Lua 5.4.4 from Debian's
-# lua5.4 source package, with Debian's patches, plus vm/lravm/lua-acct.patch,
-# into DEST (default build/lua-lravm; DEST/src holds the .c and .h files
+# lravm/fetch.sh - the sources of the lraf VM: Lua 5.4.4 from Debian's
+# lua5.4 source package, with Debian's patches, plus the patches that
+# lravm/patches/series lists, in its order, into DEST (default build/lua-lravm; DEST/src holds the .c and .h files
 # the Makefile compiles).  Nothing fetched here is committed.
 #
 # The source package comes from `apt-get source` through a private apt
@@ -18,17 +18,26 @@ set -u
 
 DEST=${1:-build/lua-lravm}
 HERE=$(cd "$(dirname "$0")" && pwd)
-PATCH=$HERE/lua-acct.patch
+PATCHES=$HERE/patches
 STAMP=$DEST/.ok
 
+# every patch of the series, in order, as one text: what DEST was made
+# with is kept beside it, so that a changed patch fetches again
+series() {
+  sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$PATCHES/series"
+}
+series_text() {
+  for p in $(series); do cat "$PATCHES/$p" || return 1; done
+}
+
 fail() {
-  echo "vm/lravm/fetch.sh: $*" >&2
+  echo "lravm/fetch.sh: $*" >&2
   [ -n "${TMP:-}" ] && rm -rf "$TMP"
   exit 1
 }
 
 # up to date: fetched with this very patch
-if [ -f "$STAMP" ] && cmp -s "$PATCH" "$DEST/lua-acct.patch"; then
+if [ -f "$STAMP" ] && series_text 2>/dev/null | cmp -s - "$DEST/series.patch"; then
   exit 0
 fi
 
@@ -42,7 +51,7 @@ esac
 mkdir -p "$(dirname "$DEST")" || fail "cannot create $(dirname "$DEST")"
 TMP=$(mktemp -d "$(cd "$(dirname "$DEST")" && pwd)/lravm-fetch.XXXXXX") ||
   fail "cannot create a temporary directory"
-"$HERE/../../tools/apt-source.sh" build/apt "$TMP/dl" "$pkg" ||
+"$HERE/../tools/apt-source.sh" build/apt "$TMP/dl" "$pkg" ||
   fail "could not get Debian's lua5.4 source package"
 top=$(ls -d "$TMP"/dl/lua5.4-5.4.4 2>/dev/null) ||
   fail "the lua5.4 source package is not Lua 5.4.4 (got: $(ls "$TMP/dl"))"
@@ -59,17 +68,20 @@ cat >"$top/src/lua5.4-deb-multiarch.h" <<H
 #endif
 H
 
-(cd "$top" && patch -p1 --dry-run -s <"$PATCH" >"$TMP/patch.log" 2>&1 &&
-   patch -p1 -s <"$PATCH" >>"$TMP/patch.log" 2>&1) || {
-  sed 's/^/  /' "$TMP/patch.log" >&2
-  fail "vm/lravm/lua-acct.patch does not apply to $(basename "$top")"
-}
+for p in $(series); do
+  [ -f "$PATCHES/$p" ] || fail "lravm/patches/series names $p, which is missing"
+  (cd "$top" && patch -p1 --dry-run -s <"$PATCHES/$p" >"$TMP/patch.log" 2>&1 &&
+     patch -p1 -s <"$PATCHES/$p" >>"$TMP/patch.log" 2>&1) || {
+    sed 's/^/  /' "$TMP/patch.log" >&2
+    fail "lravm/patches/$p does not apply to $(basename "$top")"
+  }
+done
 
 rm -rf "$DEST" && mkdir -p "$DEST" || fail "cannot create $DEST"
 mv "$top/src" "$DEST/src" || fail "cannot move the sources into $DEST"
-cp "$PATCH" "$DEST/lua-acct.patch"
+series_text >"$DEST/series.patch" || fail "cannot read lravm/patches"
 dsc=$(ls "$TMP"/dl/*.dsc)
-echo "$(basename "$dsc") (files checked against its SHA-256) + Debian's patches + lua-acct.patch" >"$DEST/SOURCE"
+echo "$(basename "$dsc") (files checked against its SHA-256) + Debian's patches + lravm/patches: $(series | tr '\n' ' ')" >"$DEST/SOURCE"
 touch "$STAMP"
 rm -rf "$TMP"
-echo "vm/lravm/fetch.sh: Lua 5.4.4 ($pkg) with Debian's patches and lua-acct.patch in $DEST"
+echo "lravm/fetch.sh: Lua 5.4.4 ($pkg) with Debian's patches and lravm/patches in $DEST"

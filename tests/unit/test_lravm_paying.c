@@ -1,5 +1,5 @@
 /*
-** test_vm_paying.c - blocks that pay at the jump that ends them (the lraf
+** test_lravm_paying.c - blocks that pay at the jump that ends them (the lraf
 ** VM's JMPACCT and FORLOOPACCT, rw_pay.c): a loop turn then runs no
 ** ACCT of its own.  Every loop shape counts what the count hook counts
 ** (granularities that call consume at nearly every check, from the
@@ -116,7 +116,7 @@ enum { NPROGRAMS = sizeof programs / sizeof programs[0] };
 #ifdef LRAF_VM
 
 /* src rewritten for the lraf VM with opt's mode, verified; its stats. */
-static vm_chunk *rewritten(const char *src, int exact, int refunds,
+static bc_chunk *rewritten(const char *src, int exact, int refunds,
                            int lines, rw_target target, rw_stats *stats) {
   rw_options opt;
   rw_default_options(&opt);
@@ -128,9 +128,9 @@ static vm_chunk *rewritten(const char *src, int exact, int refunds,
 }
 
 /* How many of f's (and its nested functions') instructions are op. */
-static int count_op(const vm_proto *f, int op) {
+static int count_op(const bc_proto *f, int op) {
   int pc, n = 0, k;
-  for (pc = 0; pc < f->sizecode; pc++) n += vm_op(f->code[pc]) == op;
+  for (pc = 0; pc < f->sizecode; pc++) n += bc_op(f->code[pc]) == op;
   for (k = 0; k < f->sizep; k++) n += count_op(f->p[k], op);
   return n;
 }
@@ -432,28 +432,28 @@ static void test_where_it_applies(void **state) {
     {0, 1, 0, RW_STOCK}
   };
   rw_stats st;
-  vm_chunk *c;
+  bc_chunk *c;
   int i, k;
   (void)state;
   for (i = 0; i < NPROGRAMS; i++) {
     const char *src = programs[i].src;
     c = rewritten(src, 0, 1, 0, RW_LRAVM, &st);
     assert_true(st.paid_at_end > 0);
-    assert_true(count_op(c->main, VM_OP_JMPACCT) +
-                count_op(c->main, VM_OP_FORLOOPACCT) == st.paid_at_end);
-    assert_int_equal(count_op(c->main, VM_OP_TFORLOOPACCT),
+    assert_true(count_op(c->main, BC_OP_JMPACCT) +
+                count_op(c->main, BC_OP_FORLOOPACCT) == st.paid_at_end);
+    assert_int_equal(count_op(c->main, BC_OP_TFORLOOPACCT),
                      st.paid_by_tforloop);
     if (strstr(programs[i].name, "generic for") != NULL)
       assert_true(st.paid_by_tforloop >= 5);
-    vm_chunk_free(c);
+    bc_chunk_free(c);
     for (k = 0; k < 4; k++) {
       const int *o = keep[k];
       c = rewritten(src, o[0], o[1], o[2], (rw_target)o[3], &st);
       assert_int_equal(st.paid_at_end, 0);
       assert_int_equal(st.paid_by_tforloop, 0);
-      assert_int_equal(count_op(c->main, VM_OP_JMPACCT), 0);
-      assert_int_equal(count_op(c->main, VM_OP_TFORLOOPACCT), 0);
-      vm_chunk_free(c);
+      assert_int_equal(count_op(c->main, BC_OP_JMPACCT), 0);
+      assert_int_equal(count_op(c->main, BC_OP_TFORLOOPACCT), 0);
+      bc_chunk_free(c);
     }
   }
 }
@@ -467,24 +467,24 @@ static void test_verifier(void **state) {
                     "for _, v in ipairs({1, 2}) do s = s + v end\n"
                     "return s + j";
   rw_stats st;
-  vm_chunk *c = rewritten(src, 0, 1, 0, RW_LRAVM, &st);
-  vm_proto *f = c->main;
+  bc_chunk *c = rewritten(src, 0, 1, 0, RW_LRAVM, &st);
+  bc_proto *f = c->main;
   lraf_error err;
   int pc, tests = 0, paying = 0;
   (void)state;
   for (pc = 0; pc + 1 < f->sizecode; pc++) {
-    vm_instr saved = f->code[pc + 1];
-    int op = vm_op(f->code[pc]);
-    if ((vm_opinfo_of(op)->flags & VM_OPF_TEST) &&
-        vm_op(saved) == VM_OP_JMP) {
-      f->code[pc + 1] = vm_set_op(saved, VM_OP_JMPACCT);
+    bc_instr saved = f->code[pc + 1];
+    int op = bc_op(f->code[pc]);
+    if ((bc_opinfo_of(op)->flags & BC_OPF_TEST) &&
+        bc_op(saved) == BC_OP_JMP) {
+      f->code[pc + 1] = bc_set_op(saved, BC_OP_JMPACCT);
       assert_int_equal(rw_verify_target(c, RW_LRAVM, &err), LRAF_EVERIFY);
       f->code[pc + 1] = saved;
       tests++;
     }
-    if (op == VM_OP_JMPACCT || op == VM_OP_FORLOOPACCT ||
-        op == VM_OP_TFORLOOPACCT) {
-      f->code[pc + 1] = vm_abck(VM_OP_MOVE, 0, 0, 0, 0);
+    if (op == BC_OP_JMPACCT || op == BC_OP_FORLOOPACCT ||
+        op == BC_OP_TFORLOOPACCT) {
+      f->code[pc + 1] = bc_abck(BC_OP_MOVE, 0, 0, 0, 0);
       assert_int_equal(rw_verify_target(c, RW_LRAVM, &err), LRAF_EVERIFY);
       assert_non_null(strstr(err.message, "instead of ACCT"));
       f->code[pc + 1] = saved;
@@ -495,7 +495,7 @@ static void test_verifier(void **state) {
   assert_true(tests >= 1 && paying >= 3);
   assert_int_equal(rw_verify_target(c, RW_LRAVM, &err), LRAF_OK);
   assert_int_equal(rw_verify_target(c, RW_STOCK, &err), LRAF_EVERIFY);
-  vm_chunk_free(c);
+  bc_chunk_free(c);
 }
 
 int main(void) {

@@ -1,5 +1,5 @@
 /*
-** test_vm_limits.c - the reader's resource limits on hostile chunks.
+** test_bc_limits.c - the reader's resource limits on hostile chunks.
 **
 ** Chunks of up to 100 MB are built here: some only claim huge counts,
 ** others really hold millions of elements.  Each must be refused with
@@ -78,17 +78,17 @@ static chunk start_chunk(size_t cap) {
 
 /* One instruction: RETURN0. */
 static void put_return0(chunk *c) {
-  vm_instr i = vm_abck(VM_OP_RETURN0, 0, 1, 0, 0);
+  bc_instr i = bc_abck(BC_OP_RETURN0, 0, 1, 0, 0);
   put_varint(c, 1);
   put(c, &i, 4);
 }
 
-static void expect(const chunk *c, const vm_limits *lim, lraf_status code,
+static void expect(const chunk *c, const bc_limits *lim, lraf_status code,
                    const char *s1, const char *s2) {
-  vm_chunk *out = NULL;
+  bc_chunk *out = NULL;
   lraf_error err;
   memset(&err, 0, sizeof err);
-  assert_int_equal(vm_read(c->b, c->cap, lim, &out, &err), code);
+  assert_int_equal(bc_read(c->b, c->cap, lim, &out, &err), code);
   assert_null(out);
   assert_int_equal(err.code, code);
   if (strstr(err.message, s1) == NULL || strstr(err.message, s2) == NULL)
@@ -100,7 +100,7 @@ static void expect(const chunk *c, const vm_limits *lim, lraf_status code,
    count of INT_MAX instructions is refused before any allocation. */
 static void test_100mb_claiming_huge_counts(void **state) {
   chunk c = start_chunk(100u * MB);
-  vm_limits lim = vm_default_limits;
+  bc_limits lim = bc_default_limits;
   (void)state;
   put_varint(&c, INT_MAX);
   expect(&c, NULL, LRAF_ELIMIT, "input of 104857600 bytes exceeds the limit",
@@ -123,14 +123,14 @@ static void test_real_instructions_over_limit(void **state) {
 }
 
 /* 40 MB of 40 million nil constants: over the constant limit, and with
-   that lifted over the memory limit (40 million vm_const would take
+   that lifted over the memory limit (40 million bc_const would take
    gigabytes) long before the end. */
 static void test_real_constants_over_limits(void **state) {
   chunk c = start_chunk(40u * MB);
-  vm_limits lim = vm_default_limits;
+  bc_limits lim = bc_default_limits;
   (void)state;
   put_return0(&c);
-  put_varint(&c, 40000000);  /* the zero bytes after it are VM_TNIL tags */
+  put_varint(&c, 40000000);  /* the zero bytes after it are BC_TNIL tags */
   expect(&c, NULL, LRAF_ELIMIT, "40000000 constants at offset 43",
          "at most 4194304");
   lim.max_constants = INT_MAX;
@@ -166,8 +166,8 @@ static void test_real_locvars_over_limit(void **state) {
 /* A real chunk under a small memory limit, and under the defaults. */
 static void test_memory_limit_on_a_real_chunk(void **state) {
   chunk c;
-  vm_limits lim = vm_default_limits;
-  vm_chunk *out = NULL;
+  bc_limits lim = bc_default_limits;
+  bc_chunk *out = NULL;
   lraf_error err;
   (void)state;
   {
@@ -182,8 +182,8 @@ static void test_memory_limit_on_a_real_chunk(void **state) {
     assert_true(n > 1000 && n < c.cap);
     c.cap = c.n = n;
   }
-  assert_int_equal(vm_read(c.b, c.cap, NULL, &out, &err), LRAF_OK);
-  vm_chunk_free(out);
+  assert_int_equal(bc_read(c.b, c.cap, NULL, &out, &err), LRAF_OK);
+  bc_chunk_free(out);
   lim.max_memory = 4096;
   expect(&c, &lim, LRAF_ELIMIT, "at offset", "limit of 4096 bytes of memory");
   free(c.b);

@@ -1,5 +1,5 @@
 /*
-** vm_check.c - structural checker for one Lua 5.4 function prototype:
+** bc_check.c - structural checker for one Lua 5.4 function prototype:
 ** operands in range, required instruction pairs intact, jump targets
 ** inside the code, debug information consistent.  It accepts what the
 ** Lua 5.4 compiler produces and rejects what could make the
@@ -9,18 +9,18 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "vm.h"
+#include "bc.h"
 
 /* Metamethod events an MMBIN* may name: __add .. __shr (ltm.h order). */
-#define VM_TM_ADD 6
-#define VM_TM_SHR 17
+#define BC_TM_ADD 6
+#define BC_TM_SHR 17
 
 typedef struct ctx {
-  const vm_proto *f;
+  const bc_proto *f;
   const char *path;
   lraf_error *err;
   int pc;
-  vm_instr i;
+  bc_instr i;
   unsigned flags;
 } ctx;
 
@@ -32,7 +32,7 @@ static lraf_status bad(ctx *c, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   return err_fail(c->err, LRAF_EFORMAT, "%s in %s at pc %d in function %s",
-                  msg, vm_opname(vm_op(c->i)), c->pc, c->path);
+                  msg, bc_opname(bc_op(c->i)), c->pc, c->path);
 }
 
 /* A failure of the function as a whole. */
@@ -77,19 +77,19 @@ static lraf_status kidx(ctx *c, int k) {
   return LRAF_OK;
 }
 
-static int is_string(const vm_const *k) {
-  return k->tag == VM_TSHRSTR || k->tag == VM_TLNGSTR;
+static int is_string(const bc_const *k) {
+  return k->tag == BC_TSHRSTR || k->tag == BC_TLNGSTR;
 }
 
 /* A constant string key: Lua reads it with tsvalue(); short ones are
    looked up with luaH_getshortstr. */
 static lraf_status kstr(ctx *c, int k, int shortonly) {
-  const vm_const *kv;
+  const bc_const *kv;
   TRY(kidx(c, k));
   kv = &c->f->k[k];
   if (!is_string(kv))
     return bad(c, "constant %d is not a string", k);
-  if (shortonly && kv->s.len > VM_MAXSHORTLEN)
+  if (shortonly && kv->s.len > BC_MAXSHORTLEN)
     return bad(c, "constant %d is not a short string", k);
   return LRAF_OK;
 }
@@ -98,14 +98,14 @@ static lraf_status knum(ctx *c, int k, int intonly) {
   int tag;
   TRY(kidx(c, k));
   tag = c->f->k[k].tag;
-  if (tag != VM_TINT && (intonly || tag != VM_TFLT))
+  if (tag != BC_TINT && (intonly || tag != BC_TFLT))
     return bad(c, "constant %d is not %s", k, intonly ? "an integer" : "a number");
   return LRAF_OK;
 }
 
 /* RK(C): a constant with k, else a register. */
 static lraf_status rkc(ctx *c) {
-  return vm_k(c->i) ? kidx(c, vm_c(c->i)) : reg(c, vm_c(c->i));
+  return bc_k(c->i) ? kidx(c, bc_c(c->i)) : reg(c, bc_c(c->i));
 }
 
 static lraf_status upval(ctx *c, int u) {
@@ -116,20 +116,20 @@ static lraf_status upval(ctx *c, int u) {
 }
 
 static lraf_status event(ctx *c, int tm) {
-  if (tm < VM_TM_ADD || tm > VM_TM_SHR)
+  if (tm < BC_TM_ADD || tm > BC_TM_SHR)
     return bad(c, "invalid metamethod event %d", tm);
   return LRAF_OK;
 }
 
 static lraf_status target(ctx *c, int *t) {
-  vm_jump_target(c->i, c->pc, t);
+  bc_jump_target(c->i, c->pc, t);
   if (*t < 0 || *t >= c->f->sizecode)
     return bad(c, "jump target %d out of range (%d instructions)", *t,
                c->f->sizecode);
   return LRAF_OK;
 }
 
-static vm_instr at(ctx *c, int pc) {
+static bc_instr at(ctx *c, int pc) {
   return (pc >= 0 && pc < c->f->sizecode) ? c->f->code[pc] : 0x7fu;
 }
 
@@ -140,31 +140,31 @@ static vm_instr at(ctx *c, int pc) {
 static lraf_status check_loops(ctx *c, int op, int a) {
   int t;
   TRY(target(c, &t));
-  if (op == VM_OP_TFORPREP) {
-    vm_instr ti = at(c, t);
-    if (vm_op(ti) != VM_OP_TFORCALL || vm_a(ti) != a)
+  if (op == BC_OP_TFORPREP) {
+    bc_instr ti = at(c, t);
+    if (bc_op(ti) != BC_OP_TFORCALL || bc_a(ti) != a)
       return bad(c, "jump target %d is not the matching TFORCALL", t);
   }
-  return regs(c, a, a + (op == VM_OP_TFORLOOP ? 4 : 3));
+  return regs(c, a, a + (op == BC_OP_TFORLOOP ? 4 : 3));
 }
 
 static lraf_status check_calls(ctx *c, int op, int a, int b, int cc) {
   switch (op) {
-    case VM_OP_CALL:
+    case BC_OP_CALL:
       TRY(reg(c, a));
       if (b > 0) TRY(regs(c, a, a + b - 1));
       return cc > 1 ? regs(c, a, a + cc - 2) : LRAF_OK;
-    case VM_OP_TAILCALL:
+    case BC_OP_TAILCALL:
       TRY(reg(c, a));
       return b > 0 ? regs(c, a, a + b - 1) : LRAF_OK;
-    case VM_OP_RETURN:
+    case BC_OP_RETURN:
       return b > 1 ? regs(c, a, a + b - 2) : level(c, a);
-    case VM_OP_RETURN1:
+    case BC_OP_RETURN1:
       return reg(c, a);
-    case VM_OP_TFORCALL:
+    case BC_OP_TFORCALL:
       TRY(regs(c, a, a + 6));
       return regs(c, a, a + 3 + cc);
-    case VM_OP_VARARG:
+    case BC_OP_VARARG:
       TRY(reg(c, a));
       return cc > 1 ? regs(c, a, a + cc - 2) : LRAF_OK;
     default:
@@ -174,28 +174,28 @@ static lraf_status check_calls(ctx *c, int op, int a, int b, int cc) {
 
 static lraf_status check_tables(ctx *c, int op, int a, int b, int cc) {
   switch (op) {
-    case VM_OP_GETTABUP:
+    case BC_OP_GETTABUP:
       TRY(reg(c, a)); TRY(upval(c, b)); return kstr(c, cc, 1);
-    case VM_OP_GETTABLE:
+    case BC_OP_GETTABLE:
       TRY(reg(c, a)); TRY(reg(c, b)); return reg(c, cc);
-    case VM_OP_GETI:
+    case BC_OP_GETI:
       TRY(reg(c, a)); return reg(c, b);
-    case VM_OP_GETFIELD:
+    case BC_OP_GETFIELD:
       TRY(reg(c, a)); TRY(reg(c, b)); return kstr(c, cc, 1);
-    case VM_OP_SETTABUP:
+    case BC_OP_SETTABUP:
       TRY(upval(c, a)); TRY(kstr(c, b, 1)); return rkc(c);
-    case VM_OP_SETTABLE:
+    case BC_OP_SETTABLE:
       TRY(reg(c, a)); TRY(reg(c, b)); return rkc(c);
-    case VM_OP_SETI:
+    case BC_OP_SETI:
       TRY(reg(c, a)); return rkc(c);
-    case VM_OP_SETFIELD:
+    case BC_OP_SETFIELD:
       TRY(reg(c, a)); TRY(kstr(c, b, 1)); return rkc(c);
-    case VM_OP_NEWTABLE:
+    case BC_OP_NEWTABLE:
       return reg(c, a);
-    case VM_OP_SELF:
+    case BC_OP_SELF:
       TRY(regs(c, a, a + 1)); TRY(reg(c, b));
-      return vm_k(c->i) ? kstr(c, cc, 0) : reg(c, cc);
-    case VM_OP_SETLIST:
+      return bc_k(c->i) ? kstr(c, cc, 0) : reg(c, cc);
+    case BC_OP_SETLIST:
       TRY(reg(c, a));
       return b > 0 ? regs(c, a, a + b) : LRAF_OK;
     default:
@@ -204,25 +204,25 @@ static lraf_status check_tables(ctx *c, int op, int a, int b, int cc) {
 }
 
 static lraf_status check_arith(ctx *c, int op, int a, int b, int cc) {
-  if (op >= VM_OP_ADDK && op <= VM_OP_BXORK) {
+  if (op >= BC_OP_ADDK && op <= BC_OP_BXORK) {
     TRY(reg(c, a)); TRY(reg(c, b));
-    return knum(c, cc, op >= VM_OP_BANDK);
+    return knum(c, cc, op >= BC_OP_BANDK);
   }
-  if (op >= VM_OP_ADD && op <= VM_OP_SHR) {
+  if (op >= BC_OP_ADD && op <= BC_OP_SHR) {
     TRY(reg(c, a)); TRY(reg(c, b)); return reg(c, cc);
   }
   switch (op) {
-    case VM_OP_ADDI: case VM_OP_SHRI: case VM_OP_SHLI:
+    case BC_OP_ADDI: case BC_OP_SHRI: case BC_OP_SHLI:
       TRY(reg(c, a)); return reg(c, b);
-    case VM_OP_MMBIN:
+    case BC_OP_MMBIN:
       TRY(reg(c, a)); TRY(reg(c, b)); return event(c, cc);
-    case VM_OP_MMBINI:
+    case BC_OP_MMBINI:
       TRY(reg(c, a)); return event(c, cc);
-    case VM_OP_MMBINK:
+    case BC_OP_MMBINK:
       TRY(reg(c, a)); TRY(kidx(c, b)); return event(c, cc);
-    case VM_OP_UNM: case VM_OP_BNOT: case VM_OP_NOT: case VM_OP_LEN:
+    case BC_OP_UNM: case BC_OP_BNOT: case BC_OP_NOT: case BC_OP_LEN:
       TRY(reg(c, a)); return reg(c, b);
-    case VM_OP_CONCAT:
+    case BC_OP_CONCAT:
       if (b < 1) return bad(c, "concatenation of %d values", b);
       return regs(c, a, a + b - 1);
     default:
@@ -232,9 +232,9 @@ static lraf_status check_arith(ctx *c, int op, int a, int b, int cc) {
 
 static lraf_status check_tests(ctx *c, int op, int a, int b) {
   switch (op) {
-    case VM_OP_EQ: case VM_OP_LT: case VM_OP_LE: case VM_OP_TESTSET:
+    case BC_OP_EQ: case BC_OP_LT: case BC_OP_LE: case BC_OP_TESTSET:
       TRY(reg(c, a)); return reg(c, b);
-    case VM_OP_EQK:
+    case BC_OP_EQK:
       TRY(reg(c, a)); return kidx(c, b);
     default:  /* EQI LTI LEI GTI GEI TEST */
       return reg(c, a);
@@ -243,22 +243,22 @@ static lraf_status check_tests(ctx *c, int op, int a, int b) {
 
 static lraf_status check_loads(ctx *c, int op, int a, int b) {
   switch (op) {
-    case VM_OP_MOVE:
+    case BC_OP_MOVE:
       TRY(reg(c, a)); return reg(c, b);
-    case VM_OP_LOADK:
-      TRY(reg(c, a)); return kidx(c, vm_bx(c->i));
-    case VM_OP_LOADKX:
+    case BC_OP_LOADK:
+      TRY(reg(c, a)); return kidx(c, bc_bx(c->i));
+    case BC_OP_LOADKX:
       TRY(reg(c, a));
-      if (vm_op(at(c, c->pc + 1)) == VM_OP_EXTRAARG)
-        return kidx(c, vm_ax(at(c, c->pc + 1)));
+      if (bc_op(at(c, c->pc + 1)) == BC_OP_EXTRAARG)
+        return kidx(c, bc_ax(at(c, c->pc + 1)));
       return LRAF_OK;
-    case VM_OP_LFALSESKIP:
+    case BC_OP_LFALSESKIP:
       if (c->pc + 2 >= c->f->sizecode)
         return bad(c, "skip past the end of the code");
       return reg(c, a);
-    case VM_OP_LOADNIL:
+    case BC_OP_LOADNIL:
       return regs(c, a, a + b);
-    case VM_OP_GETUPVAL: case VM_OP_SETUPVAL:
+    case BC_OP_GETUPVAL: case BC_OP_SETUPVAL:
       TRY(reg(c, a)); return upval(c, b);
     default:  /* LOADI LOADF LOADFALSE LOADTRUE */
       return reg(c, a);
@@ -268,16 +268,16 @@ static lraf_status check_loads(ctx *c, int op, int a, int b) {
 static lraf_status check_misc(ctx *c, int op, int a) {
   int t;
   switch (op) {
-    case VM_OP_CLOSE: return level(c, a);
-    case VM_OP_TBC: return reg(c, a);
-    case VM_OP_JMP: return target(c, &t);
-    case VM_OP_CLOSURE:
+    case BC_OP_CLOSE: return level(c, a);
+    case BC_OP_TBC: return reg(c, a);
+    case BC_OP_JMP: return target(c, &t);
+    case BC_OP_CLOSURE:
       TRY(reg(c, a));
-      if (vm_bx(c->i) >= c->f->sizep)
+      if (bc_bx(c->i) >= c->f->sizep)
         return bad(c, "function index %d out of range (%d functions)",
-                   vm_bx(c->i), c->f->sizep);
+                   bc_bx(c->i), c->f->sizep);
       return LRAF_OK;
-    case VM_OP_VARARGPREP:
+    case BC_OP_VARARGPREP:
       if (c->pc != 0 || !c->f->is_vararg)
         return bad(c, "misplaced VARARGPREP");
       if (a != c->f->numparams)
@@ -290,31 +290,31 @@ static lraf_status check_misc(ctx *c, int op, int a) {
 }
 
 static lraf_status check_operands(ctx *c) {
-  int op = vm_op(c->i), a = vm_a(c->i), b = vm_b(c->i), cc = vm_c(c->i);
-  if (op == VM_OP_ACCT) {  /* the lraf VM's: a mode, no register */
-    if (!(c->flags & VM_CHECK_REWRITTEN))  /* never in a compiler's code */
+  int op = bc_op(c->i), a = bc_a(c->i), b = bc_b(c->i), cc = bc_c(c->i);
+  if (op == BC_OP_ACCT) {  /* the lraf VM's: a mode, no register */
+    if (!(c->flags & BC_CHECK_REWRITTEN))  /* never in a compiler's code */
       return bad(c, "accounting instruction in a chunk lraf did not write");
-    return a <= VM_ACCT_ADD ? LRAF_OK : bad(c, "ACCT mode %d", a);
+    return a <= BC_ACCT_ADD ? LRAF_OK : bad(c, "ACCT mode %d", a);
   }
-  if (vm_is_paying_jump(op)) {  /* its jumps */
+  if (bc_is_paying_jump(op)) {  /* its jumps */
     int t;
-    if (!(c->flags & VM_CHECK_REWRITTEN))
+    if (!(c->flags & BC_CHECK_REWRITTEN))
       return bad(c, "accounting instruction in a chunk lraf did not write");
-    return op == VM_OP_JMPACCT ? target(c, &t)
-         : check_loops(c, op == VM_OP_TFORLOOPACCT ? VM_OP_TFORLOOP : op, a);
+    return op == BC_OP_JMPACCT ? target(c, &t)
+         : check_loops(c, op == BC_OP_TFORLOOPACCT ? BC_OP_TFORLOOP : op, a);
   }
-  if (op <= VM_OP_LOADNIL || op == VM_OP_GETUPVAL || op == VM_OP_SETUPVAL)
+  if (op <= BC_OP_LOADNIL || op == BC_OP_GETUPVAL || op == BC_OP_SETUPVAL)
     return check_loads(c, op, a, b);
-  if (op <= VM_OP_SELF || op == VM_OP_SETLIST)
+  if (op <= BC_OP_SELF || op == BC_OP_SETLIST)
     return check_tables(c, op, a, b, cc);
-  if (op <= VM_OP_CONCAT)
+  if (op <= BC_OP_CONCAT)
     return check_arith(c, op, a, b, cc);
-  if (op >= VM_OP_EQ && op <= VM_OP_TESTSET)
+  if (op >= BC_OP_EQ && op <= BC_OP_TESTSET)
     return check_tests(c, op, a, b);
-  if (op >= VM_OP_FORLOOP && op <= VM_OP_TFORLOOP && op != VM_OP_TFORCALL)
+  if (op >= BC_OP_FORLOOP && op <= BC_OP_TFORLOOP && op != BC_OP_TFORCALL)
     return check_loops(c, op, a);
-  if ((op >= VM_OP_CALL && op <= VM_OP_RETURN1) || op == VM_OP_TFORCALL ||
-      op == VM_OP_VARARG)
+  if ((op >= BC_OP_CALL && op <= BC_OP_RETURN1) || op == BC_OP_TFORCALL ||
+      op == BC_OP_VARARG)
     return check_calls(c, op, a, b, cc);
   return check_misc(c, op, a);
 }
@@ -324,23 +324,23 @@ static lraf_status check_operands(ctx *c) {
 /* ------------------------------------------------------------------ */
 
 static lraf_status check_next(ctx *c) {
-  int need = vm_required_next(c->i);
-  vm_instr ni;
+  int need = bc_required_next(c->i);
+  bc_instr ni;
   if (need < 0) return LRAF_OK;
   if (c->pc + 1 >= c->f->sizecode)
-    return bad(c, "missing %s after the last instruction", vm_opname(need));
+    return bad(c, "missing %s after the last instruction", bc_opname(need));
   ni = at(c, c->pc + 1);
-  if ((c->flags & VM_CHECK_REWRITTEN) && vm_op(ni) == VM_OP_JMP &&
-      vm_opinfo_of(vm_op(c->i))->flags & VM_OPF_MMBIN)
+  if ((c->flags & BC_CHECK_REWRITTEN) && bc_op(ni) == BC_OP_JMP &&
+      bc_opinfo_of(bc_op(c->i))->flags & BC_OPF_MMBIN)
     return LRAF_OK;  /* the rewriter's jump to a metamethod stub */
-  if (need == VM_OP_TFORLOOP && vm_op(ni) == VM_OP_TFORLOOPACCT &&
-      (c->flags & VM_CHECK_REWRITTEN))
-    need = VM_OP_TFORLOOPACCT;  /* the paying form (checked as a jump) */
-  if (vm_op(ni) != need)
-    return bad(c, "followed by %s instead of %s", vm_opname(vm_op(ni)),
-               vm_opname(need));
-  if ((need == VM_OP_TFORLOOP || need == VM_OP_TFORLOOPACCT) &&
-      vm_a(ni) != vm_a(c->i))
+  if (need == BC_OP_TFORLOOP && bc_op(ni) == BC_OP_TFORLOOPACCT &&
+      (c->flags & BC_CHECK_REWRITTEN))
+    need = BC_OP_TFORLOOPACCT;  /* the paying form (checked as a jump) */
+  if (bc_op(ni) != need)
+    return bad(c, "followed by %s instead of %s", bc_opname(bc_op(ni)),
+               bc_opname(need));
+  if ((need == BC_OP_TFORLOOP || need == BC_OP_TFORLOOPACCT) &&
+      bc_a(ni) != bc_a(c->i))
     return bad(c, "followed by a TFORLOOP on another register");
   return LRAF_OK;
 }
@@ -348,19 +348,19 @@ static lraf_status check_next(ctx *c) {
 /* EXTRAARG, MMBIN* and TFORLOOP exist only as the second half of a pair
    (MMBIN* reads the instruction before it for the result register). */
 static lraf_status check_prev(ctx *c) {
-  int op = vm_op(c->i);
-  if (op != VM_OP_EXTRAARG && op != VM_OP_TFORLOOP && op != VM_OP_MMBIN &&
-      op != VM_OP_MMBINI && op != VM_OP_MMBINK && op != VM_OP_TFORLOOPACCT)
+  int op = bc_op(c->i);
+  if (op != BC_OP_EXTRAARG && op != BC_OP_TFORLOOP && op != BC_OP_MMBIN &&
+      op != BC_OP_MMBINI && op != BC_OP_MMBINK && op != BC_OP_TFORLOOPACCT)
     return LRAF_OK;
-  if (op == VM_OP_TFORLOOPACCT) op = VM_OP_TFORLOOP;  /* TFORCALL's pair */
-  if (c->pc == 0 || vm_required_next(at(c, c->pc - 1)) != op)
+  if (op == BC_OP_TFORLOOPACCT) op = BC_OP_TFORLOOP;  /* TFORCALL's pair */
+  if (c->pc == 0 || bc_required_next(at(c, c->pc - 1)) != op)
     return bad(c, "not preceded by an instruction that requires it");
   return LRAF_OK;
 }
 
 static lraf_status check_instr(ctx *c) {
-  int op = vm_op(c->i);
-  if (vm_opinfo_of(op) == NULL)
+  int op = bc_op(c->i);
+  if (bc_opinfo_of(op) == NULL)
     return err_fail(c->err, LRAF_EFORMAT, "invalid opcode %d at pc %d in function %s",
                     op, c->pc, c->path);
   TRY(check_operands(c));
@@ -373,10 +373,10 @@ static lraf_status check_instr(ctx *c) {
 /* ------------------------------------------------------------------ */
 
 static lraf_status check_sizes(ctx *c) {
-  const vm_proto *f = c->f;
+  const bc_proto *f = c->f;
   int maxstack = f->maxstacksize;
-  if (maxstack > VM_MAXREGS)
-    return badf(c, "maxstacksize %d exceeds %d", maxstack, VM_MAXREGS);
+  if (maxstack > BC_MAXREGS)
+    return badf(c, "maxstacksize %d exceeds %d", maxstack, BC_MAXREGS);
   if (f->numparams > f->maxstacksize)
     return badf(c, "%d parameters exceed maxstacksize %d", f->numparams,
                 f->maxstacksize);
@@ -385,7 +385,7 @@ static lraf_status check_sizes(ctx *c) {
   if (f->sizek < 0 || (f->sizek > 0 && f->k == NULL) || f->sizep < 0 ||
       (f->sizep > 0 && f->p == NULL))
     return badf(c, "inconsistent constant or function table");
-  if (f->sizeupvalues < 0 || f->sizeupvalues > VM_MAXUPVALS ||
+  if (f->sizeupvalues < 0 || f->sizeupvalues > BC_MAXUPVALS ||
       (f->sizeupvalues > 0 && f->upvalues == NULL))
     return badf(c, "invalid upvalue count %d", f->sizeupvalues);
   if (f->sizeupnames != 0 && (f->sizeupnames != f->sizeupvalues || f->upnames == NULL))
@@ -398,8 +398,8 @@ static lraf_status check_constants(ctx *c) {
   int n;
   for (n = 0; n < c->f->sizek; n++) {
     switch (c->f->k[n].tag) {
-      case VM_TNIL: case VM_TFALSE: case VM_TTRUE: case VM_TINT:
-      case VM_TFLT: case VM_TSHRSTR: case VM_TLNGSTR: break;
+      case BC_TNIL: case BC_TFALSE: case BC_TTRUE: case BC_TINT:
+      case BC_TFLT: case BC_TSHRSTR: case BC_TLNGSTR: break;
       default:
         return badf(c, "constant %d has invalid tag 0x%02x", n, c->f->k[n].tag);
     }
@@ -410,29 +410,29 @@ static lraf_status check_constants(ctx *c) {
 /* VARARGPREP is the first instruction iff the function is vararg (its
    other placements are rejected instruction by instruction). */
 static lraf_status check_shape(ctx *c) {
-  const vm_proto *f = c->f;
-  vm_instr last = f->code[f->sizecode - 1];
-  const vm_opinfo *oi = vm_opinfo_of(vm_op(last));
-  if (f->is_vararg && vm_op(f->code[0]) != VM_OP_VARARGPREP)
+  const bc_proto *f = c->f;
+  bc_instr last = f->code[f->sizecode - 1];
+  const bc_opinfo *oi = bc_opinfo_of(bc_op(last));
+  if (f->is_vararg && bc_op(f->code[0]) != BC_OP_VARARGPREP)
     return badf(c, "vararg function does not start with VARARGPREP");
-  int stub_end = (c->flags & VM_CHECK_REWRITTEN) && vm_op(last) == VM_OP_JMP;
-  if (oi == NULL || (!(oi->flags & VM_OPF_ENDS) && !stub_end))
+  int stub_end = (c->flags & BC_CHECK_REWRITTEN) && bc_op(last) == BC_OP_JMP;
+  if (oi == NULL || (!(oi->flags & BC_OPF_ENDS) && !stub_end))
     return badf(c, "last instruction %s at pc %d does not return",
-                vm_opname(vm_op(last)), f->sizecode - 1);
+                bc_opname(bc_op(last)), f->sizecode - 1);
   return LRAF_OK;
 }
 
 /* luaG_getfuncline starts from abslineinfo[pc / 128 - 1]: that entry
    must exist and not lie after pc. */
 static lraf_status check_absbase(ctx *c) {
-  const vm_proto *f = c->f;
+  const bc_proto *f = c->f;
   int i;
   if (f->sizeabslineinfo == 0) return LRAF_OK;
   /* the pcs from the first entry on that start from entry i lie in
-     VM_MAXIWTHABS * (i + 1) and the next VM_MAXIWTHABS - 1: the first
+     BC_MAXIWTHABS * (i + 1) and the next BC_MAXIWTHABS - 1: the first
      of them (pc) fails if any does */
-  for (i = f->abslineinfo[0].pc / VM_MAXIWTHABS - 1;; i++) {
-    int pc = VM_MAXIWTHABS * (i + 1);
+  for (i = f->abslineinfo[0].pc / BC_MAXIWTHABS - 1;; i++) {
+    int pc = BC_MAXIWTHABS * (i + 1);
     if (pc < f->abslineinfo[0].pc) pc = f->abslineinfo[0].pc;
     if (pc >= f->sizecode) break;
     if (i >= 0 && (i >= f->sizeabslineinfo || f->abslineinfo[i].pc > pc))
@@ -442,7 +442,7 @@ static lraf_status check_absbase(ctx *c) {
 }
 
 static lraf_status check_lines(ctx *c) {
-  const vm_proto *f = c->f;
+  const bc_proto *f = c->f;
   long long line = f->linedefined;
   int pc, j = 0;
   if (f->sizelineinfo == 0) {
@@ -469,7 +469,7 @@ static lraf_status check_lines(ctx *c) {
   for (pc = 0, j = 0; pc < f->sizecode; ) {
     int stop = j < f->sizeabslineinfo ? f->abslineinfo[j].pc : f->sizecode;
     if (pc == stop) {  /* the entry (the pcs are increasing: checked) */
-      if (f->lineinfo[pc] != VM_ABSLINEINFO)
+      if (f->lineinfo[pc] != BC_ABSLINEINFO)
         return badf(c, "line info at pc %d disagrees with absolute entries",
                     pc);
       line = f->abslineinfo[j++].line;
@@ -479,7 +479,7 @@ static lraf_status check_lines(ctx *c) {
     } else if (line >= 0 && line + 127LL * (stop - pc) <= INT_MAX) {
       int l = (int)line;
       for (; pc < stop; pc++) {
-        if (f->lineinfo[pc] == VM_ABSLINEINFO)
+        if (f->lineinfo[pc] == BC_ABSLINEINFO)
           return badf(c, "line info at pc %d disagrees with absolute "
                       "entries", pc);
         l += f->lineinfo[pc];
@@ -489,7 +489,7 @@ static lraf_status check_lines(ctx *c) {
       line = l;
     } else {
       for (; pc < stop; pc++) {
-        if (f->lineinfo[pc] == VM_ABSLINEINFO)
+        if (f->lineinfo[pc] == BC_ABSLINEINFO)
           return badf(c, "line info at pc %d disagrees with absolute "
                       "entries", pc);
         line += f->lineinfo[pc];
@@ -502,12 +502,12 @@ static lraf_status check_lines(ctx *c) {
 }
 
 static lraf_status check_locvars(ctx *c) {
-  const vm_proto *f = c->f;
+  const bc_proto *f = c->f;
   int n;
   if (f->sizelocvars < 0 || (f->sizelocvars > 0 && f->locvars == NULL))
     return badf(c, "invalid local variable table");
   for (n = 0; n < f->sizelocvars; n++) {
-    const vm_locvar *v = &f->locvars[n];
+    const bc_locvar *v = &f->locvars[n];
     if (v->startpc < 0 || v->endpc > f->sizecode || v->startpc > v->endpc)
       return badf(c, "local variable %d has invalid range %d..%d", n,
                   v->startpc, v->endpc);
@@ -515,7 +515,7 @@ static lraf_status check_locvars(ctx *c) {
   return LRAF_OK;
 }
 
-lraf_status vm_check_debug(const vm_proto *f, const char *path,
+lraf_status bc_check_debug(const bc_proto *f, const char *path,
                            lraf_error *err) {
   ctx c;
   c.flags = 0;
@@ -528,12 +528,12 @@ lraf_status vm_check_debug(const vm_proto *f, const char *path,
   return check_locvars(&c);
 }
 
-lraf_status vm_check_proto(const vm_proto *f, const char *path,
+lraf_status bc_check_proto(const bc_proto *f, const char *path,
                            lraf_error *err) {
-  return vm_check_code(f, path, 0, err);
+  return bc_check_code(f, path, 0, err);
 }
 
-lraf_status vm_check_code(const vm_proto *f, const char *path, unsigned flags,
+lraf_status bc_check_code(const bc_proto *f, const char *path, unsigned flags,
                           lraf_error *err) {
   ctx c;
   c.flags = flags;

@@ -1,8 +1,8 @@
 /*
-** test_vm_roundtrip.c - vm_read then vm_write must give back lua_dump's
+** test_bc_roundtrip.c - bc_read then bc_write must give back lua_dump's
 ** bytes exactly, stripped and not, for inline snippets, every .lua file
 ** under tests/corpus/ and every .lua file under /usr/share/lua/5.4/.
-** The written bytes must load again, and vm_getline must agree with
+** The written bytes must load again, and bc_getline must agree with
 ** Lua's own line information.
 */
 #include <stdarg.h>
@@ -23,7 +23,7 @@
 
 #include "tutil_run.h"
 #include "tutil_vm.h"
-#include "vm.h"
+#include "bc.h"
 
 #define MIN_CORPUS_FILES 1   /* tests/corpus/ */
 #define MIN_SYSTEM_FILES 1   /* /usr/share/lua/5.4/ (re.lua from lua-lpeg) */
@@ -33,7 +33,7 @@ static int seen_tag[256];
 static int seen_abslineinfo;
 static int seen_kind[4];
 
-static void note_proto(const vm_proto *f) {
+static void note_proto(const bc_proto *f) {
   int i;
   for (i = 0; i < f->sizek; i++)
     seen_tag[f->k[i].tag & 0xff] = 1;
@@ -47,24 +47,24 @@ static void note_proto(const vm_proto *f) {
 
 /* Read, write, compare, reload one dump.  Returns 1 when all is well. */
 static int roundtrip(const tutil_vm_buf *in, const char *label, int strip,
-                     vm_chunk **keep) {
-  vm_chunk *c = NULL;
+                     bc_chunk **keep) {
+  bc_chunk *c = NULL;
   lraf_error err;
   void *out = NULL;
   size_t outsize = 0, i;
   char msg[512];
-  lraf_status st = vm_read(in->data, in->size, NULL, &c, &err);
+  lraf_status st = bc_read(in->data, in->size, NULL, &c, &err);
   if (st != LRAF_OK) {
-    print_error("%s (strip=%d): vm_read failed: %s\n", label, strip,
+    print_error("%s (strip=%d): bc_read failed: %s\n", label, strip,
                 err.message);
     return 0;
   }
   note_proto(c->main);
-  st = vm_write(c, &out, &outsize, &err);
+  st = bc_write(c, &out, &outsize, &err);
   if (st != LRAF_OK) {
-    print_error("%s (strip=%d): vm_write failed: %s\n", label, strip,
+    print_error("%s (strip=%d): bc_write failed: %s\n", label, strip,
                 err.message);
-    vm_chunk_free(c);
+    bc_chunk_free(c);
     return 0;
   }
   if (outsize != in->size || memcmp(out, in->data, outsize) != 0) {
@@ -75,21 +75,21 @@ static int roundtrip(const tutil_vm_buf *in, const char *label, int strip,
                 "difference at offset %zu\n", label, strip, outsize,
                 in->size, i);
     free(out);
-    vm_chunk_free(c);
+    bc_chunk_free(c);
     return 0;
   }
   if (!tutil_vm_load(out, outsize, msg, sizeof msg)) {
     print_error("%s (strip=%d): lua_load rejects the written bytes: %s\n",
                 label, strip, msg);
     free(out);
-    vm_chunk_free(c);
+    bc_chunk_free(c);
     return 0;
   }
   free(out);
   if (keep != NULL)
     *keep = c;
   else
-    vm_chunk_free(c);
+    bc_chunk_free(c);
   return 1;
 }
 
@@ -106,9 +106,9 @@ static int count_keys(lua_State *L, int idx) {
 }
 
 /* The set of lines of main that Lua reports (debug.getinfo "L") must be
-   the set vm_getline gives for the same instructions. */
+   the set bc_getline gives for the same instructions. */
 static int lines_agree(const char *src, size_t len, const char *name,
-                       const vm_proto *f, const char *label) {
+                       const bc_proto *f, const char *label) {
   lua_State *L = luaL_newstate();
   lua_Debug ar;
   int pc, ok = 1, nlua, nours;
@@ -117,11 +117,11 @@ static int lines_agree(const char *src, size_t len, const char *name,
     return 0;
   }
   lua_getinfo(L, ">L", &ar);  /* pops the function, pushes the line set */
-  lua_newtable(L);            /* the lines vm_getline gives */
+  lua_newtable(L);            /* the lines bc_getline gives */
   for (pc = f->is_vararg ? 1 : 0; pc < f->sizecode; pc++) {
-    int line = vm_getline(f, pc);
+    int line = bc_getline(f, pc);
     if (lua_rawgeti(L, -2, line) != LUA_TBOOLEAN) {
-      print_error("%s: vm_getline(pc %d) = %d is not an active line\n",
+      print_error("%s: bc_getline(pc %d) = %d is not an active line\n",
                   label, pc, line);
       ok = 0;
     }
@@ -132,7 +132,7 @@ static int lines_agree(const char *src, size_t len, const char *name,
   nours = count_keys(L, -1);
   nlua = count_keys(L, -2);
   if (nours != nlua) {
-    print_error("%s: Lua has %d active lines, vm_getline gives %d\n", label,
+    print_error("%s: Lua has %d active lines, bc_getline gives %d\n", label,
                 nlua, nours);
     ok = 0;
   }
@@ -140,14 +140,14 @@ static int lines_agree(const char *src, size_t len, const char *name,
   return ok;
 }
 
-/* vm_getlines gives what vm_getline gives at every pc of f and of the
+/* bc_getlines gives what bc_getline gives at every pc of f and of the
    functions inside it. */
-static int getlines_agree(const vm_proto *f) {
+static int getlines_agree(const bc_proto *f) {
   int *lines = malloc(((size_t)f->sizecode + 1) * sizeof(int));
   int pc, i, ok = lines != NULL;
-  if (ok) vm_getlines(f, lines);
+  if (ok) bc_getlines(f, lines);
   for (pc = 0; ok && pc < f->sizecode; pc++)
-    ok = lines[pc] == vm_getline(f, pc);
+    ok = lines[pc] == bc_getline(f, pc);
   free(lines);
   for (i = 0; ok && i < f->sizep; i++)
     ok = getlines_agree(f->p[i]);
@@ -162,7 +162,7 @@ static int check_source(const char *src, size_t len, const char *name,
   char msg[512];
   for (strip = 0; strip <= 1; strip++) {
     tutil_vm_buf b;
-    vm_chunk *c = NULL;
+    bc_chunk *c = NULL;
     if (!tutil_vm_dump(src, len, name, strip, &b, msg, sizeof msg)) {
       printf("note: skipping %s: does not compile: %s\n", label, msg);
       return 0;
@@ -175,10 +175,10 @@ static int check_source(const char *src, size_t len, const char *name,
     if (c != NULL) {
       int ok = lines_agree(src, len, name, c->main, label);
       if (!getlines_agree(c->main))
-        fail_msg("vm_getlines disagrees with vm_getline for %s", label);
-      vm_chunk_free(c);
+        fail_msg("bc_getlines disagrees with bc_getline for %s", label);
+      bc_chunk_free(c);
       if (!ok)
-        fail_msg("vm_getline disagrees with Lua for %s", label);
+        fail_msg("bc_getline disagrees with Lua for %s", label);
     }
   }
   return 1;
@@ -405,8 +405,8 @@ static void test_many_upvalues(void **state) {
 }
 
 static void test_coverage(void **state) {
-  static const int tags[] = {VM_TNIL, VM_TFALSE, VM_TTRUE, VM_TINT, VM_TFLT,
-                             VM_TSHRSTR, VM_TLNGSTR};
+  static const int tags[] = {BC_TNIL, BC_TFALSE, BC_TTRUE, BC_TINT, BC_TFLT,
+                             BC_TSHRSTR, BC_TLNGSTR};
   size_t i;
   (void)state;
   for (i = 0; i < sizeof tags / sizeof tags[0]; i++) {
@@ -429,82 +429,82 @@ static void test_files(void **state) {
              ncorpus, MIN_CORPUS_FILES, nsystem, MIN_SYSTEM_FILES);
 }
 
-/* vm_getline on a hand-made prototype: deltas from linedefined, then
+/* bc_getline on a hand-made prototype: deltas from linedefined, then
    from an absolute entry, as Lua computes it. */
 static void test_getline(void **state) {
-  int8_t li[6] = {1, 0, 2, VM_ABSLINEINFO, -3, 1};
-  vm_absline abs[1] = {{3, 500}};
-  vm_proto f;
+  int8_t li[6] = {1, 0, 2, BC_ABSLINEINFO, -3, 1};
+  bc_absline abs[1] = {{3, 500}};
+  bc_proto f;
   (void)state;
   memset(&f, 0, sizeof f);
   f.linedefined = 10;
   f.sizecode = f.sizelineinfo = 6;
   f.lineinfo = li;
-  assert_int_equal(vm_getline(&f, 0), 11);
-  assert_int_equal(vm_getline(&f, 1), 11);
-  assert_int_equal(vm_getline(&f, 2), 13);
+  assert_int_equal(bc_getline(&f, 0), 11);
+  assert_int_equal(bc_getline(&f, 1), 11);
+  assert_int_equal(bc_getline(&f, 2), 13);
   f.sizeabslineinfo = 1;
   f.abslineinfo = abs;
-  assert_int_equal(vm_getline(&f, 2), 13);
-  assert_int_equal(vm_getline(&f, 3), 500);
-  assert_int_equal(vm_getline(&f, 4), 497);
-  assert_int_equal(vm_getline(&f, 5), 498);
-  assert_int_equal(vm_getline(&f, 6), -1);
-  assert_int_equal(vm_getline(&f, -1), -1);
+  assert_int_equal(bc_getline(&f, 2), 13);
+  assert_int_equal(bc_getline(&f, 3), 500);
+  assert_int_equal(bc_getline(&f, 4), 497);
+  assert_int_equal(bc_getline(&f, 5), 498);
+  assert_int_equal(bc_getline(&f, 6), -1);
+  assert_int_equal(bc_getline(&f, -1), -1);
   assert_true(getlines_agree(&f));
   abs[0].pc = -2;  /* malformed: every line from it is unknown */
-  assert_int_equal(vm_getline(&f, 4), -1);
+  assert_int_equal(bc_getline(&f, 4), -1);
   assert_true(getlines_agree(&f));
   abs[0].pc = 3;
   f.sizelineinfo = 4;  /* shorter than the code */
-  assert_int_equal(vm_getline(&f, 5), -1);
+  assert_int_equal(bc_getline(&f, 5), -1);
   assert_true(getlines_agree(&f));
   f.lineinfo = NULL;
   f.sizelineinfo = 0;
-  assert_int_equal(vm_getline(&f, 0), -1);
+  assert_int_equal(bc_getline(&f, 0), -1);
   assert_true(getlines_agree(&f));
 }
 
 /* The writer refuses models it cannot encode, with EARG and a reason. */
 static void test_write_invalid(void **state) {
-  vm_instr code[1] = {0};
-  vm_const k[1];
-  vm_proto f, *kids[1] = {NULL};
-  vm_chunk c = {0, &f};
+  bc_instr code[1] = {0};
+  bc_const k[1];
+  bc_proto f, *kids[1] = {NULL};
+  bc_chunk c = {0, &f};
   lraf_error err;
   void *out = (void *)&err;
   size_t n = 7;
   (void)state;
   memset(&f, 0, sizeof f);
   memset(k, 0, sizeof k);
-  assert_int_equal(vm_write(NULL, &out, &n, &err), LRAF_EARG);
+  assert_int_equal(bc_write(NULL, &out, &n, &err), LRAF_EARG);
   f.sizecode = -1;
   f.code = code;
-  assert_int_equal(vm_write(&c, &out, &n, &err), LRAF_EARG);
+  assert_int_equal(bc_write(&c, &out, &n, &err), LRAF_EARG);
   assert_non_null(strstr(err.message, "code has size -1"));
   f.sizecode = 1;
   f.sizek = 1;
   f.k = k;
   k[0].tag = 0x07;
-  assert_int_equal(vm_write(&c, &out, &n, &err), LRAF_EARG);
+  assert_int_equal(bc_write(&c, &out, &n, &err), LRAF_EARG);
   assert_non_null(strstr(err.message, "unknown constant tag 0x07"));
-  k[0].tag = VM_TSHRSTR;
-  assert_int_equal(vm_write(&c, &out, &n, &err), LRAF_EARG);
+  k[0].tag = BC_TSHRSTR;
+  assert_int_equal(bc_write(&c, &out, &n, &err), LRAF_EARG);
   assert_non_null(strstr(err.message, "NULL string constant"));
   f.sizek = 0;
   f.sizep = 1;
   f.p = kids;
-  assert_int_equal(vm_write(&c, &out, &n, &err), LRAF_EARG);
+  assert_int_equal(bc_write(&c, &out, &n, &err), LRAF_EARG);
   assert_non_null(strstr(err.message, "nested function 0 is missing"));
   f.sizep = 0;
   f.linedefined = -5;
-  assert_int_equal(vm_write(&c, &out, &n, &err), LRAF_EARG);
+  assert_int_equal(bc_write(&c, &out, &n, &err), LRAF_EARG);
   assert_non_null(strstr(err.message, "negative linedefined -5"));
   /* outputs untouched on failure */
   assert_ptr_equal(out, (void *)&err);
   assert_int_equal(n, 7);
   f.linedefined = 0;
-  assert_int_equal(vm_write(&c, &out, &n, &err), LRAF_OK);
+  assert_int_equal(bc_write(&c, &out, &n, &err), LRAF_OK);
   assert_int_equal(n, 32 + 14 + 4);
   free(out);
 }

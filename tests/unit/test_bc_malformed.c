@@ -1,5 +1,5 @@
 /*
-** test_vm_malformed.c - vm_read on hostile input: every malformed chunk
+** test_bc_malformed.c - bc_read on hostile input: every malformed chunk
 ** is rejected with the right code and a message naming the problem and
 ** its byte offset, *out is left alone, and nothing crashes or leaks.
 **
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "tutil_vm.h"
-#include "vm.h"
+#include "bc.h"
 
 /* ---------------------------------------------------------------- */
 /* A byte builder for chunks                                          */
@@ -116,7 +116,7 @@ static void bb_set_varint(bb *b, size_t off, uint64_t v) {
 typedef struct func {
   const char *source;  /* NULL: the NULL string */
   unsigned numparams, is_vararg, maxstack;
-  const vm_instr *code;
+  const bc_instr *code;
   int ncode;
   const uint8_t *k;    /* raw constant bytes (tags and values) */
   size_t ksize;
@@ -181,7 +181,7 @@ static void emit(bb *b, const func *f, where *w) {
 }
 
 /* The main function of "return": VARARGPREP, RETURN, with _ENV. */
-static vm_instr main_code[3];
+static bc_instr main_code[3];
 static const uint8_t env_up[3] = {1, 0, 0};
 static const int8_t main_lines[3] = {1, 0, 0};
 static const char *const env_name[1] = {"_ENV"};
@@ -189,8 +189,8 @@ static const char *const env_name[1] = {"_ENV"};
 static func main_func(void) {
   func f;
   memset(&f, 0, sizeof f);
-  main_code[0] = vm_abx(VM_OP_VARARGPREP, 0, 0);
-  main_code[1] = vm_abck(VM_OP_RETURN, 0, 1, 1, 0);
+  main_code[0] = bc_abx(BC_OP_VARARGPREP, 0, 0);
+  main_code[1] = bc_abck(BC_OP_RETURN, 0, 1, 1, 0);
   f.source = "=t";
   f.is_vararg = 1;
   f.maxstack = 2;
@@ -206,13 +206,13 @@ static func main_func(void) {
 }
 
 /* A nested function that only returns. */
-static vm_instr leaf_code[1];
+static bc_instr leaf_code[1];
 static const int8_t leaf_lines[1] = {0};
 
 static func leaf_func(void) {
   func f;
   memset(&f, 0, sizeof f);
-  leaf_code[0] = vm_abck(VM_OP_RETURN0, 0, 0, 0, 0);
+  leaf_code[0] = bc_abck(BC_OP_RETURN0, 0, 0, 0, 0);
   f.maxstack = 2;
   f.code = leaf_code;
   f.ncode = 1;
@@ -233,18 +233,18 @@ static void build(bb *b, const func *f, where *w) {
 /* Expectations                                                       */
 /* ---------------------------------------------------------------- */
 
-static vm_chunk sentinel_chunk;
+static bc_chunk sentinel_chunk;
 
-/* vm_read must fail with code and a message containing each of the
+/* bc_read must fail with code and a message containing each of the
    given substrings (a NULL-terminated list), leave *out alone, and
    fail the same way without an error record. */
-static void expect_v(const void *d, size_t n, const vm_limits *lim,
+static void expect_v(const void *d, size_t n, const bc_limits *lim,
                      lraf_status code, va_list ap) {
-  vm_chunk *out = &sentinel_chunk;
+  bc_chunk *out = &sentinel_chunk;
   lraf_error err;
   const char *sub;
   memset(&err, 0, sizeof err);
-  if (vm_read(d, n, lim, &out, &err) != code || err.code != code)
+  if (bc_read(d, n, lim, &out, &err) != code || err.code != code)
     fail_msg("expected status %d, got %d: %s", (int)code, (int)err.code,
              err.message);
   assert_ptr_equal(out, &sentinel_chunk);
@@ -252,7 +252,7 @@ static void expect_v(const void *d, size_t n, const vm_limits *lim,
     if (strstr(err.message, sub) == NULL)
       fail_msg("message \"%s\" does not contain \"%s\"", err.message, sub);
   }
-  assert_int_equal(vm_read(d, n, lim, &out, NULL), code);
+  assert_int_equal(bc_read(d, n, lim, &out, NULL), code);
   assert_ptr_equal(out, &sentinel_chunk);
 }
 
@@ -263,7 +263,7 @@ static void expect(const void *d, size_t n, lraf_status code, ...) {
   va_end(ap);
 }
 
-static void expect_lim(const void *d, size_t n, const vm_limits *lim,
+static void expect_lim(const void *d, size_t n, const bc_limits *lim,
                        lraf_status code, ...) {
   va_list ap;
   va_start(ap, code);
@@ -307,7 +307,7 @@ static void sample(int strip, tutil_vm_buf *out) {
 static void test_builder_valid(void **state) {
   bb b;
   func m = main_func(), leaf = leaf_func();
-  vm_chunk *c = NULL;
+  bc_chunk *c = NULL;
   lraf_error err;
   void *w = NULL;
   size_t wn = 0;
@@ -316,16 +316,16 @@ static void test_builder_valid(void **state) {
   m.child = &leaf;
   m.nchild = 2;
   build(&b, &m, NULL);
-  if (vm_read(b.d, b.n, NULL, &c, &err) != LRAF_OK)
+  if (bc_read(b.d, b.n, NULL, &c, &err) != LRAF_OK)
     fail_msg("builder chunk rejected: %s", err.message);
   assert_int_equal(c->main->sizep, 2);
-  assert_int_equal(vm_write(c, &w, &wn, &err), LRAF_OK);
+  assert_int_equal(bc_write(c, &w, &wn, &err), LRAF_OK);
   assert_int_equal(wn, b.n);
   assert_memory_equal(w, b.d, b.n);
   if (!tutil_vm_load(b.d, b.n, msg, sizeof msg))
     fail_msg("lua_load rejects the builder chunk: %s", msg);
   free(w);
-  vm_chunk_free(c);
+  bc_chunk_free(c);
   free(b.d);
 }
 
@@ -371,19 +371,19 @@ static void test_mutations(void **state) {
   for (pos = 0; pos < s.size; pos++) {
     for (v = 0; v < 8 + sizeof values; v++) {
       uint8_t *d = malloc(s.size);
-      vm_chunk *c = NULL;
+      bc_chunk *c = NULL;
       lraf_error err;
       assert_non_null(d);
       memcpy(d, s.data, s.size);
       d[pos] = v < 8 ? (uint8_t)(d[pos] ^ (1u << v)) : values[v - 8];
-      if (vm_read(d, s.size, NULL, &c, &err) == LRAF_OK) {
+      if (bc_read(d, s.size, NULL, &c, &err) == LRAF_OK) {
         void *w = NULL;
         size_t wn = 0;
-        assert_int_equal(vm_write(c, &w, &wn, &err), LRAF_OK);
+        assert_int_equal(bc_write(c, &w, &wn, &err), LRAF_OK);
         assert_int_equal(wn, s.size);
         assert_memory_equal(w, d, wn);
         free(w);
-        vm_chunk_free(c);
+        bc_chunk_free(c);
         accepted++;
       }
       else {
@@ -596,7 +596,7 @@ static void test_string_beyond_input(void **state) {
 /* ---------------------------------------------------------------- */
 
 static void test_bad_constant_tag(void **state) {
-  static const uint8_t k[] = {VM_TINT, 1, 0, 0, 0, 0, 0, 0, 0, 0x05};
+  static const uint8_t k[] = {BC_TINT, 1, 0, 0, 0, 0, 0, 0, 0, 0x05};
   bb b;
   func m = main_func();
   where w;
@@ -611,7 +611,7 @@ static void test_bad_constant_tag(void **state) {
 }
 
 static void test_null_string_constant(void **state) {
-  static const uint8_t k[] = {VM_TSHRSTR, 0x80};
+  static const uint8_t k[] = {BC_TSHRSTR, 0x80};
   bb b;
   func m = main_func();
   where w;
@@ -750,7 +750,7 @@ static void test_nesting_1000(void **state) {
 }
 
 static void test_max_functions(void **state) {
-  vm_limits lim = vm_default_limits;
+  bc_limits lim = bc_default_limits;
   bb b;
   func m = main_func(), leaf = leaf_func();
   char msg[64];
@@ -764,15 +764,15 @@ static void test_max_functions(void **state) {
   expect_lim(b.d, b.n, &lim, LRAF_ELIMIT, msg, NULL);
   lim.max_functions = 6;  /* exactly enough */
   {
-    vm_chunk *c = NULL;
-    assert_int_equal(vm_read(b.d, b.n, &lim, &c, NULL), LRAF_OK);
-    vm_chunk_free(c);
+    bc_chunk *c = NULL;
+    assert_int_equal(bc_read(b.d, b.n, &lim, &c, NULL), LRAF_OK);
+    bc_chunk_free(c);
   }
   free(b.d);
 }
 
 static void test_max_input(void **state) {
-  vm_limits lim = vm_default_limits;
+  bc_limits lim = bc_default_limits;
   bb b;
   func m = main_func();
   char msg[80];
@@ -786,10 +786,10 @@ static void test_max_input(void **state) {
 }
 
 /* ---------------------------------------------------------------- */
-/* Structural checks (vm_check_proto), with the function's offset     */
+/* Structural checks (bc_check_proto), with the function's offset     */
 /* ---------------------------------------------------------------- */
 
-static void code_case(const vm_instr *code, int ncode, int nchild,
+static void code_case(const bc_instr *code, int ncode, int nchild,
                       const char *msg) {
   bb b;
   func m = main_func(), leaf = leaf_func();
@@ -807,67 +807,67 @@ static void code_case(const vm_instr *code, int ncode, int nchild,
 }
 
 static void test_invalid_opcode(void **state) {
-  vm_instr code[3];
+  bc_instr code[3];
   (void)state;
-  code[0] = vm_abx(VM_OP_VARARGPREP, 0, 0);
-  code[1] = 90u | (1u << VM_POS_A);
-  code[2] = vm_abck(VM_OP_RETURN, 0, 1, 1, 0);
+  code[0] = bc_abx(BC_OP_VARARGPREP, 0, 0);
+  code[1] = 90u | (1u << BC_POS_A);
+  code[2] = bc_abck(BC_OP_RETURN, 0, 1, 1, 0);
   code_case(code, 3, 0, "invalid opcode 90 at pc 1");
 }
 
 static void test_constant_index(void **state) {
-  vm_instr code[3];
+  bc_instr code[3];
   (void)state;
-  code[0] = vm_abx(VM_OP_VARARGPREP, 0, 0);
-  code[1] = vm_abx(VM_OP_LOADK, 0, 5);
-  code[2] = vm_abck(VM_OP_RETURN, 0, 1, 1, 0);
+  code[0] = bc_abx(BC_OP_VARARGPREP, 0, 0);
+  code[1] = bc_abx(BC_OP_LOADK, 0, 5);
+  code[2] = bc_abck(BC_OP_RETURN, 0, 1, 1, 0);
   code_case(code, 3, 0, "constant index 5 out of range (0 constants)");
 }
 
 static void test_upvalue_index(void **state) {
-  vm_instr code[3];
+  bc_instr code[3];
   (void)state;
-  code[0] = vm_abx(VM_OP_VARARGPREP, 0, 0);
-  code[1] = vm_abck(VM_OP_GETUPVAL, 0, 3, 0, 0);
-  code[2] = vm_abck(VM_OP_RETURN, 0, 1, 1, 0);
+  code[0] = bc_abx(BC_OP_VARARGPREP, 0, 0);
+  code[1] = bc_abck(BC_OP_GETUPVAL, 0, 3, 0, 0);
+  code[2] = bc_abck(BC_OP_RETURN, 0, 1, 1, 0);
   code_case(code, 3, 0, "upvalue index 3 out of range (1 upvalues)");
 }
 
 static void test_closure_index(void **state) {
-  vm_instr code[3];
+  bc_instr code[3];
   (void)state;
-  code[0] = vm_abx(VM_OP_VARARGPREP, 0, 0);
-  code[1] = vm_abx(VM_OP_CLOSURE, 0, 1);
-  code[2] = vm_abck(VM_OP_RETURN, 0, 1, 1, 0);
+  code[0] = bc_abx(BC_OP_VARARGPREP, 0, 0);
+  code[1] = bc_abx(BC_OP_CLOSURE, 0, 1);
+  code[2] = bc_abck(BC_OP_RETURN, 0, 1, 1, 0);
   code_case(code, 3, 1, "function index 1 out of range (1 functions)");
 }
 
 static void test_register_index(void **state) {
-  vm_instr code[3];
+  bc_instr code[3];
   (void)state;
-  code[0] = vm_abx(VM_OP_VARARGPREP, 0, 0);
-  code[1] = vm_abck(VM_OP_MOVE, 200, 0, 0, 0);
-  code[2] = vm_abck(VM_OP_RETURN, 0, 1, 1, 0);
+  code[0] = bc_abx(BC_OP_VARARGPREP, 0, 0);
+  code[1] = bc_abck(BC_OP_MOVE, 200, 0, 0, 0);
+  code[2] = bc_abck(BC_OP_RETURN, 0, 1, 1, 0);
   code_case(code, 3, 0, "register 200 out of range (maxstacksize 2)");
 }
 
 static void test_jump_target(void **state) {
-  vm_instr code[3];
+  bc_instr code[3];
   (void)state;
-  code[0] = vm_abx(VM_OP_VARARGPREP, 0, 0);
-  code[1] = vm_isj(VM_OP_JMP, 50);
-  code[2] = vm_abck(VM_OP_RETURN, 0, 1, 1, 0);
+  code[0] = bc_abx(BC_OP_VARARGPREP, 0, 0);
+  code[1] = bc_isj(BC_OP_JMP, 50);
+  code[2] = bc_abck(BC_OP_RETURN, 0, 1, 1, 0);
   code_case(code, 3, 0, "out of range (3 instructions) in JMP at pc 1");
 }
 
 /* The offset given is that of the failing nested function. */
 static void test_nested_check_offset(void **state) {
-  static vm_instr bad_code[1];
+  static bc_instr bad_code[1];
   bb b;
   func m = main_func(), leaf = leaf_func();
   char msg[48];
   (void)state;
-  bad_code[0] = vm_abx(VM_OP_LOADK, 0, 0);  /* and no RETURN */
+  bad_code[0] = bc_abx(BC_OP_LOADK, 0, 0);  /* and no RETURN */
   leaf.code = bad_code;
   m.child = &leaf;
   m.nchild = 1;
@@ -882,12 +882,12 @@ static void test_nested_check_offset(void **state) {
 /* ---------------------------------------------------------------- */
 
 static void test_bad_arguments(void **state) {
-  vm_chunk *out = &sentinel_chunk;
+  bc_chunk *out = &sentinel_chunk;
   lraf_error err;
   (void)state;
-  assert_int_equal(vm_read(NULL, 10, NULL, &out, &err), LRAF_EARG);
+  assert_int_equal(bc_read(NULL, 10, NULL, &out, &err), LRAF_EARG);
   assert_ptr_equal(out, &sentinel_chunk);
-  assert_int_equal(vm_read("x", 1, NULL, NULL, &err), LRAF_EARG);
+  assert_int_equal(bc_read("x", 1, NULL, NULL, &err), LRAF_EARG);
 }
 
 int main(void) {
