@@ -62,7 +62,7 @@ LUA_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) 2>/dev/null)
 LUA_LIBS   := $(shell pkg-config --libs $(LUA_PC) 2>/dev/null)
 LUA_DEP    :=
 
-# The lraf VM (issue 17, docs/lraf-vm.md): with LRAF_VM=1 everything is
+# The lraf VM (docs/lraf-vm.md): with LRAF_VM=1 everything is
 # built against Lua 5.4.4 from Debian's source package plus
 # lravm/patches/lua-acct.patch (lravm/fetch.sh puts it in $(LRAVM_SRC)),
 # compiled into $(BUILD)/lua/liblua.a.  With LRAF_VM=0 it is built
@@ -101,7 +101,7 @@ endif
 $(VM_STAMP):
 	@mkdir -p $(dir $@) && touch $@
 
-# lraf's metered LPeg (issue 16, docs/cost-model.md): LPeg 1.0.2 from
+# lraf's metered LPeg (docs/cost-model.md, native charging): LPeg 1.0.2 from
 # Debian's lua-lpeg source with runtime/lpeg/lpeg-steps.patch, fetched by
 # runtime/lpeg/fetch.sh into $(LPEG_SRC) and compiled into the library.
 # $(BUILD)/lpeg.mk records whether that worked (make remakes it first;
@@ -270,7 +270,7 @@ $(BUILD)/liblraf.so: $(LIB_OBJ) $(LUA_DEP)
 $(BUILD)/lraf: $(CLI_OBJ) $(BUILD)/liblraf.a $(LUA_DEP)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/liblraf.a $(LIBS)
 
-# lraf-lua (issue 15): lua5.4's command line, metered through
+# lraf-lua (docs/security.md, lraf-lua): lua5.4's command line, metered through
 # LRAF_OPTIONS; one file over include/lraf.h.  -ldl: -i opens libreadline
 # at run time when it is there.
 $(BUILD)/lraf-lua: $(BUILD)/cli/lraf_lua.o $(BUILD)/liblraf.a
