@@ -11,7 +11,8 @@
 # the lraf VM's sources it builds build/stock alone and says so.
 #   make examples  build examples/*.c into $(BUILD)/examples (tests run them)
 #   make bench  overhead benchmarks (tests/bench; bench-native: native
-#               cost calibration and the overhead of native charging)
+#               cost calibration and the overhead of native charging);
+#               writes docs/measurements.md
 #   make fuzz-diff SEEDS=N [START=S]   differential test of N generated programs
 #   make fuzz [FUZZ_TIME=600]          each libFuzzer target for FUZZ_TIME s
 #
@@ -348,30 +349,38 @@ unit: $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf $(BUILD)/lraf-lua $(E
 	@LRAF=$(BUILD)/lraf tests/run_suites.sh $(TALLY) $(TEST_BIN)
 	@$(if $(TALLY_OWN),tests/run_suites.sh --total $(TALLY))
 
+# Every bench script writes its output into build/measurements/NAME.md;
+# tools/measurements.sh assembles docs/measurements.md from them (a
+# section that was not run is kept as it was).
 bench: all
 	BUILD=$(STOCK) tests/bench/run.sh
 	tests/bench/native.sh
 	tests/bench/serve.sh
 	tests/bench/profile.sh
 	tests/bench/vm.sh
+	tools/measurements.sh
 
 # What lraf profile costs over plain lua5.4 and over lraf run.
 bench-profile: all
 	tests/bench/profile.sh
+	tools/measurements.sh
 
 # The lraf VM's columns alone (tests/bench/vm.sh)
 bench-vm: deps
 	tests/bench/vm.sh
+	tools/measurements.sh
 
 # Rewriting against compiling, both builds (tests/bench/rwtime.sh)
 bench-rw: deps
 	tests/bench/rwtime.sh
+	tools/measurements.sh
 
 # Calibration of the native cost model and the overhead of charging.
 bench-native: all
 	tests/bench/native.sh
 	@if [ -f build/lua/liblua.a ]; then BUILD=build tests/bench/native.sh --vm; \
 	else echo "bench-native: no lraf VM build (build/) to measure its charges"; fi
+	tools/measurements.sh
 
 # More generated programs through the differential test (tests/gen):
 # seeds START .. START+SEEDS-1.
