@@ -182,9 +182,11 @@ static lraf_status run_once(const lraf_options *base, const char *script,
   L = lraf_lua(S);
   lua_pushcfunction(L, bench_globals);
   lua_pushlightuserdata(L, (void *)args);
+  lraf_host_strings(S, 1);  /* the arg table's paths (bench_globals) */
   lua_pushstring(L, script);
   lua_pushlightuserdata(L, b);
   st = lraf_call(S, 3, 0, err);
+  lraf_host_strings(S, 0);
   t0 = now();
   if (st == LRAF_OK) st = lraf_load_file(S, script, err);
   if (st == LRAF_OK) {
@@ -301,6 +303,7 @@ static int parse_args(int argc, char **argv, lraf_options *opt,
   *opt = a.opt;
   opt->traceback = 1;
   if (a.native >= 0) opt->native = a.native;
+  if (opt->deterministic == LRAF_DETERMINISTIC_AUTO) opt->deterministic = 1;
   if (a.runs > 0) *runs = a.runs;
   b->limit = a.limit >= 0 ? a.limit : BENCH_DEFAULT_LIMIT;
   b->limit_said = a.limit >= 0;

@@ -70,11 +70,25 @@ static void drop_loadlib(lua_State *L) {
   lua_pop(L, 1);
 }
 
+/* A deterministic state: math.random starts from a fixed seed (the
+   stock randomseed, before native charging wraps it: not counted). */
+static void seed_random(lua_State *L) {
+  if (lua_getglobal(L, LUA_MATHLIBNAME) == LUA_TTABLE &&
+      lua_getfield(L, -1, "randomseed") == LUA_TFUNCTION) {
+    lua_pushinteger(L, 0);
+    lua_call(L, 1, 0);
+  } else {
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
 void rt_env_open(lua_State *L, lraf_state *S) {
   if (S->env == LRAF_ENV_SANDBOX)
     open_sandbox(L, S);
   else
     luaL_openlibs(L);
+  if (S->det) seed_random(L);
   lua_pushglobaltable(L);
   rt_protect_open(L);
   lua_pop(L, 1);
