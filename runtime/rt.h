@@ -65,9 +65,10 @@ struct lraf_state {
   size_t host_want;       /* the next host_want_n string blocks: out
                              while of this size */
   int host_want_n;
+  size_t host_credit;     /* what of such a block is out (0: all) */
   size_t str_header;      /* a string's block: str_header + length + 1 */
   int nhost;
-  struct { void *p; size_t size; } host[RT_HOST_BLOCKS];
+  struct { void *p; size_t credit; } host[RT_HOST_BLOCKS];
   int memerr;             /* the stop propagating is the memory limit */
   int64_t granularity;
   lraf_env env;
@@ -320,8 +321,9 @@ void *rt_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /* Measure the block of a string (once, when the state is made). */
 void rt_alloc_probe(lraf_state *S);
 /* Leave the next n string blocks out of the count while they have the
-   size of a string of len bytes (a chunk name: rt_load.c). */
-void rt_alloc_want(lraf_state *S, size_t len, int n);
+   size of a string of len bytes (a chunk name: rt_load.c): credit bytes
+   of each (0: all of it). */
+void rt_alloc_want(lraf_state *S, size_t len, int n, size_t credit);
 /* Lua's longest interned string (LUAI_MAXSHORTLEN) */
 #define RT_SHORTSTR 40
 

@@ -27,62 +27,83 @@ static lraf_account *running_account(lraf_state *S) {
   return S->main.acct;
 }
 
-/* Is p a host block?  Then it leaves the list (it is freed or
-   moved), and its size is what the count does not hold. */
-static int host_block(lraf_state *S, void *p) {
+/* Keep n bytes out of what Lua's collector counts too (the lraf VM:
+   then when it collects does not depend on them either). */
+static void gc_uncount(lraf_state *S, long n) {
+#ifdef LRAF_VM
+  if (S->L != NULL) lua_gcuncount(S->L, n);
+#else
+  (void)S;
+  (void)n;
+#endif
+}
+
+/* What of p, a host block, is out of the count (0: not one); it
+   leaves the list (it is freed or moved). */
+static size_t host_block(lraf_state *S, void *p) {
   int i;
   for (i = 0; i < S->nhost; i++) {
     if (S->host[i].p == p) {
+      size_t c = S->host[i].credit;
       S->host[i] = S->host[--S->nhost];
-      return 1;
+      gc_uncount(S, -(long)c);
+      return c;
     }
   }
   return 0;
 }
 
-/* A new block of Lua's type tag: a host string to leave out? */
-static int host_new(lraf_state *S, size_t tag, size_t nsize) {
-  int want;
+/* What of a new block of Lua's type tag is a host string's. */
+static size_t host_new(const lraf_state *S, size_t tag, size_t nsize) {
   if (tag != LUA_TSTRING || S->nhost >= RT_HOST_BLOCKS) return 0;
-  if (S->host_strings) return 1;
-  want = S->host_want == nsize;
-  if (!want || --S->host_want_n == 0) S->host_want = 0;
-  return want;
+  if (S->host_strings) return nsize;
+  if (S->host_want != nsize) return 0;
+  return S->host_credit > 0 && S->host_credit < nsize ? S->host_credit
+                                                      : nsize;
+}
+
+/* A new block was made: a host block when credit > 0; the wanted
+   string blocks are the next ones only. */
+static void host_made(lraf_state *S, void *p, size_t tag, size_t credit) {
+  if (S->host_want > 0 && !S->host_strings && tag == LUA_TSTRING &&
+      (credit == 0 || --S->host_want_n == 0))
+    S->host_want = 0;
+  if (credit == 0) return;
+  S->host[S->nhost].p = p;
+  S->host[S->nhost++].credit = credit;
+  gc_uncount(S, (long)credit);
 }
 
 void *rt_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   lraf_state *S = ud;
-  size_t old = ptr != NULL ? osize : 0;
+  size_t old = ptr != NULL ? osize : 0, credit = 0, counted;
   void *p;
-  if (ptr != NULL && S->nhost > 0 && host_block(S, ptr)) old = 0;
+  if (ptr != NULL && S->nhost > 0) old -= host_block(S, ptr);
   if (nsize == 0) {
     free(ptr);
     S->mem_used -= old;
     return NULL;
   }
-  if (ptr == NULL && (S->host_strings || S->host_want) &&
-      host_new(S, osize, nsize)) {
-    p = malloc(nsize);
-    if (p == NULL) return NULL;
-    S->host[S->nhost].p = p;
-    S->host[S->nhost++].size = nsize;
-    return p;
-  }
-  if (nsize > old && S->mem_limit > 0 &&
+  if (ptr == NULL && (S->host_strings || S->host_want))
+    credit = host_new(S, osize, nsize);
+  counted = nsize - credit;
+  if (counted > old && S->mem_limit > 0 &&
       (S->mem_used > S->mem_limit ||
-       nsize - old > S->mem_limit - S->mem_used)) {
+       counted - old > S->mem_limit - S->mem_used)) {
     rt_stop_refused(S);
     S->mem_refused = 1;
     return NULL;
   }
   p = realloc(ptr, nsize);
   if (p == NULL) return NULL;
-  S->mem_used = S->mem_used - old + nsize;
+  if (ptr == NULL && (S->host_strings || S->host_want))
+    host_made(S, p, osize, credit);
+  S->mem_used = S->mem_used - old + counted;
   if (S->mem_used > S->mem_peak) S->mem_peak = S->mem_used;
-  if (nsize > old) {
+  if (counted > old) {
     lraf_account *a = running_account(S);
     if (a != NULL)
-      acct_note_alloc(a, (int64_t)(nsize - old), (int64_t)S->mem_used);
+      acct_note_alloc(a, (int64_t)(counted - old), (int64_t)S->mem_used);
   }
   return p;
 }
@@ -108,7 +129,8 @@ void rt_alloc_probe(lraf_state *S) {
   lua_gc(L, LUA_GCRESTART);
 }
 
-void rt_alloc_want(lraf_state *S, size_t len, int n) {
+void rt_alloc_want(lraf_state *S, size_t len, int n, size_t credit) {
   S->host_want = n > 0 ? S->str_header + len + 1 : 0;
   S->host_want_n = n;
+  S->host_credit = credit;
 }

@@ -66,7 +66,11 @@ static int remember(lua_State *L) {
     lua_pushvalue(L, -1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &origins_key);
   }
+  lraf_state *S = rt_state(L);
+  int was = S->host_strings;
+  S->host_strings = 1;  /* the chunk name is the host's (rt_alloc.c) */
   lua_pushlstring(L, a->source ? a->source : "", a->len);
+  S->host_strings = was;
   lua_pushvalue(L, -1);
   if (lua_rawget(L, -3) != LUA_TTABLE) {
     lua_pop(L, 1);
@@ -75,7 +79,9 @@ static int remember(lua_State *L) {
     lua_pushvalue(L, -2);
     lua_rawset(L, -5);
   }
+  rt_alloc_want(S, a->n, 1, a->len);  /* the name's bytes in the dump */
   lua_pushlstring(L, a->p, a->n);
+  rt_alloc_want(S, 0, 0, 0);
   lua_pushboolean(L, 1);
   lua_rawset(L, -3);
   return 0;

@@ -43,7 +43,7 @@ static int name_begin(lua_State *L, const char *name, int uses) {
   size_t len = strlen(name);
   int was = S->host_strings;
   if (len > RT_SHORTSTR) {
-    rt_alloc_want(S, len, uses);
+    rt_alloc_want(S, len, uses, 0);
     return 0;
   }
   S->host_strings = 1;
@@ -54,7 +54,7 @@ static int name_begin(lua_State *L, const char *name, int uses) {
 
 /* After the load: the function or the message is on the top. */
 static void name_end(lua_State *L, int held) {
-  rt_alloc_want(rt_state(L), 0, 0);
+  rt_alloc_want(rt_state(L), 0, 0, 0);
   if (held) lua_remove(L, -2);
 }
 
@@ -76,9 +76,9 @@ rt_loadres rt_load_rewritten(lua_State *L, const bc_chunk *chunk,
   b.p = data;
   b.n = size;
   if (chunk->main->source.present && chunk->main->source.len > RT_SHORTSTR)
-    rt_alloc_want(S, chunk->main->source.len, 1);  /* read first */
+    rt_alloc_want(S, chunk->main->source.len, 1, 0);  /* read first */
   r.status = lua_load(L, bytes_reader, &b, name, "b");
-  rt_alloc_want(S, 0, 0);
+  rt_alloc_want(S, 0, 0, 0);
   free(data);
   if (r.status != LUA_OK) {
     r.code = r.status == LUA_ERRMEM ? LRAF_EMEM : LRAF_EFORMAT;
@@ -202,7 +202,7 @@ rt_loadres rt_load_file(lua_State *L, const char *path, const char *mode) {
     S->host_strings = was;
     held = lua_rawlen(L, -1) <= RT_SHORTSTR;
     if (!held) {
-      rt_alloc_want(S, lua_rawlen(L, -1), 2);
+      rt_alloc_want(S, lua_rawlen(L, -1), 2, 0);
       lua_pop(L, 1);
     }
   }
