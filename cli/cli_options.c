@@ -100,7 +100,7 @@ static const opt_info options[CLI_NUM_OPTS] = {
   {"--no-metering", KIND_FLAG, NULL, 0, 0,
    "plain Lua, no ledger (a benchmark's baseline)"},
   {"--deterministic", KIND_FLAG, NULL, 0, 0,
-   "fixed seeds: one count anywhere (bench, profile, serve)"},
+   "fixed seeds (default in bench, profile, serve)"},
   {"--no-deterministic", KIND_FLAG, NULL, 0, 0,
    "stock Lua's random hash seed, pivot, math.random"},
 };

@@ -316,6 +316,11 @@ void rt_stop_limit(lraf_state *S, lua_State *L, int memory);
 /* The allocator refuses a block for the memory limit. */
 void rt_stop_refused(lraf_state *S);
 
+/* ---- rt_sort.c: table.sort with a fixed pivot (stock target) ---- */
+int rt_sort(lua_State *L);
+/* Make it the table library's sort. */
+void rt_sort_open(lua_State *L);
+
 /* ---- rt_alloc.c: the state's allocator ---- */
 void *rt_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /* Measure the block of a string (once, when the state is made). */

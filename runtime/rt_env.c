@@ -89,6 +89,9 @@ void rt_env_open(lua_State *L, lraf_state *S) {
   else
     luaL_openlibs(L);
   if (S->det) seed_random(L);
+#ifndef LRAF_VM
+  if (S->det) rt_sort_open(L);  /* a fixed pivot (the lraf VM has one) */
+#endif
   lua_pushglobaltable(L);
   rt_protect_open(L);
   lua_pop(L, 1);
