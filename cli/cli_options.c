@@ -108,7 +108,7 @@ static const opt_info options[CLI_NUM_OPTS] = {
 /* What the exit statuses mean; a command lists those it can give. */
 static const char *const statuses[] = {
   "success",
-  "the script failed (a Lua error; bench: os.exit with a failure too)",
+  "the script failed (a Lua error; bench: os.exit with a failure, or a count that differs between runs)",
   "bad usage or bad input",
   "the instruction quota (--limit) was exhausted",
   "the memory limit (--memory-limit) was exceeded",
