@@ -357,6 +357,12 @@ LRAF_API lraf_state *lraf_from_lua(struct lua_State *L);
 LRAF_API const char *lraf_model(const lraf_state *S);
 /* 1 when S is deterministic (lraf_options.deterministic). */
 LRAF_API int lraf_deterministic(const lraf_state *S);
+/* A deterministic state that runs the same work again (a request
+   after another, as lraf serve does): math.random's seed, the numbers
+   that order table keys on the lraf VM (from those of the first call
+   on) and the native charges' caches start over, so that the same work
+   counts the same.  Does nothing in other states. */
+LRAF_API void lraf_deterministic_restart(lraf_state *S);
 
 /* Load Lua source text (name as for luaL_loadbuffer), a source file
    (NULL: stdin), or a chunk rewritten offline by lraf_rewrite /

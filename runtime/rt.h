@@ -53,6 +53,8 @@ struct lraf_state {
   int native;             /* charge native work */
   int det;                /* deterministic (lraf_options.deterministic) */
   uint32_t hash_seed;     /* with det: 0 or the host's string hash seed */
+  int det_marked;         /* lraf_deterministic_restart: cid_mark is set */
+  unsigned det_cid;       /* the lraf VM's creation number to restart at */
   int native_after;       /* set by a size function: charge after too */
   int64_t native_call;    /* default per-call charge of C modules */
   void *natnext;          /* rt_natnext.c's scan cache (in the registry) */

@@ -102,6 +102,15 @@ rt_loadres rt_load_rewritten(lua_State *L, const bc_chunk *chunk,
   return r;
 }
 
+/* The chunk name's bytes in the dump of the function at the top (a
+   host string: not counted, rt_alloc.c). */
+static size_t name_bytes(lua_State *L, size_t size) {
+  lua_Debug ar;
+  lua_pushvalue(L, -1);
+  if (!lua_getinfo(L, ">S", &ar) || ar.srclen > size) return 0;
+  return ar.srclen;
+}
+
 /* The compiled function at the top becomes the rewritten one.  Lua
    compiled with mode "t"; mode is what the caller asked for. */
 static rt_loadres finish(lua_State *L, int status, const char *mode,
@@ -144,7 +153,8 @@ static rt_loadres finish(lua_State *L, int status, const char *mode,
      (rt_rwmem.c) while it works */
   r.code = rt_dump(L, 0, &bytes, &size, &err);
   if (r.code == LRAF_OK) r.code = rt_dump_remember(L, bytes, size, &err);
-  if (r.code == LRAF_OK && !rt_rwmem_reserve(L, size, &held))
+  if (r.code == LRAF_OK &&
+      !rt_rwmem_reserve(L, size - name_bytes(L, size), &held))
     r.code = err_fail(&err, LRAF_EMEM,
                       "not enough memory to rewrite a chunk (memory limit)");
   if (S->opt.target == RW_LRAVM) {  /* the lraf VM: in memory */

@@ -311,3 +311,10 @@ void rt_natnext_open(lua_State *L) {
     lua_pop(L, 1);
   }
 }
+
+void rt_natnext_forget(lraf_state *S) {
+  scan_state *ns = S->natnext;
+  if (ns == NULL) return;
+  memset(ns->hint, 0, sizeof ns->hint);
+  ns->nexthint = 0;
+}
