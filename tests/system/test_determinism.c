@@ -166,7 +166,7 @@ static char *stable_peak(const char *path, int peak) {
     if ((s == NULL || s >= r + len) &&
         strncmp(r, "  \"script\"", 10) != 0 &&
         strncmp(r, "  \"stopped_at\"", 14) != 0 &&
-        (peak || strncmp(r, "  \"memory_peak\"", 16) != 0)) {
+        (peak || strncmp(r, "  \"memory_peak\"", 15) != 0)) {
       memmove(w, r, len);
       w += len;
     }
