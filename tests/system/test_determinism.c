@@ -337,6 +337,51 @@ static void test_profile_targets_agree(void **state) {
   }
 }
 
+/* table.sort in a deterministic state (on the stock target lraf's own,
+   rt_sort.c) sorts and fails as Lua's does: the same output with and
+   without --deterministic. */
+static void test_sort_semantics(void **state) {
+  char *a, *b;
+  size_t n;
+  (void)state;
+  assert_int_equal(tutil_sh_write(&sh, "sortsem.lua",
+      "local function show(...) print(select('#', ...), ...) end\n"
+      "local r = {}\n"
+      "for i = 1, 400 do r[i] = (i * 37) % 101 end\n"
+      "table.sort(r)\n"
+      "print(table.concat(r, ' ', 1, 40))\n"
+      "local s = {}\n"
+      "for i = 1, 300 do s[i] = tostring((i * 13) % 29) end\n"
+      "table.sort(s, function(x, y) return x > y end)\n"
+      "print(table.concat(s, ' ', 1, 40))\n"
+      "show(pcall(table.sort, 5))\n"
+      "show(pcall(table.sort, {3, 1, 2}, 7))\n"
+      "show(pcall(table.sort, {3, 1, 'x'}))\n"
+      "local bad = {}\n"
+      "for i = 1, 200 do bad[i] = i % 7 end\n"
+      "show(pcall(table.sort, bad, function() return true end))\n"
+      "local p = setmetatable({}, {__index = function(_, i) return 10 - i end,\n"
+      "  __newindex = function(t, i, v) rawset(t, i, v) end,\n"
+      "  __len = function() return 9 end})\n"
+      "table.sort(p)\n"
+      "print(rawget(p, 1), rawget(p, 9))\n"
+      "show(table.sort({}), table.sort({1}))\n"), 0);
+  assert_int_equal(tutil_sh_run(&sh, "cd '%s' && '%s' run --deterministic "
+                                "sortsem.lua", sh.dir, lraf), 0);
+  a = tutil_run_slurp(sh.out, &n);
+  assert_int_equal(tutil_sh_run(&sh, "cd '%s' && '%s' run "
+                                "--no-deterministic sortsem.lua", sh.dir,
+                                lraf), 0);
+  b = tutil_run_slurp(sh.out, &n);
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_non_null(strstr(a, "invalid order function for sorting"));
+  assert_non_null(strstr(a, "table expected, got number"));
+  assert_string_equal(a, b);
+  free(a);
+  free(b);
+}
+
 /* lraf bench: one count over its runs, and a script that reads the
    clock fails with the reason. */
 static void test_bench(void **state) {
@@ -463,6 +508,7 @@ int main(void) {
       cmocka_unit_test(test_table_keys_aslr),
       cmocka_unit_test(test_profile_everywhere),
       cmocka_unit_test(test_profile_targets_agree),
+      cmocka_unit_test(test_sort_semantics),
       cmocka_unit_test(test_bench),
       cmocka_unit_test(test_serve),
       cmocka_unit_test(test_c_api),
