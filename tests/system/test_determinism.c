@@ -74,6 +74,16 @@ static const char prog_tablekeys[] =
     "for k in pairs(t) do n = n + 1; if k == keys[150] then break end end\n"
     "print(n)\n";
 
+/* nested traversals of tables with integer keys in their hash parts
+   (next's hint cache once chose its entry by the table's address) */
+static const char prog_nested[] =
+    "local ts = {}\n"
+    "for j = 1, 12 do ts[j] = {}; for i = 1, 40 do ts[j][i * 1009 + j] = i end end\n"
+    "local s = 0\n"
+    "for j = 1, 12 do for _, a in pairs(ts[j]) do\n"
+    "  for _, b in pairs(ts[(j % 12) + 1]) do s = s + a * b end end end\n"
+    "print(s)\n";
+
 typedef struct prog {
   const char *name, *text;
   int order;        /* depends on pairs order: the lraf VM only */
@@ -86,6 +96,7 @@ static const prog progs[] = {
     {"random.lua", prog_random, 0, ""},
     {"memory.lua", prog_memory, 0, "--memory-limit 2MiB"},
     {"tablekeys.lua", prog_tablekeys, 1, ""},
+    {"nested.lua", prog_nested, 0, ""},
 };
 #define NPROGS (sizeof progs / sizeof progs[0])
 
