@@ -345,7 +345,9 @@ LRAF_API void lraf_close(lraf_state *S);
 /* While on, the strings created in S are the host's (a command line,
    paths): they are left out of its memory count, limit and accounts
    (up to 32 of them), so that where a memory limit stops a script does
-   not depend on them.  Chunk names are always left out so. */
+   not depend on them.  Chunk names are always left out so.  Turn it on
+   only around pushing such strings, before the state runs code of its
+   own: a finalizer that ran meanwhile would get the same favour. */
 LRAF_API void lraf_host_strings(lraf_state *S, int on);
 /* The main thread, for the ordinary Lua C API (pushing arguments,
    reading results, registering host functions).  Do not load code into

@@ -60,17 +60,16 @@ static void dump_source(remember_args *a) {
 
 static int remember(lua_State *L) {
   remember_args *a = lua_touserdata(L, 1);
+  lraf_state *S = rt_state(L);
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &origins_key) != LUA_TTABLE) {
     lua_pop(L, 1);
     lua_newtable(L);
     lua_pushvalue(L, -1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &origins_key);
   }
-  lraf_state *S = rt_state(L);
-  int was = S->host_strings;
-  S->host_strings = 1;  /* the chunk name is the host's (rt_alloc.c) */
+  rt_alloc_want(S, a->len, 1, 0);  /* the chunk name: the host's */
   lua_pushlstring(L, a->source ? a->source : "", a->len);
-  S->host_strings = was;
+  rt_alloc_want(S, 0, 0, 0);
   lua_pushvalue(L, -1);
   if (lua_rawget(L, -3) != LUA_TTABLE) {
     lua_pop(L, 1);
@@ -98,6 +97,7 @@ lraf_status rt_dump_remember(lua_State *L, const char *p, size_t n,
   lua_pushcfunction(L, remember);
   lua_pushlightuserdata(L, &a);
   if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    rt_alloc_want(rt_state(L), 0, 0, 0);
     lua_pop(L, 1);
     return err_fail(err, LRAF_EMEM, "out of memory keeping a chunk");
   }

@@ -41,14 +41,13 @@ static const char *bytes_reader(lua_State *L, void *ud, size_t *size) {
 static int name_begin(lua_State *L, const char *name, int uses) {
   lraf_state *S = rt_state(L);
   size_t len = strlen(name);
-  int was = S->host_strings;
   if (len > RT_SHORTSTR) {
     rt_alloc_want(S, len, uses, 0);
     return 0;
   }
-  S->host_strings = 1;
+  rt_alloc_want(S, len, 1, 0);  /* none when Lua has it already */
   lua_pushlstring(L, name, len);
-  S->host_strings = was;
+  rt_alloc_want(S, 0, 0, 0);
   return 1;
 }
 
@@ -206,10 +205,9 @@ rt_loadres rt_load_file(lua_State *L, const char *path, const char *mode) {
   int held = 0;
   if (path != NULL) {  /* luaL_loadfilex makes "@path", the parser too */
     lraf_state *S = rt_state(L);
-    int was = S->host_strings;
-    S->host_strings = 1;
+    rt_alloc_want(S, strlen(path) + 1, 1, 0);
     lua_pushfstring(L, "@%s", path);
-    S->host_strings = was;
+    rt_alloc_want(S, 0, 0, 0);
     held = lua_rawlen(L, -1) <= RT_SHORTSTR;
     if (!held) {
       rt_alloc_want(S, lua_rawlen(L, -1), 2, 0);
