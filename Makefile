@@ -72,7 +72,7 @@ LRAVM_SRC := build/lua-lravm
 LRAVM_C   := lapi lcode lctype ldebug ldo ldump lfunc lgc llex lmem lobject \
              lopcodes lparser lstate lstring ltable ltm lundump lvm lzio \
              lauxlib lbaselib lcorolib ldblib liolib lmathlib loadlib loslib \
-             lstrlib ltablib lutf8lib linit
+             lstrlib ltablib lutf8lib linit ldet
 LRAVM_OBJ := $(LRAVM_C:%=$(BUILD)/lua/%.o)
 # Debian's flags for liblua5.4 (debian/rules, src/Makefile), then ours
 # -falign-functions=64: every function of the VM starts a cache line, so
@@ -82,9 +82,12 @@ LRAVM_OBJ := $(LRAVM_C:%=$(BUILD)/lua/%.o)
 LRAVM_CFLAGS = -std=gnu99 -Wall -Wextra -DLUA_COMPAT_5_3 -DLUA_USE_LINUX \
              $(shell dpkg-buildflags --get CPPFLAGS 2>/dev/null) \
              $(shell dpkg-buildflags --get CFLAGS 2>/dev/null) $(OPT) -fPIC \
-             -falign-functions=64 $(SAN)
+             -falign-functions=64 $(SAN) $(LRAVM_USER)
+# lravm/patches/lua-determinism.patch: ldet.h fills Lua's seed and pivot
+# hooks, in every file that includes lua.h
+LRAVM_USER = -DLUA_USER_H='"ldet.h"'
 ifeq ($(LRAF_VM),1)
-LUA_CFLAGS := -I$(LRAVM_SRC)/src -DLRAF_VM
+LUA_CFLAGS := -I$(LRAVM_SRC)/src -DLRAF_VM $(LRAVM_USER)
 # -E: C modules (Debian's lpeg.so) find the Lua API in the executable
 LUA_LIBS   := $(BUILD)/lua/liblua.a -Wl,-E -ldl
 LUA_DEP    := $(LRAVM_SRC)/.ok $(BUILD)/lua/liblua.a

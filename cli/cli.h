@@ -74,6 +74,7 @@ typedef struct cli_outcome {
   const char *error;       /* the error's whole message, or NULL */
   lraf_mode mode;
   int exact, native;
+  int deterministic;       /* the state was deterministic */
   const char *native_why;  /* what turned native charging on */
   int64_t granularity;
   int64_t limit, memory;   /* < 0: none */

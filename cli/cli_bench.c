@@ -4,8 +4,9 @@
 ** with ARGS as its arg[1..] and `...`, and report its
 ** instruction count next to its wall time (min, median, max).  The
 ** count should be the same on every run and on every machine; when it
-** is not (the script reads the clock, math.random, pairs order over
-** string keys...) bench says so loudly.  With two scripts it also
+** is not (the script reads the clock or addresses; with
+** --no-deterministic also math.random, pairs order, sort's pivot) bench
+** says why and exits with status 1.  With two scripts it also
 ** compares them by instruction count.  The scripts' own output is
 ** discarded while they run, and their input is /dev/null.
 **
@@ -182,9 +183,11 @@ static lraf_status run_once(const lraf_options *base, const char *script,
   L = lraf_lua(S);
   lua_pushcfunction(L, bench_globals);
   lua_pushlightuserdata(L, (void *)args);
+  lraf_host_strings(S, 1);  /* the arg table's paths (bench_globals) */
   lua_pushstring(L, script);
   lua_pushlightuserdata(L, b);
   st = lraf_call(S, 3, 0, err);
+  lraf_host_strings(S, 0);
   t0 = now();
   if (st == LRAF_OK) st = lraf_load_file(S, script, err);
   if (st == LRAF_OK) {
@@ -301,6 +304,7 @@ static int parse_args(int argc, char **argv, lraf_options *opt,
   *opt = a.opt;
   opt->traceback = 1;
   if (a.native >= 0) opt->native = a.native;
+  if (opt->deterministic == LRAF_DETERMINISTIC_AUTO) opt->deterministic = 1;
   if (a.runs > 0) *runs = a.runs;
   b->limit = a.limit >= 0 ? a.limit : BENCH_DEFAULT_LIMIT;
   b->limit_said = a.limit >= 0;
@@ -354,7 +358,7 @@ int cli_bench(int argc, char **argv) {
   bench_result res[2];
   bench_args args = {NULL, 0};
   bench_run b;
-  int runs = BENCH_DEFAULT_RUNS, first = 0, n = 0, i, rc;
+  int runs = BENCH_DEFAULT_RUNS, first = 0, n = 0, i, rc, differs = 0;
   lraf_state *probe;
   lraf_error err;
   const char *unit;
@@ -379,10 +383,16 @@ int cli_bench(int argc, char **argv) {
     if (st != LRAF_OK || (b.exited && b.exit_code != EXIT_SUCCESS))
       return run_failed(script, &b, st, &err);
     print_result(&res[i], runs, unit);
-    if (res[i].count_min != res[i].count_max)
-      cli_error("WARNING: the instruction count of %s differs between "
-                "runs (%" PRId64 " .. %" PRId64 ")", script,
-                res[i].count_min, res[i].count_max);
+    if (res[i].count_min != res[i].count_max) {
+      cli_error("the count of %s differs between runs (%" PRId64 " .. %"
+                PRId64 "): %s", script, res[i].count_min, res[i].count_max,
+                opt.deterministic
+                    ? "it reads the clock (os.time, os.clock, os.date) or "
+                      "addresses (%p, tostring of a table or function)"
+                    : "--no-deterministic: Lua's random hash seed, sort "
+                      "pivot and math.random seed, and addresses");
+      differs = 1;
+    }
   }
   if (n == 2) {
     double a = (double)res[0].count_max, b2 = (double)res[1].count_max;
@@ -392,5 +402,5 @@ int cli_bench(int argc, char **argv) {
            res[1].wall_median > 0 ? res[0].wall_median / res[1].wall_median
                                   : 0.0);
   }
-  return CLI_OK;
+  return differs ? CLI_EFAIL : CLI_OK;
 }

@@ -99,12 +99,16 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "PostgreSQL: quota leased at a time (default 1M)"},
   {"--no-metering", KIND_FLAG, NULL, 0, 0,
    "plain Lua, no ledger (a benchmark's baseline)"},
+  {"--deterministic", KIND_FLAG, NULL, 0, 0,
+   "fixed seeds (default in bench, profile, serve)"},
+  {"--no-deterministic", KIND_FLAG, NULL, 0, 0,
+   "stock Lua's random hash seed, pivot, math.random"},
 };
 
 /* What the exit statuses mean; a command lists those it can give. */
 static const char *const statuses[] = {
   "success",
-  "the script failed (a Lua error; bench: os.exit with a failure too)",
+  "the script failed (a Lua error; bench: os.exit with a failure, or a count that differs between runs)",
   "bad usage or bad input",
   "the instruction quota (--limit) was exhausted",
   "the memory limit (--memory-limit) was exceeded",
@@ -114,11 +118,13 @@ static const char *const statuses[] = {
 #define ST(n) (1u << (n))
 #define COUNTING (CLI_BIT(CLI_OPT_EXACT) | CLI_BIT(CLI_OPT_MODE) | \
                   CLI_BIT(CLI_OPT_WEIGHTS) | CLI_BIT(CLI_OPT_VM))
+#define DETERMINISM (CLI_BIT(CLI_OPT_DETERMINISTIC) | \
+                     CLI_BIT(CLI_OPT_NO_DETERMINISTIC))
 #define RUNNING (COUNTING | CLI_BIT(CLI_OPT_GRANULARITY) | \
                  CLI_BIT(CLI_OPT_SANDBOX) | CLI_BIT(CLI_OPT_NATIVE) | \
                  CLI_BIT(CLI_OPT_NO_NATIVE) | CLI_BIT(CLI_OPT_ALLOW_DIR) | \
                  CLI_BIT(CLI_OPT_ALLOW_MODULE) | CLI_BIT(CLI_OPT_ALLOW_OFFLINE) | \
-                 CLI_BIT(CLI_OPT_KEY_FILE))
+                 CLI_BIT(CLI_OPT_KEY_FILE) | DETERMINISM)
 
 static const cli_command commands[] = {
   {"bench", cli_bench,
@@ -171,7 +177,7 @@ static const cli_command commands[] = {
      CLI_BIT(CLI_OPT_REQUEST_LIMIT) | CLI_BIT(CLI_OPT_QUOTA) |
      CLI_BIT(CLI_OPT_TENANT_RATE) | CLI_BIT(CLI_OPT_SERVE_MEMORY) |
      CLI_BIT(CLI_OPT_LEDGER) | CLI_BIT(CLI_OPT_SLICE) |
-     CLI_BIT(CLI_OPT_NO_METERING) | CLI_BIT(CLI_OPT_HELP),
+     CLI_BIT(CLI_OPT_NO_METERING) | DETERMINISM | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_MIXED, "DIR",
    "serve GET and POST /NAME on 127.0.0.1 by running DIR/NAME.lua, which\n"
    "returns function(req) return status, body[, headers] end, for the\n"
@@ -373,6 +379,8 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
     case CLI_OPT_SANDBOX: a->opt.env = LRAF_ENV_SANDBOX; break;
     case CLI_OPT_NATIVE: a->native = 1; break;
     case CLI_OPT_NO_NATIVE: a->native = 0; break;
+    case CLI_OPT_DETERMINISTIC: a->opt.deterministic = 1; break;
+    case CLI_OPT_NO_DETERMINISTIC: a->opt.deterministic = 0; break;
     case CLI_OPT_REPORT: a->report = v; break;
     case CLI_OPT_PORT: a->port = (int)n; break;
     case CLI_OPT_BIND: a->bind = v; break;

@@ -51,6 +51,8 @@ typedef enum cli_opt {
   CLI_OPT_LEDGER,        /* --ledger SPEC */
   CLI_OPT_SLICE,         /* --slice N */
   CLI_OPT_NO_METERING,   /* --no-metering */
+  CLI_OPT_DETERMINISTIC,    /* --deterministic */
+  CLI_OPT_NO_DETERMINISTIC, /* --no-deterministic */
   CLI_NUM_OPTS
 } cli_opt;
 

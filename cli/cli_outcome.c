@@ -142,6 +142,8 @@ void cli_outcome_json(FILE *f, lraf_state *S, const cli_outcome *o) {
   if (o->rate > 0) fprintf(f, "  \"rate\": %.17g,\n", o->rate);
   else fputs("  \"rate\": null,\n", f);
   fprintf(f, "  \"native\": %s,\n", o->native ? "true" : "false");
+  fprintf(f, "  \"deterministic\": %s,\n",
+          o->deterministic ? "true" : "false");
   json_int(f, "memory_limit", o->memory, o->memory >= 0);
   fprintf(f, "  \"memory_peak\": %zu,\n", peak);
   fprintf(f, "  \"wall_seconds\": %.6f,\n  \"cpu_seconds\": %.6f,\n",

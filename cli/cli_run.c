@@ -85,6 +85,7 @@ static void outcome(const run_ctx *c, cli_outcome *o, const char *status,
   o->mode = c->opt.mode;
   o->exact = c->opt.exact;
   o->native = c->native;
+  o->deterministic = c->S != NULL && lraf_deterministic(c->S);
   o->native_why = c->native_why;
   o->granularity = c->opt.granularity;
   o->limit = c->limit;
@@ -176,6 +177,9 @@ static int parse_args(run_ctx *c, int argc, char **argv, int *script) {
   c->rate = a.rate;
   c->report = a.report;
   native_default(c);
+  /* lraf profile: deterministic unless said (lraf run: the sandbox) */
+  if (c->opt.deterministic == LRAF_DETERMINISTIC_AUTO && c->hooks != NULL)
+    c->opt.deterministic = 1;
   if (c->memory > 0) c->opt.memory_limit = (size_t)c->memory;
   *script = a.first;
   return CLI_OK;
@@ -204,10 +208,12 @@ static int set_globals(lua_State *L) {
      line before it at negative indices, down to the program's name
      (argv[-1]: the dispatcher passes main's argv + 1). */
   lua_createtable(L, c->argc - c->iscript - 1, c->iscript + 2);
+  lraf_host_strings(c->S, 1);  /* paths: not the script's memory */
   for (i = -1; i < c->argc; i++) {
     lua_pushstring(L, c->argv[i]);
     lua_rawseti(L, -2, i - c->iscript);
   }
+  lraf_host_strings(c->S, 0);
   lua_setglobal(L, "arg");
   if (c->opt.env == LRAF_ENV_FULL) {
     if (lua_getglobal(L, "os") == LUA_TTABLE) {

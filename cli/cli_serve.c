@@ -26,6 +26,7 @@ static int start(srv *s) {
   po.workers = s->workers;
   po.plain = !s->metering;
   po.state.memory_limit = (size_t)s->memory_limit;
+  po.state.deterministic = s->deterministic;
   if (lraf_pool_new(&po, &s->pool, &err) != LRAF_OK) return cli_report(&err);
   if (s->metering && strcmp(s->ledger_spec, "none") != 0 &&
       lraf_ledger_open(s->ledger_spec, &s->ledger, &err) != LRAF_OK) {
@@ -70,6 +71,7 @@ int cli_serve(int argc, char **argv) {
   s.metering = !a.no_metering;
   s.slice = a.slice > 0 ? a.slice : 1000000;
   s.memory_limit = a.memory > 0 ? a.memory : 0;
+  s.deterministic = a.opt.deterministic != 0;  /* on unless said */
   s.bind = a.bind != NULL ? a.bind : "127.0.0.1";
   s.ledger_spec = a.ledger != NULL ? a.ledger : "sqlite:lraf-ledger.db";
   s.tv = a.tenants;

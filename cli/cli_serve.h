@@ -25,6 +25,7 @@ typedef struct srv {
   const char *ledger_spec;
   const char *bind;
   int port, workers, metering;
+  int deterministic;       /* lraf_options.deterministic */
   int64_t memory_limit, slice;
   const cli_tenant_value *tv;  /* the per-tenant options, in order */
   int ntv;

@@ -310,10 +310,23 @@ typedef struct lraf_options {
                               valid signature under it (in the sandbox
                               too, without allow_offline); copied */
   size_t offline_key_len;
+  int deterministic;       /* a deterministic state (docs/cost-model.md,
+                              "Determinism"): its counts do not depend on
+                              the run, the machine, addresses or paths:
+                              a fixed string hash seed (hash_seed when
+                              nonzero) and sort pivot on the lraf VM,
+                              math.random seeded with a fixed value, the
+                              memory of host strings (lraf_host_strings)
+                              left out of the count.  0: off; 1: on;
+                              LRAF_DETERMINISTIC_AUTO (the default): on
+                              in the sandbox, off in full */
+  uint32_t hash_seed;      /* deterministic, lraf VM: the string hash seed
+                              (0: lraf's fixed one) */
 } lraf_options;
 
 #define LRAF_NATIVE_CALL_DEFAULT 20
 #define LRAF_NATIVE_AUTO (-1)
+#define LRAF_DETERMINISTIC_AUTO (-1)
 
 /* Defaults: original mode, not exact, default granularity, full
    environment, a fresh total manager, native charging in the sandbox
@@ -329,6 +342,13 @@ LRAF_API lraf_status lraf_parse_weights(const char *text, size_t len,
 LRAF_API lraf_status lraf_new(const lraf_options *opt, lraf_state **out,
                               lraf_error *err);
 LRAF_API void lraf_close(lraf_state *S);
+/* While on, the strings created in S are the host's (a command line,
+   paths): they are left out of its memory count, limit and accounts
+   (up to 32 of them), so that where a memory limit stops a script does
+   not depend on them.  Chunk names are always left out so.  Turn it on
+   only around pushing such strings, before the state runs code of its
+   own: a finalizer that ran meanwhile would get the same favour. */
+LRAF_API void lraf_host_strings(lraf_state *S, int on);
 /* The main thread, for the ordinary Lua C API (pushing arguments,
    reading results, registering host functions).  Do not load code into
    it with lua_load: use the lraf_load_* functions. */
@@ -337,6 +357,14 @@ LRAF_API struct lua_State *lraf_lua(lraf_state *S);
 LRAF_API lraf_state *lraf_from_lua(struct lua_State *L);
 /* The cost-model id, e.g. "lua5.4/original". */
 LRAF_API const char *lraf_model(const lraf_state *S);
+/* 1 when S is deterministic (lraf_options.deterministic). */
+LRAF_API int lraf_deterministic(const lraf_state *S);
+/* A deterministic state that runs the same work again (a request
+   after another, as lraf serve does): math.random's seed, the numbers
+   that order table keys on the lraf VM (from those of the first call
+   on) and the native charges' caches start over, so that the same work
+   counts the same.  Does nothing in other states. */
+LRAF_API void lraf_deterministic_restart(lraf_state *S);
 
 /* Load Lua source text (name as for luaL_loadbuffer), a source file
    (NULL: stdin), or a chunk rewritten offline by lraf_rewrite /

@@ -42,6 +42,8 @@ struct rt_live {
   lraf_account *a;
 };
 
+#define RT_HOST_BLOCKS 32
+
 struct lraf_state {
   lua_State *L;          /* the main thread */
   rw_options opt;
@@ -49,12 +51,26 @@ struct lraf_state {
   char model[96];         /* the cost-model id (lraf_model) */
   char rwmodel[80];       /* the rewriter's part, for offline chunks */
   int native;             /* charge native work */
+  int det;                /* deterministic (lraf_options.deterministic) */
+  uint32_t hash_seed;     /* with det: 0 or the host's string hash seed */
+  int det_marked;         /* lraf_deterministic_restart: cid_mark is set */
+  unsigned det_cid;       /* the lraf VM's creation number to restart at */
   int native_after;       /* set by a size function: charge after too */
   int64_t native_call;    /* default per-call charge of C modules */
   void *natnext;          /* rt_natnext.c's scan cache (in the registry) */
   size_t mem_limit;       /* 0: none */
   size_t mem_used, mem_peak;
   int mem_refused;        /* the allocator refused a block */
+  /* rt_alloc.c: host strings (paths, a command line) left out of the
+     count, so that what a script may allocate does not depend on them */
+  int host_strings;       /* lraf_host_strings is on */
+  size_t host_want;       /* the next host_want_n string blocks: out
+                             while of this size */
+  int host_want_n;
+  size_t host_credit;     /* what of such a block is out (0: all) */
+  size_t str_header;      /* a string's block: str_header + length + 1 */
+  int nhost;
+  struct { void *p; size_t credit; } host[RT_HOST_BLOCKS];
   int memerr;             /* the stop propagating is the memory limit */
   int64_t granularity;
   lraf_env env;
@@ -302,8 +318,21 @@ void rt_stop_limit(lraf_state *S, lua_State *L, int memory);
 /* The allocator refuses a block for the memory limit. */
 void rt_stop_refused(lraf_state *S);
 
+/* ---- rt_sort.c: table.sort with a fixed pivot (stock target) ---- */
+int rt_sort(lua_State *L);
+/* Make it the table library's sort. */
+void rt_sort_open(lua_State *L);
+
 /* ---- rt_alloc.c: the state's allocator ---- */
 void *rt_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+/* Measure the block of a string (once, when the state is made). */
+void rt_alloc_probe(lraf_state *S);
+/* Leave the next n string blocks out of the count while they have the
+   size of a string of len bytes (a chunk name: rt_load.c): credit bytes
+   of each (0: all of it). */
+void rt_alloc_want(lraf_state *S, size_t len, int n, size_t credit);
+/* Lua's longest interned string (LUAI_MAXSHORTLEN) */
+#define RT_SHORTSTR 40
 
 /* ---- rt_module.c: require "lraf" ---- */
 int rt_open_module(lua_State *L);

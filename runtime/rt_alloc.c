@@ -9,8 +9,15 @@
 ** fails too.  mem_refused tells the runtime that such an error came
 ** from the limit (rt_stopping makes it sticky).  Freeing and shrinking
 ** always succeed.
+**
+** Strings that hold what the host chose, not the script - a script's
+** path in its chunk name, a command line in arg - are left out of the
+** count, the peak and the accounts (up to RT_HOST_BLOCKS of them), so
+** that where a memory limit stops a script does not depend on them.
 */
 #include <stdlib.h>
+
+#include <lua.h>
 
 #include "rt.h"
 
@@ -20,30 +27,83 @@ static lraf_account *running_account(lraf_state *S) {
   return S->main.acct;
 }
 
+/* Keep n bytes out of what Lua's collector counts too (the lraf VM:
+   then when it collects does not depend on them either). */
+static void gc_uncount(lraf_state *S, long n) {
+#ifdef LRAF_VM
+  if (S->L != NULL) lua_gcuncount(S->L, n);
+#else
+  (void)S;
+  (void)n;
+#endif
+}
+
+/* What of p, a host block, is out of the count (0: not one); it
+   leaves the list (it is freed or moved). */
+static size_t host_block(lraf_state *S, void *p) {
+  int i;
+  for (i = 0; i < S->nhost; i++) {
+    if (S->host[i].p == p) {
+      size_t c = S->host[i].credit;
+      S->host[i] = S->host[--S->nhost];
+      gc_uncount(S, -(long)c);
+      return c;
+    }
+  }
+  return 0;
+}
+
+/* What of a new block of Lua's type tag is a host string's. */
+static size_t host_new(const lraf_state *S, size_t tag, size_t nsize) {
+  if (tag != LUA_TSTRING || S->nhost >= RT_HOST_BLOCKS) return 0;
+  if (S->host_strings) return nsize;
+  if (S->host_want != nsize) return 0;
+  return S->host_credit > 0 && S->host_credit < nsize ? S->host_credit
+                                                      : nsize;
+}
+
+/* A new block was made: a host block when credit > 0; the wanted
+   string blocks are the next ones only. */
+static void host_made(lraf_state *S, void *p, size_t tag, size_t credit) {
+  if (S->host_want > 0 && !S->host_strings && tag == LUA_TSTRING &&
+      (credit == 0 || --S->host_want_n == 0))
+    S->host_want = 0;
+  if (credit == 0) return;
+  S->host[S->nhost].p = p;
+  S->host[S->nhost++].credit = credit;
+  gc_uncount(S, (long)credit);
+}
+
 void *rt_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   lraf_state *S = ud;
-  size_t old = ptr != NULL ? osize : 0;
+  size_t old = ptr != NULL ? osize : 0, credit = 0, counted;
   void *p;
+  if (ptr != NULL && S->nhost > 0) old -= host_block(S, ptr);
   if (nsize == 0) {
     free(ptr);
     S->mem_used -= old;
     return NULL;
   }
-  if (nsize > old && S->mem_limit > 0 &&
+  if (ptr == NULL && (S->host_strings || S->host_want))
+    credit = host_new(S, osize, nsize);
+  counted = nsize - credit;
+  if (counted > old && S->mem_limit > 0 &&
       (S->mem_used > S->mem_limit ||
-       nsize - old > S->mem_limit - S->mem_used)) {
+       counted - old > S->mem_limit - S->mem_used)) {
     rt_stop_refused(S);
     S->mem_refused = 1;
     return NULL;
   }
   p = realloc(ptr, nsize);
   if (p == NULL) return NULL;
-  S->mem_used = S->mem_used - old + nsize;
+  if (ptr == NULL && (S->host_strings || S->host_want))
+    host_made(S, p, osize, credit);
+  S->mem_used = S->mem_used - old + counted;
   if (S->mem_used > S->mem_peak) S->mem_peak = S->mem_used;
-  if (nsize > old) {
+  if (counted > old) {
     lraf_account *a = running_account(S);
     if (a != NULL)
-      acct_note_alloc(a, (int64_t)(nsize - old), (int64_t)S->mem_used);
+      acct_note_alloc(a, (int64_t)(counted - old), (int64_t)S->mem_used);
   }
   return p;
 }
@@ -51,4 +111,26 @@ void *rt_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 void lraf_memory(const lraf_state *S, size_t *in_use, size_t *peak) {
   if (in_use != NULL) *in_use = S ? S->mem_used : 0;
   if (peak != NULL) *peak = S ? S->mem_peak : 0;
+}
+
+void lraf_host_strings(lraf_state *S, int on) {
+  if (S != NULL) S->host_strings = on != 0;
+}
+
+void rt_alloc_probe(lraf_state *S) {
+  static const char probe[] = "lraf: the size of a string's block, probed";
+  lua_State *L = S->L;
+  size_t before;
+  lua_gc(L, LUA_GCSTOP);  /* no step frees anything meanwhile */
+  before = S->mem_used;
+  lua_pushlstring(L, probe, sizeof probe - 1);  /* long: a new block */
+  S->str_header = S->mem_used - before - sizeof probe;
+  lua_pop(L, 1);
+  lua_gc(L, LUA_GCRESTART);
+}
+
+void rt_alloc_want(lraf_state *S, size_t len, int n, size_t credit) {
+  S->host_want = n > 0 ? S->str_header + len + 1 : 0;
+  S->host_want_n = n;
+  S->host_credit = credit;
 }

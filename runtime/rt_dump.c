@@ -60,13 +60,16 @@ static void dump_source(remember_args *a) {
 
 static int remember(lua_State *L) {
   remember_args *a = lua_touserdata(L, 1);
+  lraf_state *S = rt_state(L);
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &origins_key) != LUA_TTABLE) {
     lua_pop(L, 1);
     lua_newtable(L);
     lua_pushvalue(L, -1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &origins_key);
   }
+  rt_alloc_want(S, a->len, 1, 0);  /* the chunk name: the host's */
   lua_pushlstring(L, a->source ? a->source : "", a->len);
+  rt_alloc_want(S, 0, 0, 0);
   lua_pushvalue(L, -1);
   if (lua_rawget(L, -3) != LUA_TTABLE) {
     lua_pop(L, 1);
@@ -75,7 +78,9 @@ static int remember(lua_State *L) {
     lua_pushvalue(L, -2);
     lua_rawset(L, -5);
   }
+  rt_alloc_want(S, a->n, 1, a->len);  /* the name's bytes in the dump */
   lua_pushlstring(L, a->p, a->n);
+  rt_alloc_want(S, 0, 0, 0);
   lua_pushboolean(L, 1);
   lua_rawset(L, -3);
   return 0;
@@ -92,6 +97,7 @@ lraf_status rt_dump_remember(lua_State *L, const char *p, size_t n,
   lua_pushcfunction(L, remember);
   lua_pushlightuserdata(L, &a);
   if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    rt_alloc_want(rt_state(L), 0, 0, 0);
     lua_pop(L, 1);
     return err_fail(err, LRAF_EMEM, "out of memory keeping a chunk");
   }

@@ -15,6 +15,7 @@
 #include <lualib.h>
 
 #include "rt.h"
+#include "rt_natcost.h"
 
 static const luaL_Reg sandbox_libs[] = {
   {LUA_GNAME, luaopen_base},
@@ -70,11 +71,54 @@ static void drop_loadlib(lua_State *L) {
   lua_pop(L, 1);
 }
 
+/* A deterministic state: math.random starts from a fixed seed (the
+   stock randomseed, before native charging wraps it: not counted). */
+static const char seed_key = 's';  /* the stock randomseed */
+
+static void seed_random(lua_State *L) {
+  if (lua_getglobal(L, LUA_MATHLIBNAME) == LUA_TTABLE &&
+      lua_getfield(L, -1, "randomseed") == LUA_TFUNCTION) {
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &seed_key);
+    lua_pushinteger(L, 0);
+    lua_call(L, 1, 0);
+  } else {
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+/* math.randomseed(0) again, uncounted (lraf_deterministic_restart). */
+static int reseed(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &seed_key) == LUA_TFUNCTION) {
+    lua_pushinteger(L, 0);
+    lua_call(L, 1, 0);
+  }
+  return 0;
+}
+
+void lraf_deterministic_restart(lraf_state *S) {
+  lua_State *L;
+  if (S == NULL || !S->det || (L = S->L) == NULL) return;
+  lua_pushcfunction(L, reseed);
+  (void)lua_pcall(L, 0, 0, 0);  /* randomseed raises no error */
+#ifdef LRAF_VM
+  if (!S->det_marked) S->det_cid = lua_detcid(L, 0, 0);
+  S->det_marked = 1;
+  (void)lua_detcid(L, 1, S->det_cid);
+#endif
+  rt_natnext_forget(S);
+}
+
 void rt_env_open(lua_State *L, lraf_state *S) {
   if (S->env == LRAF_ENV_SANDBOX)
     open_sandbox(L, S);
   else
     luaL_openlibs(L);
+  if (S->det) seed_random(L);
+#ifndef LRAF_VM
+  if (S->det) rt_sort_open(L);  /* a fixed pivot (the lraf VM has one) */
+#endif
   lua_pushglobaltable(L);
   rt_protect_open(L);
   lua_pop(L, 1);

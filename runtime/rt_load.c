@@ -34,6 +34,29 @@ static const char *bytes_reader(lua_State *L, void *ud, size_t *size) {
   return *size ? b->p : NULL;
 }
 
+/* Host strings (rt_alloc.c): the chunk name a load makes is left out
+   of the memory count.  A short one is made first and held below the
+   load (Lua interns it, so the load makes no other); a long one is new
+   at each use: the next uses string blocks of its size are left out. */
+static int name_begin(lua_State *L, const char *name, int uses) {
+  lraf_state *S = rt_state(L);
+  size_t len = strlen(name);
+  if (len > RT_SHORTSTR) {
+    rt_alloc_want(S, len, uses, 0);
+    return 0;
+  }
+  rt_alloc_want(S, len, 1, 0);  /* none when Lua has it already */
+  lua_pushlstring(L, name, len);
+  rt_alloc_want(S, 0, 0, 0);
+  return 1;
+}
+
+/* After the load: the function or the message is on the top. */
+static void name_end(lua_State *L, int held) {
+  rt_alloc_want(rt_state(L), 0, 0, 0);
+  if (held) lua_remove(L, -2);
+}
+
 rt_loadres rt_load_rewritten(lua_State *L, const bc_chunk *chunk,
                              const char *name) {
   lraf_state *S = rt_state(L);
@@ -51,7 +74,10 @@ rt_loadres rt_load_rewritten(lua_State *L, const bc_chunk *chunk,
   }
   b.p = data;
   b.n = size;
+  if (chunk->main->source.present && chunk->main->source.len > RT_SHORTSTR)
+    rt_alloc_want(S, chunk->main->source.len, 1, 0);  /* read first */
   r.status = lua_load(L, bytes_reader, &b, name, "b");
+  rt_alloc_want(S, 0, 0, 0);
   free(data);
   if (r.status != LUA_OK) {
     r.code = r.status == LUA_ERRMEM ? LRAF_EMEM : LRAF_EFORMAT;
@@ -73,6 +99,15 @@ rt_loadres rt_load_rewritten(lua_State *L, const bc_chunk *chunk,
     lua_pop(L, 1);
   }
   return r;
+}
+
+/* The chunk name's bytes in the dump of the function at the top (a
+   host string: not counted, rt_alloc.c). */
+static size_t name_bytes(lua_State *L, size_t size) {
+  lua_Debug ar;
+  lua_pushvalue(L, -1);
+  if (!lua_getinfo(L, ">S", &ar) || ar.srclen > size) return 0;
+  return ar.srclen;
 }
 
 /* The compiled function at the top becomes the rewritten one.  Lua
@@ -117,7 +152,8 @@ static rt_loadres finish(lua_State *L, int status, const char *mode,
      (rt_rwmem.c) while it works */
   r.code = rt_dump(L, 0, &bytes, &size, &err);
   if (r.code == LRAF_OK) r.code = rt_dump_remember(L, bytes, size, &err);
-  if (r.code == LRAF_OK && !rt_rwmem_reserve(L, size, &held))
+  if (r.code == LRAF_OK &&
+      !rt_rwmem_reserve(L, size - name_bytes(L, size), &held))
     r.code = err_fail(&err, LRAF_EMEM,
                       "not enough memory to rewrite a chunk (memory limit)");
   if (S->opt.target == RW_LRAVM) {  /* the lraf VM: in memory */
@@ -154,16 +190,40 @@ static rt_loadres finish(lua_State *L, int status, const char *mode,
 
 rt_loadres rt_load_buffer(lua_State *L, const char *s, size_t len,
                           const char *name, const char *mode) {
+  rt_loadres r;
+  int held;
   if (strchr(mode, 'b') != NULL && rt_dump_known(L, s, len))
     return finish(L, luaL_loadbufferx(L, s, len, name, "b"), mode, 1);
-  return finish(L, luaL_loadbufferx(L, s, len, name, "t"), mode, 0);
+  held = name_begin(L, name ? name : s, 1);
+  r = finish(L, luaL_loadbufferx(L, s, len, name, "t"), mode, 0);
+  name_end(L, held);
+  return r;
 }
 
 rt_loadres rt_load_file(lua_State *L, const char *path, const char *mode) {
-  return finish(L, luaL_loadfilex(L, path, "t"), mode, 0);
+  rt_loadres r;
+  int held = 0;
+  if (path != NULL) {  /* luaL_loadfilex makes "@path", the parser too */
+    lraf_state *S = rt_state(L);
+    rt_alloc_want(S, strlen(path) + 1, 1, 0);
+    lua_pushfstring(L, "@%s", path);
+    rt_alloc_want(S, 0, 0, 0);
+    held = lua_rawlen(L, -1) <= RT_SHORTSTR;
+    if (!held) {
+      rt_alloc_want(S, lua_rawlen(L, -1), 2, 0);
+      lua_pop(L, 1);
+    }
+  }
+  r = finish(L, luaL_loadfilex(L, path, "t"), mode, 0);
+  name_end(L, held);
+  return r;
 }
 
 rt_loadres rt_load_reader(lua_State *L, lua_Reader reader, void *ud,
                           const char *name, const char *mode) {
-  return finish(L, lua_load(L, reader, ud, name, "t"), mode, 0);
+  rt_loadres r;
+  int held = name_begin(L, name ? name : "?", 1);
+  r = finish(L, lua_load(L, reader, ud, name, "t"), mode, 0);
+  name_end(L, held);
+  return r;
 }

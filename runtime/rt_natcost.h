@@ -56,6 +56,8 @@ int rt_natnext_pairs(lua_State *L, lua_CFunction stock,
                     const rt_native_model *m);
 /* Check the table layout and set up the scan cache (after wrapping). */
 void rt_natnext_open(lua_State *L);
+/* Forget where scans ended (lraf_deterministic_restart). */
+void rt_natnext_forget(lraf_state *S);
 
 /* rt_nattab.c: table functions on tables with metatables, charged by
    the length __len reports, element by element. */

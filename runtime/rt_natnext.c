@@ -71,6 +71,9 @@ typedef struct scan_state {
     const void *t;
     unsigned node;    /* where a scan of t last ended */
   } hint[HINTS];
+  unsigned nexthint;  /* the entry a new table takes (round robin: which
+                         entry a table gets must not follow its address,
+                         or the charge would) */
 } scan_state;
 
 static const char state_key = 'n';
@@ -161,13 +164,32 @@ static void count(scan *sc, int w) {
   }
 }
 
+/* The hint entry of t, or -1. */
+static int hint_of(const scan_state *ns, const peek_table *t) {
+  int h;
+  for (h = 0; h < HINTS; h++)
+    if (ns->hint[h].t == t) return h;
+  return -1;
+}
+
+/* Note that a scan of t ended at node i. */
+static void hint_set(scan_state *ns, const peek_table *t, unsigned i) {
+  int h = hint_of(ns, t);
+  if (h < 0) {
+    h = (int)(ns->nexthint++ % HINTS);
+    ns->hint[h].t = t;
+  }
+  ns->hint[h].node = i;
+}
+
 /* The node index of the key at idx in t's hash part of hs nodes, or -1. */
 static long find_node(scan_state *ns, scan *sc, const peek_table *t,
                       unsigned hs, int idx) {
-  unsigned h = (unsigned)((uintptr_t)t >> 4) % HINTS, i;
+  int h = hint_of(ns, t);
+  unsigned i;
   key_id k;
   key_of(sc->L, idx, &k);
-  if (ns->hint[h].t == t && ns->hint[h].node < hs &&
+  if (h >= 0 && ns->hint[h].node < hs &&
       same_key(&k, &t->node[ns->hint[h].node]))
     return (long)ns->hint[h].node;
   for (i = 0; i < hs; i++) {
@@ -212,9 +234,7 @@ int64_t rt_natnext_size(lua_State *L, const rt_native_model *m) {
   for (i -= as; i < hs; i++) {
     count(&sc, NODE_WEIGHT);
     if (!EMPTY(t->node[i].tt)) {
-      unsigned h = (unsigned)((uintptr_t)t >> 4) % HINTS;
-      ns->hint[h].t = t;
-      ns->hint[h].node = i;
+      hint_set(ns, t, i);
       return sc.pending;
     }
   }
@@ -290,4 +310,11 @@ void rt_natnext_open(lua_State *L) {
   } else {
     lua_pop(L, 1);
   }
+}
+
+void rt_natnext_forget(lraf_state *S) {
+  scan_state *ns = S->natnext;
+  if (ns == NULL) return;
+  memset(ns->hint, 0, sizeof ns->hint);
+  ns->nexthint = 0;
 }

@@ -17,6 +17,7 @@ void lraf_default_options(lraf_options *opt) {
   opt->env = LRAF_ENV_FULL;
   opt->native = LRAF_NATIVE_AUTO;
   opt->native_call = LRAF_NATIVE_CALL_DEFAULT;
+  opt->deterministic = LRAF_DETERMINISTIC_AUTO;
 }
 
 lraf_status lraf_parse_weights(const char *text, size_t len,

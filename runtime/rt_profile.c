@@ -98,6 +98,12 @@ static void hook(lua_State *L, lua_Debug *ar) {
 
 /* ---- the API ---- */
 
+/* The lraf VM reports calls and returns of code rewritten for it; code
+   rewritten for the stock target (--vm stock) gets the hook. */
+static int vm_collects(const lraf_state *S) {
+  return rt_pfvm_builtin() && S->opt.target == RW_LRAVM;
+}
+
 lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
   lraf_profile *R;
   int i;
@@ -105,7 +111,7 @@ lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
   if (S->profile != NULL)
     return err_fail(err, LRAF_EARG, "lraf_profile_start: a profile is "
                     "already running on this state");
-  if (!rt_pfvm_builtin() && lua_gethook(L) != NULL)
+  if (!vm_collects(S) && lua_gethook(L) != NULL)
     return err_fail(err, LRAF_EARG, "lraf_profile_start: the state's main "
                     "thread has a debug hook already");
   R = calloc(1, sizeof *R);
@@ -117,7 +123,7 @@ lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
   R->create_fn = R->wrap_fn = -1;
   for (i = 0; i < RT_PF_LUA_CACHE; i++) R->lua[i] = -1;
   R->last = rt_total_run(S, L);
-  if (rt_pfvm_builtin()) {  /* the lraf VM reports calls and returns */
+  if (vm_collects(S)) {  /* the lraf VM reports calls and returns */
     if (!rt_pfvm_start(R)) {
       lraf_profile_free(R);
       return err_fail(err, LRAF_EMEM, "lraf_profile_start: out of memory");

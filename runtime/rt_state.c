@@ -18,6 +18,7 @@ static void warn_off(void *ud, const char *msg, int tocont);
 static int init(lua_State *L) {
   lraf_state *S = lua_touserdata(L, 1);
   rt_loadres r;
+  rt_alloc_probe(S);
   rt_threads_init(L, S);
   rt_protect_init(L);
   r = rt_load_buffer(L, "", 0, "=(lraf anchor)", "t");
@@ -76,6 +77,10 @@ static lraf_status options(lraf_state *S, const lraf_options *o,
   S->native = o->native == LRAF_NATIVE_AUTO ? o->env == LRAF_ENV_SANDBOX
                                              : o->native != 0;
   S->native_call = o->native_call > 0 ? o->native_call : 0;
+  S->det = o->deterministic == LRAF_DETERMINISTIC_AUTO
+               ? o->env == LRAF_ENV_SANDBOX
+               : o->deterministic != 0;
+  S->hash_seed = o->hash_seed;
   S->mem_limit = o->memory_limit;
   if (S->native)
     snprintf(S->model, sizeof S->model, "%s/native-%08x", S->rwmodel,
@@ -129,6 +134,10 @@ lraf_status lraf_new(const lraf_options *o, lraf_state **out,
   S->main.acct = m ? acct_new(0, m) : NULL;
   lraf_manager_release(m);
   S->cur = &S->main;
+#ifdef LRAF_VM
+  /* lravm/patches/lua-determinism.patch: the seed and the pivot */
+  lua_detrequest(S->det, S->hash_seed != 0, S->hash_seed);
+#endif
   S->L = S->main.acct ? lua_newstate(rt_alloc, S) : NULL;
   if (S->L == NULL) {
     lraf_account_release(S->main.acct);
@@ -179,6 +188,10 @@ struct lua_State *lraf_lua(lraf_state *S) {
 
 lraf_state *lraf_from_lua(struct lua_State *L) {
   return L ? rt_state(L) : NULL;
+}
+
+int lraf_deterministic(const lraf_state *S) {
+  return S != NULL && S->det;
 }
 
 const char *lraf_model(const lraf_state *S) {

@@ -283,6 +283,7 @@ static void run_metered(sv_worker *w, sv_state *st, sv_call *c) {
     return;
   }
   lua_gc(L, LUA_GCSTOP, 0);
+  lraf_deterministic_restart(S);  /* each request as in a fresh state */
   lraf_memory_reset_peak(S);
   lraf_memory(S, &base, NULL);
   push_call(L, c);
