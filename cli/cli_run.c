@@ -131,10 +131,14 @@ static int open_report(run_ctx *c) {
 }
 
 /* os.exit: write the report, then do what lua5.4's os.exit does (close
-   the state when asked, exit).  No upvalues, so that debug.getinfo and
+   the state when asked, exit); while a stop propagates, an error, and
+   the stop is what the run reports.  No upvalues, so that debug.getinfo and
    debug.getupvalue see it as they see lua5.4's. */
 static int run_exit(lua_State *L) {
   int code = EXIT_SUCCESS;
+  /* a __close or __gc handler while a stop propagates: the stop stays */
+  if (lraf_stopping(lraf_from_lua(L)) != LRAF_OK)
+    return luaL_error(L, "os.exit during a stop");
   if (lua_isboolean(L, 1))
     code = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
   else

@@ -403,6 +403,12 @@ LRAF_API const char *lraf_last_error(const lraf_state *S);
    memory limit; "" when unknown (e.g. a syntax error, or no Lua
    function was running). */
 LRAF_API const char *lraf_last_where(const lraf_state *S);
+/* LRAF_EQUOTA or LRAF_EMEMLIMIT while a stop propagates through the
+   script (a __close or __gc handler runs during it), else LRAF_OK.  A
+   host function that would end the run (its own os.exit) asks this
+   first, so that no handler turns a stop into success; lraf's os.exit
+   raises the stop again instead of exiting. */
+LRAF_API lraf_status lraf_stopping(lraf_state *S);
 /* Load and call with no arguments and no results. */
 LRAF_API lraf_status lraf_run_string(lraf_state *S, const char *src,
                                      const char *name, lraf_error *err);

@@ -12,6 +12,10 @@
 ** second such userdata ("memory limit exceeded"): the first LUA_ERRMEM
 ** that a protected call or resume sees while the allocator has refused
 ** a block sets S->memerr and S->quota (rt_stopping).
+**
+** os.exit raises the stop again while one propagates: a __close or
+** __gc handler (debug.setmetatable(0, {__close = os.exit})) must not
+** turn a stop into a successful exit.
 */
 #include <lauxlib.h>
 
@@ -19,6 +23,7 @@
 
 static const char quota_key = 'Q';
 static const char memory_key = 'M';
+static const char exit_key = 'X';  /* Lua's os.exit */
 
 #define QUOTA_MESSAGE "instruction quota exceeded"
 #define MEMORY_MESSAGE "memory limit exceeded"
@@ -114,9 +119,33 @@ static int rt_xpcall(lua_State *L) {
   return finish(L, status, 2);
 }
 
+lraf_status lraf_stopping(lraf_state *S) {
+  if (S == NULL || S->L == NULL) return LRAF_OK;
+  if (!rt_stopping(S->L, LUA_ERRMEM)) return LRAF_OK;
+  return S->memerr ? LRAF_EMEMLIMIT : LRAF_EQUOTA;
+}
+
+/* os.exit: Lua's, unless a stop propagates. */
+static int rt_exit(lua_State *L) {
+  if (rt_stopping(L, LUA_ERRMEM)) return rt_raise_quota(L);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &exit_key);
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+/* pcall and xpcall in the table on the top; os.exit when there is one. */
 void rt_protect_open(lua_State *L) {
   lua_pushcfunction(L, rt_pcall);
   lua_setfield(L, -2, "pcall");
   lua_pushcfunction(L, rt_xpcall);
   lua_setfield(L, -2, "xpcall");
+  if (lua_getfield(L, -1, "os") == LUA_TTABLE &&
+      lua_getfield(L, -1, "exit") == LUA_TFUNCTION) {
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &exit_key);
+    lua_pushcfunction(L, rt_exit);
+    lua_setfield(L, -2, "exit");
+    lua_pushnil(L);  /* in the place of the function */
+  }
+  lua_pop(L, 2);
 }
