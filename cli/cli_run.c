@@ -44,6 +44,7 @@ typedef struct run_ctx {
   lraf_manager *m;
   double wall0, cpu0;
   int reported;
+  int report_failed;   /* the report could not be written */
   cli_args args;               /* what the options said */
   const cli_run_hooks *hooks;  /* lraf profile's, or NULL */
   int hooked, hook_rc;
@@ -94,7 +95,8 @@ static void outcome(const run_ctx *c, cli_outcome *o, const char *status,
   o->cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - c->cpu0;
 }
 
-/* Write the report once: the summary on stderr, or the JSON file.  A
+/* Write the report once: the summary on stderr, or the JSON file (a
+   failed write sets report_failed: the run then exits 2, not 0).  A
    hook's after() (lraf profile) runs first, once, while the state is
    still there. */
 static void report(run_ctx *c, const cli_outcome *o) {
@@ -109,8 +111,11 @@ static void report(run_ctx *c, const cli_outcome *o) {
     return;
   }
   cli_outcome_json(c->rfile, c->S, o);
-  if (fclose(c->rfile) != 0)
+  errno = EIO;
+  if ((fflush(c->rfile) != 0) | ferror(c->rfile) | (fclose(c->rfile) != 0)) {
     cli_error("cannot write the report %s: %s", c->report, strerror(errno));
+    c->report_failed = 1;
+  }
   c->rfile = NULL;
 }
 
@@ -148,6 +153,7 @@ static int run_exit(lua_State *L) {
     cli_outcome o;
     outcome(active, &o, "exit", code, NULL);
     report(active, &o);
+    if (active->report_failed && code == EXIT_SUCCESS) code = CLI_EUSAGE;
   }
   if (lua_toboolean(L, 2)) lua_close(L);
   exit(code);
@@ -338,7 +344,7 @@ static int finish(run_ctx *c, lraf_status st, const lraf_error *err,
     o.error = st == LRAF_EQUOTA ? "quota exceeded" : "memory limit exceeded";
   }
   report(c, &o);
-  return code;
+  return c->report_failed && code == CLI_OK ? CLI_EUSAGE : code;
 }
 
 /* The report of a run that never started (no state). */

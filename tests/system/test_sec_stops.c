@@ -4,6 +4,9 @@
 **   - os.exit as a __close handler (debug.setmetatable(0, {__close =
 **     os.exit}), `local x <close> = 0`) or called by one turned a quota
 **     or memory stop into exit 0 with "status": "exit".
+**   - a report that could not be written (/dev/full) exited 0;
+**   - bytes of an error message that are not UTF-8 made the report
+**     invalid JSON: they are U+FFFD now.
 ** Runs the command named by $LRAF (the Makefile sets it).
 */
 #include <stdarg.h>
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tutil_run.h"
 #include "tutil_sh.h"
@@ -32,6 +36,10 @@ static const struct {
   {"close_exit_true.lua", "local x <close> = setmetatable({}, {__close = "
                           "function() os.exit(true, true) end})\n"
                           "while true do end\n"},
+  {"ok.lua", "local s = 0\nfor i = 1, 10 do s = s + i end\n"},
+  {"exit0.lua", "os.exit(0)\n"},
+  {"badutf8.lua", "error('bad \\xff\\xfe byte \\xc3\\xa9 ok "
+                  "\\xed\\xa0\\x80 \\xe2\\x82 \\xc0\\xaf end', 0)\n"},
   {"exit7.lua", "local x <close> = setmetatable({}, {__close = "
                 "function() end})\nos.exit(7)\n"},
 };
@@ -80,9 +88,44 @@ static void test_close_exit(void **state) {
   report_has("\"status\": \"exit\"");
 }
 
+/* The last command's stderr contains text. */
+static void err_has(const char *text) {
+  size_t len;
+  char *e = tutil_run_slurp(sh.err, &len);
+  assert_non_null(e);
+  if (strstr(e, text) == NULL) fail_msg("stderr '%s' lacks '%s'", e, text);
+  free(e);
+}
+
+/* A report that cannot be written is an error, not exit 0, whether the
+   script ends or calls os.exit(0). */
+static void test_report_full(void **state) {
+  (void)state;
+  if (access("/dev/full", W_OK) != 0) skip();
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --report /dev/full "
+                                     "ok.lua"), 2);
+  err_has("lraf: cannot write the report /dev/full: ");
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --report /dev/full "
+                                     "exit0.lua"), 2);
+  err_has("lraf: cannot write the report /dev/full: ");
+}
+
+/* Each byte that is not part of valid UTF-8 (a stray byte, a surrogate,
+   a cut sequence, an overlong form) is U+FFFD in the report; valid
+   sequences stay as they are. */
+static void test_report_utf8(void **state) {
+  (void)state;
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --report r.json "
+                                     "badutf8.lua"), 1);
+  report_has("\"error\": \"bad \\ufffd\\ufffd byte \xc3\xa9 ok "
+             "\\ufffd\\ufffd\\ufffd \\ufffd\\ufffd \\ufffd\\ufffd end\\n");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_close_exit),
+    cmocka_unit_test(test_report_full),
+    cmocka_unit_test(test_report_utf8),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
