@@ -270,7 +270,9 @@ typedef struct lraf_options {
                               recurses until "stack overflow" may stop at
                               a depth that depends on it) */
   const uint32_t *weights; /* LRAF_MODE_WEIGHTED: LRAF_NUM_OPCODES weights,
-                              in Lua's opcode order (copied) */
+                              in Lua's opcode order (copied); those
+                              that close loops or make calls (see
+                              lraf_parse_weights) at least 1 */
   lraf_env env;
   lraf_manager *manager;   /* the main thread's manager (the state takes
                               its own reference); NULL: a new total */
@@ -320,7 +322,10 @@ typedef struct lraf_options {
    only, no memory limit. */
 LRAF_API void lraf_default_options(lraf_options *opt);
 /* Parse a weights file ("OPNAME WEIGHT" lines, '#' comments, unlisted
-   opcodes weigh 1) into weights[LRAF_NUM_OPCODES]. */
+   opcodes weigh 1) into weights[LRAF_NUM_OPCODES].  A weight of 0 is
+   LRAF_EARG for the opcodes that close loops or make calls (JMP,
+   FORLOOP, TFORCALL, TFORLOOP, EQ, LT, LE, EQK, EQI, LTI, LEI, GTI, GEI,
+   TEST, TESTSET, CALL, TAILCALL): a loop would run free. */
 LRAF_API lraf_status lraf_parse_weights(const char *text, size_t len,
                                         uint32_t *weights, lraf_error *err);
 

@@ -6,7 +6,10 @@
 **     or memory stop into exit 0 with "status": "exit".
 **   - a report that could not be written (/dev/full) exited 0;
 **   - bytes of an error message that are not UTF-8 made the report
-**     invalid JSON: they are U+FFFD now.
+**     invalid JSON: they are U+FFFD now;
+**   - --key-file /dev/zero (and --weights /dev/zero) read forever;
+**   - a weight of 0 for the opcodes that close loops made them free
+**     (JMP, FORLOOP; TEST with the uncounted JMP after it).
 ** Runs the command named by $LRAF (the Makefile sets it).
 */
 #include <stdarg.h>
@@ -20,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lraf.h"
 #include "tutil_run.h"
 #include "tutil_sh.h"
 
@@ -40,6 +44,13 @@ static const struct {
   {"exit0.lua", "os.exit(0)\n"},
   {"badutf8.lua", "error('bad \\xff\\xfe byte \\xc3\\xa9 ok "
                   "\\xed\\xa0\\x80 \\xe2\\x82 \\xc0\\xaf end', 0)\n"},
+  {"w_forloop0.txt", "FORLOOP 0\n"},
+  {"w_jmp0.txt", "# free jumps\nJMP 0\nMOVE 0\n"},
+  {"w_test0.txt", "TEST 0\n"},
+  {"repspin.lua", "local x = false\nrepeat until x\n"},
+  {"w_move0.txt", "MOVE 0\nADD 0\n"},
+  {"spin.lua", "while true do end\n"},
+  {"forspin.lua", "for i = 1, math.maxinteger do end\n"},
   {"exit7.lua", "local x <close> = setmetatable({}, {__close = "
                 "function() end})\nos.exit(7)\n"},
 };
@@ -121,11 +132,101 @@ static void test_report_utf8(void **state) {
              "\\ufffd\\ufffd\\ufffd \\ufffd\\ufffd \\ufffd\\ufffd end\\n");
 }
 
+/* The lraf under test as an absolute path (for commands that cd). */
+static const char *lraf_abs(void) {
+  static char path[4096];
+  char cwd[2048];
+  const char *l = tutil_sh_lraf();
+  if (l[0] == '/') return l;
+  if (getcwd(cwd, sizeof cwd) == NULL) fail_msg("getcwd failed");
+  snprintf(path, sizeof path, "%s/%s", cwd, l);
+  return path;
+}
+
+/* Files that never end are refused after a bounded read (the commands
+   run under a 4 GB address-space limit and a timeout, which they hit
+   before the fix). */
+static void test_unbounded_files(void **state) {
+  const char *opts[] = {"--key-file /dev/zero", "--mode weighted --weights "
+                        "/dev/zero"};
+  size_t i;
+  (void)state;
+  for (i = 0; i < sizeof opts / sizeof opts[0]; i++) {
+    assert_int_equal(tutil_sh_run(&sh, "ulimit -v 4000000; timeout 60 "
+                                  "%s run %s %s/ok.lua", lraf_abs(),
+                                  opts[i], sh.dir), 2);
+    err_has("lraf: cannot read /dev/zero: longer than ");
+  }
+  assert_int_equal(tutil_sh_run(&sh, "ulimit -v 4000000; timeout 60 %s "
+                                "rewrite --key-file /dev/zero %s/ok.lua",
+                                lraf_abs(), sh.dir), 2);
+  err_has("lraf: cannot read /dev/zero: longer than 65536 bytes");
+}
+
+/* A weight of 0 for JMP or FORLOOP let a loop run free under --limit
+   (it never ended); such weights are refused with the reason, other
+   zeros are accepted. */
+static void test_zero_weights(void **state) {
+  (void)state;
+  assert_int_equal(tutil_sh_run(&sh, "cd %s && timeout 60 %s run --limit 1M "
+                                "--mode weighted --weights w_jmp0.txt "
+                                "spin.lua", sh.dir, lraf_abs()), 2);
+  err_has("weights line 2: JMP 0; the opcodes that close loops or make "
+          "calls (JMP, FORLOOP, TFORCALL, TFORLOOP, the tests");
+  assert_int_equal(tutil_sh_run(&sh, "cd %s && timeout 60 %s run --limit 1M "
+                                "--mode weighted --weights w_forloop0.txt "
+                                "forspin.lua", sh.dir, lraf_abs()), 2);
+  err_has("weights line 1: FORLOOP 0; ");
+  assert_int_equal(tutil_sh_run(&sh, "cd %s && timeout 60 %s run --limit 1M "
+                                "--mode weighted --weights w_test0.txt "
+                                "repspin.lua", sh.dir, lraf_abs()), 2);
+  err_has("weights line 1: TEST 0; ");
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --limit 1M --mode weighted "
+                                     "--weights w_move0.txt spin.lua"), 3);
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --mode weighted --weights "
+                                     "w_move0.txt ok.lua"), 0);
+}
+
+/* The C API refuses the same weights in lraf_new. */
+static void test_zero_weights_api(void **state) {
+  static uint32_t w[LRAF_NUM_OPCODES];
+  const char *must[] = {"JMP", "FORLOOP", "TFORCALL", "TFORLOOP", "CALL",
+                        "TAILCALL", "EQ", "LT", "LE", "EQK", "EQI", "LTI",
+                        "LEI", "GTI", "GEI", "TEST", "TESTSET"};
+  char line[64];
+  size_t i;
+  (void)state;
+  for (i = 0; i < sizeof must / sizeof must[0]; i++) {
+    lraf_options opt;
+    lraf_state *S = NULL;
+    lraf_error err;
+    snprintf(line, sizeof line, "%s 2\n", must[i]);
+    assert_int_equal(lraf_parse_weights(line, strlen(line), w, &err),
+                     LRAF_OK);
+    lraf_default_options(&opt);
+    opt.mode = LRAF_MODE_WEIGHTED;
+    opt.weights = w;
+    assert_int_equal(lraf_new(&opt, &S, &err), LRAF_OK);
+    lraf_close(S);
+    snprintf(line, sizeof line, "%s 0\n", must[i]);
+    assert_int_equal(lraf_parse_weights(line, strlen(line), w, &err),
+                     LRAF_EARG);
+    assert_non_null(strstr(err.message, must[i]));
+    memset(w, 0, sizeof w);
+    w[0] = 1;
+    assert_int_equal(lraf_new(&opt, &S, &err), LRAF_EARG);
+    assert_non_null(strstr(err.message, "weighs 0"));
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_close_exit),
     cmocka_unit_test(test_report_full),
     cmocka_unit_test(test_report_utf8),
+    cmocka_unit_test(test_unbounded_files),
+    cmocka_unit_test(test_zero_weights),
+    cmocka_unit_test(test_zero_weights_api),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
