@@ -9,7 +9,9 @@
 **     invalid JSON: they are U+FFFD now;
 **   - --key-file /dev/zero (and --weights /dev/zero) read forever;
 **   - a weight of 0 for the opcodes that close loops made them free
-**     (JMP, FORLOOP; TEST with the uncounted JMP after it).
+**     (JMP, FORLOOP; TEST with the uncounted JMP after it);
+**   - lraf bench --limit never ended a C call's own work (native
+**     charging was off): --limit turns it on, as in lraf run.
 ** Runs the command named by $LRAF (the Makefile sets it).
 */
 #include <stdarg.h>
@@ -51,6 +53,8 @@ static const struct {
   {"w_move0.txt", "MOVE 0\nADD 0\n"},
   {"spin.lua", "while true do end\n"},
   {"forspin.lua", "for i = 1, math.maxinteger do end\n"},
+  {"catastrophic.lua", "local s = ('a'):rep(5e4)\n"
+                       "while true do string.find(s, '.-.-.-.-b') end\n"},
   {"exit7.lua", "local x <close> = setmetatable({}, {__close = "
                 "function() end})\nos.exit(7)\n"},
 };
@@ -219,6 +223,19 @@ static void test_zero_weights_api(void **state) {
   }
 }
 
+/* bench -n 1 --limit 1M on a pattern search that takes O(n^5) steps in
+   one C call: stopped (3) with native charging, as lraf run is; it ran
+   on until the timeout (124).  --no-native keeps it off. */
+static void test_bench_limit_native(void **state) {
+  (void)state;
+  assert_int_equal(tutil_sh_run(&sh, "cd %s && timeout 120 %s bench -n 1 "
+                                "--limit 1M catastrophic.lua", sh.dir,
+                                lraf_abs()), 3);
+  err_has("native charging was on");
+  assert_int_equal(tutil_sh_lraf_run(&sh, "bench -n 1 --limit 1M "
+                                     "--no-native ok.lua"), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_close_exit),
@@ -227,6 +244,7 @@ int main(void) {
     cmocka_unit_test(test_unbounded_files),
     cmocka_unit_test(test_zero_weights),
     cmocka_unit_test(test_zero_weights_api),
+    cmocka_unit_test(test_bench_limit_native),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
