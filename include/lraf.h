@@ -763,7 +763,9 @@ typedef struct lraf_profile lraf_profile;
    the main thread has a debug hook. */
 LRAF_API lraf_status lraf_profile_start(lraf_state *S, lraf_error *err);
 /* Stop and hand over the profile (*out; free it with
-   lraf_profile_free).  lraf_close frees a profile still running. */
+   lraf_profile_free).  lraf_close frees a profile still running.  While
+   it runs the profile counts against S's memory limit: LRAF_EMEMLIMIT
+   (and no profile) when it would have passed it. */
 LRAF_API lraf_status lraf_profile_stop(lraf_state *S, lraf_profile **out,
                                        lraf_error *err);
 LRAF_API void lraf_profile_free(lraf_profile *P);

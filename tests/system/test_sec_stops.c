@@ -11,7 +11,9 @@
 **   - a weight of 0 for the opcodes that close loops made them free
 **     (JMP, FORLOOP; TEST with the uncounted JMP after it);
 **   - lraf bench --limit never ended a C call's own work (native
-**     charging was off): --limit turns it on, as in lraf run.
+**     charging was off): --limit turns it on, as in lraf run;
+**   - lraf profile --memory-limit 64MiB reached 592 MB: the profile's
+**     calling-context tree counts against the limit now.
 ** Runs the command named by $LRAF (the Makefile sets it).
 */
 #include <stdarg.h>
@@ -55,6 +57,13 @@ static const struct {
   {"forspin.lua", "for i = 1, math.maxinteger do end\n"},
   {"catastrophic.lua", "local s = ('a'):rep(5e4)\n"
                        "while true do string.find(s, '.-.-.-.-b') end\n"},
+  {"cct.lua", "local f, seed, N = {}, 1, 200\n"
+              "local src = 'local f, rnd = ... return function(d) if d == 0 "
+              "then return end return (f[rnd()])(d - 1), 0 end'\n"
+              "local function rnd() seed = (seed * 1103515245 + 12345) % "
+              "2147483648 return seed % N + 1 end\n"
+              "for i = 1, N do f[i] = load(src, '=f' .. i)(f, rnd) end\n"
+              "for r = 1, tonumber(arg[1]) do f[1](60) end\n"},
   {"exit7.lua", "local x <close> = setmetatable({}, {__close = "
                 "function() end})\nos.exit(7)\n"},
 };
@@ -236,6 +245,18 @@ static void test_bench_limit_native(void **state) {
                                      "--no-native ok.lua"), 0);
 }
 
+/* Random call chains 60 deep over 200 functions: a calling-context tree
+   of about 10^6 nodes, which took 150 MB beside a 16 MiB limit.  It
+   counts against the limit: exit 4, saying so; a small run profiles. */
+static void test_profile_memory_limit(void **state) {
+  (void)state;
+  assert_int_equal(tutil_sh_lraf_run(&sh, "profile --memory-limit 16MiB "
+                                     "-o p.txt cct.lua 20000"), 4);
+  err_has("the profile reached the state's memory limit (16777216 bytes)");
+  assert_int_equal(tutil_sh_lraf_run(&sh, "profile --memory-limit 16MiB "
+                                     "-o p.txt cct.lua 20"), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_close_exit),
@@ -245,6 +266,7 @@ int main(void) {
     cmocka_unit_test(test_zero_weights),
     cmocka_unit_test(test_zero_weights_api),
     cmocka_unit_test(test_bench_limit_native),
+    cmocka_unit_test(test_profile_memory_limit),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
