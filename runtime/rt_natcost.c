@@ -449,7 +449,8 @@ static int64_t sz_move(lua_State *L, const rt_native_model *m) {
   if (n <= 0 || !ok || !(f > 0 || e < LUA_MAXINTEGER + f) ||
       t > LUA_MAXINTEGER - (e - f))
     return 0;
-  return clamp((double)n * rt_nattab_move_weight(L));
+  if (rt_nattab_move_weight(L) != 1) return 0;  /* rt_nattab_move pays */
+  return clamp((double)n);
 }
 
 /* ---- utf8 ---- */
@@ -524,7 +525,7 @@ const rt_native_model rt_native_models[] = {
   {"table", "unpack", sz_unpack_t, 1, 850, rt_nattab_unpack},
   {"table", "insert", sz_insert, 1, 1560, rt_nattab_insert},
   {"table", "remove", sz_remove, 1, 1560, rt_nattab_remove},
-  {"table", "move", sz_move, 1, 1800, NULL},
+  {"table", "move", sz_move, 1, 1800, rt_nattab_move},
   {"table", "pack", rt_natmore_nargs, 1, 3100, NULL},
   {"utf8", "char", sz_nargs, 1, 12000, NULL},
   {"utf8", "codepoint", sz_codepoint, 1, 880, NULL},

@@ -161,6 +161,28 @@ static void test_refused_like_lua(void **state) {
   }
 }
 
+/* table.move through metamethods is paid as it goes: a move of 2^63
+   elements that __newindex ends at its first write (Lua's sort.lua)
+   costs little and returns false; one that goes on is stopped by the
+   quota near it. */
+static void test_move_metered(void **state) {
+  lraf_manager *m;
+  lraf_state *S = limited(1000000000, &m);
+  lraf_error err;
+  (void)state;
+  assert_int_equal(tutil_rt_run(S, "local a = setmetatable({}, {__index = "
+                   "function() end, __newindex = function() error() end}) "
+                   "assert(not pcall(table.move, a, 1, math.maxinteger, 0)) "
+                   "assert(not pcall(table.move, a, math.mininteger, -2, 0))",
+                   &err), LRAF_OK);
+  if (lraf_manager_total(m) > 1000000)  /* a first slice of 1024 moves */
+    fail_msg("%lld charged", (long long)lraf_manager_total(m));
+  tutil_rt_close(S);
+  lraf_manager_release(m);
+  expect_stop("table.move through __index", "table.move(setmetatable({}, "
+              "{__index = function() end}), 1, 2^40, 1, {})", 1000000, 0.10);
+}
+
 /* Searches that take O(n^5) steps in stock Lua are stopped by the quota
    while the dry run searches. */
 static void test_catastrophic_patterns(void **state) {
@@ -184,6 +206,7 @@ int main(void) {
     cmocka_unit_test(test_loops),
     cmocka_unit_test(test_fail_fast),
     cmocka_unit_test(test_refused_like_lua),
+    cmocka_unit_test(test_move_metered),
     cmocka_unit_test(test_catastrophic_patterns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
