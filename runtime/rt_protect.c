@@ -23,7 +23,6 @@
 
 static const char quota_key = 'Q';
 static const char memory_key = 'M';
-static const char exit_key = 'X';  /* Lua's os.exit */
 
 #define QUOTA_MESSAGE "instruction quota exceeded"
 #define MEMORY_MESSAGE "memory limit exceeded"
@@ -125,13 +124,11 @@ lraf_status lraf_stopping(lraf_state *S) {
   return S->memerr ? LRAF_EMEMLIMIT : LRAF_EQUOTA;
 }
 
-/* os.exit: Lua's, unless a stop propagates. */
+/* os.exit: Lua's (in this frame, so that its messages name os.exit),
+   unless a stop propagates. */
 static int rt_exit(lua_State *L) {
   if (rt_stopping(L, LUA_ERRMEM)) return rt_raise_quota(L);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &exit_key);
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
+  return rt_state(L)->os_exit(L);
 }
 
 /* pcall and xpcall in the table on the top; os.exit when there is one. */
@@ -140,12 +137,14 @@ void rt_protect_open(lua_State *L) {
   lua_setfield(L, -2, "pcall");
   lua_pushcfunction(L, rt_xpcall);
   lua_setfield(L, -2, "xpcall");
-  if (lua_getfield(L, -1, "os") == LUA_TTABLE &&
-      lua_getfield(L, -1, "exit") == LUA_TFUNCTION) {
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &exit_key);
+  if (lua_getfield(L, -1, "os") != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return;
+  }
+  if (lua_getfield(L, -1, "exit") == LUA_TFUNCTION &&
+      (rt_state(L)->os_exit = lua_tocfunction(L, -1)) != NULL) {
     lua_pushcfunction(L, rt_exit);
-    lua_setfield(L, -2, "exit");
-    lua_pushnil(L);  /* in the place of the function */
+    lua_setfield(L, -3, "exit");
   }
   lua_pop(L, 2);
 }

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lraf.h"
@@ -110,6 +111,43 @@ static void test_close_exit(void **state) {
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --limit 1M --report r.json "
                                      "exit7.lua"), 7);
   report_has("\"status\": \"exit\"");
+}
+
+/* The same through the C API, whose os.exit is the library's: run in a
+   child, since os.exit there ended the process with 0 (a stop) before;
+   the child exits 42 when the call returned the stop. */
+static int api_child(const char *src, lraf_status want) {
+  pid_t pid = fork();
+  int st;
+  if (pid == 0) {
+    lraf_options opt;
+    lraf_state *S;
+    lraf_error err;
+    lraf_default_options(&opt);
+    opt.native = 1;
+    opt.manager = lraf_limit_new(want == LRAF_EMEMLIMIT ? INT64_C(1) << 50
+                                                        : 1000000);
+    opt.memory_limit = 20u << 20;
+    if (lraf_new(&opt, &S, &err) != LRAF_OK) _exit(1);
+    _exit(lraf_run_string(S, src, "=api", &err) == want ? 42 : 1);
+  }
+  if (pid < 0 || waitpid(pid, &st, 0) != pid) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_close_exit_api(void **state) {
+  (void)state;
+  assert_int_equal(api_child("debug.setmetatable(0, {__close = os.exit}) "
+                             "local x <close> = 0 while true do end",
+                             LRAF_EQUOTA), 42);
+  assert_int_equal(api_child("debug.setmetatable(0, {__close = os.exit}) "
+                             "local x <close> = 0 local t = {} for i = 1, "
+                             "1e9 do t[i] = ('x'):rep(100) .. i end",
+                             LRAF_EMEMLIMIT), 42);
+  /* outside a stop os.exit is lua5.4's, messages included */
+  assert_int_equal(api_child("local ok, e = pcall(os.exit, {}) assert(e:find("
+                             "\"bad argument #1 to 'os.exit'\", 1, true)) "
+                             "os.exit(42)", LRAF_OK), 42);
 }
 
 /* The last command's stderr contains text. */
@@ -264,6 +302,7 @@ static void test_profile_memory_limit(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_close_exit),
+    cmocka_unit_test(test_close_exit_api),
     cmocka_unit_test(test_report_full),
     cmocka_unit_test(test_report_utf8),
     cmocka_unit_test(test_unbounded_files),
