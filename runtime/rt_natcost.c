@@ -141,12 +141,17 @@ static int64_t sz_nargs(lua_State *L, const rt_native_model *m) {
 }
 
 /* Sum of the numbers written in a pack format: the most bytes its
-   fixed-size items may take. */
+   fixed-size items may take.  Lua reads a number only while it stays
+   at most (INT_MAX - 9) / 10 before its last digit; a digit after that
+   is an invalid option, refused before any work: 0. */
 static double format_sizes(const char *f, size_t n) {
   double sum = 0, cur = 0;
   size_t i;
   for (i = 0; i < n; i++) {
     if (f[i] >= '0' && f[i] <= '9') {
+      if (i > 0 && f[i - 1] >= '0' && f[i - 1] <= '9' &&
+          cur > (INT_MAX - 9) / 10)
+        return 0;
       cur = cur * 10 + (f[i] - '0');
     } else {
       sum += cur + 8;
