@@ -60,6 +60,13 @@ int cli_report(const lraf_error *err);
    file and why. */
 lraf_status cli_read_file(const char *path, char **data, size_t *size,
                           lraf_error *err);
+/* cli_read_file of at most max bytes: a longer file (/dev/zero) is
+   LRAF_ELIMIT, found before much more than max bytes are read. */
+lraf_status cli_read_file_max(const char *path, size_t max, char **data,
+                              size_t *size, lraf_error *err);
+/* The most a --key-file and a --weights file may hold. */
+#define CLI_KEY_MAX ((size_t)64 * 1024)
+#define CLI_WEIGHTS_MAX ((size_t)1024 * 1024)
 /* cli_read_file for a script: a '#' first line is blanked (lua5.4
    skips it; line numbers stay), and *name (free it) gets the chunk
    name "@path". */

@@ -32,7 +32,8 @@
 
 #define BENCH_DEFAULT_RUNS 10
 /* Without --limit every run stops after this many instructions (a few
-   seconds), so that bench ends whatever the script does. */
+   seconds of Lua code; a C call's own work is bounded only with native
+   charging, which --limit turns on). */
 #define BENCH_DEFAULT_LIMIT INT64_C(1000000000)
 
 /* The arguments every run gets (after "--"). */
@@ -303,7 +304,11 @@ static int parse_args(int argc, char **argv, lraf_options *opt,
   args->n = j < argc ? argc - j - 1 : 0;
   *opt = a.opt;
   opt->traceback = 1;
+  /* a limit is a defence only if no C call does unbounded work for one
+     unit: --limit and --memory-limit turn native charging on, as in
+     lraf run (--no-native turns it off) */
   if (a.native >= 0) opt->native = a.native;
+  else if (a.limit >= 0 || a.memory > 0) opt->native = 1;
   if (opt->deterministic == LRAF_DETERMINISTIC_AUTO) opt->deterministic = 1;
   if (a.runs > 0) *runs = a.runs;
   b->limit = a.limit >= 0 ? a.limit : BENCH_DEFAULT_LIMIT;

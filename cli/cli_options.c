@@ -295,7 +295,7 @@ static int read_weights(const char *path, cli_args *a) {
   char *text;
   size_t len;
   lraf_status st;
-  if (cli_read_file(path, &text, &len, &err) != LRAF_OK)
+  if (cli_read_file_max(path, CLI_WEIGHTS_MAX, &text, &len, &err) != LRAF_OK)
     return cli_report(&err);
   st = lraf_parse_weights(text, len, a->weights, &err);
   free(text);
@@ -410,7 +410,7 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
       size_t len;
       free(key);
       key = NULL;
-      if (cli_read_file(v, &key, &len, &err) != LRAF_OK)
+      if (cli_read_file_max(v, CLI_KEY_MAX, &key, &len, &err) != LRAF_OK)
         return cli_report(&err);
       if (len == 0) return cli_error("--key-file %s is empty", v);
       a->opt.offline_key = key;

@@ -94,19 +94,48 @@ static void collect(lraf_state *S, tally *t, int64_t *rcount,
   t->total += *rsum;
 }
 
+/* The length of the valid UTF-8 sequence at s (RFC 3629: no overlong
+   forms, no surrogates, nothing past U+10FFFF), 0 when there is none. */
+static int utf8_len(const unsigned char *s) {
+  int n, i;
+  unsigned long cp;
+  if (s[0] < 0x80) return 1;
+  if (s[0] >= 0xc2 && s[0] <= 0xdf) n = 2, cp = s[0] & 0x1f;
+  else if (s[0] >= 0xe0 && s[0] <= 0xef) n = 3, cp = s[0] & 0x0f;
+  else if (s[0] >= 0xf0 && s[0] <= 0xf4) n = 4, cp = s[0] & 0x07;
+  else return 0;
+  for (i = 1; i < n; i++) {
+    if ((s[i] & 0xc0) != 0x80) return 0;
+    cp = cp << 6 | (s[i] & 0x3f);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+      (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+    return 0;
+  return n;
+}
+
+/* s as a JSON string; bytes that are not UTF-8 (a Lua error message can
+   hold any) become U+FFFD, so the report stays valid JSON. */
 static void json_string(FILE *f, const char *s) {
   if (s == NULL || *s == '\0') {
     fputs("null", f);
     return;
   }
   fputc('"', f);
-  for (; *s; s++) {
+  while (*s) {
     unsigned char c = (unsigned char)*s;
+    int n = utf8_len((const unsigned char *)s);
+    if (n == 0) {
+      fputs("\\ufffd", f);
+      s++;
+      continue;
+    }
     if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
     else if (c == '\n') fputs("\\n", f);
     else if (c == '\t') fputs("\\t", f);
     else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
+    else fwrite(s, 1, (size_t)n, f);
+    s += n;
   }
   fputc('"', f);
 }

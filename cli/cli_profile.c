@@ -40,7 +40,10 @@ static int after(lraf_state *S, void *ud) {
   lraf_status st;
   if (!p->started) return CLI_OK;
   p->started = 0;
-  if (lraf_profile_stop(S, &P, &err) != LRAF_OK) return cli_report(&err);
+  if ((st = lraf_profile_stop(S, &P, &err)) != LRAF_OK) {
+    int rc = cli_report(&err);
+    return st == LRAF_EMEMLIMIT ? CLI_EMEMORY : rc;  /* --memory-limit */
+  }
   fflush(stdout);
   if (p->output != NULL && (out = fopen(p->output, "w")) == NULL) {
     lraf_profile_free(P);

@@ -44,6 +44,7 @@ typedef struct run_ctx {
   lraf_manager *m;
   double wall0, cpu0;
   int reported;
+  int report_failed;   /* the report could not be written */
   cli_args args;               /* what the options said */
   const cli_run_hooks *hooks;  /* lraf profile's, or NULL */
   int hooked, hook_rc;
@@ -95,7 +96,8 @@ static void outcome(const run_ctx *c, cli_outcome *o, const char *status,
   o->cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - c->cpu0;
 }
 
-/* Write the report once: the summary on stderr, or the JSON file.  A
+/* Write the report once: the summary on stderr, or the JSON file (a
+   failed write sets report_failed: the run then exits 2, not 0).  A
    hook's after() (lraf profile) runs first, once, while the state is
    still there. */
 static void report(run_ctx *c, const cli_outcome *o) {
@@ -110,8 +112,11 @@ static void report(run_ctx *c, const cli_outcome *o) {
     return;
   }
   cli_outcome_json(c->rfile, c->S, o);
-  if (fclose(c->rfile) != 0)
+  errno = EIO;
+  if ((fflush(c->rfile) != 0) | ferror(c->rfile) | (fclose(c->rfile) != 0)) {
     cli_error("cannot write the report %s: %s", c->report, strerror(errno));
+    c->report_failed = 1;
+  }
   c->rfile = NULL;
 }
 
@@ -132,10 +137,14 @@ static int open_report(run_ctx *c) {
 }
 
 /* os.exit: write the report, then do what lua5.4's os.exit does (close
-   the state when asked, exit).  No upvalues, so that debug.getinfo and
+   the state when asked, exit); while a stop propagates, an error, and
+   the stop is what the run reports.  No upvalues, so that debug.getinfo and
    debug.getupvalue see it as they see lua5.4's. */
 static int run_exit(lua_State *L) {
   int code = EXIT_SUCCESS;
+  /* a __close or __gc handler while a stop propagates: the stop stays */
+  if (lraf_stopping(lraf_from_lua(L)) != LRAF_OK)
+    return luaL_error(L, "os.exit during a stop");
   if (lua_isboolean(L, 1))
     code = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
   else
@@ -145,6 +154,7 @@ static int run_exit(lua_State *L) {
     cli_outcome o;
     outcome(active, &o, "exit", code, NULL);
     report(active, &o);
+    if (active->report_failed && code == EXIT_SUCCESS) code = CLI_EUSAGE;
   }
   if (lua_toboolean(L, 2)) lua_close(L);
   exit(code);
@@ -340,7 +350,7 @@ static int finish(run_ctx *c, lraf_status st, const lraf_error *err,
     o.error = st == LRAF_EQUOTA ? "quota exceeded" : "memory limit exceeded";
   }
   report(c, &o);
-  return code;
+  return c->report_failed && code == CLI_OK ? CLI_EUSAGE : code;
 }
 
 /* The report of a run that never started (no state). */

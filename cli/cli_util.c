@@ -4,6 +4,7 @@
 */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,12 +36,25 @@ static lraf_status file_error(lraf_error *err, lraf_status code,
 
 lraf_status cli_read_file(const char *path, char **data, size_t *size,
                           lraf_error *err) {
+  return cli_read_file_max(path, SIZE_MAX, data, size, err);
+}
+
+lraf_status cli_read_file_max(const char *path, size_t max, char **data,
+                              size_t *size, lraf_error *err) {
   FILE *fp = fopen(path, "rb");
   char *buf = NULL;
   size_t len = 0, cap = 0;
   if (fp == NULL) return file_error(err, LRAF_EIO, "open", path, errno);
   for (;;) {
     size_t got;
+    if (len > max) {
+      free(buf);
+      fclose(fp);
+      err->code = LRAF_ELIMIT;
+      snprintf(err->message, sizeof err->message, "cannot read %s: longer "
+               "than %zu bytes, the most this file may have", path, max);
+      return LRAF_ELIMIT;
+    }
     if (len == cap) {
       char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
       if (nb == NULL) {

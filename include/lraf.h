@@ -270,7 +270,9 @@ typedef struct lraf_options {
                               recurses until "stack overflow" may stop at
                               a depth that depends on it) */
   const uint32_t *weights; /* LRAF_MODE_WEIGHTED: LRAF_NUM_OPCODES weights,
-                              in Lua's opcode order (copied) */
+                              in Lua's opcode order (copied); those
+                              that close loops or make calls (see
+                              lraf_parse_weights) at least 1 */
   lraf_env env;
   lraf_manager *manager;   /* the main thread's manager (the state takes
                               its own reference); NULL: a new total */
@@ -333,7 +335,10 @@ typedef struct lraf_options {
    only, no memory limit. */
 LRAF_API void lraf_default_options(lraf_options *opt);
 /* Parse a weights file ("OPNAME WEIGHT" lines, '#' comments, unlisted
-   opcodes weigh 1) into weights[LRAF_NUM_OPCODES]. */
+   opcodes weigh 1) into weights[LRAF_NUM_OPCODES].  A weight of 0 is
+   LRAF_EARG for the opcodes that close loops or make calls (JMP,
+   FORLOOP, TFORCALL, TFORLOOP, EQ, LT, LE, EQK, EQI, LTI, LEI, GTI, GEI,
+   TEST, TESTSET, CALL, TAILCALL): a loop would run free. */
 LRAF_API lraf_status lraf_parse_weights(const char *text, size_t len,
                                         uint32_t *weights, lraf_error *err);
 
@@ -431,6 +436,12 @@ LRAF_API const char *lraf_last_error(const lraf_state *S);
    memory limit; "" when unknown (e.g. a syntax error, or no Lua
    function was running). */
 LRAF_API const char *lraf_last_where(const lraf_state *S);
+/* LRAF_EQUOTA or LRAF_EMEMLIMIT while a stop propagates through the
+   script (a __close or __gc handler runs during it), else LRAF_OK.  A
+   host function that would end the run (its own os.exit) asks this
+   first, so that no handler turns a stop into success; lraf's os.exit
+   raises the stop again instead of exiting. */
+LRAF_API lraf_status lraf_stopping(lraf_state *S);
 /* Load and call with no arguments and no results. */
 LRAF_API lraf_status lraf_run_string(lraf_state *S, const char *src,
                                      const char *name, lraf_error *err);
@@ -780,7 +791,9 @@ typedef struct lraf_profile lraf_profile;
    the main thread has a debug hook. */
 LRAF_API lraf_status lraf_profile_start(lraf_state *S, lraf_error *err);
 /* Stop and hand over the profile (*out; free it with
-   lraf_profile_free).  lraf_close frees a profile still running. */
+   lraf_profile_free).  lraf_close frees a profile still running.  While
+   it runs the profile counts against S's memory limit: LRAF_EMEMLIMIT
+   (and no profile) when it would have passed it. */
 LRAF_API lraf_status lraf_profile_stop(lraf_state *S, lraf_profile **out,
                                        lraf_error *err);
 LRAF_API void lraf_profile_free(lraf_profile *P);

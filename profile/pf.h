@@ -64,6 +64,12 @@ typedef struct pf_profile {
   int64_t total;
   int has_lines;
   int oom;           /* an allocation failed: the profile is incomplete */
+  /* When set, asked before the profile takes n more bytes; 0 refuses
+     (then oom and refused are set).  bytes: what it has taken. */
+  int (*reserve)(void *ud, size_t n);
+  void *reserve_ud;
+  size_t bytes;
+  int refused;       /* reserve refused: oom because of the budget */
 } pf_profile;
 
 pf_profile *pf_new(const char *model);

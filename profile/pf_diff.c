@@ -45,7 +45,8 @@ static pf_entry *sorted(const pf_read *r, int *n) {
   qsort(e, (size_t)r->n, sizeof *e, by_frame);
   for (i = 0; i < r->n; i++) {
     if (k > 0 && strcmp(e[k - 1].frame, e[i].frame) == 0)
-      e[k - 1].self += e[i].self;
+      e[k - 1].self = e[i].self > INT64_MAX - e[k - 1].self  /* both >= 0 */
+                      ? INT64_MAX : e[k - 1].self + e[i].self;
     else
       e[k++] = e[i];
   }

@@ -164,8 +164,12 @@ static void number(parser *p, int *is_int, int64_t *iv) {
     }
     while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9') p->i++;
   }
-  if (overflow || v > (uint64_t)INT64_MAX) *is_int = 0;
-  *iv = neg ? -(int64_t)v : (int64_t)v;
+  if (neg && !overflow && v == (uint64_t)INT64_MAX + 1)
+    *iv = INT64_MIN;  /* -v would overflow */
+  else if (overflow || v > (uint64_t)INT64_MAX)
+    *is_int = 0, *iv = 0;
+  else
+    *iv = neg ? -(int64_t)v : (int64_t)v;
 }
 
 static void value(parser *p, int depth);

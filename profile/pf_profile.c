@@ -19,21 +19,35 @@ static uint32_t hash_int(uint32_t h, uint64_t v) {
   return h;
 }
 
-static char *dup(const char *s) {
+/* n more bytes for the profile: 0 when its budget (P->reserve, e.g.
+   the state's memory limit) refuses them.  What it takes stays counted
+   until pf_free (the tables and arrays only grow). */
+static int take(pf_profile *P, size_t n) {
+  if (P->reserve != NULL && !P->reserve(P->reserve_ud, n)) {
+    P->refused = 1;
+    return 0;
+  }
+  P->bytes += n;
+  return 1;
+}
+
+static char *dup(pf_profile *P, const char *s) {
   size_t n = strlen(s) + 1;
-  char *d = malloc(n);
+  char *d = take(P, n) ? malloc(n) : NULL;
   if (d) memcpy(d, s, n);
   return d;
 }
 
 /* Grow *p (of *cap elements of size sz) to hold n + 1; 0 when out of
    memory. */
-static int grow(void *pp, int *cap, int n, size_t sz) {
+static int grow(pf_profile *P, void *pp, int *cap, int n, size_t sz) {
   void **p = pp;
   if (n < *cap) return 1;
   {
     int c = *cap ? *cap * 2 : 16;
-    void *q = realloc(*p, (size_t)c * sz);
+    void *q;
+    if (!take(P, (size_t)(c - *cap) * sz)) return 0;
+    q = realloc(*p, (size_t)c * sz);
     if (q == NULL) return 0;
     *p = q;
     *cap = c;
@@ -44,8 +58,10 @@ static int grow(void *pp, int *cap, int n, size_t sz) {
 /* Rehash an open-addressing table of indexes into a new size. */
 static int *rehash(int *old, int oldsize, int newsize,
                    uint32_t (*h)(const pf_profile *, int),
-                   const pf_profile *P) {
-  int *t = malloc((size_t)newsize * sizeof *t), i;
+                   pf_profile *P) {
+  int *t, i;
+  if (!take(P, (size_t)(newsize - oldsize) * sizeof *t)) return NULL;
+  t = malloc((size_t)newsize * sizeof *t);
   if (t == NULL) return NULL;
   for (i = 0; i < newsize; i++) t[i] = -1;
   for (i = 0; i < oldsize; i++)
@@ -86,7 +102,7 @@ static uint32_t stk_h(const pf_profile *P, int i) {
 
 static int new_node(pf_profile *P, int parent, int fn) {
   pf_node *n;
-  if (!grow(&P->node, &P->capnode, P->nnode, sizeof *P->node)) {
+  if (!grow(P, &P->node, &P->capnode, P->nnode, sizeof *P->node)) {
     P->oom = 1;
     return -1;
   }
@@ -168,14 +184,14 @@ int pf_func_id(pf_profile *P, const char *source, int line,
         && (!is_c || strcmp(f->name, name) == 0))
       return P->fnhash[j];
   }
-  if (!grow(&P->fn, &P->capfn, P->nfn, sizeof *P->fn)) {
+  if (!grow(P, &P->fn, &P->capfn, P->nfn, sizeof *P->fn)) {
     P->oom = 1;
     return -1;
   }
   f = &P->fn[P->nfn];
   memset(f, 0, sizeof *f);
-  f->name = dup(name);
-  f->source = dup(source);
+  f->name = dup(P, name);
+  f->source = dup(P, source);
   f->line = line;
   f->is_c = is_c;
   if (f->name == NULL || f->source == NULL) {
@@ -243,7 +259,7 @@ int pf_stack_id(pf_profile *P, const void *key, int root) {
     P->stkhashsize = size;
   }
   if ((s = find_stack(P, key, &j)) >= 0) return s;
-  if (!grow(&P->stack, &P->capstack, P->nstack, sizeof *P->stack)) {
+  if (!grow(P, &P->stack, &P->capstack, P->nstack, sizeof *P->stack)) {
     P->oom = 1;
     return -1;
   }
@@ -274,7 +290,9 @@ void pf_enter(pf_profile *P, int s, int fn, const void *frame) {
   if (n < 0) return;
   if (st->n == st->cap) {
     int cap = st->cap ? st->cap * 2 : 32;
-    int *nd = realloc(st->node, (size_t)cap * sizeof *nd);
+    int *nd = take(P, (size_t)(cap - st->cap) * (sizeof *st->node +
+                                                 sizeof *st->frame))
+                  ? realloc(st->node, (size_t)cap * sizeof *nd) : NULL;
     const void **fr = nd ? realloc(st->frame, (size_t)cap * sizeof *fr) : NULL;
     if (nd) st->node = nd;
     if (fr == NULL) { P->oom = 1; return; }
@@ -320,7 +338,8 @@ void pf_line(pf_profile *P, int fn, int line, int64_t n) {
     int hi = f->nlines ? (line >= f->first + f->nlines ? line + 1
                                                        : f->first + f->nlines)
                        : line + 1;
-    int64_t *l = calloc((size_t)(hi - lo), sizeof *l);
+    int64_t *l = take(P, (size_t)(hi - lo - f->nlines) * sizeof *l)
+                     ? calloc((size_t)(hi - lo), sizeof *l) : NULL;
     if (l == NULL) { P->oom = 1; return; }
     if (f->nlines)
       memcpy(l + (f->first - lo), f->lines, (size_t)f->nlines * sizeof *l);

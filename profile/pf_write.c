@@ -24,12 +24,13 @@ int pf_format_of(const char *name, pf_format *fmt) {
   return 0;
 }
 
-/* The table and Callgrind's format are read line by line: a newline or
-   carriage return in a name (a Lua field name can hold any byte) is
+/* The table and Callgrind's format are read line by line, and a
+   terminal shows them: a control character in a name (a Lua field name
+   or a chunk name can hold any byte: newline, CR, VT, FF, ESC) is
    written as ','. */
 static void one_line(char *s) {
   for (; *s; s++)
-    if (*s == '\n' || *s == '\r') *s = ',';
+    if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = ',';
 }
 
 static double pct(int64_t n, int64_t total) {
@@ -82,7 +83,7 @@ static int write_table(const pf_profile *P, int top, FILE *out) {
 /* ---- folded stacks ---- */
 
 /* A frame name for the folded format: ';' separates frames, so one in
-   a name is written as ','. */
+   a name is written as ',', as a control character is (one_line). */
 static void folded_name(const pf_profile *P, int node, char *buf,
                         size_t size) {
   char *p;
@@ -90,8 +91,9 @@ static void folded_name(const pf_profile *P, int node, char *buf,
     snprintf(buf, size, "[no frame]");
   else
     pf_frame_name(&P->fn[P->node[node].fn], buf, size);
+  one_line(buf);
   for (p = buf; *p; p++)
-    if (*p == ';' || *p == '\n') *p = ',';
+    if (*p == ';') *p = ',';
 }
 
 /* Nodes depth first, children in creation order (an explicit stack:

@@ -171,6 +171,10 @@ void rw_model_id(const rw_options *opt, char *buf, size_t size);
    comment, unlisted opcodes weigh 1.  Fills weights[BC_NUM_OPCODES]. */
 lraf_status rw_parse_weights(const char *text, size_t len, uint32_t *weights,
                              lraf_error *err);
+/* LRAF_EARG when an opcode that closes loops or makes calls (JMP,
+   FORLOOP, TFORCALL, TFORLOOP, the tests, CALL, TAILCALL) weighs 0
+   (rw_parse_weights refuses such a line too). */
+lraf_status rw_check_weights(const uint32_t *weights, lraf_error *err);
 
 /* ---- internal to the rewriter ---- */
 

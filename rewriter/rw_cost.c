@@ -78,6 +78,38 @@ static int opcode_by_name(const char *name, size_t len) {
   return -1;
 }
 
+/* The opcodes that close every loop and make every call: a backward
+   JMP, FORLOOP, TFORCALL (TFORLOOP is not counted, like lua5.4's hook),
+   the tests (the JMP after a test is not counted either: `repeat until
+   x` is TEST and that JMP), CALL and TAILCALL.  At weight 0 a loop or
+   a recursion would run free under a limit. */
+static int must_cost(int op) {
+  switch (op) {
+    case BC_OP_JMP: case BC_OP_FORLOOP: case BC_OP_TFORCALL:
+    case BC_OP_TFORLOOP: case BC_OP_CALL: case BC_OP_TAILCALL:
+    case BC_OP_EQ: case BC_OP_LT: case BC_OP_LE: case BC_OP_EQK:
+    case BC_OP_EQI: case BC_OP_LTI: case BC_OP_LEI: case BC_OP_GTI:
+    case BC_OP_GEI: case BC_OP_TEST: case BC_OP_TESTSET:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+#define MUST_COST_WHY "the opcodes that close loops or make calls (JMP, " \
+  "FORLOOP, TFORCALL, TFORLOOP, the tests EQ, LT, LE, EQK, EQI, LTI, " \
+  "LEI, GTI, GEI, TEST, TESTSET, and CALL, TAILCALL) must weigh at " \
+  "least 1, or a loop would run free under a limit"
+
+lraf_status rw_check_weights(const uint32_t *weights, lraf_error *err) {
+  int op;
+  for (op = 0; op < BC_NUM_OPCODES; op++)
+    if (must_cost(op) && weights[op] < 1)
+      return err_fail(err, LRAF_EARG, "weights: %s weighs 0; "
+                      MUST_COST_WHY, bc_opname(op));
+  return LRAF_OK;
+}
+
 /* Parse one non-empty, comment-free line "OPNAME WEIGHT". */
 static lraf_status parse_weight_line(const char *s, const char *e, int line,
                                      uint32_t *weights, lraf_error *err) {
@@ -110,6 +142,9 @@ static lraf_status parse_weight_line(const char *s, const char *e, int line,
   if (s != e)
     return err_fail(err, LRAF_EARG, "weights line %d: unexpected text '%.*s'",
                     line, (int)(e - s), s);
+  if (v == 0 && must_cost(op))
+    return err_fail(err, LRAF_EARG, "weights line %d: %s 0; " MUST_COST_WHY,
+                    line, bc_opname(op));
   weights[op] = (uint32_t)v;
   return LRAF_OK;
 }

@@ -87,6 +87,7 @@ struct lraf_state {
   lua_State *running;    /* the thread running now */
   int64_t next_id;
   int quota;             /* a quota error is propagating */
+  lua_CFunction os_exit; /* Lua's os.exit, which lraf's calls */
   int depth;             /* nesting of lraf entry points */
   int paused;            /* consume paused the running coroutine */
   struct rt_live *live;  /* living coroutines */

@@ -9,7 +9,8 @@
 ** function:
 **   - a function carries lraf's upvalues when its last two upvalues are
 **     the anchor's counter and consume cells; getinfo's nups, getupvalue,
-**     setupvalue, upvalueid and upvaluejoin then see only its own;
+**     setupvalue, upvalueid and upvaluejoin then see only its own; no
+**     upvalue of a C function can be read or set (both targets);
 **   - frames running consume are not on the visible stack (getinfo,
 **     getlocal, setlocal, traceback count levels without them);
 **   - getlocal/setlocal of a frame of such a function skip r: index n
@@ -368,8 +369,14 @@ static int db_setlocal(lua_State *L) {
 /* Upvalues                                                          */
 /* ---------------------------------------------------------------- */
 
-/* n when upvalue n of the function at idx is visible, else 0. */
+/* n when upvalue n of the function at idx is visible, else 0.  No
+   upvalue of a C function is: C code trusts what it keeps there
+   (gmatch's state, a coroutine, a file, the function a charging
+   iterator calls), lua5.4 crashes when a script replaces it, and
+   reading a wrapper's would hand out the uncharged original.  getinfo
+   still counts them (nups), as lua5.4 does. */
 static int visible_upvalue(lua_State *L, int idx, int n) {
+  if (lua_iscfunction(L, idx)) return 0;
   return n >= 1 && n <= visible_upvalues(L, idx) ? n : 0;
 }
 

@@ -16,12 +16,15 @@
 #include "rt_natcost.h"
 
 /* Results of load/loadfile: the function (with env as its first
-   upvalue when given) or fail plus the message.  A quota error that a
-   reader function raised is raised again. */
+   upvalue when given and it has one of its own) or fail plus the
+   message.  A quota error that a reader function raised is raised
+   again.  A function without upvalues of its own (a dumped one) has
+   lraf's counter first on the stock target: env must not land there. */
 static int load_result(lua_State *L, rt_loadres r, int envidx) {
   if (rt_stopping(L, r.status)) return rt_raise_quota(L);
   if (r.status == LUA_OK) {
-    if (envidx != 0) {
+    if (envidx != 0 && (rt_state(L)->opt.target == RW_LRAVM ||
+                        rt_own_upvalues(L, -1) >= 1)) {
       lua_pushvalue(L, envidx);
       if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
     }

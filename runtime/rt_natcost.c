@@ -15,6 +15,7 @@
 ** dry run finished.  A find or gsub that cannot backtrack and is bounded
 ** by AFTER_BOUND steps runs without a dry run and is charged after.
 */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -68,10 +69,23 @@ static int64_t end_pos(int64_t pos, int64_t len) {
 
 /* ---- strings ---- */
 
+/* The fewest bytes the string argument i (or nil when opt) can have;
+   -1 when Lua's check of it raises. */
+static int64_t min_len(lua_State *L, int i, int opt) {
+  int t = lua_type(L, i);
+  if (t == LUA_TSTRING) return (int64_t)lua_rawlen(L, i);
+  if (t == LUA_TNUMBER) return 1;
+  return opt && t <= LUA_TNIL ? 0 : -1;
+}
+
+/* Lua refuses before it copies anything when an argument is not a
+   string or when the result would pass its MAXSIZE (INT_MAX): such a
+   call costs nothing more than its base (pcall(string.rep, "x", 2^40)
+   returns false, as in lua5.4, instead of exhausting a quota). */
 static int64_t sz_rep(lua_State *L, const rt_native_model *m) {
-  int64_t n = optint(L, 2, 0);
+  int64_t n = optint(L, 2, 0), l = min_len(L, 1, 0), lsep = min_len(L, 3, 1);
   (void)m;
-  if (n <= 0) return 0;
+  if (n <= 0 || l < 0 || lsep < 0 || l + lsep > INT_MAX / n) return 0;
   /* the loop runs n times even when it copies nothing */
   return clamp((double)n * (double)(slen(L, 1) + 1) +
                (double)(n - 1) * (double)slen(L, 3));
@@ -127,12 +141,17 @@ static int64_t sz_nargs(lua_State *L, const rt_native_model *m) {
 }
 
 /* Sum of the numbers written in a pack format: the most bytes its
-   fixed-size items may take. */
+   fixed-size items may take.  Lua reads a number only while it stays
+   at most (INT_MAX - 9) / 10 before its last digit; a digit after that
+   is an invalid option, refused before any work: 0. */
 static double format_sizes(const char *f, size_t n) {
   double sum = 0, cur = 0;
   size_t i;
   for (i = 0; i < n; i++) {
     if (f[i] >= '0' && f[i] <= '9') {
+      if (i > 0 && f[i - 1] >= '0' && f[i - 1] <= '9' &&
+          cur > (INT_MAX - 9) / 10)
+        return 0;
       cur = cur * 10 + (f[i] - '0');
     } else {
       sum += cur + 8;
@@ -401,10 +420,14 @@ static int64_t span(int64_t i, int64_t j) {
   return clamp((double)j - (double)i + 1);
 }
 
+/* More results than a stack can hold (LUAI_MAXSTACK) are refused
+   before any is pushed: "too many results to unpack". */
 static int64_t sz_unpack_t(lua_State *L, const rt_native_model *m) {
+  int64_t n;
   (void)m;
   if (!rt_nattab_plain(L) && lua_isnoneornil(L, 3)) return 0;
-  return span(optint(L, 2, 1), optint(L, 3, tlen(L, 1)));
+  n = span(optint(L, 2, 1), optint(L, 3, tlen(L, 1)));
+  return n >= LUAI_MAXSTACK ? 0 : n;
 }
 
 static int64_t sz_insert(lua_State *L, const rt_native_model *m) {
@@ -420,10 +443,19 @@ static int64_t sz_remove(lua_State *L, const rt_native_model *m) {
   return span(optint(L, 2, n), n);
 }
 
+/* Lua's checks before it moves anything: f, e and t integers, "too
+   many elements to move", "destination wrap around". */
 static int64_t sz_move(lua_State *L, const rt_native_model *m) {
-  int64_t n = span(optint(L, 2, 1), optint(L, 3, 0));
+  int64_t f = optint(L, 2, 1), e = optint(L, 3, 0), t = optint(L, 4, 0);
+  int64_t n = span(f, e);
+  int ok;
   (void)m;
-  return n > 0 ? clamp((double)n * rt_nattab_move_weight(L)) : 0;
+  lua_tointegerx(L, 4, &ok);
+  if (n <= 0 || !ok || !(f > 0 || e < LUA_MAXINTEGER + f) ||
+      t > LUA_MAXINTEGER - (e - f))
+    return 0;
+  if (rt_nattab_move_weight(L) != 1) return 0;  /* rt_nattab_move pays */
+  return clamp((double)n);
 }
 
 /* ---- utf8 ---- */
@@ -498,7 +530,7 @@ const rt_native_model rt_native_models[] = {
   {"table", "unpack", sz_unpack_t, 1, 850, rt_nattab_unpack},
   {"table", "insert", sz_insert, 1, 1560, rt_nattab_insert},
   {"table", "remove", sz_remove, 1, 1560, rt_nattab_remove},
-  {"table", "move", sz_move, 1, 1800, NULL},
+  {"table", "move", sz_move, 1, 1800, rt_nattab_move},
   {"table", "pack", rt_natmore_nargs, 1, 3100, NULL},
   {"utf8", "char", sz_nargs, 1, 12000, NULL},
   {"utf8", "codepoint", sz_codepoint, 1, 880, NULL},

@@ -74,6 +74,9 @@ int rt_nattab_remove(lua_State *L, lua_CFunction stock,
                     const rt_native_model *m);
 int rt_nattab_unpack(lua_State *L, lua_CFunction stock,
                     const rt_native_model *m);
+/* table.move between values with metatables, paid as it goes. */
+int rt_nattab_move(lua_State *L, lua_CFunction stock,
+                   const rt_native_model *m);
 int rt_nattab_concat(lua_State *L, lua_CFunction stock,
                     const rt_native_model *m);
 int rt_nattab_sort(lua_State *L, lua_CFunction stock,

@@ -168,6 +168,55 @@ int rt_nattab_remove(lua_State *L, lua_CFunction stock,
   return 1;
 }
 
+/* A value that table.move reads from (write 0) or writes to (1): a
+   table, or one whose metatable has __index / __newindex; otherwise
+   Lua's type error. */
+static void check_moved(lua_State *L, int idx, int write) {
+  int ok = 0;
+  if (lua_type(L, idx) == LUA_TTABLE) return;
+  if (lua_getmetatable(L, idx)) {
+    ok = lua_getfield(L, -1, write ? "__newindex" : "__index") != LUA_TNIL;
+    lua_pop(L, 2);
+  }
+  if (!ok) luaL_checktype(L, idx, LUA_TTABLE);
+}
+
+/* table.move through metamethods, paid slice by slice: sized in
+   advance, a long move that a metamethod ends with an error (Lua's
+   sort.lua does) was charged its whole span first.  Between tables
+   without metatables the model sized the call and the stock one runs. */
+int rt_nattab_move(lua_State *L, lua_CFunction stock,
+                   const rt_native_model *m) {
+  lua_Integer f, e, t, n, k;
+  int dst = lua_isnoneornil(L, 5) ? 1 : 5, up;
+  meter mt;
+  if (!has_metatable(L, 1) && !has_metatable(L, dst)) return stock(L);
+  f = luaL_checkinteger(L, 2);
+  e = luaL_checkinteger(L, 3);
+  t = luaL_checkinteger(L, 4);
+  check_moved(L, 1, 0);
+  check_moved(L, dst, 1);
+  if (e >= f) {
+    luaL_argcheck(L, f > 0 || e < LUA_MAXINTEGER + f, 3,
+                  "too many elements to move");
+    n = e - f + 1;
+    luaL_argcheck(L, t <= LUA_MAXINTEGER - n + 1, 4,
+                  "destination wrap around");
+    /* copy upwards unless the ranges overlap with t inside (f, e] */
+    up = t > e || t <= f || (dst != 1 && !lua_compare(L, 1, dst, LUA_OPEQ));
+    meter_init(&mt, L, m);
+    mt.weight = rt_nattab_move_weight(L);
+    for (k = 0; k < n; k++) {
+      lua_Integer i = up ? k : n - 1 - k;
+      pay(&mt, n - k);
+      lua_geti(L, 1, f + i);
+      lua_seti(L, dst, t + i);
+    }
+  }
+  lua_pushvalue(L, dst);
+  return 1;
+}
+
 /* Only without an explicit end: with one, the model sized the call. */
 int rt_nattab_unpack(lua_State *L, lua_CFunction stock,
                const rt_native_model *m) {

@@ -35,6 +35,7 @@ lraf_status rt_rw_options(const lraf_options *o, rw_options *opt,
     case LRAF_MODE_WEIGHTED:
       if (o->weights == NULL)
         return err_fail(err, LRAF_EARG, "weighted mode needs weights");
+      if (rw_check_weights(o->weights, err) != LRAF_OK) return LRAF_EARG;
       memcpy(weights, o->weights, LRAF_NUM_OPCODES * sizeof *weights);
       opt->mode = RW_WEIGHTED;
       opt->weights = weights;

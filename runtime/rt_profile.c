@@ -104,6 +104,27 @@ static int vm_collects(const lraf_state *S) {
   return rt_pfvm_builtin() && S->opt.target == RW_LRAVM;
 }
 
+/* The profile's tables count against the state's memory limit while
+   it runs (a calling-context tree can outgrow the script's own heap):
+   a refused reservation leaves the profile incomplete, and
+   lraf_profile_stop says that the limit was reached. */
+static int reserve(void *ud, size_t n) {
+  lraf_state *S = ud;
+  if (S->mem_limit > 0 &&
+      (S->mem_used > S->mem_limit || n > S->mem_limit - S->mem_used))
+    return 0;
+  S->mem_used += n;
+  if (S->mem_used > S->mem_peak) S->mem_peak = S->mem_used;
+  return 1;
+}
+
+/* The profile leaves the state: what it holds is the host's now. */
+static void unreserve(lraf_state *S, lraf_profile *R) {
+  if (R->P->reserve == NULL) return;
+  S->mem_used -= R->P->bytes;
+  R->P->reserve = NULL;
+}
+
 lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
   lraf_profile *R;
   int i;
@@ -120,11 +141,14 @@ lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
     return err_fail(err, LRAF_EMEM, "lraf_profile_start: out of memory");
   }
   R->S = S;
+  R->P->reserve = reserve;
+  R->P->reserve_ud = S;
   R->create_fn = R->wrap_fn = -1;
   for (i = 0; i < RT_PF_LUA_CACHE; i++) R->lua[i] = -1;
   R->last = rt_total_run(S, L);
   if (vm_collects(S)) {  /* the lraf VM reports calls and returns */
     if (!rt_pfvm_start(R)) {
+      unreserve(S, R);
       lraf_profile_free(R);
       return err_fail(err, LRAF_EMEM, "lraf_profile_start: out of memory");
     }
@@ -141,6 +165,7 @@ static void unhook(lraf_state *S, lraf_profile *R) {
   if (R->vm != NULL) rt_pfvm_stop(R);
   else if (S->L != NULL) lua_sethook(S->L, NULL, 0, 0);
   S->profile = NULL;
+  unreserve(S, R);
 }
 
 lraf_status lraf_profile_stop(lraf_state *S, lraf_profile **out,
@@ -154,7 +179,12 @@ lraf_status lraf_profile_stop(lraf_state *S, lraf_profile **out,
   unhook(S, R);
   pf_finish(R->P);
   if (R->P->oom) {
+    int limit = R->P->refused;
     lraf_profile_free(R);
+    if (limit)
+      return err_fail(err, LRAF_EMEMLIMIT, "lraf_profile_stop: the profile "
+                      "reached the state's memory limit (%zu bytes), which "
+                      "counts it", S->mem_limit);
     return err_fail(err, LRAF_EMEM, "lraf_profile_stop: out of memory "
                     "while profiling");
   }

@@ -12,6 +12,10 @@
 ** second such userdata ("memory limit exceeded"): the first LUA_ERRMEM
 ** that a protected call or resume sees while the allocator has refused
 ** a block sets S->memerr and S->quota (rt_stopping).
+**
+** os.exit raises the stop again while one propagates: a __close or
+** __gc handler (debug.setmetatable(0, {__close = os.exit})) must not
+** turn a stop into a successful exit.
 */
 #include <lauxlib.h>
 
@@ -114,9 +118,33 @@ static int rt_xpcall(lua_State *L) {
   return finish(L, status, 2);
 }
 
+lraf_status lraf_stopping(lraf_state *S) {
+  if (S == NULL || S->L == NULL) return LRAF_OK;
+  if (!rt_stopping(S->L, LUA_ERRMEM)) return LRAF_OK;
+  return S->memerr ? LRAF_EMEMLIMIT : LRAF_EQUOTA;
+}
+
+/* os.exit: Lua's (in this frame, so that its messages name os.exit),
+   unless a stop propagates. */
+static int rt_exit(lua_State *L) {
+  if (rt_stopping(L, LUA_ERRMEM)) return rt_raise_quota(L);
+  return rt_state(L)->os_exit(L);
+}
+
+/* pcall and xpcall in the table on the top; os.exit when there is one. */
 void rt_protect_open(lua_State *L) {
   lua_pushcfunction(L, rt_pcall);
   lua_setfield(L, -2, "pcall");
   lua_pushcfunction(L, rt_xpcall);
   lua_setfield(L, -2, "xpcall");
+  if (lua_getfield(L, -1, "os") != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return;
+  }
+  if (lua_getfield(L, -1, "exit") == LUA_TFUNCTION &&
+      (rt_state(L)->os_exit = lua_tocfunction(L, -1)) != NULL) {
+    lua_pushcfunction(L, rt_exit);
+    lua_setfield(L, -3, "exit");
+  }
+  lua_pop(L, 2);
 }

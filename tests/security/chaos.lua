@@ -1,9 +1,13 @@
--- Random debug-library operations (seeded by arg[1]) on closures and on
--- built-ins, from the program and from hooks of random kinds, then a
--- loop that only the quota can stop.  Used by test_sec_escape with many seeds: every run
--- must end with the quota (exit 3), whatever the operations did.
+-- Random debug-library operations (seeded by arg[1]) on closures, on
+-- built-ins and on C closures (iterators, coroutine.wrap's functions),
+-- to-be-closed values whose __close is a C function, from the program
+-- and from hooks of random kinds, then a loop that only the quota can
+-- stop, inside a to-be-closed value whose __close may be os.exit.
+-- Used by test_sec_escape with many seeds: every run must end with the
+-- quota (exit 3), whatever the operations did.
 -- Everything the driver uses is a local: the operations may set _ENV.
 local pcall, pairs, ipairs, type, load = pcall, pairs, ipairs, type, load
+local setmetatable, exit = setmetatable, os.exit
 local debug, dump, mtype = debug, string.dump, math.type
 local seed = tonumber(arg[1]) or 1
 math.randomseed(seed)
@@ -15,6 +19,22 @@ local vals = {-1e15, math.mininteger, 0, 7, function() end, print, {}, "x",
 -- whose locals the driver needs
 local builtins = {string.rep, table.concat, string.format, string.gsub,
                   select, tostring, string.find}
+-- C closures, whose upvalues C trusts: replacing them crashed lua5.4
+-- and lraf (string.gmatch's state, coroutine.wrap's coroutine, the
+-- file of io.lines, lraf's charging utf8.codes iterator)
+local cclosures = {
+  function() return string.gmatch(("abc"):rep(40), ".") end,
+  function() return coroutine.wrap(function(...)
+    while true do coroutine.yield(...) end end) end,
+  function() return io.lines(arg[0]) end,
+  function() return (utf8.codes("h\u{e9}llo")) end,
+  function() return (ipairs({})) end,
+}
+for _, mkc in ipairs(cclosures) do builtins[#builtins + 1] = mkc() end
+-- __close handlers: C functions (os.exit only for the last loop)
+local closers = {string.rep, tostring, select, print, error, load,
+                 coroutine.wrap(function() end), next}
+local closable = {0, true, "s", false, 1.5}
 local main = debug.getinfo(1, "f").func
 local fs = {}
 local function mk(i)
@@ -33,7 +53,7 @@ for _, f in ipairs(fs) do mine[f] = true end
 local function op()
   local f, g = fs[R(1, #fs)], fs[R(1, #fs)]
   local n, v = R(-1, 7), vals[R(1, #vals)]
-  local k = R(1, 11)
+  local k = R(1, 13)
   if k == 1 then
     debug.setupvalue(f, n, v)
   elseif k == 2 then
@@ -70,6 +90,26 @@ local function op()
     elseif j == 2 then debug.getupvalue(b, n) debug.upvalueid(b, n)
     elseif j == 3 then debug.upvaluejoin(f, n, b, R(-1, 3))
     else b("ab", R(1, 3), ",") end
+  elseif k == 12 then
+    -- a fresh C closure, its upvalues tried, then called
+    local c = cclosures[R(1, #cclosures)]()
+    builtins[R(1, #builtins)] = c
+    debug.setupvalue(c, R(-1, 3), v)
+    debug.upvaluejoin(f, n, c, R(-1, 3))
+    c("ab", R(0, 3))
+  elseif k == 13 then
+    -- a to-be-closed value whose __close is a C function (and any value
+    -- of that type from now on)
+    local c = closers[R(1, #closers)]
+    if R(1, 2) == 1 then
+      local x <close> = setmetatable({}, {__close = c})
+      fs[R(1, #fs)](R(1, 10))
+    else
+      local x = closable[R(1, #closable)]
+      debug.setmetatable(x, {__close = c})
+      local y <close> = x
+      fs[R(1, #fs)](R(1, 10))
+    end
   else
     -- any frame but the main chunk's, C functions' included
     for level = 2, 8 do
@@ -86,4 +126,8 @@ for i = 1, 200 do
   pcall(op)
   pcall(fs[R(1, #fs)], R(1, 10))
 end
+-- the stop runs this __close: os.exit there exited 0
+debug.setmetatable(0, {__close = R(1, 2) == 1 and exit or
+                                 closers[R(1, #closers)]})
+local last <close> = 0
 while true do end

@@ -125,6 +125,11 @@ static void test_bench_stops(void **state) {
   (void)state;
   assert_int_equal(tutil_sh_lraf_run(&sh, "bench -n 2 --limit 100k "
                                      "spin.lua"), 3);
+  err_has("lraf: spin.lua: quota exceeded (limit 100000 units) in "
+          "run 1 at spin.lua:1: in main chunk; native charging was on and "
+          "added 0 units\n");
+  assert_int_equal(tutil_sh_lraf_run(&sh, "bench -n 2 --limit 100k "
+                                     "--no-native spin.lua"), 3);
   err_has("lraf: spin.lua: quota exceeded (limit 100000 instructions) in "
           "run 1 at spin.lua:1: in main chunk; native charging was off\n");
   assert_int_equal(tutil_sh_lraf_run(&sh, "bench -n 2 --memory-limit 1M "

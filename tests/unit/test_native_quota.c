@@ -2,9 +2,12 @@
 ** test_native_quota.c - native work under an instruction quota: loops
 ** of string.rep, string.gsub, table.concat and lpeg.match are stopped
 ** within 10% of the quota in charged units; a call whose known cost is
-** over the quota fails before it does the work (string.rep("x", 2^40)
+** over the quota fails before it does the work (string.rep("x", 2^30)
 ** allocates nothing); catastrophic patterns and huge table.move/unpack
 ** spans are stopped in bounded time; pcall cannot swallow any of it.
+** Calls that Lua refuses before any work (string.rep past INT_MAX
+** bytes, table.unpack past the stack's limit, table.move's wrap
+** checks) are not charged their size: they fail as in lua5.4.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -77,11 +80,11 @@ static void test_loops(void **state) {
    at once, charged one unit past the quota, and allocate nothing. */
 static void test_fail_fast(void **state) {
   static const char *const calls[][2] = {
-    {"string.rep 2^40", "local ok = pcall(string.rep, 'x', 2^40) escaped = true"},
-    {"string.rep with sep", "string.rep('x', 2^31, ',')"},
+    {"string.rep 2^30", "local ok = pcall(string.rep, 'x', 2^30) escaped = true"},
+    {"string.rep with sep", "string.rep('x', 2^29, ',')"},
     {"table.move 2^40", "table.move({}, 1, 2^40, 1, {})"},
-    {"table.unpack 2^30", "pcall(table.unpack, {}, 1, 2^30) escaped = true"},
-    {"string.pack c2^40", "string.pack('c1099511627776', '')"},
+    {"table.unpack 9e5", "pcall(table.unpack, {}, 1, 9e5) escaped = true"},
+    {"string.pack c2e9", "string.pack('c2000000000', '')"},
     {"string.format", "local s = string.rep('x', 1000) "
                       "string.format(string.rep('%s', 200), "
                       "table.unpack(setmetatable({}, {__index = function() return s end}), 1, 200))"},
@@ -112,6 +115,75 @@ static void test_fail_fast(void **state) {
   }
 }
 
+/* Calls that Lua's own checks refuse before any work: under a quota of
+   10^9 each returns false with lua5.4's message and costs little (they
+   were charged their size first, and stopped the script). */
+static void test_refused_like_lua(void **state) {
+  static const char *const calls[][2] = {
+    {"string.rep('x', 2^40)", "resulting string too large"},
+    {"string.rep('x', 2^31)", "resulting string too large"},
+    {"string.rep('ab', 2^30, ',')", "resulting string too large"},
+    {"string.rep({}, 2^40)", "bad argument #1 "},
+    {"string.rep('x', 2^40, {})", "bad argument #3 "},
+    {"table.unpack({}, 1, 1e8)", "too many results to unpack"},
+    {"table.unpack({}, 1, 2^40)", "too many results to unpack"},
+    {"table.unpack({}, -2^62, 2^62)", "too many results to unpack"},
+    {"table.move({}, 1, math.maxinteger, 2)", "destination wrap around"},
+    {"table.move({}, -1, math.maxinteger, 2)", "too many elements to move"},
+    {"table.move({}, 1, 2^40)", "bad argument #4 "},
+    {"string.pack('c' .. ('9'):rep(30), '')", "invalid format option '9'"},
+  };
+  size_t i;
+  (void)state;
+  for (i = 0; i < sizeof calls / sizeof *calls; i++) {
+    lraf_manager *m;
+    lraf_state *S = limited(1000000000, &m);
+    lraf_error err;
+    char src[256];
+    lraf_status st;
+    lua_State *L = lraf_lua(S);
+    snprintf(src, sizeof src, "local ok, e = pcall(function() return %s end)"
+             " assert(not ok) msg = e", calls[i][0]);
+    st = tutil_rt_run(S, src, &err);
+    if (st != LRAF_OK)
+      fail_msg("%s: status %s (%s)", calls[i][0], lraf_status_name(st),
+               err.message);
+    lua_getglobal(L, "msg");
+    if (lua_tostring(L, -1) == NULL ||
+        strstr(lua_tostring(L, -1), calls[i][1]) == NULL)
+      fail_msg("%s: error '%s', not '%s'", calls[i][0], lua_tostring(L, -1),
+               calls[i][1]);
+    lua_pop(L, 1);
+    if (lraf_manager_total(m) > 100000)
+      fail_msg("%s: %lld charged", calls[i][0],
+               (long long)lraf_manager_total(m));
+    tutil_rt_close(S);
+    lraf_manager_release(m);
+  }
+}
+
+/* table.move through metamethods is paid as it goes: a move of 2^63
+   elements that __newindex ends at its first write (Lua's sort.lua)
+   costs little and returns false; one that goes on is stopped by the
+   quota near it. */
+static void test_move_metered(void **state) {
+  lraf_manager *m;
+  lraf_state *S = limited(1000000000, &m);
+  lraf_error err;
+  (void)state;
+  assert_int_equal(tutil_rt_run(S, "local a = setmetatable({}, {__index = "
+                   "function() end, __newindex = function() error() end}) "
+                   "assert(not pcall(table.move, a, 1, math.maxinteger, 0)) "
+                   "assert(not pcall(table.move, a, math.mininteger, -2, 0))",
+                   &err), LRAF_OK);
+  if (lraf_manager_total(m) > 1000000)  /* a first slice of 1024 moves */
+    fail_msg("%lld charged", (long long)lraf_manager_total(m));
+  tutil_rt_close(S);
+  lraf_manager_release(m);
+  expect_stop("table.move through __index", "table.move(setmetatable({}, "
+              "{__index = function() end}), 1, 2^40, 1, {})", 1000000, 0.10);
+}
+
 /* Searches that take O(n^5) steps in stock Lua are stopped by the quota
    while the dry run searches. */
 static void test_catastrophic_patterns(void **state) {
@@ -134,6 +206,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_loops),
     cmocka_unit_test(test_fail_fast),
+    cmocka_unit_test(test_refused_like_lua),
+    cmocka_unit_test(test_move_metered),
     cmocka_unit_test(test_catastrophic_patterns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

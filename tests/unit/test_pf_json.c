@@ -2,7 +2,8 @@
 ** test_pf_json.c - the profile core without Lua (profile/): a tree
 ** built from events, its JSON read back by pf_read_json, bad JSON
 ** refused with errors that say where and what, and pf_diff's order and
-** similarity.
+** similarity; the extremes of int64 (UBSan found -INT64_MIN); control
+** characters of chunk names kept out of the line-based formats.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -224,6 +225,77 @@ static void test_lines(void **state) {
   pf_free(P);
 }
 
+/* A total of INT64_MIN negated INT64_MIN (UBSan); duplicate frames of
+   INT64_MAX each overflowed their sum in pf_diff. */
+static void test_int64_extremes(void **state) {
+  static const char dup[] = "{\"format\": \"lraf-profile\", \"total\": 1, "
+      "\"functions\": [{\"frame\": \"a\", \"self\": 9223372036854775807},"
+      " {\"frame\": \"a\", \"self\": 9223372036854775807}]}";
+  pf_read a;
+  pf_diff d;
+  lraf_error err;
+  (void)state;
+  bad("{\"format\": \"lraf-profile\", \"total\": -9223372036854775808, "
+      "\"functions\": []}", "\"total\" must be an integer of at least 0");
+  bad("{\"format\": \"lraf-profile\", \"total\": -9223372036854775809, "
+      "\"functions\": []}", "\"total\" must be an integer");
+  {
+    static const char other[] = "{\"format\": \"lraf-profile\", \"total\": "
+        "1, \"functions\": [], \"x\": -9223372036854775808}";
+    assert_int_equal(pf_read_json(other, strlen(other), "o", &a, &err),
+                     LRAF_OK);
+    pf_read_free(&a);
+  }
+  assert_int_equal(pf_read_json(dup, strlen(dup), "d", &a, &err), LRAF_OK);
+  assert_int_equal(pf_diff_make(&a, &a, &d, &err), LRAF_OK);
+  assert_int_equal(d.n, 1);
+  assert_true(d.row[0].before == INT64_MAX && d.row[0].after == INT64_MAX);
+  pf_diff_free(&d);
+  pf_read_free(&a);
+}
+
+/* Chunk and function names can hold any byte: CR, VT, FF and ESC
+   reached the table, folded and Callgrind outputs (a terminal acts on
+   ESC; the formats are read line by line).  No control character but
+   the newlines that end lines is written. */
+static void test_control_names(void **state) {
+  static const pf_format fmts[] = {PF_TABLE, PF_FOLDED, PF_CALLGRIND};
+  pf_profile *P = pf_new("test/model");
+  static const char frames[2] = {0};
+  size_t k, i;
+  int s, m, f;
+  (void)state;
+  assert_non_null(P);
+  m = pf_func_id(P, "=a\rb\vc\fd\x1b[31me\x7f", 0, "main chunk", 0);
+  f = pf_func_id(P, "=x\ty\x1b]0;t\x07z", 2, "f\r\x1b[2J;g", 0);
+  s = pf_stack_id(P, (const void *)P, 0);
+  pf_enter(P, s, m, &frames[0]);
+  pf_charge(P, pf_top(P, s), 4);
+  pf_enter(P, s, f, &frames[1]);
+  pf_charge(P, pf_top(P, s), 6);
+  pf_leave(P, s);
+  pf_leave(P, s);
+  pf_finish(P);
+  for (k = 0; k < sizeof fmts / sizeof fmts[0]; k++) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    lraf_error err;
+    assert_non_null(out);
+    assert_int_equal(pf_write(P, fmts[k], 0, out, &err), LRAF_OK);
+    fclose(out);
+    for (i = 0; i < len; i++) {
+      unsigned char c = (unsigned char)buf[i];
+      if ((c < 0x20 && c != '\n') || c == 0x7f)
+        fail_msg("format %d: byte 0x%02x at %zu in:\n%s", (int)fmts[k], c, i,
+                 buf);
+    }
+    assert_non_null(strstr(buf, "e,"));  /* the name is still there */
+    free(buf);
+  }
+  pf_free(P);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_tree),
@@ -231,6 +303,8 @@ int main(void) {
     cmocka_unit_test(test_bad_input),
     cmocka_unit_test(test_diff),
     cmocka_unit_test(test_lines),
+    cmocka_unit_test(test_int64_extremes),
+    cmocka_unit_test(test_control_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

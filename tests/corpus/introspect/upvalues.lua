@@ -8,7 +8,7 @@ for n = -1, 4 do print("set", n, debug.setupvalue(f, n, 10 * n)) end
 print(count, name, f(), g())
 debug.setupvalue(g, 1, 100)
 print(count, g())
-print(select("#", debug.getupvalue(print, 1)), debug.getupvalue(require, 1) ~= nil)
+print(select("#", debug.getupvalue(print, 1)))
 local main = debug.getinfo(1, "f").func
 local n = 0
 while debug.getupvalue(main, n + 1) do n = n + 1 end
