@@ -282,6 +282,9 @@ void rt_dump_open(lua_State *L);
 /* ---- rt_native.c: charged wrappers ---- */
 /* With S->native: wrap the modelled built-ins and the C searchers. */
 void rt_native_open(lua_State *L, lraf_state *S);
+/* With native charging: wrap the modelled functions of the library
+   table at t (lraf's own versions of lib's functions). */
+void rt_native_wrap_lib(lua_State *L, int t, const char *lib);
 /* rt_lpeg.c: for require's C searcher with native charging on: when the
    name at 1 is "lpeg" and the library has its metered LPeg, push its
    loader and "lraf:metered" and return 1; else 0. */

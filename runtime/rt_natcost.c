@@ -525,6 +525,20 @@ const rt_native_model rt_native_models[] = {
   {"file", "read", NULL, 0, 700, rt_natmore_read},
   {"package", "searchpath", rt_natmore_searchpath, 1, 700, NULL},
   {"lpeg", "match", sz_lpeg_match, 4, 85, NULL},
+  {"_G", "error", rt_natamp_error, 0, 1000, NULL},
+  {"debug", "traceback", rt_natamp_traceback, 0, 400, NULL},
+  {"debug", "getinfo", rt_natamp_dblevel, 0, 600, NULL},
+  {"debug", "getlocal", rt_natamp_dblevel, 0, 600, NULL},
+  {"debug", "setlocal", rt_natamp_dblevel, 0, 600, NULL},
+  {"_G", "tostring", rt_natamp_tostring, 0, 700, NULL},
+  {"stringmeta", "__add", rt_natamp_strarith, 0, 600, NULL},
+  {"stringmeta", "__sub", rt_natamp_strarith, 0, 600, NULL},
+  {"stringmeta", "__mul", rt_natamp_strarith, 0, 600, NULL},
+  {"stringmeta", "__div", rt_natamp_strarith, 0, 600, NULL},
+  {"stringmeta", "__mod", rt_natamp_strarith, 0, 600, NULL},
+  {"stringmeta", "__pow", rt_natamp_strarith, 0, 600, NULL},
+  {"stringmeta", "__unm", rt_natamp_strarith, 0, 600, NULL},
+  {"stringmeta", "__idiv", rt_natamp_strarith, 0, 600, NULL},
   {NULL, NULL, NULL, 0, 0, NULL}
 };
 

@@ -102,6 +102,13 @@ int64_t rt_natmore_plain(lua_State *L, const rt_native_model *m,
                          const char *s, size_t ls, const char *p,
                          size_t lp, size_t init, int find);
 
+/* rt_natamp.c: frames walked, names copied, digits converted. */
+int64_t rt_natamp_error(lua_State *L, const rt_native_model *m);
+int64_t rt_natamp_traceback(lua_State *L, const rt_native_model *m);
+int64_t rt_natamp_dblevel(lua_State *L, const rt_native_model *m);
+int64_t rt_natamp_tostring(lua_State *L, const rt_native_model *m);
+int64_t rt_natamp_strarith(lua_State *L, const rt_native_model *m);
+
 /* Charges larger than this are clamped (they exceed any quota anyway). */
 #define RT_CHARGE_MAX ((int64_t)1 << 60)
 
