@@ -96,6 +96,8 @@ int64_t rt_natmore_dump(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_date(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_fmtlen(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_searchpath(lua_State *L, const rt_native_model *m);
+/* The size of a search for a name of name bytes on the path p. */
+int64_t rt_natmore_searchsize(int64_t name, const char *p, size_t lp);
 /* Steps of a search for the special-free p in s from init (0-based):
    each start tried and each byte compared, charged to m as it goes. */
 int64_t rt_natmore_plain(lua_State *L, const rt_native_model *m,
