@@ -110,6 +110,8 @@ int64_t rt_natamp_traceback(lua_State *L, const rt_native_model *m);
 int64_t rt_natamp_dblevel(lua_State *L, const rt_native_model *m);
 int64_t rt_natamp_tostring(lua_State *L, const rt_native_model *m);
 int64_t rt_natamp_strarith(lua_State *L, const rt_native_model *m);
+int rt_natamp_collect(lua_State *L, lua_CFunction stock,
+                      const rt_native_model *m);
 
 /* Charges larger than this are clamped (they exceed any quota anyway). */
 #define RT_CHARGE_MAX ((int64_t)1 << 60)
