@@ -55,6 +55,9 @@ struct lraf_state {
   size_t mem_limit;       /* 0: none */
   size_t mem_used, mem_peak;
   int mem_refused;        /* the allocator refused a block */
+  size_t mem_grown;       /* bytes allocations grew by, in all */
+  size_t mem_refused_at;  /* mem_grown at the last refusal + 1; 0: none */
+  int mem_thrash;         /* refusals too close: refuse every growth */
   int memerr;             /* the stop propagating is the memory limit */
   int64_t granularity;
   lraf_env env;

@@ -9,6 +9,12 @@
 ** fails too.  mem_refused tells the runtime that such an error came
 ** from the limit (rt_stopping makes it sticky).  Freeing and shrinking
 ** always succeed.
+**
+** Each refusal costs a full collection of the heap, uncharged.  With
+** the heap held just under the limit every allocation would be one, so
+** a refusal that comes before the state has allocated a sixteenth of
+** the limit since the last is final: every growth is refused from then
+** on, and the run stops with the memory limit.
 */
 #include <stdlib.h>
 
@@ -30,8 +36,12 @@ void *rt_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return NULL;
   }
   if (nsize > old && S->mem_limit > 0 &&
-      (S->mem_used > S->mem_limit ||
+      (S->mem_thrash || S->mem_used > S->mem_limit ||
        nsize - old > S->mem_limit - S->mem_used)) {
+    if (S->mem_refused_at != 0 &&
+        S->mem_grown + 1 - S->mem_refused_at < S->mem_limit / 16)
+      S->mem_thrash = 1;
+    S->mem_refused_at = S->mem_grown + 1;
     rt_stop_refused(S);
     S->mem_refused = 1;
     return NULL;
@@ -39,6 +49,7 @@ void *rt_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   p = realloc(ptr, nsize);
   if (p == NULL) return NULL;
   S->mem_used = S->mem_used - old + nsize;
+  if (nsize > old) S->mem_grown += nsize - old;
   if (S->mem_used > S->mem_peak) S->mem_peak = S->mem_used;
   if (nsize > old) {
     lraf_account *a = running_account(S);
