@@ -155,3 +155,27 @@ int rt_natamp_collect(lua_State *L, lua_CFunction stock,
   }
   return stock(L);
 }
+
+/* table.sort(t) without a comparator on a plain table of n: each
+   comparison of two strings reads their common prefix (strcoll), at
+   most the second longest string's length.  The extra weight of a
+   comparison, in comparisons: a byte of prefix takes 0.09 ns, a
+   comparison's charge stands for 15 ns (measured at 2000 strings). */
+int64_t rt_natamp_sortweight(lua_State *L, int64_t n) {
+  size_t first = 0, second = 0;
+  int64_t i;
+  if (!lua_isnoneornil(L, 2) || !lua_checkstack(L, 1)) return 0;
+  for (i = 1; i <= n; i++) {
+    if (lua_rawgeti(L, 1, (lua_Integer)i) == LUA_TSTRING) {
+      size_t l = lua_rawlen(L, -1);
+      if (l > first) {
+        second = first;
+        first = l;
+      } else if (l > second) {
+        second = l;
+      }
+    }
+    lua_pop(L, 1);
+  }
+  return (int64_t)(second / 128);
+}

@@ -393,7 +393,9 @@ static int64_t sz_concat(lua_State *L, const rt_native_model *m) {
 static int64_t sz_sort(lua_State *L, const rt_native_model *m) {
   int64_t n = rt_nattab_plain(L) ? tlen(L, 1) : 0;
   (void)m;
-  return n < 2 ? n : clamp((double)n * log2((double)n));
+  return n < 2 ? n
+               : clamp((double)n * log2((double)n) *
+                       (1.0 + (double)rt_natamp_sortweight(L, n)));
 }
 
 static int64_t span(int64_t i, int64_t j) {
