@@ -6,7 +6,9 @@
 ** arithmetic metamethods convert; and the collector's parameters that
 ** would make every allocation collect the whole heap.
 */
+#include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -92,13 +94,15 @@ int64_t rt_natamp_dblevel(lua_State *L, const rt_native_model *m) {
 }
 
 /* tostring(v): a value without __tostring whose metatable has a string
-   __name is written as "NAME: 0x...", copying the name; a float is
-   formatted (about 64 bytes' worth, measured). */
+   __name is written as "NAME: 0x...", copying the name; a number is
+   formatted into a new string, and that string collected later: 240 ns
+   an integer, 380 ns a float (measured in a loop), weighed as 768 and
+   1200 bytes. */
 int64_t rt_natamp_tostring(lua_State *L, const rt_native_model *m) {
   size_t len = 0;
   (void)m;
   if (lua_type(L, 1) == LUA_TNUMBER)
-    return lua_isinteger(L, 1) ? 0 : 64;
+    return lua_isinteger(L, 1) ? 768 : 1200;
   if (!lua_checkstack(L, 2) || !lua_getmetatable(L, 1)) return 0;
   lua_pushliteral(L, "__tostring");
   if (lua_rawget(L, -2) == LUA_TNIL) {
@@ -178,4 +182,26 @@ int64_t rt_natamp_sortweight(lua_State *L, int64_t n) {
     lua_pop(L, 1);
   }
   return (int64_t)(second / 128);
+}
+
+/* string.format: the weight (in bytes) of argument arg.  A float
+   written by %f (or %F) gets all its integer digits, up to 309, and
+   glibc makes them with multiple-precision arithmetic: 1e300 with
+   "%99.99f" takes 15 us.  Such an argument weighs 16 bytes per decimal
+   digit of its magnitude; any other weighs 24 (not a string). */
+int64_t rt_natamp_fmtweight(lua_State *L, int arg) {
+  const char *f = lua_tostring(L, 1);
+  int a = 1;
+  double x;
+  if (f == NULL || lua_type(L, arg) != LUA_TNUMBER || lua_isinteger(L, arg))
+    return 24;
+  for (; *f != '\0'; f++) {
+    if (*f != '%') continue;
+    if (*++f == '%') continue;
+    f += strspn(f, "-+ #0123456789.");
+    if (++a == arg) break;
+  }
+  if (a != arg || (*f != 'f' && *f != 'F')) return 24;
+  x = fabs(lua_tonumber(L, arg));
+  return x >= 10.0 && x <= DBL_MAX ? 24 + (int64_t)(log10(x) * 16.0) : 24;
 }

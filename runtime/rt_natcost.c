@@ -82,7 +82,8 @@ static int64_t sz_format(lua_State *L, const rt_native_model *m) {
   int64_t n = slen(L, 1);
   (void)m;
   for (i = 2; i <= top; i++)
-    n += lua_type(L, i) == LUA_TSTRING ? slen(L, i) : 24;
+    n += lua_type(L, i) == LUA_TSTRING ? slen(L, i)
+                                       : rt_natamp_fmtweight(L, i);
   return n;
 }
 
@@ -533,7 +534,9 @@ const rt_native_model rt_native_models[] = {
   {"debug", "getinfo", rt_natamp_dblevel, 0, 600, NULL},
   {"debug", "getlocal", rt_natamp_dblevel, 0, 600, NULL},
   {"debug", "setlocal", rt_natamp_dblevel, 0, 600, NULL},
-  {"_G", "tostring", rt_natamp_tostring, 0, 700, NULL},
+  {"_G", "tostring", rt_natamp_tostring, 0, 100, NULL},
+  {"coroutine", "wrap", NULL, 250, 0, NULL},
+  {"coroutine", "create", NULL, 150, 0, NULL},
   {"stringmeta", "__add", rt_natamp_strarith, 0, 600, NULL},
   {"stringmeta", "__sub", rt_natamp_strarith, 0, 600, NULL},
   {"stringmeta", "__mul", rt_natamp_strarith, 0, 600, NULL},

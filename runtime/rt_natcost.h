@@ -111,6 +111,7 @@ int64_t rt_natamp_dblevel(lua_State *L, const rt_native_model *m);
 int64_t rt_natamp_tostring(lua_State *L, const rt_native_model *m);
 int64_t rt_natamp_strarith(lua_State *L, const rt_native_model *m);
 int64_t rt_natamp_sortweight(lua_State *L, int64_t n);
+int64_t rt_natamp_fmtweight(lua_State *L, int arg);
 int rt_natamp_collect(lua_State *L, lua_CFunction stock,
                       const rt_native_model *m);
 
