@@ -71,6 +71,9 @@ struct lraf_state {
   size_t str_header;      /* a string's block: str_header + length + 1 */
   int nhost;
   struct { void *p; size_t credit; } host[RT_HOST_BLOCKS];
+  size_t mem_grown;       /* bytes allocations grew by, in all */
+  size_t mem_refused_at;  /* mem_grown at the last refusal + 1; 0: none */
+  int mem_thrash;         /* refusals too close: refuse every growth */
   int memerr;             /* the stop propagating is the memory limit */
   int64_t granularity;
   lraf_env env;
@@ -299,6 +302,9 @@ void rt_dump_open(lua_State *L);
 /* ---- rt_native.c: charged wrappers ---- */
 /* With S->native: wrap the modelled built-ins and the C searchers. */
 void rt_native_open(lua_State *L, lraf_state *S);
+/* With native charging: wrap the modelled functions of the library
+   table at t (lraf's own versions of lib's functions). */
+void rt_native_wrap_lib(lua_State *L, int t, const char *lib);
 /* rt_lpeg.c: for require's C searcher with native charging on: when the
    name at 1 is "lpeg" and the library has its metered LPeg, push its
    loader and "lraf:metered" and return 1; else 0. */

@@ -14,6 +14,12 @@
 ** path in its chunk name, a command line in arg - are left out of the
 ** count, the peak and the accounts (up to RT_HOST_BLOCKS of them), so
 ** that where a memory limit stops a script does not depend on them.
+**
+** Each refusal costs a full collection of the heap, uncharged.  With
+** the heap held just under the limit every allocation would be one, so
+** a refusal that comes before the state has allocated a sixteenth of
+** the limit since the last is final: every growth is refused from then
+** on, and the run stops with the memory limit.
 */
 #include <stdlib.h>
 
@@ -88,8 +94,12 @@ void *rt_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     credit = host_new(S, osize, nsize);
   counted = nsize - credit;
   if (counted > old && S->mem_limit > 0 &&
-      (S->mem_used > S->mem_limit ||
+      (S->mem_thrash || S->mem_used > S->mem_limit ||
        counted - old > S->mem_limit - S->mem_used)) {
+    if (S->mem_refused_at != 0 &&
+        S->mem_grown + 1 - S->mem_refused_at < S->mem_limit / 16)
+      S->mem_thrash = 1;
+    S->mem_refused_at = S->mem_grown + 1;
     rt_stop_refused(S);
     S->mem_refused = 1;
     return NULL;
@@ -99,6 +109,7 @@ void *rt_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   if (ptr == NULL && (S->host_strings || S->host_want))
     host_made(S, p, osize, credit);
   S->mem_used = S->mem_used - old + counted;
+  if (counted > old) S->mem_grown += counted - old;
   if (S->mem_used > S->mem_peak) S->mem_peak = S->mem_used;
   if (counted > old) {
     lraf_account *a = running_account(S);

@@ -752,5 +752,6 @@ void rt_debug_open(lua_State *L) {
     lua_pushcfunction(L, f->func);
     lua_setfield(L, -2, f->name);
   }
+  rt_native_wrap_lib(L, -1, "debug");  /* levels walked (rt_natamp.c) */
   lua_pop(L, 1);
 }

@@ -24,6 +24,7 @@
 #include <lualib.h>
 
 #include "rt.h"
+#include "rt_natcost.h"
 
 static const char origins_key = 0;  /* source -> {original dump = true} */
 static const char cache_key = 0;    /* rewritten dump -> original dump */
@@ -199,6 +200,21 @@ static int search(lua_State *L, const bc_proto *want) {
   return 1;
 }
 
+/* With native charging: the search rewrites candidates (the set at the
+   top) until one matches; all their bytes are charged before it, as
+   load charges a chunk's (whichever matches first, the charge is the
+   same). */
+static void charge_search(lua_State *L) {
+  int64_t bytes = 0;
+  if (!rt_state(L)->native) return;
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    lua_pop(L, 1);
+    bytes += (int64_t)lua_rawlen(L, -1);
+  }
+  rt_native_steps(L, rt_native_find("_G", "load"), bytes);
+}
+
 /* Push the original (unstripped) dump of the rewritten function at
    idx, or raise "unable to dump given function". */
 static void original(lua_State *L, int idx) {
@@ -232,7 +248,7 @@ static void original(lua_State *L, int idx) {
     else
       lua_pushliteral(L, "");
     ok = lua_type(L, -2) == LUA_TTABLE && lua_rawget(L, -2) == LUA_TTABLE &&
-         search(L, chunk->main);
+         (charge_search(L), search(L, chunk->main));
   }
   bc_chunk_free(chunk);
   if (!ok) luaL_error(L, "unable to dump given function");

@@ -24,6 +24,8 @@ void rt_leave(lraf_state *S) {
   S->quota = 0;
   S->memerr = 0;
   S->mem_refused = 0;
+  S->mem_thrash = 0;
+  S->mem_refused_at = 0;
   S->paused = 0;
 }
 

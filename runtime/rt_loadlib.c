@@ -124,6 +124,12 @@ static void push_tool(lua_State *L, int i) {
 /* package.searchpath(name, path); pushes the file name, or the "no
    file" message and returns 0. */
 static int search(lua_State *L, const char *name, const char *path) {
+  if (rt_state(L)->native) {  /* charged as package.searchpath is */
+    const rt_native_model *m = rt_native_find("package", "searchpath");
+    if (m != NULL)
+      rt_charge(L, rt_native_units(m, rt_natmore_searchsize(
+                       (int64_t)strlen(name), path, strlen(path))));
+  }
   push_tool(L, 1);
   lua_pushstring(L, name);
   lua_pushstring(L, path);

@@ -96,7 +96,8 @@ static int64_t sz_format(lua_State *L, const rt_native_model *m) {
   int64_t n = slen(L, 1);
   (void)m;
   for (i = 2; i <= top; i++)
-    n += lua_type(L, i) == LUA_TSTRING ? slen(L, i) : 24;
+    n += lua_type(L, i) == LUA_TSTRING ? slen(L, i)
+                                       : rt_natamp_fmtweight(L, i);
   return n;
 }
 
@@ -412,7 +413,9 @@ static int64_t sz_concat(lua_State *L, const rt_native_model *m) {
 static int64_t sz_sort(lua_State *L, const rt_native_model *m) {
   int64_t n = rt_nattab_plain(L) ? tlen(L, 1) : 0;
   (void)m;
-  return n < 2 ? n : clamp((double)n * log2((double)n));
+  return n < 2 ? n
+               : clamp((double)n * log2((double)n) *
+                       (1.0 + (double)rt_natamp_sortweight(L, n)));
 }
 
 static int64_t span(int64_t i, int64_t j) {
@@ -539,7 +542,8 @@ const rt_native_model rt_native_models[] = {
   {"utf8", "codes", NULL, 1, 0, rt_natmore_codes},
   {"_G", "tonumber", sz_tonumber, 1, 100, NULL},
   {"_G", "load", sz_load, 20, 9400, NULL},
-  {"_G", "collectgarbage", rt_natmore_collect, 1, 44000, NULL},
+  {"_G", "collectgarbage", rt_natmore_collect, 1, 44000,
+   rt_natamp_collect},
   {"_G", "next", rt_natnext_size, 0, 340, NULL},
   {"_G", "pairs", NULL, 0, 0, rt_natnext_pairs},
   {"_G", "select", rt_natmore_nargs, 1, 300, NULL},
@@ -557,6 +561,22 @@ const rt_native_model rt_native_models[] = {
   {"file", "read", NULL, 0, 700, rt_natmore_read},
   {"package", "searchpath", rt_natmore_searchpath, 1, 700, NULL},
   {"lpeg", "match", sz_lpeg_match, 4, 85, NULL},
+  {"_G", "error", rt_natamp_error, 0, 1000, NULL},
+  {"debug", "traceback", rt_natamp_traceback, 0, 400, NULL},
+  {"debug", "getinfo", rt_natamp_dblevel, 0, 600, NULL},
+  {"debug", "getlocal", rt_natamp_dblevel, 0, 600, NULL},
+  {"debug", "setlocal", rt_natamp_dblevel, 0, 600, NULL},
+  {"_G", "tostring", rt_natamp_tostring, 0, 100, NULL},
+  {"coroutine", "wrap", NULL, 250, 0, NULL},
+  {"coroutine", "create", NULL, 150, 0, NULL},
+  {"stringmeta", "__add", rt_natamp_strarith, 0, 600, NULL},
+  {"stringmeta", "__sub", rt_natamp_strarith, 0, 600, NULL},
+  {"stringmeta", "__mul", rt_natamp_strarith, 0, 600, NULL},
+  {"stringmeta", "__div", rt_natamp_strarith, 0, 600, NULL},
+  {"stringmeta", "__mod", rt_natamp_strarith, 0, 600, NULL},
+  {"stringmeta", "__pow", rt_natamp_strarith, 0, 600, NULL},
+  {"stringmeta", "__unm", rt_natamp_strarith, 0, 600, NULL},
+  {"stringmeta", "__idiv", rt_natamp_strarith, 0, 600, NULL},
   {NULL, NULL, NULL, 0, 0, NULL}
 };
 

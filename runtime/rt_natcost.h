@@ -101,11 +101,24 @@ int64_t rt_natmore_dump(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_date(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_fmtlen(lua_State *L, const rt_native_model *m);
 int64_t rt_natmore_searchpath(lua_State *L, const rt_native_model *m);
+/* The size of a search for a name of name bytes on the path p. */
+int64_t rt_natmore_searchsize(int64_t name, const char *p, size_t lp);
 /* Steps of a search for the special-free p in s from init (0-based):
    each start tried and each byte compared, charged to m as it goes. */
 int64_t rt_natmore_plain(lua_State *L, const rt_native_model *m,
                          const char *s, size_t ls, const char *p,
                          size_t lp, size_t init, int find);
+
+/* rt_natamp.c: frames walked, names copied, digits converted. */
+int64_t rt_natamp_error(lua_State *L, const rt_native_model *m);
+int64_t rt_natamp_traceback(lua_State *L, const rt_native_model *m);
+int64_t rt_natamp_dblevel(lua_State *L, const rt_native_model *m);
+int64_t rt_natamp_tostring(lua_State *L, const rt_native_model *m);
+int64_t rt_natamp_strarith(lua_State *L, const rt_native_model *m);
+int64_t rt_natamp_sortweight(lua_State *L, int64_t n);
+int64_t rt_natamp_fmtweight(lua_State *L, int arg);
+int rt_natamp_collect(lua_State *L, lua_CFunction stock,
+                      const rt_native_model *m);
 
 /* Charges larger than this are clamped (they exceed any quota anyway). */
 #define RT_CHARGE_MAX ((int64_t)1 << 60)

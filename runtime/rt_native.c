@@ -193,6 +193,15 @@ void rt_native_open(lua_State *L, lraf_state *S) {
       lua_pop(L, lua_istable(L, -1) ? 2 : 1);
       continue;
     }
+    if (strcmp(m->lib, "stringmeta") == 0) {  /* arithmetic on strings */
+      lua_pushliteral(L, "");
+      if (lua_getmetatable(L, -1)) {
+        wrap_field(L, -1, m);
+        lua_pop(L, 1);
+      }
+      lua_pop(L, 1);
+      continue;
+    }
     if (lua_getfield(L, -1, m->lib) == LUA_TTABLE) wrap_field(L, -1, m);
     lua_pop(L, 1);
   }
@@ -201,6 +210,12 @@ void rt_native_open(lua_State *L, lraf_state *S) {
      charged too.  Globals are the _G table itself. */
   wrap_searchers(L);
   rt_natnext_open(L);
+}
+
+/* Wrap the modelled functions of the library table at t: lraf's own
+   versions of a library, installed after rt_native_open. */
+void rt_native_wrap_lib(lua_State *L, int t, const char *lib) {
+  if (rt_state(L)->native) wrap_module(L, t, lib, 0);
 }
 
 /* ---- the host's API ---- */

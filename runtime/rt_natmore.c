@@ -253,23 +253,29 @@ int64_t rt_natmore_fmtlen(lua_State *L, const rt_native_model *m) {
 }
 
 /* Units of a template tried (one fopen) in bytes of path. */
-#define TEMPLATE_BYTES 256
+#define TEMPLATE_BYTES 768
 
 /* package.searchpath(name, path [, sep [, rep]]): the name rewritten,
    the path with every '?' replaced by it, and a file tried per
    template. */
-int64_t rt_natmore_searchpath(lua_State *L, const rt_native_model *m) {
-  size_t lp, i;
-  const char *p;
-  int64_t name = str_len(L, 1), marks = 0, templates = 1;
-  (void)m;
-  if (lua_type(L, 2) != LUA_TSTRING) return name;
-  p = lua_tolstring(L, 2, &lp);
+int64_t rt_natmore_searchsize(int64_t name, const char *p, size_t lp) {
+  int64_t marks = 0, templates = 1;
+  size_t i;
   for (i = 0; i < lp; i++) {
     if (p[i] == '?') marks++;
     else if (p[i] == ';') templates++;
   }
   return name + (int64_t)lp + marks * name + templates * TEMPLATE_BYTES;
+}
+
+int64_t rt_natmore_searchpath(lua_State *L, const rt_native_model *m) {
+  size_t lp;
+  const char *p;
+  int64_t name = str_len(L, 1);
+  (void)m;
+  if (lua_type(L, 2) != LUA_TSTRING) return name;
+  p = lua_tolstring(L, 2, &lp);
+  return rt_natmore_searchsize(name, p, lp);
 }
 
 /* ---- special-free patterns ---- */

@@ -86,11 +86,26 @@ int rt_stopping(lua_State *L, int status) {
   return S->quota;
 }
 
+/* An error message caught: Lua built it (an argument error copies the
+   __name of the value it names); with native charging a long one
+   (256 bytes or more) is charged its bytes as print's are. */
+#define CAUGHT_MIN 256
+#define CAUGHT_PER_K 700
+
+static void charge_caught(lua_State *L) {
+  size_t n;
+  if (!rt_state(L)->native || lua_type(L, -1) != LUA_TSTRING) return;
+  n = lua_rawlen(L, -1);
+  if (n >= CAUGHT_MIN)
+    rt_charge(L, (int64_t)((n * CAUGHT_PER_K + 1023) / 1024));
+}
+
 /* Results of pcall/xpcall: everything above the first `extra` slots, or
    false plus the error. */
 static int finish(lua_State *L, int status, lua_KContext extra) {
   if (status != LUA_OK && status != LUA_YIELD) {
     if (rt_stopping(L, status)) return rt_raise_quota(L);
+    charge_caught(L);
     lua_pushboolean(L, 0);
     lua_pushvalue(L, -2);
     return 2;

@@ -13,7 +13,7 @@
 ** does not say "lraf:metered"), "all" in every build;
 ** LRAF_AMPLIFY_GAPS=1 runs them anyway.
 ** Scripts marked "-- env: full" need the full environment (io) and
-** run only there.
+** run only there; "-- memory-limit: N" runs a script under that limit.
 ** Also: the rewriter's memory counts against --memory-limit.
 ** Runs the command named by $LRAF (the Makefile sets it).
 */
@@ -118,6 +118,7 @@ typedef struct ncase {
   char what[160];  /* the script's first line */
   char gap[16];    /* the target of "-- gap: TARGET ...", or "" */
   int full_only;   /* marked "-- env: full" */
+  char memlimit[24];  /* "-- memory-limit: N", or the default */
 } ncase;
 
 static ncase cases[MAX_CASES];
@@ -152,6 +153,10 @@ static void read_cases(void) {
       snprintf(c->gap, sizeof c->gap, "%.*s",
                (int)strcspn(second + 8, " \n"), second + 8);
     c->full_only = strncmp(second, "-- env: full", 12) == 0;
+    snprintf(c->memlimit, sizeof c->memlimit, "200000000");
+    if (strncmp(second, "-- memory-limit: ", 17) == 0)
+      snprintf(c->memlimit, sizeof c->memlimit, "%.*s",
+               (int)strspn(second + 17, "0123456789"), second + 17);
     ncases++;
   }
   closedir(d);
@@ -199,10 +204,10 @@ static void test_case(void **state) {
   }
   for (env = c->full_only ? 1 : 0; env < 2; env++) {
     char *sandbox[] = {"run", "--sandbox", "--limit", "1000000",
-                       "--memory-limit", "200000000", (char *)c->path,
-                       NULL};
+                       "--memory-limit", (char *)c->memlimit,
+                       (char *)c->path, NULL};
     char *full[] = {"run", "--limit", "1000000", "--memory-limit",
-                    "200000000", (char *)c->path, NULL};
+                    (char *)c->memlimit, (char *)c->path, NULL};
     outcome o;
     run(env == 0 ? sandbox : full, &o);
     if (o.status == -1)
