@@ -3,7 +3,8 @@
 # lua5.4 source package, with Debian's patches, plus the patches that
 # lravm/patches/series-5.4.x lists for that release, in its order, into
 # DEST (default build/lua-lravm; DEST/src holds the .c and .h files the
-# Makefile compiles).  Nothing fetched here is committed.
+# Makefile compiles; DEST/orig/src the same before lraf's patches, which
+# lravm/refresh.sh starts from).  Nothing fetched here is committed.
 #
 # The releases the lraf VM is ported to are those with a series file:
 # lravm/patches/series-5.4.4 (Debian 12) and series-5.4.7 (Debian 13).
@@ -81,6 +82,9 @@ rel=${top##*/lua5.4-}
   fail "Debian's lua5.4 source package is Lua $rel; the lraf VM has a patch series for Lua $(known)only (lravm/patches/series-*)"
 [ -f "$top/src/lvm.c" ] || fail "$top has no src/lvm.c"
 
+# Debian's sources before lraf's patches, for lravm/refresh.sh
+cp -a "$top/src" "$TMP/orig" || fail "cannot copy $top/src"
+
 # what debian/rules generates before building: the multiarch header
 arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null) ||
   arch=$(gcc -print-multiarch 2>/dev/null)
@@ -103,6 +107,8 @@ done
 
 rm -rf "$DEST" && mkdir -p "$DEST" || fail "cannot create $DEST"
 mv "$top/src" "$DEST/src" || fail "cannot move the sources into $DEST"
+mkdir -p "$DEST/orig" && mv "$TMP/orig" "$DEST/orig/src" ||
+  fail "cannot move Debian's sources into $DEST/orig"
 series_text "$rel" >"$DEST/series.patch" || fail "cannot read lravm/patches"
 echo "$rel" >"$DEST/VERSION"
 dsc=$(ls "$TMP"/dl/*.dsc)

@@ -2,7 +2,7 @@
 ** rt_pfvm.c - the profiler's collector on the lraf VM build.
 **
 ** The VM reports every call, tail call and return from its own call and
-** return paths (lua_setacctprof, lravm/patches/lua-acct.patch): no debug
+** return paths (lua_setacctprof, lravm/patches/lua-acct-prof.patch): no debug
 ** hook, no lua_Debug filled on the way, and one predictable branch per
 ** call when no profile runs.  As on the stock target (rt_profile.c),
 ** each event charges what the state counted since the previous one to
