@@ -99,7 +99,7 @@ H
 for p in $(series "$rel"); do
   [ -f "$PATCHES/$p" ] || fail "lravm/patches/series-$rel names $p, which is missing"
   (cd "$top" && patch -p1 --dry-run -s <"$PATCHES/$p" >"$TMP/patch.log" 2>&1 &&
-     patch -p1 -s <"$PATCHES/$p" >>"$TMP/patch.log" 2>&1) || {
+     patch -p1 -s --no-backup-if-mismatch <"$PATCHES/$p" >>"$TMP/patch.log" 2>&1) || {
     sed 's/^/  /' "$TMP/patch.log" >&2
     fail "lravm/patches/$p does not apply to $(basename "$top")"
   }
