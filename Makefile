@@ -5,8 +5,8 @@
 #               targets (the lraf VM and the stock target)
 #
 # Two builds (docs/lraf-vm.md): build/ is the lraf VM (LRAF_VM=1, the
-# default: Lua 5.4.4 from Debian's source package plus
-# lravm/patches/lua-acct.patch, linked in), build/stock the stock target
+# default: Lua 5.4.4 or 5.4.7 from Debian's source package plus the
+# patches of lravm/patches/series-5.4.x, linked in), build/stock the stock target
 # (LRAF_VM=0, against Debian's liblua5.4).  `make` builds both; without
 # the lraf VM's sources it builds build/stock alone and says so.
 #   make examples  build examples/*.c into $(BUILD)/examples (tests run them)
@@ -64,8 +64,8 @@ LUA_LIBS   := $(shell pkg-config --libs $(LUA_PC) 2>/dev/null)
 LUA_DEP    :=
 
 # The lraf VM (docs/lraf-vm.md): with LRAF_VM=1 everything is
-# built against Lua 5.4.4 from Debian's source package plus
-# lravm/patches/lua-acct.patch (lravm/fetch.sh puts it in $(LRAVM_SRC)),
+# built against Debian's Lua 5.4.4 or 5.4.7 source package plus the
+# lravm/patches series of that release (lravm/fetch.sh puts it in $(LRAVM_SRC)),
 # compiled into $(BUILD)/lua/liblua.a.  With LRAF_VM=0 it is built
 # against Debian's liblua5.4 (the stock target, in $(STOCK)).
 LRAVM_SRC := build/lua-lravm

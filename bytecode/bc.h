@@ -132,7 +132,7 @@ enum {
   BC_NUM_OPCODES
 };
 
-/* The lraf VM's accounting instruction (lravm/patches/lua-acct.patch), after
+/* The lraf VM's accounting instruction (lravm/patches/lua-acct-opcodes.patch), after
    Lua's opcodes: ACCT A sBx adds sBx to the state's counter, with a zero
    check that calls consume when the counter is 0 or more; A is one of
    BC_ACCT_*.  The count hook never sees it.  Only chunks for the lraf VM

@@ -1,7 +1,7 @@
 /*
 ** rt_lravm.c - the lraf VM's side of the runtime: its ACCT counter and
 ** consume function (lua_acctcounter, lua_setacctconsume in the patched
-** lua.h, lravm/patches/lua-acct.patch).  Built against stock Lua these do not
+** lua.h, lravm/patches/lua-acct-opcodes.patch).  Built against stock Lua these do not
 ** exist: lraf_vm_builtin says 0 and rt_rw_options refuses the target, so
 ** the functions below are never reached there.
 */

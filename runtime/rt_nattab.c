@@ -7,8 +7,8 @@
 ** times through lua_geti/lua_seti.  Calling __len once more to size the
 ** call would run the program's code twice, so for such values insert,
 ** remove, unpack and concat run here instead, with the semantics and
-** messages of Lua 5.4.4's table library (test_native_audit compares), charging each slice of elements
-** before moving it.  sort keeps the stock algorithm (the order of its
+** messages of the running Lua's table library (test_native_audit
+** compares), charging each slice of elements before moving it.  sort keeps the stock algorithm (the order of its
 ** comparisons is the program's to see) and is charged per comparison,
 ** through a comparator that wraps the program's one or stands for '<'.
 */
@@ -25,6 +25,14 @@
    C one (tostring, rawlen...) counts nothing (measured with make
    bench-native and the amplification suite). */
 #define MM_WEIGHT 16
+/* The argument table.remove names when its position is out of bounds:
+   the table up to Lua 5.4.4, the position from 5.4.7 on (lua.h is the
+   running Lua's: Debian's liblua5.4 or the lraf VM's sources). */
+#if LUA_VERSION_RELEASE_NUM <= 50404
+#define REMOVE_POS_ARG 1
+#else
+#define REMOVE_POS_ARG 2
+#endif
 /* Lua's limit on __index/__newindex chains (MAXTAGLOOP). */
 #define MAX_CHAIN 2000
 
@@ -152,9 +160,9 @@ int rt_nattab_remove(lua_State *L, lua_CFunction stock,
   check_tab(L, 1);
   size = luaL_len(L, 1);
   pos = luaL_optinteger(L, 2, size);
-  if (pos != size)  /* Lua 5.4.4 names argument 1 here */
-    luaL_argcheck(L, (lua_Unsigned)pos - 1u <= (lua_Unsigned)size, 1,
-                  "position out of bounds");
+  if (pos != size)
+    luaL_argcheck(L, (lua_Unsigned)pos - 1u <= (lua_Unsigned)size,
+                  REMOVE_POS_ARG, "position out of bounds");
   lua_geti(L, 1, pos);
   meter_init(&mt, L, m);
   mt.weight = move_weight(L, 1);

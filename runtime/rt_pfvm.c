@@ -2,7 +2,7 @@
 ** rt_pfvm.c - the profiler's collector on the lraf VM build.
 **
 ** The VM reports every call, tail call and return from its own call and
-** return paths (lua_setacctprof, lravm/patches/lua-acct.patch): no debug
+** return paths (lua_setacctprof, lravm/patches/lua-acct-prof.patch): no debug
 ** hook, no lua_Debug filled on the way, and one predictable branch per
 ** call when no profile runs.  As on the stock target (rt_profile.c),
 ** each event charges what the state counted since the previous one to
@@ -35,6 +35,14 @@
 
 #include "lobject.h"
 #include "lstate.h"
+
+/* Since Lua 5.4.6 the stack pointers of CallInfo and lua_State are
+   unions (StkIdRel) whose pointer is 'p'. */
+#if LUA_VERSION_RELEASE_NUM >= 50406
+#define STKPTR(s) ((s).p)
+#else
+#define STKPTR(s) (s)
+#endif
 
 #define PROTO_CACHE 1024
 
@@ -81,7 +89,7 @@ int rt_pfvm_builtin(void) {
 /* ---- functions ---- */
 
 static int lua_fn(lraf_profile *R, lua_State *L, CallInfo *ci) {
-  const Proto *p = clLvalue(s2v(ci->func))->p;
+  const Proto *p = clLvalue(s2v(STKPTR(ci->func)))->p;
   proto_entry *e = &R->vm->pe[((uintptr_t)p >> 5) % PROTO_CACHE];
   const char *src = p->source ? getstr(p->source) : "";
   size_t len = p->source ? tsslen(p->source) : 0;
@@ -119,7 +127,7 @@ static int lua_fn(lraf_profile *R, lua_State *L, CallInfo *ci) {
 
 /* The C function of ci; -2 for consume (not a frame). */
 static int c_fn(lraf_profile *R, lua_State *L, CallInfo *ci) {
-  const TValue *o = s2v(ci->func);
+  const TValue *o = s2v(STKPTR(ci->func));
   lua_CFunction f = ttislcf(o) ? fvalue(o) : clCvalue(o)->f;
   const void *p = ttislcf(o) ? cast_voidp(cast_sizet(f))
                              : (const void *)clCvalue(o);
@@ -142,7 +150,7 @@ static void created(lraf_profile *R, lua_State *L, int nres, int node) {
   const TValue *o;
   lua_State *co = NULL;
   if (nres < 1) return;
-  o = s2v(L->top - nres);
+  o = s2v(STKPTR(L->top) - nres);
   if (ttisthread(o)) {
     co = thvalue(o);
   } else if (ttisCclosure(o) && clCvalue(o)->nupvalues >= 1 &&

@@ -62,7 +62,7 @@ EOF
 dumper() {
   layout "$1"
   cc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -Wall -Wextra -Werror \
-    -I"$1/include" -I"$1/common" -I"$1/vm" -I"$1/rewriter" -I"$1/runtime" \
+    -I"$1/include" -I"$1/common" -I"$1/vm" -I"$1/bytecode" -I"$1/rewriter" -I"$1/runtime" \
     -I"$1/build/lua-lravm/src" -DLRAF_VM "$HERE/tools/rwsame_dump.c" \
     "$1/$VMDIR/liblraf.a" "$1/$VMDIR/lua/liblua.a" -Wl,-E -ldl -lm \
     -o "$2"

@@ -263,7 +263,7 @@ static const ncase cases[] = {
   {NULL, NULL, NULL, 0, 0}
 };
 
-/* The lraf VM's size charges (lravm/patches/lua-acct.patch), timed only in
+/* The lraf VM's size charges (lravm/patches/lua-acct-work.patch), timed only in
    a build for the lraf VM; rate: runtime/rt_lravm.c's, per 1024. */
 typedef struct vcase {
   ncase c;

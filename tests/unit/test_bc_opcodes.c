@@ -47,7 +47,7 @@ static void test_table(void **state) {
   }
   assert_null(bc_opinfo_of(-1));
   /* 83 to 86 are the lraf VM's ACCT and its paying jumps
-     (lravm/patches/lua-acct.patch), in the patch's order */
+     (lravm/patches/lua-acct-opcodes.patch), in the patch's order */
   assert_int_equal(BC_OP_ACCT, 83);
   assert_string_equal(bc_opname(BC_OP_ACCT), "ACCT");
   assert_int_equal(BC_OP_JMPACCT, 84);

@@ -1,6 +1,6 @@
 /*
 ** test_lravm_sizes.c - the lraf VM charges the work of instructions that
-** grows with their operands (lravm/patches/lua-acct.patch, acctwork): the
+** grows with their operands (lravm/patches/lua-acct-work.patch, acctwork): the
 ** bytes of long-string ==, < and <=, the values moved by VARARG,
 ** RETURN, TAILCALL and SETLIST, the bytes CONCAT copies, the tables
 ** an __index or __newindex chain walks, and a long-string key.  With native charging on, K runs of

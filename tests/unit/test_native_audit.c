@@ -106,7 +106,8 @@ static const char *const snippets[] = {
   "  show(utf8.offset, s, n) show(utf8.offset, s, n, 3) end\n"
   "show(utf8.offset, s, 1, 3) show(utf8.offset, s, 1, 99)\n"
   "local f = utf8.codes('a\\x80b') show(f, 'a\\x80b', 0) show(f, 'a\\x80b', 1)\n"
-  "print(type((utf8.codes('\\x80')))) for p, c in utf8.codes('abc', true) do print(p, c) end\n",
+  "show(function() return type((utf8.codes('\\x80'))) end)\n"
+  "for p, c in utf8.codes('abc', true) do print(p, c) end\n",
   /* patterns */
   "local s = string.rep('abc', 200) .. 'abd'\n"
   "print(s:find('abd'), s:find('abd', 1, true), s:find('abc', 5, true))\n"
