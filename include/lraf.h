@@ -591,6 +591,10 @@ typedef struct lraf_pool_options {
                              used.  Default: the sandbox */
   int plain;              /* 1: plain Lua states, nothing rewritten or
                              counted (the baseline of benchmarks) */
+  int64_t cleanup_limit;  /* instructions the work a request leaves
+                             behind may run at a time (finalizers after
+                             it, or when its state closes); default
+                             1,000,000 */
 } lraf_pool_options;
 
 LRAF_API void lraf_pool_default_options(lraf_pool_options *o);
