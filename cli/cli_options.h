@@ -51,10 +51,14 @@ typedef enum cli_opt {
   CLI_OPT_LEDGER,        /* --ledger SPEC */
   CLI_OPT_SLICE,         /* --slice N */
   CLI_OPT_NO_METERING,   /* --no-metering */
+  CLI_OPT_MAX_TENANTS,   /* --max-tenants N */
+  CLI_OPT_MAX_CONNECTIONS, /* --max-connections N */
+  CLI_OPT_MAX_PER_IP,    /* --max-connections-per-ip N */
+  CLI_OPT_IDLE_TIMEOUT,  /* --idle-timeout SECONDS */
   CLI_NUM_OPTS
 } cli_opt;
 
-#define CLI_BIT(o) (1u << (o))
+#define CLI_BIT(o) (UINT64_C(1) << (o))
 
 /* How a subcommand's operands follow its options. */
 typedef enum cli_operands {
@@ -71,7 +75,7 @@ typedef int (*cli_fn)(int argc, char **argv);
 typedef struct cli_command {
   const char *name;
   cli_fn run;
-  unsigned options;        /* CLI_BIT(o) for each option it takes */
+  uint64_t options;        /* CLI_BIT(o) for each option it takes */
   cli_operands layout;
   const char *operands;    /* e.g. "SCRIPT [ARGS...]" */
   const char *summary;     /* what it does, one or two lines */
@@ -108,6 +112,7 @@ typedef struct cli_args {
   const char *bind, *ledger;
   int64_t slice;          /* 0: not said */
   int no_metering;
+  int64_t max_tenants, max_conns, max_per_ip, idle_timeout; /* -1: not said */
   cli_tenant_value tenants[CLI_MAX_TENANT_VALUES];  /* in order given */
   int ntenants;
   int first;              /* argv index of the first operand */

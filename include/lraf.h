@@ -667,11 +667,16 @@ LRAF_API void lraf_pool_close(lraf_pool *p);
    lraf_ledger_append returns once the record is durable: appends from
    many threads are written together in one transaction (a group
    commit; SQLite in WAL mode with synchronous=FULL), so a record whose
-   append returned survives a kill -9 or a crash of the host.  A record
-   is one row, written whole or not at all.  The key is the idempotency
-   key: a second record with a key already stored is not stored again
-   (lraf_ledger_append still returns LRAF_OK), so a retry never bills
-   twice.  A record with a missing string, a negative count or a time
+   append returned survives a kill -9 or a crash of the host; closing
+   the ledger leaves every record in the database file itself (SQLite:
+   the write-ahead log is checkpointed).  A record is one row, written
+   whole or not at all.  The key is the idempotency key, unique per
+   tenant (two tenants may use the same key): a second record of a
+   tenant with a key already stored is not stored again, so a retry
+   never bills twice; lraf_ledger_record says so (*stored 0), and
+   lraf_ledger_append returns LRAF_OK then too.  (An SQLite file whose
+   keys were unique over all tenants, from an older lraf, is migrated
+   when opened.)  A record with a missing string, a negative count or a time
    out of its range (NaN included) is refused: LRAF_EARG, naming the
    field.  Totals that do not fit int64 are refused by
    lraf_ledger_usage (LRAF_EIO, "integer overflow"). */
@@ -698,15 +703,21 @@ LRAF_API lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
 LRAF_API lraf_status lraf_ledger_append(lraf_ledger *l,
                                         const lraf_record *r,
                                         lraf_error *err);
+/* lraf_ledger_append, and *stored: 1 when r was stored, 0 when its
+   tenant had its key already (r was not stored). */
+LRAF_API lraf_status lraf_ledger_record(lraf_ledger *l,
+                                        const lraf_record *r, int *stored,
+                                        lraf_error *err);
 /* Totals of tenant's records (every tenant's when tenant is NULL). */
 LRAF_API lraf_status lraf_ledger_usage(lraf_ledger *l, const char *tenant,
                               lraf_usage *u, lraf_error *err);
-/* Whether a record with key is stored (*found 1 or 0), and then its
+/* Whether tenant has a record with key (*found 1 or 0), and then its
    instructions and status (either pointer may be NULL).  A host can
    answer a retry from it without running the request again. */
-LRAF_API lraf_status lraf_ledger_find(lraf_ledger *l, const char *key,
-                                      int *found, int64_t *instructions,
-                                      int *status, lraf_error *err);
+LRAF_API lraf_status lraf_ledger_find(lraf_ledger *l, const char *tenant,
+                                      const char *key, int *found,
+                                      int64_t *instructions, int *status,
+                                      lraf_error *err);
 /* A manager for tenant under parent (retained) enforcing a total quota
    kept in the ledger (quota < 0: none).  SQLite: a hierarchical child
    with what the ledger's records leave of quota.  PostgreSQL: the

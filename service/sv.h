@@ -128,17 +128,18 @@ void sv_request_run(sv_worker *w, const lraf_request *rq,
 typedef struct sv_store sv_store;
 
 /* A store: a backend of the ledger.  write() stores n records in one
-   transaction (duplicates of a key skipped); usage() sums; find() looks
-   up a key's record; quota() sets a tenant's shared quota; lease()
+   transaction (a record whose tenant already has its key is skipped,
+   stored[i] 0); usage() sums; find() looks up a tenant's key; quota() sets a tenant's shared quota; lease()
    takes up to want instructions of it (the amount granted in *got);
    give() returns some. */
 typedef struct sv_store_ops {
   lraf_status (*write)(sv_store *s, const lraf_record *const *r, int n,
-                       lraf_error *err);
+                       int *stored, lraf_error *err);
   lraf_status (*usage)(sv_store *s, const char *tenant, lraf_usage *u,
                        lraf_error *err);
-  lraf_status (*find)(sv_store *s, const char *key, int *found,
-                      int64_t *instructions, int *status, lraf_error *err);
+  lraf_status (*find)(sv_store *s, const char *tenant, const char *key,
+                      int *found, int64_t *instructions, int *status,
+                      lraf_error *err);
   lraf_status (*quota)(sv_store *s, const char *tenant, int64_t quota,
                        lraf_error *err);
   lraf_status (*lease)(sv_store *s, const char *tenant, int64_t want,
