@@ -566,22 +566,29 @@ LRAF_API void lraf_memory_reset_peak(lraf_state *S);
    released.  Its count is what that
    manager was charged.
 
-   The rule of reuse: nothing moves between requests.  Garbage
-   collection is stopped while a request runs (an emergency collection
-   at the memory limit still frees memory but runs no finalizers), and
-   after the request the worker binds the main thread and every
-   coroutine still alive to the TENANT's manager and collects: the
-   finalizers of what the request left behind, and anything a later
-   request makes a left-over coroutine run, are charged to the tenant,
-   never to a request.  (A handler that calls collectgarbage itself
+   The rule of reuse: nothing moves between requests.  Every thread of
+   a state is bound to one manager that forwards to the running
+   request's manager, so a coroutine that an earlier request left and a
+   later one resumes is charged to the later request, within its limit.
+   Incremental garbage collection is stopped while a request runs (its
+   finalizers would run at moments that depend on the state's history);
+   garbage is freed by emergency collections, which run no finalizer,
+   each time the state holds twice what the last collection left (8 MiB
+   at least), memory limit or not.  After the request the worker points
+   the state at a clean-up manager, a child of the TENANT's manager with
+   cleanup_limit, and collects: the finalizers of what the request left
+   behind are charged to the tenant, never to a request, and stop at
+   that limit (the state is then closed, its finalizers under a new
+   clean-up manager).  (A handler that calls collectgarbage itself
    runs finalizers then and there, in its own request: of its own
-   garbage, and of values of earlier requests it dropped.)  A request of a tenant whose manager already
-   stops (a spent quota) is refused before it runs: 429, 0 instructions.
-   A request stopped by its quota or the memory
-   limit (or out of memory) leaves a state in an unknown condition: the
-   worker closes that state (its finalizers charged to the tenant) and
-   the tenant's next request gets a fresh one; the other requests and
-   states go on. */
+   garbage, and of values of earlier requests it dropped.)  A request of
+   a tenant whose manager already stops (a spent quota) is refused
+   before it runs: 429, 0 instructions.  A request stopped by its quota
+   or the memory limit (or out of memory) leaves a state in an unknown
+   condition: the worker closes that state (its finalizers charged to
+   the tenant, within cleanup_limit) and the tenant's next request gets
+   a fresh one; the other requests and states go on.  The body of a 429
+   or 507 says which limit stopped the request. */
 typedef struct lraf_pool lraf_pool;
 
 typedef struct lraf_pool_options {
