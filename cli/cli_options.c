@@ -102,9 +102,9 @@ static const opt_info options[CLI_NUM_OPTS] = {
   {"--max-tenants", KIND_COUNT, "N", 1, 10000000,
    "tenants kept at once (default 1000; 503 past it)"},
   {"--max-connections", KIND_COUNT, "N", 1, 100000,
-   "open connections at most (default 256)"},
+   "open connections at most (default 512)"},
   {"--max-connections-per-ip", KIND_COUNT, "N", 1, 100000,
-   "open connections of one address (default 32)"},
+   "open connections of one address (default 64)"},
   {"--idle-timeout", KIND_COUNT, "SECONDS", 1, 86400,
    "close a connection idle that long (default 10)"},
 };

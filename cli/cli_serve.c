@@ -74,8 +74,8 @@ int cli_serve(int argc, char **argv) {
   s.bind = a.bind != NULL ? a.bind : "127.0.0.1";
   s.ledger_spec = a.ledger != NULL ? a.ledger : "sqlite:lraf-ledger.db";
   s.max_tenants = a.max_tenants > 0 ? (int)a.max_tenants : 1000;
-  s.max_conns = a.max_conns > 0 ? (int)a.max_conns : 256;
-  s.max_per_ip = a.max_per_ip > 0 ? (int)a.max_per_ip : 32;
+  s.max_conns = a.max_conns > 0 ? (int)a.max_conns : 512;
+  s.max_per_ip = a.max_per_ip > 0 ? (int)a.max_per_ip : 64;
   s.idle_timeout = a.idle_timeout > 0 ? (int)a.idle_timeout : 10;
   s.tv = a.tenants;
   s.ntv = a.ntenants;

@@ -232,7 +232,10 @@ static void run_plain(sv_state *st, sv_call *c) {
   if (c->defer_ref != LUA_NOREF)
     luaL_unref(L, LUA_REGISTRYINDEX, c->defer_ref);
   lua_settop(L, 0);
+  st->gc->on = 0;
   lua_gc(L, LUA_GCCOLLECT, 0);
+  st->gc->on = 1;
+  sv_gc_rebase(st->gc);
 }
 
 /* The metered run: the request's manager, the handler, the deferred
