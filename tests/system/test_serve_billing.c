@@ -187,42 +187,47 @@ static int read_answer(int fd, char *buf, size_t size) {
    one is answered 200, the other 409. */
 static void test_key_clash_billed(void **state) {
   static const char *const args[] = {"--workers", "2", NULL};
-  static const char req[] =
-    "GET /slow HTTP/1.1\r\nHost: x\r\nX-Tenant: t\r\n"
-    "Idempotency-Key: same\r\nContent-Length: 0\r\n\r\n";
-  int port, fd[2], i, ok = 0, clash = 0;
+  int port, fd[2], i, attempt, ran = 0, clashes = 0, retries = 0;
   int64_t sum = 0;
   pid_t pid;
   (void)state;
   new_ledger("clash.db");
   pid = start(args, &port);
-  for (i = 0; i < 2; i++) {
-    fd[i] = tutil_http_connect(port);
-    assert_true(fd[i] >= 0);
-    assert_int_equal(send(fd[i], req, sizeof req - 1, MSG_NOSIGNAL),
-                     (ssize_t)(sizeof req - 1));
+  /* until the two run at once (a load may delay one past the other's
+     commit: it is then a retry, answered from the ledger) */
+  for (attempt = 0; attempt < 8 && clashes == 0; attempt++) {
+    char req[256];
+    int n = snprintf(req, sizeof req, "GET /slow HTTP/1.1\r\nHost: x\r\n"
+                     "X-Tenant: t\r\nIdempotency-Key: same-%d\r\n"
+                     "Content-Length: 0\r\n\r\n", attempt);
+    for (i = 0; i < 2; i++) {
+      fd[i] = tutil_http_connect(port);
+      assert_true(fd[i] >= 0);
+      assert_int_equal(send(fd[i], req, (size_t)n, MSG_NOSIGNAL), n);
+    }
+    for (i = 0; i < 2; i++) {
+      char buf[4096], *p;
+      int status = read_answer(fd[i], buf, sizeof buf);
+      close(fd[i]);
+      if (status == 409 && strstr(buf, "already recorded: status")) {
+        retries++;   /* not run again */
+        continue;
+      }
+      if (status == 409 && strstr(buf, "by another request")) clashes++;
+      else if (status != 200) fail_msg("unexpected answer:\n%s", buf);
+      ran++;
+      p = strstr(buf, "X-Lraf-Instructions: ");
+      assert_non_null(p);
+      sum += strtoll(p + 21, NULL, 10);
+    }
   }
-  for (i = 0; i < 2; i++) {
-    char buf[4096], *p;
-    int status = read_answer(fd[i], buf, sizeof buf);
-    close(fd[i]);
-    if (status == 200) ok++;
-    else if (status == 409) clash++;
-    else fail_msg("unexpected answer:\n%s", buf);
-    p = strstr(buf, "X-Lraf-Instructions: ");
-    if (p != NULL) sum += strtoll(p + 21, NULL, 10);
-  }
-  printf("   one key twice at once: %d answered 200, %d 409\n", ok, clash);
-  /* both ran: each is billed (the 409 too, when both ran) */
-  if (clash == 1) {
-    assert_int_equal(ok, 1);
-    assert_int_equal(usage_of(port, "t", "requests"), 2);
-    assert_int_equal(usage_of(port, "t", "instructions"), sum);
-  } else {
-    /* never both 200 with one record */
-    assert_int_equal(usage_of(port, "t", "requests"), ok);
-  }
-  assert_true(clash == 1);
+  printf("   one key twice at once, %d attempts: %d ran (%d answered 409 "
+         "for the clash), %d answered from the ledger\n", attempt, ran,
+         clashes, retries);
+  /* everything that ran is billed, once */
+  assert_int_equal(usage_of(port, "t", "requests"), ran);
+  assert_int_equal(usage_of(port, "t", "instructions"), sum);
+  assert_true(clashes >= 1);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
 }
 
