@@ -400,6 +400,35 @@ static void test_slowloris(void **state) {
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
 }
 
+/* --idle-timeout 1: a connection holding a partial request is closed
+   within a few seconds. */
+static void test_idle_timeout(void **state) {
+  static const char *const args[] = {"--ledger", "none", "--idle-timeout",
+                                     "1", NULL};
+  static const char partial[] = "GET /hello HTTP/1.1\r\nHost: x\r\n";
+  struct timeval tv = {10, 0};
+  char c;
+  int port, fd;
+  ssize_t k;
+  double t0, t;
+  pid_t pid;
+  (void)state;
+  pid = start(args, &port);
+  fd = tutil_http_connect(port);
+  assert_true(fd >= 0);
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  assert_int_equal(send(fd, partial, sizeof partial - 1, MSG_NOSIGNAL),
+                   (ssize_t)(sizeof partial - 1));
+  t0 = now();
+  k = recv(fd, &c, 1, 0);
+  t = now() - t0;
+  close(fd);
+  printf("   a partial request, --idle-timeout 1: closed after %.2f s\n", t);
+  if (!(k == 0 || (k < 0 && errno == ECONNRESET)) || t > 5.0)
+    fail_msg("a partial request was not closed within 5 s (%.2f s)", t);
+  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
+}
+
 static int metric_lines(const char *body, const char *name) {
   int n = 0;
   const char *p = body;
@@ -479,6 +508,7 @@ int main(void) {
     cmocka_unit_test(test_garbage_collected),
     cmocka_unit_test(test_smuggling),
     cmocka_unit_test(test_slowloris),
+    cmocka_unit_test(test_idle_timeout),
     cmocka_unit_test(test_max_tenants),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
