@@ -15,6 +15,7 @@
 **   - every response has its record, and no other record exists;
 **   - a table of an older lraf (keys unique over all tenants) gets the
 **     per-tenant primary key when the hosts open it, its rows kept;
+**   - a restarted host refuses the spent tenant before its request runs;
 **   - when the database goes away under a running host, its requests
 **     get 503 ("not recorded") and the host still stops cleanly.
 ** Traffic goes to 127.0.0.1 only.
@@ -218,6 +219,15 @@ static void test_shared_quota(void **state) {
   assert_true(pid[0] > 0);
   {
     tutil_http r;
+    char v[32];
+    /* the spent tenant, after a restart: refused before it runs */
+    assert_int_equal(tutil_http_once(ports[0], "GET", "/hello?n=10",
+                                     "X-Tenant: shared\r\n", NULL, &r), 0);
+    assert_int_equal(r.status, 429);
+    assert_non_null(tutil_http_header(&r, "X-Lraf-Instructions", v,
+                                      sizeof v));
+    assert_string_equal(v, "0");
+    tutil_http_free(&r);
     assert_int_equal(tutil_http_once(ports[0], "GET", "/hello?n=10",
                                      "X-Tenant: other\r\n", NULL, &r), 0);
     assert_int_equal(r.status, 200);
