@@ -103,6 +103,14 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "fixed seeds (default in bench, profile, serve)"},
   {"--no-deterministic", KIND_FLAG, NULL, 0, 0,
    "stock Lua's random hash seed, pivot, math.random"},
+  {"--max-tenants", KIND_COUNT, "N", 1, 10000000,
+   "tenants kept at once (default 1000; 503 past it)"},
+  {"--max-connections", KIND_COUNT, "N", 1, 100000,
+   "open connections at most (default 512)"},
+  {"--max-connections-per-ip", KIND_COUNT, "N", 1, 100000,
+   "open connections of one address (default 64)"},
+  {"--idle-timeout", KIND_COUNT, "SECONDS", 1, 86400,
+   "close a connection idle that long (default 10)"},
 };
 
 /* What the exit statuses mean; a command lists those it can give. */
@@ -177,7 +185,9 @@ static const cli_command commands[] = {
      CLI_BIT(CLI_OPT_REQUEST_LIMIT) | CLI_BIT(CLI_OPT_QUOTA) |
      CLI_BIT(CLI_OPT_TENANT_RATE) | CLI_BIT(CLI_OPT_SERVE_MEMORY) |
      CLI_BIT(CLI_OPT_LEDGER) | CLI_BIT(CLI_OPT_SLICE) |
-     CLI_BIT(CLI_OPT_NO_METERING) | DETERMINISM | CLI_BIT(CLI_OPT_HELP),
+     CLI_BIT(CLI_OPT_NO_METERING) | CLI_BIT(CLI_OPT_MAX_TENANTS) |
+     CLI_BIT(CLI_OPT_MAX_CONNECTIONS) | CLI_BIT(CLI_OPT_MAX_PER_IP) |
+     CLI_BIT(CLI_OPT_IDLE_TIMEOUT) | DETERMINISM | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_MIXED, "DIR",
    "serve GET and POST /NAME on 127.0.0.1 by running DIR/NAME.lua, which\n"
    "returns function(req) return status, body[, headers] end, for the\n"
@@ -392,6 +402,10 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
     case CLI_OPT_LEDGER: a->ledger = v; break;
     case CLI_OPT_SLICE: a->slice = n; break;
     case CLI_OPT_NO_METERING: a->no_metering = 1; break;
+    case CLI_OPT_MAX_TENANTS: a->max_tenants = n; break;
+    case CLI_OPT_MAX_CONNECTIONS: a->max_conns = n; break;
+    case CLI_OPT_MAX_PER_IP: a->max_per_ip = n; break;
+    case CLI_OPT_IDLE_TIMEOUT: a->idle_timeout = n; break;
     case CLI_OPT_FORMAT: a->format = v; break;
     case CLI_OPT_TOP: a->top = n; break;
     case CLI_OPT_THRESHOLD: {
@@ -447,6 +461,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a) {
   a->native = -1;
   a->port = -1;
   a->workers = -1;
+  a->max_tenants = a->max_conns = a->max_per_ip = a->idle_timeout = -1;
   a->top = -1;
   a->threshold = -1;
   for (i = 1; i < argc; i++) {

@@ -53,6 +53,10 @@ typedef enum cli_opt {
   CLI_OPT_NO_METERING,   /* --no-metering */
   CLI_OPT_DETERMINISTIC,    /* --deterministic */
   CLI_OPT_NO_DETERMINISTIC, /* --no-deterministic */
+  CLI_OPT_MAX_TENANTS,   /* --max-tenants N */
+  CLI_OPT_MAX_CONNECTIONS, /* --max-connections N */
+  CLI_OPT_MAX_PER_IP,    /* --max-connections-per-ip N */
+  CLI_OPT_IDLE_TIMEOUT,  /* --idle-timeout SECONDS */
   CLI_NUM_OPTS
 } cli_opt;
 
@@ -110,6 +114,7 @@ typedef struct cli_args {
   const char *bind, *ledger;
   int64_t slice;          /* 0: not said */
   int no_metering;
+  int64_t max_tenants, max_conns, max_per_ip, idle_timeout; /* -1: not said */
   cli_tenant_value tenants[CLI_MAX_TENANT_VALUES];  /* in order given */
   int ntenants;
   int first;              /* argv index of the first operand */

@@ -44,6 +44,7 @@ static void stop(srv *s) {
     lraf_manager_release(t->manager);
     free(t);
   }
+  s->tenants = NULL;
   lraf_ledger_close(s->ledger);
   pthread_mutex_destroy(&s->lock);
 }
@@ -74,11 +75,13 @@ int cli_serve(int argc, char **argv) {
   s.deterministic = a.opt.deterministic != 0;  /* on unless said */
   s.bind = a.bind != NULL ? a.bind : "127.0.0.1";
   s.ledger_spec = a.ledger != NULL ? a.ledger : "sqlite:lraf-ledger.db";
+  s.max_tenants = a.max_tenants > 0 ? (int)a.max_tenants : 1000;
+  s.max_conns = a.max_conns > 0 ? (int)a.max_conns : 512;
+  s.max_per_ip = a.max_per_ip > 0 ? (int)a.max_per_ip : 64;
+  s.idle_timeout = a.idle_timeout > 0 ? (int)a.idle_timeout : 10;
   s.tv = a.tenants;
   s.ntv = a.ntenants;
   pthread_mutex_init(&s.lock, NULL);
-  snprintf(s.boot, sizeof s.boot, "%08lx%06lx", (unsigned long)time(NULL),
-           (unsigned long)getpid() & 0xffffff);
   /* every thread started from here on leaves these signals to sigwait */
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGINT);

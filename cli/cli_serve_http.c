@@ -3,6 +3,12 @@
 ** one thread per connection reads a request, runs its handler through
 ** the pool, waits for the ledger's group commit, and only then sends
 ** the response.  /usage and /metrics read the ledger and the counters.
+** A request whose framing is ambiguous (two Content-Lengths, one with
+** Transfer-Encoding, a transfer coding other than chunked) is refused
+** with 400 before anything runs, and its connection closed, whatever
+** libmicrohttpd would make of it.  Request ids are random; ledger keys
+** are "r:" and the id, or "k:" and the client's Idempotency-Key, unique
+** per tenant.
 */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -13,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 
 #include <microhttpd.h>
 
@@ -28,6 +35,7 @@ typedef struct conn {
   char *body;
   size_t len, cap;
   int too_big;
+  int refused;     /* answered 400 at its headers (framing) */
 } conn;
 
 /* A reply under construction. */
@@ -39,6 +47,7 @@ typedef struct reply {
   const char *headers;     /* "Name: value\n" lines, or NULL */
   int64_t instructions;
   const char *request_id;
+  int close;               /* close the connection after it */
 } reply;
 
 /* Headers a handler may not set: the server's own, and those that frame
@@ -87,6 +96,8 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, const reply *r) {
   cli_mhd.add_response_header(resp, "X-Lraf-Instructions", n);
   if (r->request_id != NULL)
     cli_mhd.add_response_header(resp, "X-Request-Id", r->request_id);
+  if (r->close)
+    cli_mhd.add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
   ret = cli_mhd.queue_response(c, (unsigned)r->status, resp);
   cli_mhd.destroy_response(resp);
   return ret;
@@ -211,6 +222,77 @@ static enum MHD_Result metrics(srv *s, struct MHD_Connection *c) {
   return ret;
 }
 
+/* ---- framing ---- */
+
+/* What the request's headers say about its length. */
+typedef struct framing {
+  int lengths, codings;    /* Content-Length, Transfer-Encoding headers */
+  int bad;                 /* a value that is not one plain number, or a
+                              coding other than chunked */
+  char first[24];          /* the first Content-Length */
+  int differ;              /* a later Content-Length differs */
+} framing;
+
+static enum MHD_Result note_framing(void *cls, enum MHD_ValueKind kind,
+                                    const char *key, const char *value) {
+  framing *f = cls;
+  (void)kind;
+  if (key == NULL) return MHD_YES;
+  if (value == NULL) value = "";
+  if (strcasecmp(key, "Content-Length") == 0) {
+    size_t n = strlen(value), i;
+    if (n == 0 || n > 18) f->bad = 1;
+    for (i = 0; i < n; i++)
+      if (!isdigit((unsigned char)value[i])) f->bad = 1;
+    if (f->lengths++ == 0) snprintf(f->first, sizeof f->first, "%s", value);
+    else if (strcmp(f->first, value) != 0) f->differ = 1;
+  } else if (strcasecmp(key, "Transfer-Encoding") == 0) {
+    f->codings++;
+    if (strcasecmp(value, "chunked") != 0) f->bad = 1;
+  }
+  return MHD_YES;
+}
+
+/* Why the request's framing is ambiguous, or NULL. */
+static const char *ambiguous(struct MHD_Connection *c) {
+  framing f;
+  memset(&f, 0, sizeof f);
+  cli_mhd.get_connection_values(c, MHD_HEADER_KIND, note_framing, &f);
+  if (f.lengths > 0 && f.codings > 0)
+    return "both Content-Length and Transfer-Encoding";
+  if (f.lengths > 1)
+    return f.differ ? "conflicting Content-Length headers"
+                    : "more than one Content-Length header";
+  if (f.codings > 1) return "more than one Transfer-Encoding header";
+  if (f.bad)
+    return f.lengths > 0 ? "a Content-Length that is not a plain number"
+                         : "a transfer coding other than chunked";
+  return NULL;
+}
+
+static enum MHD_Result refuse_framing(struct MHD_Connection *c,
+                                      const char *why) {
+  char msg[160];
+  reply r;
+  snprintf(msg, sizeof msg, "ambiguous request framing: %s\n", why);
+  memset(&r, 0, sizeof r);
+  r.status = 400;
+  r.body = msg;
+  r.len = strlen(msg);
+  r.type = "text/plain; charset=utf-8";
+  r.close = 1;
+  return send_reply(c, &r);
+}
+
+/* A request id: 128 random bits in hex; 0 when the system has none. */
+static int new_id(char *id, size_t size) {
+  unsigned char b[16];
+  size_t i;
+  if (size < 33 || getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) return 0;
+  for (i = 0; i < sizeof b; i++) snprintf(id + 2 * i, 3, "%02x", b[i]);
+  return 1;
+}
+
 /* ---- running a handler ---- */
 
 typedef struct pairs {
@@ -257,10 +339,10 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   lraf_request rq;
   lraf_response res;
   pairs q, h;
-  char id[64];
+  char id[40], rkey[48], kkey[208];
   reply r;
   enum MHD_Result ret;
-  int cls;
+  int cls, full;
   if (!valid_name(name, 128) || name[0] == '.')
     return text(c, 404, "no such handler\n");
   tenant = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "X-Tenant");
@@ -270,14 +352,15 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   key = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
   if (key != NULL && (key[0] == '\0' || strlen(key) > 200))
     return text(c, 400, "bad Idempotency-Key header (1-200 bytes)\n");
+  if (key != NULL) snprintf(kkey, sizeof kkey, "k:%s", key);
   if (key != NULL && s->ledger != NULL) {
     /* a retry of a recorded request: answered from the ledger, not run
        (and so not billed) again */
     int found, status;
     int64_t n;
     char msg[160];
-    if (lraf_ledger_find(s->ledger, key, &found, &n, &status, &err) !=
-        LRAF_OK) {
+    if (lraf_ledger_find(s->ledger, tenant, kkey, &found, &n, &status,
+                         &err) != LRAF_OK) {
       fprintf(stderr, "lraf serve: %s\n", err.message);
       return text(c, 503, "ledger unavailable\n");
     }
@@ -289,11 +372,22 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   }
   source = read_handler(s, name, &slen);
   if (source == NULL) return text(c, 404, "no such handler\n");
-  t = srv_tenant_get(s, tenant, &err);
+  if (!new_id(id, sizeof id)) {
+    free(source);
+    return text(c, 503, "no random request id: the system has no entropy\n");
+  }
+  snprintf(rkey, sizeof rkey, "r:%s", id);
+  t = srv_tenant_get(s, tenant, &full, &err);
   if (t == NULL) {
     char msg[600];
     free(source);
-    snprintf(msg, sizeof msg, "cannot set up the tenant: %s\n", err.message);
+    if (full)
+      snprintf(msg, sizeof msg, "too many tenants: this server keeps %d at "
+               "once (--max-tenants) and none is idle; try again later\n",
+               s->max_tenants);
+    else
+      snprintf(msg, sizeof msg, "cannot set up the tenant: %s\n",
+               err.message);
     return text(c, 503, msg);
   }
   memset(&q, 0, sizeof q);
@@ -301,9 +395,6 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   h.headers = 1;
   cli_mhd.get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_pair, &q);
   cli_mhd.get_connection_values(c, MHD_HEADER_KIND, add_pair, &h);
-  pthread_mutex_lock(&s->lock);
-  snprintf(id, sizeof id, "%s-%" PRIu64, s->boot, ++s->seq);
-  pthread_mutex_unlock(&s->lock);
   memset(&rq, 0, sizeof rq);
   rq.tenant = t->name;
   rq.tenant_manager = t->manager;
@@ -330,7 +421,8 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   if (s->ledger != NULL) {
     lraf_record rec;
     memset(&rec, 0, sizeof rec);
-    rec.key = key != NULL ? key : id;
+    int stored = 0;
+    rec.key = key != NULL ? kkey : rkey;
     rec.request_id = id;
     rec.tenant = t->name;
     rec.handler = name;
@@ -343,7 +435,28 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
     rec.cpu = res.cpu;
     rec.started = res.started;
     rec.ended = res.ended;
-    if (lraf_ledger_append(s->ledger, &rec, &err) != LRAF_OK) {
+    if (lraf_ledger_record(s->ledger, &rec, &stored, &err) == LRAF_OK &&
+        !stored) {
+      /* the tenant's key was recorded meanwhile (a request with the same
+         key at the same time): this one ran, so it is billed under its
+         own id, and the client hears of the clash */
+      static const char clash[] = "Idempotency-Key already recorded for "
+        "this tenant by another request; this one ran and is billed under "
+        "its X-Request-Id\n";
+      rec.key = rkey;
+      if (lraf_ledger_record(s->ledger, &rec, &stored, &err) == LRAF_OK &&
+          stored) {
+        r.status = 409;
+        r.body = (char *)clash;
+        r.len = strlen(clash);
+        r.headers = NULL;
+        r.type = "text/plain; charset=utf-8";
+      } else if (!stored) {
+        snprintf(err.message, sizeof err.message, "request id %s taken",
+                 id);
+      }
+    }
+    if (!stored) {
       /* not recorded: the client must not take it as done */
       fprintf(stderr, "lraf serve: %s\n", err.message);
       r.status = 503;
@@ -360,6 +473,7 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   t->native += res.native;
   if (cls >= 1 && cls <= 5) t->by_class[cls]++;
   pthread_mutex_unlock(&s->lock);
+  srv_tenant_put(s, t);
   ret = send_reply(c, &r);
   lraf_response_free(&res);
   return ret;
@@ -373,9 +487,18 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c,
   conn *cn = *con_cls;
   (void)version;
   if (cn == NULL) {
+    const char *why = ambiguous(c);
     cn = calloc(1, sizeof *cn);
     if (cn == NULL) return MHD_NO;
     *con_cls = cn;
+    if (why != NULL) {
+      cn->refused = 1;
+      return refuse_framing(c, why);
+    }
+    return MHD_YES;
+  }
+  if (cn->refused) {   /* answered already: drop what follows */
+    *upload_size = 0;
     return MHD_YES;
   }
   if (*upload_size > 0) {
@@ -435,8 +558,12 @@ struct MHD_Daemon *srv_http_start(srv *s) {
                            (uint16_t)s->port, NULL, NULL, access_cb, s,
                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
                            MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-                           MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000,
-                           MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+                           MHD_OPTION_CONNECTION_LIMIT,
+                           (unsigned)s->max_conns,
+                           MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                           (unsigned)s->max_per_ip,
+                           MHD_OPTION_CONNECTION_TIMEOUT,
+                           (unsigned)s->idle_timeout,
                            MHD_OPTION_END);
   if (d == NULL) {
     cli_error("cannot listen on %s:%d (in use, or not allowed)", s->bind,

@@ -605,22 +605,29 @@ LRAF_API void lraf_memory_reset_peak(lraf_state *S);
    released.  Its count is what that
    manager was charged.
 
-   The rule of reuse: nothing moves between requests.  Garbage
-   collection is stopped while a request runs (an emergency collection
-   at the memory limit still frees memory but runs no finalizers), and
-   after the request the worker binds the main thread and every
-   coroutine still alive to the TENANT's manager and collects: the
-   finalizers of what the request left behind, and anything a later
-   request makes a left-over coroutine run, are charged to the tenant,
-   never to a request.  (A handler that calls collectgarbage itself
+   The rule of reuse: nothing moves between requests.  Every thread of
+   a state is bound to one manager that forwards to the running
+   request's manager, so a coroutine that an earlier request left and a
+   later one resumes is charged to the later request, within its limit.
+   Incremental garbage collection is stopped while a request runs (its
+   finalizers would run at moments that depend on the state's history);
+   garbage is freed by emergency collections, which run no finalizer,
+   each time the state holds twice what the last collection left (8 MiB
+   at least), memory limit or not.  After the request the worker points
+   the state at a clean-up manager, a child of the TENANT's manager with
+   cleanup_limit, and collects: the finalizers of what the request left
+   behind are charged to the tenant, never to a request, and stop at
+   that limit (the state is then closed, its finalizers under a new
+   clean-up manager).  (A handler that calls collectgarbage itself
    runs finalizers then and there, in its own request: of its own
-   garbage, and of values of earlier requests it dropped.)  A request of a tenant whose manager already
-   stops (a spent quota) is refused before it runs: 429, 0 instructions.
-   A request stopped by its quota or the memory
-   limit (or out of memory) leaves a state in an unknown condition: the
-   worker closes that state (its finalizers charged to the tenant) and
-   the tenant's next request gets a fresh one; the other requests and
-   states go on. */
+   garbage, and of values of earlier requests it dropped.)  A request of
+   a tenant whose manager already stops (a spent quota) is refused
+   before it runs: 429, 0 instructions.  A request stopped by its quota
+   or the memory limit (or out of memory) leaves a state in an unknown
+   condition: the worker closes that state (its finalizers charged to
+   the tenant, within cleanup_limit) and the tenant's next request gets
+   a fresh one; the other requests and states go on.  The body of a 429
+   or 507 says which limit stopped the request. */
 typedef struct lraf_pool lraf_pool;
 
 typedef struct lraf_pool_options {
@@ -630,6 +637,10 @@ typedef struct lraf_pool_options {
                              used.  Default: the sandbox */
   int plain;              /* 1: plain Lua states, nothing rewritten or
                              counted (the baseline of benchmarks) */
+  int64_t cleanup_limit;  /* instructions the work a request leaves
+                             behind may run at a time (finalizers after
+                             it, or when its state closes); default
+                             1,000,000 */
 } lraf_pool_options;
 
 LRAF_API void lraf_pool_default_options(lraf_pool_options *o);
@@ -702,11 +713,16 @@ LRAF_API void lraf_pool_close(lraf_pool *p);
    lraf_ledger_append returns once the record is durable: appends from
    many threads are written together in one transaction (a group
    commit; SQLite in WAL mode with synchronous=FULL), so a record whose
-   append returned survives a kill -9 or a crash of the host.  A record
-   is one row, written whole or not at all.  The key is the idempotency
-   key: a second record with a key already stored is not stored again
-   (lraf_ledger_append still returns LRAF_OK), so a retry never bills
-   twice.  A record with a missing string, a negative count or a time
+   append returned survives a kill -9 or a crash of the host; closing
+   the ledger leaves every record in the database file itself (SQLite:
+   the write-ahead log is checkpointed).  A record is one row, written
+   whole or not at all.  The key is the idempotency key, unique per
+   tenant (two tenants may use the same key): a second record of a
+   tenant with a key already stored is not stored again, so a retry
+   never bills twice; lraf_ledger_record says so (*stored 0), and
+   lraf_ledger_append returns LRAF_OK then too.  (An SQLite file whose
+   keys were unique over all tenants, from an older lraf, is migrated
+   when opened.)  A record with a missing string, a negative count or a time
    out of its range (NaN included) is refused: LRAF_EARG, naming the
    field.  Totals that do not fit int64 are refused by
    lraf_ledger_usage (LRAF_EIO, "integer overflow"). */
@@ -733,15 +749,21 @@ LRAF_API lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
 LRAF_API lraf_status lraf_ledger_append(lraf_ledger *l,
                                         const lraf_record *r,
                                         lraf_error *err);
+/* lraf_ledger_append, and *stored: 1 when r was stored, 0 when its
+   tenant had its key already (r was not stored). */
+LRAF_API lraf_status lraf_ledger_record(lraf_ledger *l,
+                                        const lraf_record *r, int *stored,
+                                        lraf_error *err);
 /* Totals of tenant's records (every tenant's when tenant is NULL). */
 LRAF_API lraf_status lraf_ledger_usage(lraf_ledger *l, const char *tenant,
                               lraf_usage *u, lraf_error *err);
-/* Whether a record with key is stored (*found 1 or 0), and then its
+/* Whether tenant has a record with key (*found 1 or 0), and then its
    instructions and status (either pointer may be NULL).  A host can
    answer a retry from it without running the request again. */
-LRAF_API lraf_status lraf_ledger_find(lraf_ledger *l, const char *key,
-                                      int *found, int64_t *instructions,
-                                      int *status, lraf_error *err);
+LRAF_API lraf_status lraf_ledger_find(lraf_ledger *l, const char *tenant,
+                                      const char *key, int *found,
+                                      int64_t *instructions, int *status,
+                                      lraf_error *err);
 /* A manager for tenant under parent (retained) enforcing a total quota
    kept in the ledger (quota < 0: none).  SQLite: a hierarchical child
    with what the ledger's records leave of quota.  PostgreSQL: the

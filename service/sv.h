@@ -36,12 +36,34 @@ typedef struct sv_handler {
   struct sv_handler *next;
 } sv_handler;
 
-/* One tenant's state in a worker. */
+/* The allocator a worker puts in front of a state's own: it makes Lua
+   collect (an emergency collection, which runs no finalizer and so no
+   Lua code) when the bytes held pass twice what the last collection
+   left, so that garbage is freed during a request with the collector
+   stopped (sv_gc.c). */
+typedef struct sv_gc {
+  lua_Alloc f;
+  void *ud;
+  size_t inuse, next;  /* bytes held; collect past next */
+  int refused;         /* the last growth was refused to make Lua collect */
+  int on;
+  int64_t collections;
+} sv_gc;
+
+/* One tenant's state in a worker.  Every account of a metered state
+   (its main thread's, and so every coroutine's, which inherit it) is
+   bound to fwd, a manager that forwards to whatever the worker aims it
+   at: the running request's manager, the bounded clean-up after it, the
+   chunk's run.  So a coroutine left by one request and resumed by
+   another is charged to the one that resumes it, and nothing is ever
+   rebound account by account. */
 typedef struct sv_state {
   char *tenant;
   lraf_manager *tenant_mgr;  /* retained */
   lraf_state *S;             /* NULL in a plain pool */
   lua_State *L;
+  lraf_manager *fwd;         /* NULL in a plain pool */
+  sv_gc *gc;
   sv_handler *handlers;
   uint64_t used;             /* worker clock of the last use (LRU) */
 } sv_state;
@@ -75,12 +97,28 @@ typedef struct sv_worker {
    as needed); NULL with err set on failure. */
 sv_state *sv_state_for(sv_worker *w, const lraf_request *rq,
                        lraf_error *err);
+/* Aim st's accounts at m (settling what they ran so far with the
+   manager they were aimed at). */
+void sv_state_aim(sv_state *st, lraf_manager *m);
+/* A manager for work st runs outside a request (finalizers, left-over
+   deferred work): a child of the tenant's with the pool's clean-up
+   limit; NULL when out of memory. */
+lraf_manager *sv_state_cleanup(sv_worker *w, sv_state *st);
 /* Close st and take it out of the worker. */
 void sv_state_drop(sv_worker *w, sv_state *st);
 /* Push the handler function of rq in st (loading it once). */
 lraf_status sv_handler_push(sv_worker *w, sv_state *st,
                             const lraf_request *rq, lraf_error *err);
 void sv_worker_free(sv_worker *w);
+
+/* ---- sv_gc.c: collections during requests ---- */
+/* Put the collecting allocator in front of L's (NULL when out of
+   memory: L keeps its own). */
+sv_gc *sv_gc_install(lua_State *L);
+/* A collection just ran: the next one comes when what L holds doubles. */
+void sv_gc_rebase(sv_gc *g);
+/* Give L its own allocator back and free g. */
+void sv_gc_remove(lua_State *L, sv_gc *g);
 
 /* ---- sv_request.c: running one request ---- */
 void sv_request_run(sv_worker *w, const lraf_request *rq,
@@ -90,17 +128,18 @@ void sv_request_run(sv_worker *w, const lraf_request *rq,
 typedef struct sv_store sv_store;
 
 /* A store: a backend of the ledger.  write() stores n records in one
-   transaction (duplicates of a key skipped); usage() sums; find() looks
-   up a key's record; quota() sets a tenant's shared quota; lease()
+   transaction (a record whose tenant already has its key is skipped,
+   stored[i] 0); usage() sums; find() looks up a tenant's key; quota() sets a tenant's shared quota; lease()
    takes up to want instructions of it (the amount granted in *got);
    give() returns some. */
 typedef struct sv_store_ops {
   lraf_status (*write)(sv_store *s, const lraf_record *const *r, int n,
-                       lraf_error *err);
+                       int *stored, lraf_error *err);
   lraf_status (*usage)(sv_store *s, const char *tenant, lraf_usage *u,
                        lraf_error *err);
-  lraf_status (*find)(sv_store *s, const char *key, int *found,
-                      int64_t *instructions, int *status, lraf_error *err);
+  lraf_status (*find)(sv_store *s, const char *tenant, const char *key,
+                      int *found, int64_t *instructions, int *status,
+                      lraf_error *err);
   lraf_status (*quota)(sv_store *s, const char *tenant, int64_t quota,
                        lraf_error *err);
   lraf_status (*lease)(sv_store *s, const char *tenant, int64_t want,

@@ -48,6 +48,9 @@ typedef struct sv_dl_sqlite {
   sqlite3_int64 (*column_int64)(sqlite3_stmt *, int iCol);
   int (*reset)(sqlite3_stmt *pStmt);
   int (*finalize)(sqlite3_stmt *pStmt);
+  int (*changes)(sqlite3 *);
+  int (*wal_checkpoint_v2)(sqlite3 *db, const char *zDb, int eMode,
+                           int *pnLog, int *pnCkpt);
 } sv_dl_sqlite;
 
 extern sv_dl_sqlite sv_sq;

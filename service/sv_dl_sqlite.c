@@ -32,7 +32,7 @@ static void load(void) {
            GET(errmsg) && GET(prepare_v2) && GET(bind_text) &&
            GET(bind_int) && GET(bind_int64) && GET(bind_null) && GET(step) &&
            GET(column_int) && GET(column_int64) && GET(reset) &&
-           GET(finalize);
+           GET(finalize) && GET(changes) && GET(wal_checkpoint_v2);
 }
 
 int sv_dl_sqlite_load(const char **whyp) {

@@ -29,7 +29,10 @@ static lraf_verdict lease_consume(void *ud, lraf_account *a, int64_t n,
   if (l->parent != NULL) v = lraf_manager_consume(l->parent, a, n, can_pause);
   pthread_mutex_lock(&l->lock);
   l->used += n;
-  while (l->used > l->granted && !l->out) {
+  /* at the end of its grant (a first consume of 0 included) it leases
+     the next slice, so that a tenant the database has nothing left for
+     stops before it runs */
+  while (l->used >= l->granted && !l->out) {
     int64_t got = 0;
     lraf_status st;
     pthread_mutex_lock(l->store_lock);
@@ -38,7 +41,7 @@ static lraf_verdict lease_consume(void *ud, lraf_account *a, int64_t n,
     if (st != LRAF_OK || got <= 0) l->out = 1;
     else l->granted += got;
   }
-  stop = l->used > l->granted;
+  stop = l->used > l->granted || (l->out && l->used >= l->granted);
   pthread_mutex_unlock(&l->lock);
   return stop ? LRAF_STOP : v;
 }

@@ -17,7 +17,7 @@
 
 typedef struct sv_pending {
   const lraf_record *r;
-  int done;
+  int done, stored;
   lraf_status code;
   char message[256];
   struct sv_pending *next;
@@ -41,6 +41,7 @@ static void *commit_loop(void *arg) {
   lraf_ledger *l = arg;
   const lraf_record *batch[SV_BATCH];
   sv_pending *taken[SV_BATCH];
+  int stored[SV_BATCH];
   for (;;) {
     int n = 0, i;
     lraf_error err;
@@ -61,11 +62,13 @@ static void *commit_loop(void *arg) {
     pthread_mutex_unlock(&l->lock);
     err.message[0] = '\0';
     pthread_mutex_lock(&l->store_lock);
-    code = l->store->ops->write(l->store, batch, n, &err);
+    for (i = 0; i < n; i++) stored[i] = 0;
+    code = l->store->ops->write(l->store, batch, n, stored, &err);
     pthread_mutex_unlock(&l->store_lock);
     pthread_mutex_lock(&l->lock);
     for (i = 0; i < n; i++) {
       taken[i]->code = code;
+      taken[i]->stored = stored[i];
       if (code != LRAF_OK)
         snprintf(taken[i]->message, sizeof taken[i]->message, "%.250s",
                  err.message);
@@ -147,10 +150,11 @@ static lraf_status check(const lraf_record *r, lraf_error *err) {
   return LRAF_OK;
 }
 
-lraf_status lraf_ledger_append(lraf_ledger *l, const lraf_record *r,
-                               lraf_error *err) {
+lraf_status lraf_ledger_record(lraf_ledger *l, const lraf_record *r,
+                               int *stored, lraf_error *err) {
   sv_pending p;
   lraf_status st = check(r, err);
+  if (stored != NULL) *stored = 0;
   if (st != LRAF_OK) return st;
   memset(&p, 0, sizeof p);
   p.r = r;
@@ -162,7 +166,13 @@ lraf_status lraf_ledger_append(lraf_ledger *l, const lraf_record *r,
   while (!p.done) pthread_cond_wait(&l->done, &l->lock);
   pthread_mutex_unlock(&l->lock);
   if (p.code != LRAF_OK) return sv_fail(err, p.code, "%s", p.message);
+  if (stored != NULL) *stored = p.stored;
   return LRAF_OK;
+}
+
+lraf_status lraf_ledger_append(lraf_ledger *l, const lraf_record *r,
+                               lraf_error *err) {
+  return lraf_ledger_record(l, r, NULL, err);
 }
 
 lraf_status lraf_ledger_usage(lraf_ledger *l, const char *tenant,
@@ -175,21 +185,47 @@ lraf_status lraf_ledger_usage(lraf_ledger *l, const char *tenant,
   return st;
 }
 
-lraf_status lraf_ledger_find(lraf_ledger *l, const char *key, int *found,
+lraf_status lraf_ledger_find(lraf_ledger *l, const char *tenant,
+                             const char *key, int *found,
                              int64_t *instructions, int *status,
                              lraf_error *err) {
   lraf_status st;
   int64_t n = 0;
   int s = 0;
   *found = 0;
-  if (key == NULL || key[0] == '\0')
-    return sv_fail(err, LRAF_EARG, "lraf_ledger_find: no key");
+  if (tenant == NULL || key == NULL || key[0] == '\0')
+    return sv_fail(err, LRAF_EARG, "lraf_ledger_find: no tenant or key");
   pthread_mutex_lock(&l->store_lock);
-  st = l->store->ops->find(l->store, key, found, &n, &s, err);
+  st = l->store->ops->find(l->store, tenant, key, found, &n, &s, err);
   pthread_mutex_unlock(&l->store_lock);
   if (instructions != NULL) *instructions = n;
   if (status != NULL) *status = s;
   return st;
+}
+
+/* A tenant whose quota the ledger shows spent: what it is charged goes
+   to the parent, and it stops at once, as a spent limit does. */
+static lraf_verdict spent_consume(void *ud, lraf_account *a, int64_t n,
+                                  int can_pause) {
+  lraf_manager_consume(ud, a, n, can_pause);
+  return LRAF_STOP;
+}
+
+static int64_t spent_granularity(void *ud, lraf_account *a, int64_t dflt) {
+  (void)ud, (void)a, (void)dflt;
+  return 0;
+}
+
+static void spent_release(void *ud) { lraf_manager_release(ud); }
+
+static const lraf_manager_ops spent_ops = {spent_consume, spent_granularity,
+                                           spent_release};
+
+static lraf_manager *spent_new(lraf_manager *parent) {
+  lraf_manager *m = lraf_manager_new(&spent_ops,
+                                     lraf_manager_retain(parent));
+  if (m == NULL) lraf_manager_release(parent);
+  return m;
 }
 
 lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
@@ -205,8 +241,9 @@ lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
   if (!l->store->ops->shared) {
     lraf_usage u;
     if (lraf_ledger_usage(l, tenant, &u, err) != LRAF_OK) return NULL;
-    m = lraf_hier_new(parent, quota > u.instructions ? quota - u.instructions
-                                                     : 0);
+    /* spent: refused before it runs, as after a stop in this process */
+    m = quota > u.instructions ? lraf_hier_new(parent, quota - u.instructions)
+                               : spent_new(parent);
     if (m == NULL) sv_fail(err, LRAF_EMEM, "out of memory");
     return m;
   }

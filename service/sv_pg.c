@@ -1,7 +1,9 @@
 /*
 ** sv_pg.c - the ledger in PostgreSQL, shared by many hosts: one
 ** transaction per group commit with ON CONFLICT DO NOTHING on the
-** idempotency key, and tenant quotas in a table of their own from which
+** idempotency key of a tenant (a skipped record is reported: RETURNING
+** gives no row; a table whose keys were unique over all tenants gets
+** the per-tenant key when opened), and tenant quotas in a table of their own from which
 ** hosts lease slices (lraf_quota: quota, and granted = what hosts took
 ** and did not give back).
 */
@@ -22,7 +24,7 @@ typedef struct sv_pg {
 
 static const char schema[] =
   "CREATE TABLE IF NOT EXISTS lraf_ledger ("
-  " key TEXT PRIMARY KEY NOT NULL,"
+  " key TEXT NOT NULL,"
   " request_id TEXT NOT NULL,"
   " tenant TEXT NOT NULL,"
   " handler TEXT NOT NULL,"
@@ -34,8 +36,16 @@ static const char schema[] =
   " wall_us BIGINT NOT NULL,"
   " cpu_us BIGINT NOT NULL,"
   " started_us BIGINT NOT NULL,"
-  " ended_us BIGINT NOT NULL);"
+  " ended_us BIGINT NOT NULL,"
+  " PRIMARY KEY (tenant, key));"
   "CREATE INDEX IF NOT EXISTS lraf_ledger_tenant ON lraf_ledger(tenant);"
+  "DO $$ BEGIN"
+  " IF EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid ="
+  "  'lraf_ledger'::regclass AND contype = 'p' AND"
+  "  array_length(conkey, 1) = 1) THEN"
+  "  ALTER TABLE lraf_ledger DROP CONSTRAINT lraf_ledger_pkey,"
+  "   ADD PRIMARY KEY (tenant, key);"
+  " END IF; END $$;"
   "CREATE TABLE IF NOT EXISTS lraf_quota ("
   " tenant TEXT PRIMARY KEY NOT NULL,"
   " quota BIGINT NOT NULL,"
@@ -79,7 +89,7 @@ static lraf_status exec_simple(sv_pg *p, const char *sql, lraf_error *err) {
 }
 
 static lraf_status pg_write(sv_store *s, const lraf_record *const *r, int n,
-                            lraf_error *err) {
+                            int *stored, lraf_error *err) {
   sv_pg *p = (sv_pg *)s;
   int i;
   if (sv_pq.status(p->c) != CONNECTION_OK) sv_pq.reset(p->c);
@@ -105,13 +115,14 @@ static lraf_status pg_write(sv_store *s, const lraf_record *const *r, int n,
                                    num[5], num[6], num[7]},
            8 * sizeof v[0]);
     res = run(p, "INSERT INTO lraf_ledger VALUES ($1, $2, $3, $4, $5, $6,"
-              " $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (key) DO NOTHING",
-              13, v);
+              " $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (tenant, key)"
+              " DO NOTHING RETURNING 1", 13, v);
     if (!ok(res)) {
       lraf_status code = pg_fail(p, res, err, "cannot insert a record");
       sv_pq.clear(sv_pq.exec(p->c, "ROLLBACK"));
       return code;
     }
+    stored[i] = sv_pq.ntuples(res) == 1;
     sv_pq.clear(res);
   }
   return exec_simple(p, "COMMIT", err);
@@ -140,13 +151,13 @@ static lraf_status pg_usage(sv_store *s, const char *tenant, lraf_usage *u,
   return LRAF_OK;
 }
 
-static lraf_status pg_find(sv_store *s, const char *key, int *found,
-                           int64_t *instructions, int *status,
+static lraf_status pg_find(sv_store *s, const char *tenant, const char *key,
+                           int *found, int64_t *instructions, int *status,
                            lraf_error *err) {
   sv_pg *p = (sv_pg *)s;
-  const char *v[1] = {key};
+  const char *v[2] = {tenant, key};
   PGresult *res = run(p, "SELECT instructions, status FROM lraf_ledger"
-                      " WHERE key = $1", 1, v);
+                      " WHERE tenant = $1 AND key = $2", 2, v);
   *found = 0;
   if (!ok(res)) return pg_fail(p, res, err, "cannot look up a key");
   if (sv_pq.ntuples(res) == 1) {

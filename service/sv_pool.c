@@ -41,6 +41,7 @@ void lraf_pool_default_options(lraf_pool_options *o) {
   memset(o, 0, sizeof *o);
   o->workers = 4;
   o->states_per_worker = 16;
+  o->cleanup_limit = 1000000;
   lraf_default_options(&o->state);
   o->state.env = LRAF_ENV_SANDBOX;
 }
@@ -95,10 +96,11 @@ lraf_status lraf_pool_new(const lraf_pool_options *o, lraf_pool **out,
   int i;
   *out = NULL;
   if (o == NULL || o->workers < 1 || o->workers > 1024 ||
-      o->states_per_worker < 1)
+      o->states_per_worker < 1 || o->cleanup_limit < 0)
     return sv_fail(err, LRAF_EARG,
-                   "lraf_pool_new: workers must be 1..1024 and "
-                   "states_per_worker at least 1");
+                   "lraf_pool_new: workers must be 1..1024, "
+                   "states_per_worker at least 1 and cleanup_limit at "
+                   "least 0");
   p = calloc(1, sizeof *p);
   if (p == NULL)
     return sv_fail(err, LRAF_EMEM, "lraf_pool_new: out of memory");

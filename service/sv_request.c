@@ -4,6 +4,7 @@
 ** deferred, and the clean-up that keeps counts from moving between
 ** requests (see "The rule of reuse" in lraf.h).
 */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,35 +198,6 @@ static int collect(lua_State *L) {
   return 0;
 }
 
-/* Rebind the coroutines still alive from the request to the tenant. */
-typedef struct sv_alive {
-  lraf_account *a[64];
-  int n;
-  lraf_manager *from;
-} sv_alive;
-
-static void note_alive(lraf_account *a, int64_t consumed, int alive,
-                       void *ud) {
-  sv_alive *s = ud;
-  (void)consumed;
-  if (alive && lraf_account_manager(a) == s->from && s->n < 64)
-    s->a[s->n++] = lraf_account_retain(a);
-}
-
-static void rebind(lraf_state *S, lraf_manager *from, lraf_manager *to) {
-  sv_alive s;
-  int i;
-  do {
-    s.n = 0;
-    s.from = from;
-    lraf_foreach_account(S, note_alive, &s);
-    for (i = 0; i < s.n; i++) {
-      lraf_set_manager(S, s.a[i], to, NULL);
-      lraf_account_release(s.a[i]);
-    }
-  } while (s.n == 64);
-}
-
 static void fail(lraf_response *res, lraf_status code, const char *msg) {
   char reason[300];
   res->code = code;
@@ -260,7 +232,10 @@ static void run_plain(sv_state *st, sv_call *c) {
   if (c->defer_ref != LUA_NOREF)
     luaL_unref(L, LUA_REGISTRYINDEX, c->defer_ref);
   lua_settop(L, 0);
+  st->gc->on = 0;
   lua_gc(L, LUA_GCCOLLECT, 0);
+  st->gc->on = 1;
+  sv_gc_rebase(st->gc);
 }
 
 /* The metered run: the request's manager, the handler, the deferred
@@ -270,19 +245,19 @@ static void run_metered(sv_worker *w, sv_state *st, sv_call *c) {
   lraf_response *res = c->res;
   lraf_state *S = st->S;
   lua_State *L = st->L;
-  lraf_account *main = lraf_main_account(S);
-  lraf_manager *rmgr = lraf_hier_new(st->tenant_mgr, rq->limit);
+  lraf_manager *rmgr = lraf_hier_new(st->tenant_mgr, rq->limit), *after;
   lraf_error err;
   lraf_status code;
   size_t base, peak;
   int64_t native0 = lraf_native_units(S);
-  if (rmgr == NULL || lraf_set_manager(S, main, rmgr, &err) != LRAF_OK) {
+  if (rmgr == NULL) {
     lua_settop(L, 0);
-    lraf_manager_release(rmgr);
     fail(res, LRAF_EMEM, "out of memory");
     return;
   }
-  lua_gc(L, LUA_GCSTOP, 0);
+  /* every account of the state, left-over coroutines included, now
+     charges the request */
+  sv_state_aim(st, rmgr);
   lraf_deterministic_restart(S);  /* each request as in a fresh state */
   lraf_memory_reset_peak(S);
   lraf_memory(S, &base, NULL);
@@ -299,22 +274,43 @@ static void run_metered(sv_worker *w, sv_state *st, sv_call *c) {
   }
   if (code != LRAF_OK) fail(res, code, err.message);
   lraf_memory(S, NULL, &peak);
+  /* what runs from here on is the clean-up: the tenant's, bounded */
+  after = sv_state_cleanup(w, st);
+  sv_state_aim(st, after != NULL ? after : rmgr);
   res->instructions = lraf_manager_total(rmgr);
   res->native = lraf_native_units(S) - native0;
   res->memory_peak = (int64_t)(peak - base);
-  /* what runs from here on is the tenant's */
-  rebind(S, rmgr, st->tenant_mgr);
-  lraf_set_manager(S, main, st->tenant_mgr, NULL);
+  if (code == LRAF_EQUOTA || code == LRAF_EMEMLIMIT) {
+    /* say which limit stopped it */
+    char why[200];
+    if (code == LRAF_EMEMLIMIT)
+      snprintf(why, sizeof why, "memory limit exceeded: a state may hold "
+               "%zu bytes\n", w->opt->state.memory_limit);
+    else if (rq->limit >= 0 && res->instructions > rq->limit)
+      snprintf(why, sizeof why, "request limit exceeded: %" PRId64
+               " instructions per request\n", rq->limit);
+    else
+      snprintf(why, sizeof why, "tenant quota exceeded\n");
+    set_body(res, why, strlen(why));
+  }
   lraf_manager_release(rmgr);
   if (c->defer_ref != LUA_NOREF)
     luaL_unref(L, LUA_REGISTRYINDEX, c->defer_ref);
   lua_settop(L, 0);
-  if (code == LRAF_EQUOTA || code == LRAF_EMEMLIMIT || code == LRAF_EMEM) {
+  if (after == NULL || code == LRAF_EQUOTA || code == LRAF_EMEMLIMIT ||
+      code == LRAF_EMEM) {
     sv_state_drop(w, st);   /* the tenant's next request gets a new one */
   } else {
+    st->gc->on = 0;
     lua_pushcfunction(L, collect);
-    if (lraf_call(S, 0, 0, NULL) != LRAF_OK) sv_state_drop(w, st);
+    if (lraf_call(S, 0, 0, NULL) != LRAF_OK) {
+      sv_state_drop(w, st);
+    } else {
+      st->gc->on = 1;
+      sv_gc_rebase(st->gc);
+    }
   }
+  lraf_manager_release(after);
 }
 
 void sv_request_run(sv_worker *w, const lraf_request *rq,
@@ -340,6 +336,11 @@ void sv_request_run(sv_worker *w, const lraf_request *rq,
              LRAF_STOP) {
     /* a tenant whose quota is spent is refused before anything runs */
     fail(res, LRAF_EQUOTA, "");
+    {
+      static const char spent[] = "tenant quota spent: refused before "
+                                  "running\n";
+      set_body(res, spent, sizeof spent - 1);
+    }
   } else if ((st = sv_state_for(w, rq, &err)) == NULL) {
     fail(res, err.code, err.message);
   } else if ((code = sv_handler_push(w, st, rq, &err)) != LRAF_OK) {

@@ -1,8 +1,12 @@
 /*
 ** sv_sqlite.c - the ledger in SQLite: WAL mode, synchronous=FULL, one
 ** transaction per group commit, INSERT OR IGNORE on the idempotency
-** key.  A second connection reads the totals, so reads never wait for
-** a commit's fsync.
+** key of a tenant (a skipped record is reported, never silent).  A
+** second connection reads the totals, so reads never wait for a
+** commit's fsync.  The schema's version is the file's user_version (2:
+** keys unique per tenant); a file of version 0 (keys unique over all
+** tenants) is migrated when opened, a newer one refused.  Closing
+** checkpoints the write-ahead log into the file.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,22 +23,41 @@ typedef struct sv_sqlite {
   sqlite3_stmt *insert, *sum, *find;
 } sv_sqlite;
 
+#define SV_SCHEMA_VERSION 2
+
+#define SV_COLUMNS \
+  " key TEXT NOT NULL," \
+  " request_id TEXT NOT NULL," \
+  " tenant TEXT NOT NULL," \
+  " handler TEXT NOT NULL," \
+  " model TEXT NOT NULL," \
+  " instructions INTEGER NOT NULL," \
+  " native INTEGER NOT NULL," \
+  " memory_peak INTEGER NOT NULL," \
+  " status INTEGER NOT NULL," \
+  " wall_us INTEGER NOT NULL," \
+  " cpu_us INTEGER NOT NULL," \
+  " started_us INTEGER NOT NULL," \
+  " ended_us INTEGER NOT NULL," \
+  " PRIMARY KEY (tenant, key))"
+
 static const char schema[] =
-  "CREATE TABLE IF NOT EXISTS lraf_ledger ("
-  " key TEXT PRIMARY KEY NOT NULL,"
-  " request_id TEXT NOT NULL,"
-  " tenant TEXT NOT NULL,"
-  " handler TEXT NOT NULL,"
-  " model TEXT NOT NULL,"
-  " instructions INTEGER NOT NULL,"
-  " native INTEGER NOT NULL,"
-  " memory_peak INTEGER NOT NULL,"
-  " status INTEGER NOT NULL,"
-  " wall_us INTEGER NOT NULL,"
-  " cpu_us INTEGER NOT NULL,"
-  " started_us INTEGER NOT NULL,"
-  " ended_us INTEGER NOT NULL);"
-  "CREATE INDEX IF NOT EXISTS lraf_ledger_tenant ON lraf_ledger(tenant);";
+  "CREATE TABLE IF NOT EXISTS lraf_ledger (" SV_COLUMNS ";"
+  "CREATE INDEX IF NOT EXISTS lraf_ledger_tenant ON lraf_ledger(tenant);"
+  "PRAGMA user_version = 2;";
+
+/* Version 0 to 2: the same columns, the key unique per tenant. */
+static const char migrate_sql[] =
+  "BEGIN IMMEDIATE;"
+  "CREATE TABLE lraf_ledger_v2 (" SV_COLUMNS ";"
+  "INSERT INTO lraf_ledger_v2 SELECT key, request_id, tenant, handler,"
+  " model, instructions, native, memory_peak, status, wall_us, cpu_us,"
+  " started_us, ended_us FROM lraf_ledger;"
+  "DROP TABLE lraf_ledger;"
+  "ALTER TABLE lraf_ledger_v2 RENAME TO lraf_ledger;"
+  "CREATE INDEX lraf_ledger_tenant ON lraf_ledger(tenant);"
+  "PRAGMA user_version = 2;"
+  "COMMIT;";
 
 static const char insert_sql[] =
   "INSERT OR IGNORE INTO lraf_ledger VALUES "
@@ -47,7 +70,8 @@ static const char sum_sql[] =
   " FROM lraf_ledger WHERE ?1 IS NULL OR tenant = ?1";
 
 static const char find_sql[] =
-  "SELECT instructions, status FROM lraf_ledger WHERE key = ?1";
+  "SELECT instructions, status FROM lraf_ledger WHERE tenant = ?1 AND"
+  " key = ?2";
 
 static int64_t us(double s) { return (int64_t)(s * 1e6 + 0.5); }
 
@@ -57,7 +81,7 @@ static lraf_status db_fail(sqlite3 *db, lraf_error *err, const char *what) {
 }
 
 static lraf_status sq_write(sv_store *s, const lraf_record *const *r, int n,
-                            lraf_error *err) {
+                            int *stored, lraf_error *err) {
   sv_sqlite *q = (sv_sqlite *)s;
   int i;
   if (sv_sq.exec(q->w, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
@@ -83,6 +107,7 @@ static lraf_status sq_write(sv_store *s, const lraf_record *const *r, int n,
       sv_sq.exec(q->w, "ROLLBACK", NULL, NULL, NULL);
       return code;
     }
+    stored[i] = sv_sq.changes(q->w) == 1;
     sv_sq.reset(st);
   }
   if (sv_sq.exec(q->w, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
@@ -115,14 +140,15 @@ static lraf_status sq_usage(sv_store *s, const char *tenant, lraf_usage *u,
   return code;
 }
 
-static lraf_status sq_find(sv_store *s, const char *key, int *found,
-                           int64_t *instructions, int *status,
+static lraf_status sq_find(sv_store *s, const char *tenant, const char *key,
+                           int *found, int64_t *instructions, int *status,
                            lraf_error *err) {
   sv_sqlite *q = (sv_sqlite *)s;
   sqlite3_stmt *st = q->find;
   int rc;
   *found = 0;
-  sv_sq.bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+  sv_sq.bind_text(st, 1, tenant, -1, SQLITE_TRANSIENT);
+  sv_sq.bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
   rc = sv_sq.step(st);
   if (rc == SQLITE_ROW) {
     *found = 1;
@@ -152,9 +178,46 @@ static void sq_close(sv_store *s) {
   sv_sq.finalize(q->insert);
   sv_sq.finalize(q->sum);
   sv_sq.finalize(q->find);
-  sv_sq.close(q->w);
+  /* the reader first: the writer, last, moves every record from the
+     write-ahead log into the file itself */
   sv_sq.close(q->r);
+  if (q->w != NULL)
+    sv_sq.wal_checkpoint_v2(q->w, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL,
+                            NULL);
+  sv_sq.close(q->w);
   free(q);
+}
+
+static int one_int(void *ud, int n, char **v, char **names) {
+  (void)names;
+  if (n > 0 && v[0] != NULL) *(int *)ud = atoi(v[0]);
+  return 0;
+}
+
+/* Create the schema, or bring an older file's to SV_SCHEMA_VERSION. */
+static lraf_status set_up(sv_sqlite *q, const char *path, lraf_error *err) {
+  int version = -1, tables = -1;
+  if (sv_sq.exec(q->w, "PRAGMA user_version", one_int, &version, NULL) !=
+          SQLITE_OK ||
+      sv_sq.exec(q->w, "SELECT count(*) FROM sqlite_master WHERE type ="
+                 " 'table' AND name = 'lraf_ledger'", one_int, &tables,
+                 NULL) != SQLITE_OK)
+    return db_fail(q->w, err, "cannot read the schema's version");
+  if (version > SV_SCHEMA_VERSION)
+    return sv_fail(err, LRAF_EIO, "ledger %s: schema version %d is newer "
+                   "than this lraf's (%d)", path, version,
+                   SV_SCHEMA_VERSION);
+  if (tables == 1 && version < SV_SCHEMA_VERSION &&
+      sv_sq.exec(q->w, migrate_sql, NULL, NULL, NULL) != SQLITE_OK) {
+    lraf_status code = sv_fail(err, LRAF_EIO, "ledger %s: cannot migrate "
+                               "its schema to version %d: %s", path,
+                               SV_SCHEMA_VERSION, sv_sq.errmsg(q->w));
+    sv_sq.exec(q->w, "ROLLBACK", NULL, NULL, NULL);
+    return code;
+  }
+  if (sv_sq.exec(q->w, schema, NULL, NULL, NULL) != SQLITE_OK)
+    return db_fail(q->w, err, "cannot create the schema");
+  return LRAF_OK;
 }
 
 static const sv_store_ops sqlite_ops = {sq_write, sq_usage, sq_find, sq_none,
@@ -177,9 +240,16 @@ lraf_status sv_sqlite_open(const char *path, sv_store **out,
   sv_sq.busy_timeout(q->w, 10000);
   snprintf(what, sizeof what, "cannot set up %s", path);
   if (sv_sq.exec(q->w, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
-                   NULL, NULL, NULL) != SQLITE_OK ||
-      sv_sq.exec(q->w, schema, NULL, NULL, NULL) != SQLITE_OK ||
-      sv_sq.prepare_v2(q->w, insert_sql, -1, &q->insert, NULL) != SQLITE_OK)
+                   NULL, NULL, NULL) != SQLITE_OK)
+    goto fail;
+  {
+    lraf_status code = set_up(q, path, err);
+    if (code != LRAF_OK) {
+      sq_close(&q->base);
+      return code;
+    }
+  }
+  if (sv_sq.prepare_v2(q->w, insert_sql, -1, &q->insert, NULL) != SQLITE_OK)
     goto fail;
   if (sv_sq.open_v2(path, &q->r, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
       sv_sq.prepare_v2(q->r, sum_sql, -1, &q->sum, NULL) != SQLITE_OK ||

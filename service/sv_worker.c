@@ -3,7 +3,8 @@
 ** tenant it served lately (the least recently used closed first), the
 ** handler functions each state loaded, and the handler chunks the
 ** worker rewrote, keyed by source hash (so a state that is replaced
-** loads them again without rewriting; the cost model is the pool's).
+** loads them again without rewriting; the cost model is the pool's),
+** and the forwarding manager every account of a state is bound to.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -13,15 +14,76 @@
 
 #include "sv.h"
 
-static void close_state(sv_state *st) {
+/* ---- the forwarding manager (see sv_state in sv.h) ---- */
+
+typedef struct sv_fwd {
+  lraf_manager *to;  /* retained */
+} sv_fwd;
+
+static lraf_verdict fwd_consume(void *ud, lraf_account *a, int64_t n,
+                                int can_pause) {
+  sv_fwd *f = ud;
+  return lraf_manager_consume(f->to, a, n, can_pause);
+}
+
+static int64_t fwd_granularity(void *ud, lraf_account *a, int64_t dflt) {
+  sv_fwd *f = ud;
+  return lraf_manager_granularity(f->to, a, dflt);
+}
+
+static void fwd_release(void *ud) {
+  sv_fwd *f = ud;
+  lraf_manager_release(f->to);
+  free(f);
+}
+
+static const lraf_manager_ops fwd_ops = {fwd_consume, fwd_granularity,
+                                         fwd_release};
+
+static lraf_manager *fwd_new(lraf_manager *to) {
+  sv_fwd *f = calloc(1, sizeof *f);
+  lraf_manager *m;
+  if (f == NULL) return NULL;
+  f->to = lraf_manager_retain(to);
+  m = lraf_manager_new(&fwd_ops, f);
+  if (m == NULL) fwd_release(f);
+  return m;
+}
+
+void sv_state_aim(sv_state *st, lraf_manager *m) {
+  lraf_account *main = lraf_main_account(st->S);
+  sv_fwd *f = lraf_manager_userdata(st->fwd);
+  /* settles what waits and flushes the running count to the old aim */
+  lraf_set_manager(st->S, main, st->fwd, NULL);
+  lraf_manager_retain(m);
+  lraf_manager_release(f->to);
+  f->to = m;
+  /* the next count starts at the new aim's granularity */
+  lraf_set_manager(st->S, main, st->fwd, NULL);
+}
+
+lraf_manager *sv_state_cleanup(sv_worker *w, sv_state *st) {
+  return lraf_hier_new(st->tenant_mgr, w->opt->cleanup_limit);
+}
+
+static void close_state(sv_worker *w, sv_state *st) {
   sv_handler *h, *next;
+  if (st->gc != NULL) st->gc->on = 0;
   if (st->S != NULL) {
-    /* finalizers that run now are the tenant's */
-    lraf_set_manager(st->S, lraf_main_account(st->S), st->tenant_mgr, NULL);
+    /* finalizers that run now are the tenant's, within a bound */
+    if (st->fwd != NULL) {
+      lraf_manager *m = sv_state_cleanup(w, st);
+      if (m != NULL) {
+        sv_state_aim(st, m);
+        lraf_manager_release(m);
+      }
+    }
     lraf_close(st->S);
   } else if (st->L != NULL) {
     lua_close(st->L);
   }
+  free(st->gc);
+  lraf_manager_release(st->fwd);
   for (h = st->handlers; h != NULL; h = next) {
     next = h->next;
     free(h->name);
@@ -40,7 +102,7 @@ void sv_state_drop(sv_worker *w, sv_state *st) {
       w->states[i] = w->states[--w->nstates];
       break;
     }
-  close_state(st);
+  close_state(w, st);
 }
 
 static sv_state *new_state(sv_worker *w, const lraf_request *rq,
@@ -59,7 +121,16 @@ static sv_state *new_state(sv_worker *w, const lraf_request *rq,
     else sv_fail(err, LRAF_EMEM, "out of memory");
   } else {
     lraf_options opt = o->state;
-    opt.manager = rq->tenant_manager;
+    /* aimed at a bounded clean-up manager until the first request */
+    lraf_manager *m = sv_state_cleanup(w, st);
+    st->fwd = m != NULL ? fwd_new(m) : NULL;
+    lraf_manager_release(m);
+    if (st->fwd == NULL) {
+      close_state(w, st);
+      sv_fail(err, LRAF_EMEM, "out of memory");
+      return NULL;
+    }
+    opt.manager = st->fwd;
     /* the cached chunks are this worker's own lraf_rewrite output, made
        in this process from the handler's source: the state may load
        them (it refuses unsigned offline chunks from anywhere else) */
@@ -67,11 +138,18 @@ static sv_state *new_state(sv_worker *w, const lraf_request *rq,
     if (lraf_new(&opt, &st->S, err) == LRAF_OK) st->L = lraf_lua(st->S);
   }
   if (st->L == NULL) {
-    close_state(st);
+    close_state(w, st);
     return NULL;
   }
-  /* collections run between requests only (see lraf.h) */
+  /* the incremental collector runs between requests only; during one,
+     sv_gc's emergency collections free garbage (see lraf.h) */
   lua_gc(st->L, LUA_GCSTOP, 0);
+  st->gc = sv_gc_install(st->L);
+  if (st->gc == NULL) {
+    close_state(w, st);
+    sv_fail(err, LRAF_EMEM, "out of memory");
+    return NULL;
+  }
   return st;
 }
 
@@ -87,9 +165,6 @@ sv_state *sv_state_for(sv_worker *w, const lraf_request *rq,
       if (st->tenant_mgr != rq->tenant_manager) {  /* the host's new one */
         lraf_manager_release(st->tenant_mgr);
         st->tenant_mgr = lraf_manager_retain(rq->tenant_manager);
-        if (st->S != NULL)
-          lraf_set_manager(st->S, lraf_main_account(st->S), st->tenant_mgr,
-                           NULL);
       }
       st->used = w->clock;
       return st;
@@ -185,16 +260,14 @@ static lraf_status run_chunk(sv_worker *w, sv_state *st,
   } else {
     /* charged to the worker, under the request's limit (a chunk that
        runs away at its top level stops like a handler) */
-    lraf_account *a = lraf_main_account(st->S);
     lraf_manager *m = lraf_hier_new(w->system, rq->limit);
     if (m == NULL) {
       lua_pop(st->L, 1);
       return sv_fail(err, LRAF_EMEM, "out of memory");
     }
-    lraf_set_manager(st->S, a, m, NULL);
-    code = lraf_call(st->S, 0, 1, err);
-    lraf_set_manager(st->S, a, st->tenant_mgr, NULL);
+    sv_state_aim(st, m);
     lraf_manager_release(m);
+    code = lraf_call(st->S, 0, 1, err);
     if (code != LRAF_OK) return code;
   }
   if (lua_type(st->L, -1) != LUA_TFUNCTION) {

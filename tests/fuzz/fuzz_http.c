@@ -64,8 +64,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   s.metering = 1;
   s.slice = 1000000;
   s.memory_limit = 16 << 20;
+  s.max_tenants = 1000;
+  s.max_conns = 256;
+  s.max_per_ip = 256;   /* every input comes from 127.0.0.1 */
+  s.idle_timeout = 10;
   pthread_mutex_init(&s.lock, NULL);
-  snprintf(s.boot, sizeof s.boot, "fuzz%06lx", (unsigned long)getpid());
   lraf_pool_default_options(&po);
   po.workers = s.workers;
   po.state.memory_limit = (size_t)s.memory_limit;

@@ -11,6 +11,12 @@
 **     of a request too big for it (413, 414, 431);
 **     (of a request the server stopped reading, with a reset, only that
 **     it is not refused);
+**   - a request of ambiguous framing (byte 0's low bits 1: two
+**     Content-Lengths, Content-Length with Transfer-Encoding, a coding
+**     other than chunked, a length that is no plain number, then a
+**     second request after the body) gets refusals only (400, or
+**     libmicrohttpd's 413, 414, 431), nothing from a handler, and never
+**     an answer to the request after it;
 **   - no answer takes longer than 10 s, and the good request afterwards
 **     gets 200: the server is alive and serving.
 ** Traffic goes to 127.0.0.1 only.
@@ -228,20 +234,60 @@ static int plain_target(const char *s, size_t n) {
   return 1;
 }
 
+/* The framing header lines of ambiguous request k (its selector byte)
+   for a body of n bytes. */
+static void ambiguity(buf *req, unsigned k, size_t n) {
+  char line[160];
+  size_t other = n + 1 + (k >> 3);
+  switch (k & 7) {
+    case 0: snprintf(line, sizeof line, "Content-Length: %zu\r\n"
+                     "Content-Length: %zu\r\n", n, other); break;
+    case 1: snprintf(line, sizeof line, "Content-Length: %zu\r\n"
+                     "Content-Length: %zu\r\n", other, n); break;
+    case 2: snprintf(line, sizeof line, "Content-Length: %zu\r\n"
+                     "Transfer-Encoding: chunked\r\n", n); break;
+    case 3: snprintf(line, sizeof line, "Transfer-Encoding: chunked\r\n"
+                     "Content-Length: %zu\r\n", n); break;
+    case 4: snprintf(line, sizeof line, "Transfer-Encoding: %s\r\n",
+                     k & 8 ? "gzip, chunked" : "identity"); break;
+    case 5: snprintf(line, sizeof line, "Transfer-Encoding: chunked\r\n"
+                     "Transfer-Encoding: chunked\r\n"); break;
+    case 6: snprintf(line, sizeof line, "Content-Length: %zu\r\n"
+                     "Content-Length: %zu\r\n", n, n); break;
+    default: snprintf(line, sizeof line, "Content-Length: %s%zu\r\n",
+                      k & 8 ? "0x" : "+", n); break;
+  }
+  puts_(req, line);
+}
+
+/* The request a smuggler hides after the body. */
+static const char hidden[] = "GET /echo?v=smuggled HTTP/1.1\r\n"
+                             "Host: 127.0.0.1\r\nX-Tenant: fuzz\r\n"
+                             "Content-Length: 0\r\n\r\n";
+
 /* The request for an input: byte 0 chooses the method, the version,
    whether X-Tenant and a correct Content-Length are added, or that the
-   rest is sent raw; the rest is "TARGET\nHEADER\n...\n\nBODY".  Sets
-   *framed when the request is well-framed HTTP/1.x. */
+   rest is sent raw, or (low bits 1) that byte 1 chooses an ambiguous
+   framing; the rest is "TARGET\nHEADER\n...\n\nBODY".  Sets *framed
+   when the request is well-framed HTTP/1.x, *ambiguous when its framing
+   is ambiguous. */
 static void build(const uint8_t *data, size_t size, buf *req, int *framed,
-                  int *head) {
+                  int *head, int *ambiguous) {
   static const char *const methods[] = {"GET", "POST", "GET", "POST",
                                         "HEAD", "PUT", "DELETE", NULL};
   unsigned f = data[0];
   const char *p = (const char *)data + 1, *end = (const char *)data + size;
   const char *nl, *method = methods[(f >> 2) & 7];
   char line[64];
+  unsigned k = 0;
   *framed = 1;
   *head = 0;
+  *ambiguous = 0;
+  if ((f & 3) == 1 && p < end) {  /* ambiguous framing */
+    *ambiguous = 1;
+    *framed = 0;
+    k = (unsigned char)*p++;
+  }
   if ((f & 3) == 3) {           /* raw */
     put(req, p, (size_t)(end - p));
     *framed = 0;
@@ -287,7 +333,9 @@ static void build(const uint8_t *data, size_t size, buf *req, int *framed,
     }
     p = nl < end ? nl + 1 : end;
   }
-  if (!(f & 0x40)) {
+  if (*ambiguous) {
+    ambiguity(req, k, (size_t)(end - p));
+  } else if (!(f & 0x40)) {
     snprintf(line, sizeof line, "Content-Length: %zu\r\n", (size_t)(end - p));
     puts_(req, line);
   } else if (end > p) {
@@ -295,6 +343,27 @@ static void build(const uint8_t *data, size_t size, buf *req, int *framed,
   }
   puts_(req, "\r\n");
   put(req, p, (size_t)(end - p));
+  if (*ambiguous) puts_(req, hidden);
+}
+
+/* NULL when every response in r is a refusal and none came from a
+   handler; else what is wrong. */
+static const char *refusals_only(const buf *r) {
+  const char *s = r->p, *end = r->p + r->len;
+  int n = 0;
+  if (r->len == 0) return NULL;   /* closed without an answer */
+  if (find(s, r->len, "X-Request-Id", 12) != NULL)   /* run's answers */
+    return "a handler ran for a request of ambiguous framing";
+  while ((s = find(s, (size_t)(end - s), "HTTP/1.", 7)) != NULL) {
+    int st = end - s >= 12 ? atoi(s + 9) : 0;
+    if (st != 400 && st != 413 && st != 414 && st != 431)
+      return "a request of ambiguous framing got a status other than "
+             "400, 413, 414 or 431";
+    n++;
+    s += 7;
+  }
+  return n > 0 ? NULL : "an answer to a request of ambiguous framing "
+                        "without a status line";
 }
 
 static int alive(int port, char *why, size_t n) {
@@ -331,9 +400,9 @@ int tutil_fuzz_http(int port, const uint8_t *data, size_t size, char *why,
   buf req = {0}, resp = {0};
   parsed p;
   const char *bad = NULL;
-  int framed = 0, head = 0, rc, reset;
+  int framed = 0, head = 0, ambiguous = 0, rc, reset;
   if (size > 0) {
-    build(data, size, &req, &framed, &head);
+    build(data, size, &req, &framed, &head, &ambiguous);
     rc = exchange(port, &req, &resp, &reset);
     free(req.p);
     if (rc != 0) {
@@ -342,8 +411,9 @@ int tutil_fuzz_http(int port, const uint8_t *data, size_t size, char *why,
       return broken(why, n, "cannot connect to 127.0.0.1:%d: %s", port,
                     strerror(connect_errno));
     }
+    if (ambiguous) bad = refusals_only(&resp);
     if (reset && !framed) resp.len = 0;   /* what came may be cut */
-    if (resp.len > 0) bad = parse(&resp, head, &p);
+    if (bad == NULL && resp.len > 0) bad = parse(&resp, head, &p);
     else if (framed) bad = "no response to a well-framed request";
     if (bad == NULL && resp.len > 0 && framed && !p.lraf &&
         p.status != 413 && p.status != 414 && p.status != 431)

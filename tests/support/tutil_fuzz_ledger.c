@@ -4,8 +4,10 @@
 ** (append records of odd strings and figures, usage, find, close and
 ** reopen), checked against a model of what was accepted:
 **   - a record is refused (with a message) exactly when it is invalid;
-**   - the first accepted record of a key is the one stored, field for
-**     field (read back from the table), and a duplicate is never counted;
+**   - the first accepted record of a tenant's key is the one stored,
+**     field for field (read back from the table), a duplicate is never
+**     counted and is reported (lraf_ledger_record's *stored 0), and two
+**     tenants' records of one key are both stored;
 **   - the totals equal the sums of the accepted records (or are refused
 **     with a message when a sum leaves int64);
 **   - records appended from several threads at once (one group commit)
@@ -152,10 +154,12 @@ static void rec_free(rec *r) {
 
 static int64_t us(double s) { return (int64_t)(s * 1e6 + 0.5); }
 
-static const rec *stored(const fz *z, const char *key) {
+static const rec *stored(const fz *z, const char *tenant, const char *key) {
   int i;
   for (i = 0; i < z->nstored; i++)
-    if (strcmp(z->stored[i].s[0], key) == 0) return &z->stored[i];
+    if (strcmp(z->stored[i].s[0], key) == 0 &&
+        strcmp(z->stored[i].s[2], tenant) == 0)
+      return &z->stored[i];
   return NULL;
 }
 
@@ -207,14 +211,18 @@ static int op_append(fz *z) {
   lraf_record lr;
   lraf_error err;
   lraf_status st;
-  int rc;
+  int rc, put = -1;
   decode(z, &r);
   to_record(&r, &lr);
   err.message[0] = '\0';
-  st = lraf_ledger_append(z->l, &lr, &err);
+  st = lraf_ledger_record(z->l, &lr, &put, &err);
   z->appends++;
   rc = answer_ok(z, &r, st, &err);
-  if (rc != 0 || st != LRAF_OK || stored(z, r.s[0]) != NULL) {
+  if (rc == 0 && st == LRAF_OK &&
+      put != (stored(z, r.s[2], r.s[0]) == NULL))
+    rc = broken(z, "append #%d: *stored is %d for a %s key", z->appends,
+                put, put ? "stored" : "new");
+  if (rc != 0 || st != LRAF_OK || stored(z, r.s[2], r.s[0]) != NULL) {
     rec_free(&r);   /* refused, or a retry: the first record stays */
     return rc;
   }
@@ -261,9 +269,10 @@ static int which_stored(fz *z, rec *const *cand, int n) {
   int i, found = -1;
   if (sqlite3_open_v2(z->path, &db, SQLITE_OPEN_READONLY, NULL) ==
           SQLITE_OK &&
-      sqlite3_prepare_v2(db, "SELECT * FROM lraf_ledger WHERE key = ?1", -1,
-                         &st, NULL) == SQLITE_OK) {
+      sqlite3_prepare_v2(db, "SELECT * FROM lraf_ledger WHERE key = ?1 AND"
+                         " tenant = ?2", -1, &st, NULL) == SQLITE_OK) {
     sqlite3_bind_text(st, 1, cand[0]->s[0], -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, cand[0]->s[2], -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW)
       for (i = 0; i < n && found < 0; i++)
         if (same_row(st, cand[i])) found = i;
@@ -299,17 +308,18 @@ static int op_concurrent(fz *z) {
   for (i = 0; rc == 0 && i < k; i++) {
     rec *cand[4];
     int n = 0, w;
-    if (j[i].st != LRAF_OK || r[i].s[0] == NULL ||
-        stored(z, r[i].s[0]) != NULL)
+    if (j[i].st != LRAF_OK || r[i].s[0] == NULL || r[i].s[2] == NULL ||
+        stored(z, r[i].s[2], r[i].s[0]) != NULL)
       continue;
     for (m = i; m < k; m++)
-      if (j[m].st == LRAF_OK && r[m].s[0] != NULL &&
-          strcmp(r[m].s[0], r[i].s[0]) == 0)
+      if (j[m].st == LRAF_OK && r[m].s[0] != NULL && r[m].s[2] != NULL &&
+          strcmp(r[m].s[0], r[i].s[0]) == 0 &&
+          strcmp(r[m].s[2], r[i].s[2]) == 0)
         cand[n++] = &r[m];
     w = n == 1 ? 0 : which_stored(z, cand, n);
     if (w < 0) {
-      rc = broken(z, "%d records of one key appended at once: the table "
-                  "holds none of them whole", n);
+      rc = broken(z, "%d records of one tenant's key appended at once: "
+                  "the table holds none of them whole", n);
       break;
     }
     z->stored[z->nstored++] = *cand[w];
@@ -381,21 +391,28 @@ static int op_usage(fz *z) {
 }
 
 static int op_find(fz *z) {
-  char *key = take_string(z);
+  unsigned b = byte(z);
+  char *key = take_string(z), *tenant;
   const rec *r;
   lraf_error err;
   lraf_status st;
   int found = -1, status = -1;
   int64_t n = -1;
+  /* a stored record's tenant, or any string */
+  tenant = b % 2 == 0 && z->nstored > 0
+               ? strdup(z->stored[b / 2 % (unsigned)z->nstored].s[2])
+               : take_string(z);
   err.message[0] = '\0';
-  st = lraf_ledger_find(z->l, key, &found, &n, &status, &err);
-  if (key == NULL || key[0] == '\0') {
+  st = lraf_ledger_find(z->l, tenant, key, &found, &n, &status, &err);
+  if (key == NULL || key[0] == '\0' || tenant == NULL) {
     free(key);
-    if (st == LRAF_OK) return broken(z, "find accepted no key");
+    free(tenant);
+    if (st == LRAF_OK) return broken(z, "find accepted no tenant or key");
     return err.message[0] ? 0 : broken(z, "find refused without a message");
   }
-  r = stored(z, key);
+  r = stored(z, tenant, key);
   free(key);
+  free(tenant);
   if (st != LRAF_OK)
     return broken(z, "find failed: %s", err.message);
   if (found != (r != NULL))
@@ -437,7 +454,10 @@ static int check_table(fz *z) {
   }
   while ((step = sqlite3_step(st)) == SQLITE_ROW) {
     const unsigned char *key = sqlite3_column_text(st, 0);
-    const rec *r = key != NULL ? stored(z, (const char *)key) : NULL;
+    const unsigned char *tenant = sqlite3_column_text(st, 2);
+    const rec *r = key != NULL && tenant != NULL
+                       ? stored(z, (const char *)tenant, (const char *)key)
+                       : NULL;
     int i;
     rows++;
     if (r == NULL) {

@@ -30,7 +30,8 @@ static void test_help(void **state) {
   static const char *const opts[] = {
     "--port N", "--bind ADDR", "--workers N", "--request-limit T=N",
     "--quota T=N", "--rate T=N", "--memory-limit BYTES", "--ledger SPEC",
-    "--slice N", "--no-metering", NULL
+    "--slice N", "--no-metering", "--max-tenants N", "--max-connections N",
+    "--max-connections-per-ip N", "--idle-timeout SECONDS", NULL
   };
   char *out;
   int i;
@@ -51,6 +52,8 @@ static void test_errors(void **state) {
     {"serve --rate 'a=0' .", "--rate needs a positive integer"},
     {"serve --port 65536 .", "--port 65536 is too large"},
     {"serve --workers 0 .", "--workers needs a positive integer"},
+    {"serve --max-tenants 0 .", "--max-tenants needs"},
+    {"serve --idle-timeout x .", "--idle-timeout needs"},
     {"serve --memory-limit 1x .", "--memory-limit needs a positive size"},
     {"serve --frobnicate .", "unknown option '--frobnicate' for lraf serve"},
     {"serve --port", "--port needs a value"},

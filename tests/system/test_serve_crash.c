@@ -150,7 +150,7 @@ static void test_kill9(void **state) {
       const char *key = (const char *)sqlite3_column_text(q, 0);
       int k = -1;
       rows++;
-      assert_int_equal(sscanf(key, "c%d-%d", &c, &k), 2);
+      assert_int_equal(sscanf(key, "k:c%d-%d", &c, &k), 2);  /* client's */
       assert_true(c >= 0 && c < CLIENTS && k >= 0 && k < PER_CLIENT);
       assert_false(seen[c][k]);
       seen[c][k] = 1;

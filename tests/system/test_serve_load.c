@@ -295,7 +295,8 @@ static void test_load(void **state) {
     assert_non_null(found);
     while (sqlite3_step(q) == SQLITE_ROW) {
       const char *key = (const char *)sqlite3_column_text(q, 0);
-      int k = key && key[0] == 'k' ? atoi(key + 1) : -1;
+      /* the client's key k<i>, kept as k:k<i> */
+      int k = key && strncmp(key, "k:k", 3) == 0 ? atoi(key + 3) : -1;
       rows++;
       assert_true(k >= 0 && k < nrequests && !found[k]);
       found[k] = 1;

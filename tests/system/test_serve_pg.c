@@ -13,6 +13,9 @@
 **     Q and at most the records' total, which equals the responses'
 **     X-Lraf-Instructions;
 **   - every response has its record, and no other record exists;
+**   - a table of an older lraf (keys unique over all tenants) gets the
+**     per-tenant primary key when the hosts open it, its rows kept;
+**   - a restarted host refuses the spent tenant before its request runs;
 **   - when the database goes away under a running host, its requests
 **     get 503 ("not recorded") and the host still stops cleanly.
 ** Traffic goes to 127.0.0.1 only.
@@ -148,6 +151,24 @@ static void test_shared_quota(void **state) {
   }
   snprintf(quota, sizeof quota, "shared=%d", QUOTA);
   snprintf(slice, sizeof slice, "%d", SLICE);
+  /* a ledger of an older lraf: its key unique over all tenants */
+  c = PQconnectdb(conninfo);
+  assert_int_equal(PQstatus(c), CONNECTION_OK);
+  {
+    PGresult *res = PQexec(c,
+      "CREATE TABLE lraf_ledger (key TEXT PRIMARY KEY NOT NULL,"
+      " request_id TEXT NOT NULL, tenant TEXT NOT NULL,"
+      " handler TEXT NOT NULL, model TEXT NOT NULL,"
+      " instructions BIGINT NOT NULL, native BIGINT NOT NULL,"
+      " memory_peak BIGINT NOT NULL, status INTEGER NOT NULL,"
+      " wall_us BIGINT NOT NULL, cpu_us BIGINT NOT NULL,"
+      " started_us BIGINT NOT NULL, ended_us BIGINT NOT NULL);"
+      "INSERT INTO lraf_ledger VALUES ('old-1', 'old-1', 'legacy', 'h',"
+      " 'm', 77, 0, 0, 200, 1, 1, 1, 2)");
+    assert_int_equal(PQresultStatus(res), PGRES_COMMAND_OK);
+    PQclear(res);
+  }
+  PQfinish(c);
   for (i = 0; i < 2; i++) {
     snprintf(log[i], sizeof log[i], "%s/serve%d.log", dir, i);
     pid[i] = tutil_serve_start(args, log[i], &ports[i]);
@@ -169,7 +190,14 @@ static void test_shared_quota(void **state) {
   assert_int_equal(PQstatus(c), CONNECTION_OK);
   used = pg_int(c, "SELECT coalesce(sum(instructions), 0) FROM lraf_ledger"
                    " WHERE tenant = 'shared'");
-  rows = pg_int(c, "SELECT count(*) FROM lraf_ledger");
+  rows = pg_int(c, "SELECT count(*) FROM lraf_ledger WHERE tenant <> "
+                   "'legacy'");
+  assert_int_equal(pg_int(c, "SELECT instructions FROM lraf_ledger WHERE "
+                             "tenant = 'legacy'"), 77);
+  assert_int_equal(pg_int(c, "SELECT array_length(conkey, 1) FROM "
+                             "pg_constraint WHERE conrelid = "
+                             "'lraf_ledger'::regclass AND contype = 'p'"),
+                   2);
   granted = pg_int(c, "SELECT granted FROM lraf_quota WHERE tenant = "
                       "'shared'");
   PQfinish(c);
@@ -191,6 +219,15 @@ static void test_shared_quota(void **state) {
   assert_true(pid[0] > 0);
   {
     tutil_http r;
+    char v[32];
+    /* the spent tenant, after a restart: refused before it runs */
+    assert_int_equal(tutil_http_once(ports[0], "GET", "/hello?n=10",
+                                     "X-Tenant: shared\r\n", NULL, &r), 0);
+    assert_int_equal(r.status, 429);
+    assert_non_null(tutil_http_header(&r, "X-Lraf-Instructions", v,
+                                      sizeof v));
+    assert_string_equal(v, "0");
+    tutil_http_free(&r);
     assert_int_equal(tutil_http_once(ports[0], "GET", "/hello?n=10",
                                      "X-Tenant: other\r\n", NULL, &r), 0);
     assert_int_equal(r.status, 200);

@@ -86,11 +86,18 @@ static void test_concurrent_and_duplicates(void **state) {
   {
     int found, status;
     int64_t n;
-    assert_int_equal(lraf_ledger_find(l, "w0-5", &found, &n, &status, &err),
-                     LRAF_OK);
+    int stored = -1;
+    assert_int_equal(lraf_ledger_record(l, &r, &stored, &err), LRAF_OK);
+    assert_int_equal(stored, 0);   /* reported, not stored */
+    assert_int_equal(lraf_ledger_find(l, "even", "w0-5", &found, &n, &status,
+                                      &err), LRAF_OK);
     assert_true(found && n == 5 && status == 500);
-    assert_int_equal(lraf_ledger_find(l, "w0-999", &found, NULL, NULL, &err),
-                     LRAF_OK);
+    assert_int_equal(lraf_ledger_find(l, "even", "w0-999", &found, NULL,
+                                      NULL, &err), LRAF_OK);
+    assert_false(found);
+    /* keys are a tenant's own */
+    assert_int_equal(lraf_ledger_find(l, "odd", "w0-5", &found, NULL, NULL,
+                                      &err), LRAF_OK);
     assert_false(found);
   }
   assert_int_equal(lraf_ledger_usage(l, NULL, &u, &err), LRAF_OK);
@@ -122,7 +129,16 @@ static void test_quota_across_reopen(void **state) {
   assert_int_equal(lraf_limit_remaining(m), 200);
   lraf_manager_release(m);
   m = lraf_ledger_tenant(l, "quota", 500, 0, root, &err);
-  assert_int_equal(lraf_limit_remaining(m), 0);
+  assert_non_null(m);
+  /* spent: it stops at once (a request is refused before it runs), and
+     what it is charged still reaches its parent */
+  assert_int_equal(lraf_manager_consume(m, NULL, 0, 0), LRAF_STOP);
+  assert_int_equal(lraf_manager_granularity(m, NULL, 10000), 0);
+  {
+    int64_t before = lraf_manager_total(root);
+    lraf_manager_consume(m, NULL, 7, 0);
+    assert_int_equal(lraf_manager_total(root), before + 7);
+  }
   lraf_manager_release(m);
   m = lraf_ledger_tenant(l, "quota", -1, 0, root, &err);
   assert_int_equal(lraf_limit_remaining(m), INT64_MAX);
@@ -171,8 +187,8 @@ static void test_errors(void **state) {
   assert_non_null(strstr(err.message, "cpu"));
   {
     int found;
-    assert_int_equal(lraf_ledger_find(l, "x", &found, NULL, NULL, &err),
-                     LRAF_OK);
+    assert_int_equal(lraf_ledger_find(l, "t", "x", &found, NULL, NULL,
+                                      &err), LRAF_OK);
     assert_false(found);   /* none of them was stored */
   }
   lraf_ledger_close(l);
@@ -180,12 +196,13 @@ static void test_errors(void **state) {
 
 /* Generated records: keys, tenants, handlers and models of random
    bytes (quotes, backslashes, SQL, high bytes) and random figures; the
-   totals per tenant come back as written, duplicates once. */
+   totals per tenant come back as written, a tenant's duplicates once. */
 static void test_generated_records(void **state) {
   static const char alphabet[] = "ab'\"\\;-% _\x01\x7f\xc3\xa9\xff()*=";
   static const char *const tenants[] = {"a'b", "x\"; DROP TABLE lraf_ledger;"
                                         " --", "\xc3\xa9t\xc3\xa9", "%_"};
   char keys[400][24], handler[32], model[32];
+  int tenant_of[400];
   int64_t sum[4] = {0}, count[4] = {0};
   uint64_t seed = 12345;
   lraf_ledger *l;
@@ -204,9 +221,11 @@ static void test_generated_records(void **state) {
     for (k = 0; k < n; k++)
       keys[i][k] = alphabet[(seed >> (k * 3 % 50)) % (sizeof alphabet - 1)];
     keys[i][n] = '\0';
-    dup = 0;
-    for (k = 0; k < (size_t)i; k++) dup |= strcmp(keys[k], keys[i]) == 0;
     t = (int)((seed >> 20) % 4);
+    tenant_of[i] = t;
+    dup = 0;   /* keys are unique per tenant */
+    for (k = 0; k < (size_t)i; k++)
+      dup |= strcmp(keys[k], keys[i]) == 0 && tenant_of[k] == t;
     snprintf(handler, sizeof handler, "h'%d\\", i % 7);
     snprintf(model, sizeof model, "m\"%d", i % 3);
     fill(&r, keys[i], tenants[t], (int64_t)((seed >> 8) % 1000000), 200);

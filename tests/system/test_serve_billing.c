@@ -1,0 +1,417 @@
+/*
+** test_serve_billing.c - lraf serve's billing at the edges, with the
+** SQLite ledger:
+**   - request ids are random, so a client cannot claim the next one as
+**     its Idempotency-Key and have that request's record dropped;
+**   - two requests with one key at the same time are both billed, and
+**     the second hears of the clash (409);
+**   - Idempotency-Keys are a tenant's own;
+**   - a ledger file from before per-tenant keys is migrated, its
+**     records kept;
+**   - a clean stop leaves every record in the database file itself (no
+**     write-ahead log needed);
+**   - after a restart, a tenant whose quota is spent is refused before
+**     its request runs (billed 0), and the 429 says which limit.
+** Runs the command named by $LRAF; traffic goes to 127.0.0.1 only.
+*/
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "tutil_serve.h"
+#include "tutil_sh.h"
+
+static tutil_sh sh;
+static char ledger[160], spec[180];
+
+static pid_t start(const char *const *args, int *port) {
+  const char *a[32];
+  char log[160];
+  int n = 0, i;
+  pid_t pid;
+  a[n++] = "--ledger";
+  a[n++] = spec;
+  for (i = 0; args[i] != NULL && n < 24; i++) a[n++] = args[i];
+  a[n++] = "--port";
+  a[n++] = "0";
+  a[n++] = sh.dir;
+  a[n] = NULL;
+  snprintf(log, sizeof log, "%s/serve.log", sh.dir);
+  pid = tutil_serve_start(a, log, port);
+  assert_true(pid > 0);
+  return pid;
+}
+
+/* A fresh ledger file for the test. */
+static void new_ledger(const char *name) {
+  char p[200];
+  snprintf(ledger, sizeof ledger, "%s/%s", sh.dir, name);
+  snprintf(spec, sizeof spec, "sqlite:%s", ledger);
+  unlink(ledger);
+  snprintf(p, sizeof p, "%s-wal", ledger);
+  unlink(p);
+  snprintf(p, sizeof p, "%s-shm", ledger);
+  unlink(p);
+}
+
+static int64_t header_int(const tutil_http *r, const char *name) {
+  char v[64];
+  return tutil_http_header(r, name, v, sizeof v) ? strtoll(v, NULL, 10)
+                                                 : -1;
+}
+
+static int ask(int port, const char *target, const char *tenant,
+               const char *key, tutil_http *r) {
+  char extra[512];
+  int n = snprintf(extra, sizeof extra, "X-Tenant: %s\r\n", tenant);
+  if (key != NULL)
+    snprintf(extra + n, sizeof extra - (size_t)n, "Idempotency-Key: %s\r\n",
+             key);
+  return tutil_http_once(port, "GET", target, extra, NULL, r);
+}
+
+static int64_t usage_of(int port, const char *tenant, const char *field) {
+  char target[128], pat[64];
+  tutil_http r;
+  const char *p;
+  int64_t v;
+  snprintf(target, sizeof target, "/usage?tenant=%s", tenant);
+  assert_int_equal(tutil_http_once(port, "GET", target, NULL, NULL, &r), 0);
+  snprintf(pat, sizeof pat, "\"%s\": ", field);
+  p = strstr(r.body, pat);
+  v = p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+  tutil_http_free(&r);
+  return v;
+}
+
+static void write_handlers(void) {
+  assert_int_equal(tutil_sh_write(&sh, "hello.lua",
+                   "return function(req) return 200, 'hi' end\n"), 0);
+  assert_int_equal(tutil_sh_write(&sh, "slow.lua",
+                   "return function(req)\n"
+                   "  local s = 0\n"
+                   "  for i = 1, 3000000 do s = s + i end\n"
+                   "  return 200, tostring(s)\n"
+                   "end\n"), 0);
+  assert_int_equal(tutil_sh_write(&sh, "spin.lua",
+                   "return function(req) while true do end end\n"), 0);
+}
+
+/* The id is 32 hex digits; a key guessed from it (the next id in the
+   form BOOT-SEQ, were ids sequential) leaves the next request billed. */
+static void test_ids_unpredictable(void **state) {
+  static const char *const args[] = {"--workers", "1", NULL};
+  tutil_http r;
+  char id1[80], id2[80], guess[100];
+  int64_t sum = 0;
+  const char *dash;
+  int port, i;
+  pid_t pid;
+  (void)state;
+  new_ledger("ids.db");
+  pid = start(args, &port);
+  assert_int_equal(ask(port, "/hello", "t", NULL, &r), 0);
+  assert_non_null(tutil_http_header(&r, "X-Request-Id", id1, sizeof id1));
+  sum += header_int(&r, "X-Lraf-Instructions");
+  tutil_http_free(&r);
+  /* the guess: the id after next, were ids a counter */
+  dash = strrchr(id1, '-');
+  if (dash != NULL)
+    snprintf(guess, sizeof guess, "%.*s-%lld", (int)(dash - id1), id1,
+             strtoll(dash + 1, NULL, 10) + 2);
+  else
+    snprintf(guess, sizeof guess, "%s", id1);
+  assert_int_equal(ask(port, "/hello", "t", guess, &r), 0);
+  assert_int_equal(r.status, 200);
+  assert_non_null(tutil_http_header(&r, "X-Request-Id", id2, sizeof id2));
+  sum += header_int(&r, "X-Lraf-Instructions");
+  tutil_http_free(&r);
+  assert_int_equal(ask(port, "/hello", "t", NULL, &r), 0);
+  assert_int_equal(r.status, 200);
+  sum += header_int(&r, "X-Lraf-Instructions");
+  tutil_http_free(&r);
+  if (usage_of(port, "t", "requests") != 3 ||
+      usage_of(port, "t", "instructions") != sum)
+    fail_msg("3 requests (%" PRId64 " instructions) answered; the ledger "
+             "holds %" PRId64 " (%" PRId64 ")", sum,
+             usage_of(port, "t", "requests"),
+             usage_of(port, "t", "instructions"));
+  assert_int_equal((int)strlen(id1), 32);
+  for (i = 0; i < 32; i++) assert_true(isxdigit((unsigned char)id1[i]));
+  assert_string_not_equal(id1, id2);
+  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
+}
+
+/* Read one response on fd into buf (head and body); its status, or
+   -1. */
+static int read_answer(int fd, char *buf, size_t size) {
+  struct timeval tv = {30, 0};
+  size_t n = 0;
+  long want = -1;
+  int status = -1;
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  buf[0] = '\0';
+  while (n + 1 < size) {
+    ssize_t k = recv(fd, buf + n, size - 1 - n, 0);
+    char *end;
+    if (k <= 0) break;
+    n += (size_t)k;
+    buf[n] = '\0';
+    end = strstr(buf, "\r\n\r\n");
+    if (end != NULL) {
+      const char *cl = strstr(buf, "Content-Length: ");
+      want = cl != NULL ? strtol(cl + 16, NULL, 10) : 0;
+      if ((long)(n - (size_t)(end + 4 - buf)) >= want) break;
+    }
+  }
+  if (sscanf(buf, "HTTP/1.1 %d", &status) != 1) status = -1;
+  return status;
+}
+
+/* Two requests with one key at once (two workers): both are billed,
+   one is answered 200, the other 409. */
+static void test_key_clash_billed(void **state) {
+  static const char *const args[] = {"--workers", "2", NULL};
+  int port, fd[2], i, attempt, ran = 0, clashes = 0, retries = 0;
+  int64_t sum = 0;
+  pid_t pid;
+  (void)state;
+  new_ledger("clash.db");
+  pid = start(args, &port);
+  /* until the two run at once (a load may delay one past the other's
+     commit: it is then a retry, answered from the ledger) */
+  for (attempt = 0; attempt < 8 && clashes == 0; attempt++) {
+    char req[256];
+    int n = snprintf(req, sizeof req, "GET /slow HTTP/1.1\r\nHost: x\r\n"
+                     "X-Tenant: t\r\nIdempotency-Key: same-%d\r\n"
+                     "Content-Length: 0\r\n\r\n", attempt);
+    for (i = 0; i < 2; i++) {
+      fd[i] = tutil_http_connect(port);
+      assert_true(fd[i] >= 0);
+      assert_int_equal(send(fd[i], req, (size_t)n, MSG_NOSIGNAL), n);
+    }
+    for (i = 0; i < 2; i++) {
+      char buf[4096], *p;
+      int status = read_answer(fd[i], buf, sizeof buf);
+      close(fd[i]);
+      if (status == 409 && strstr(buf, "already recorded: status")) {
+        retries++;   /* not run again */
+        continue;
+      }
+      if (status == 409 && strstr(buf, "by another request")) clashes++;
+      else if (status != 200) fail_msg("unexpected answer:\n%s", buf);
+      ran++;
+      p = strstr(buf, "X-Lraf-Instructions: ");
+      assert_non_null(p);
+      sum += strtoll(p + 21, NULL, 10);
+    }
+  }
+  printf("   one key twice at once, %d attempts: %d ran (%d answered 409 "
+         "for the clash), %d answered from the ledger\n", attempt, ran,
+         clashes, retries);
+  /* everything that ran is billed, once */
+  assert_int_equal(usage_of(port, "t", "requests"), ran);
+  assert_int_equal(usage_of(port, "t", "instructions"), sum);
+  assert_true(clashes >= 1);
+  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
+}
+
+/* One key, two tenants: each runs its own request; a tenant's retry is
+   answered from the ledger. */
+static void test_keys_per_tenant(void **state) {
+  static const char *const args[] = {NULL};
+  tutil_http r;
+  int port;
+  pid_t pid;
+  (void)state;
+  new_ledger("keys.db");
+  pid = start(args, &port);
+  assert_int_equal(ask(port, "/slow", "alice", "order-1", &r), 0);
+  assert_int_equal(r.status, 200);
+  tutil_http_free(&r);
+  assert_int_equal(ask(port, "/hello", "bob", "order-1", &r), 0);
+  if (r.status != 200)
+    fail_msg("bob's first request with alice's key: %d %s", r.status,
+             r.body);
+  tutil_http_free(&r);
+  assert_int_equal(ask(port, "/hello", "alice", "order-1", &r), 0);
+  assert_int_equal(r.status, 409);
+  tutil_http_free(&r);
+  assert_int_equal(usage_of(port, "alice", "requests"), 1);
+  assert_int_equal(usage_of(port, "bob", "requests"), 1);
+  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
+}
+
+static int64_t sql_int(const char *path, const char *sql) {
+  sqlite3 *db = NULL;
+  sqlite3_stmt *st = NULL;
+  int64_t v = -1;
+  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return v;
+}
+
+/* A ledger of the old schema (keys unique over all tenants): the server
+   migrates it, keeps its records, and stores per-tenant keys. */
+static void test_migrate_old_ledger(void **state) {
+  static const char *const args[] = {NULL};
+  sqlite3 *db;
+  tutil_http r;
+  int port;
+  pid_t pid;
+  (void)state;
+  new_ledger("old.db");
+  assert_int_equal(sqlite3_open(ledger, &db), SQLITE_OK);
+  assert_int_equal(sqlite3_exec(db,
+    "CREATE TABLE lraf_ledger (key TEXT PRIMARY KEY NOT NULL,"
+    " request_id TEXT NOT NULL, tenant TEXT NOT NULL, handler TEXT NOT NULL,"
+    " model TEXT NOT NULL, instructions INTEGER NOT NULL,"
+    " native INTEGER NOT NULL, memory_peak INTEGER NOT NULL,"
+    " status INTEGER NOT NULL, wall_us INTEGER NOT NULL,"
+    " cpu_us INTEGER NOT NULL, started_us INTEGER NOT NULL,"
+    " ended_us INTEGER NOT NULL);"
+    "CREATE INDEX lraf_ledger_tenant ON lraf_ledger(tenant);"
+    "INSERT INTO lraf_ledger VALUES ('k1', 'old-1', 'alice', 'h', 'm',"
+    " 1234, 0, 0, 200, 1, 1, 1, 2);", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(db);
+  pid = start(args, &port);
+  assert_int_equal(usage_of(port, "alice", "instructions"), 1234);
+  assert_int_equal(ask(port, "/hello", "bob", "k1", &r), 0);
+  assert_int_equal(r.status, 200);
+  tutil_http_free(&r);
+  assert_int_equal(usage_of(port, "alice", "requests"), 1);
+  assert_int_equal(usage_of(port, "bob", "requests"), 1);
+  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
+  assert_int_equal(sql_int(ledger, "PRAGMA user_version"), 2);
+  assert_int_equal(sql_int(ledger, "SELECT count(*) FROM lraf_ledger"), 2);
+}
+
+/* After SIGTERM the database file alone holds every record. */
+static void test_stop_checkpoints(void **state) {
+  static const char *const args[] = {NULL};
+  char wal[200], copy[200], cmd[600];
+  struct stat sb;
+  tutil_http r;
+  int port, i;
+  pid_t pid;
+  (void)state;
+  new_ledger("wal.db");
+  pid = start(args, &port);
+  for (i = 0; i < 5; i++) {
+    assert_int_equal(ask(port, "/hello", "t", NULL, &r), 0);
+    assert_int_equal(r.status, 200);
+    tutil_http_free(&r);
+  }
+  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
+  snprintf(wal, sizeof wal, "%s-wal", ledger);
+  if (stat(wal, &sb) == 0 && sb.st_size > 0)
+    fail_msg("after a clean stop %s holds %lld bytes", wal,
+             (long long)sb.st_size);
+  snprintf(copy, sizeof copy, "%s/copy.db", sh.dir);
+  snprintf(cmd, sizeof cmd, "cp '%s' '%s'", ledger, copy);
+  assert_int_equal(system(cmd), 0);
+  assert_int_equal(sql_int(copy, "SELECT count(*) FROM lraf_ledger"), 5);
+}
+
+/* A tenant spends its quota; after a restart its next request is
+   refused before it runs: 429, 0 instructions, nothing more billed. */
+static void test_restart_spent(void **state) {
+  static const char *const args[] = {"--quota", "t=1000", NULL};
+  tutil_http r;
+  int64_t spent;
+  int port, i;
+  pid_t pid;
+  (void)state;
+  new_ledger("spent.db");
+  pid = start(args, &port);
+  assert_int_equal(ask(port, "/spin", "t", NULL, &r), 0);
+  assert_int_equal(r.status, 429);
+  assert_non_null(strstr(r.body, "tenant quota"));
+  tutil_http_free(&r);
+  spent = usage_of(port, "t", "instructions");
+  assert_true(spent > 1000);
+  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
+  for (i = 0; i < 2; i++) {   /* a restart, then a request in this run */
+    pid = start(args, &port);
+    assert_int_equal(ask(port, "/hello", "t", NULL, &r), 0);
+    assert_int_equal(r.status, 429);
+    if (header_int(&r, "X-Lraf-Instructions") != 0)
+      fail_msg("a spent tenant's request after a restart ran: %" PRId64
+               " instructions", header_int(&r, "X-Lraf-Instructions"));
+    assert_non_null(strstr(r.body, "quota"));
+    tutil_http_free(&r);
+    assert_int_equal(usage_of(port, "t", "instructions"), spent);
+    assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
+  }
+}
+
+/* A request stopped by its own limit says so. */
+static void test_limit_named(void **state) {
+  static const char *const args[] = {"--request-limit", "t=5000",
+                                     "--memory-limit", "2MiB", NULL};
+  tutil_http r;
+  int port;
+  pid_t pid;
+  (void)state;
+  new_ledger("named.db");
+  assert_int_equal(tutil_sh_write(&sh, "eat.lua",
+                   "return function(req)\n"
+                   "  local t = {}\n"
+                   "  for i = 1, 1e7 do t[i] = {} end\n"
+                   "end\n"), 0);
+  pid = start(args, &port);
+  assert_int_equal(ask(port, "/spin", "t", NULL, &r), 0);
+  assert_int_equal(r.status, 429);
+  assert_non_null(strstr(r.body, "request limit"));
+  tutil_http_free(&r);
+  assert_int_equal(ask(port, "/eat", "u", NULL, &r), 0);
+  assert_int_equal(r.status, 507);
+  assert_non_null(strstr(r.body, "memory limit"));
+  assert_non_null(strstr(r.body, "2097152 bytes"));
+  tutil_http_free(&r);
+  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
+}
+
+static int setup(void **state) {
+  (void)state;
+  if (tutil_sh_init(&sh, "serve-billing") != 0) return -1;
+  write_handlers();
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  return tutil_sh_cleanup(&sh);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_ids_unpredictable),
+    cmocka_unit_test(test_key_clash_billed),
+    cmocka_unit_test(test_keys_per_tenant),
+    cmocka_unit_test(test_migrate_old_ledger),
+    cmocka_unit_test(test_stop_checkpoints),
+    cmocka_unit_test(test_restart_spent),
+    cmocka_unit_test(test_limit_named),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
