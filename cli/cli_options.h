@@ -51,10 +51,17 @@ typedef enum cli_opt {
   CLI_OPT_LEDGER,        /* --ledger SPEC */
   CLI_OPT_SLICE,         /* --slice N */
   CLI_OPT_NO_METERING,   /* --no-metering */
+  /* gates: lraf diff, lraf bench */
+  CLI_OPT_MIN_CHANGE,    /* --min-change N */
+  CLI_OPT_FAIL_ON,       /* --fail-on regression|change */
+  CLI_OPT_REPORT_FORMAT, /* --format text|markdown|json (diff, bench) */
+  CLI_OPT_SAVE_BASELINE, /* --save-baseline NAME (bench) */
+  CLI_OPT_BASELINE,      /* --baseline NAME (bench) */
+  CLI_OPT_SUITE,         /* --suite FILE (bench) */
   CLI_NUM_OPTS
 } cli_opt;
 
-#define CLI_BIT(o) (1u << (o))
+#define CLI_BIT(o) (UINT64_C(1) << (o))
 
 /* How a subcommand's operands follow its options. */
 typedef enum cli_operands {
@@ -71,7 +78,7 @@ typedef int (*cli_fn)(int argc, char **argv);
 typedef struct cli_command {
   const char *name;
   cli_fn run;
-  unsigned options;        /* CLI_BIT(o) for each option it takes */
+  uint64_t options;        /* CLI_BIT(o) for each option it takes */
   cli_operands layout;
   const char *operands;    /* e.g. "SCRIPT [ARGS...]" */
   const char *summary;     /* what it does, one or two lines */
@@ -102,6 +109,12 @@ typedef struct cli_args {
   const char *format;     /* --format; NULL: not said */
   int64_t top;            /* --top; -1: not said */
   double threshold;       /* --threshold; -1: none */
+  int64_t min_change;     /* --min-change; -1: none */
+  int fail_on_change;     /* --fail-on change (else regression) */
+  int fail_on_set;        /* --fail-on was given */
+  const char *baseline;   /* --baseline NAME; NULL: none */
+  const char *save_baseline; /* --save-baseline NAME; NULL: none */
+  const char *suite;      /* --suite FILE; NULL: none */
   int runs;               /* -n; 0: not said */
   /* lraf serve */
   int port, workers;      /* -1: not said */

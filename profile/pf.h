@@ -133,6 +133,9 @@ void pf_write_svg(const pf_profile *P, FILE *out);
 typedef struct pf_entry {
   char *frame;
   int64_t self;
+  char *name, *source;  /* NULL when the profile has none */
+  int line;             /* line defined; -1 for C functions or none */
+  int is_c;
 } pf_entry;
 typedef struct pf_read {
   char model[96];
@@ -147,9 +150,18 @@ lraf_status pf_read_json(const char *text, size_t len, const char *name,
 void pf_read_free(pf_read *r);
 
 /* ---- pf_diff.c: comparing profiles ---- */
+/* Functions are matched by name and file, not by line: a function
+   whose definition moved (an edit above it) is the same function.  The
+   line only tells apart functions of one name in one file (anonymous
+   ones, methods of different classes): those are paired in the order
+   of their lines, keeping the line distance smallest.  A file renamed
+   between the profiles is followed when its base name is unique. */
 typedef struct pf_diffrow {
-  const char *frame;   /* owned by the pf_read it came from */
+  const char *frame;   /* owned by the pf_read it came from (b's when
+                          present in b) */
   int64_t before, after;
+  int in_before, in_after;     /* present in a, in b */
+  int line_before, line_after; /* lines defined (differ: it moved) */
 } pf_diffrow;
 typedef struct pf_diff {
   pf_diffrow *row;   /* sorted by absolute change, then frame */

@@ -2,8 +2,8 @@
 ** test_profile_cli.c - the lraf profile and lraf diff commands, run as
 ** a user runs them (the binary named by $LRAF, default build/lraf) in a
 ** temporary directory: every format to a file, the same counts as lraf
-** run, identical runs diffing to exit 0, and a one-line change in a
-** corpus benchmark found at the top of the diff.
+** run, identical runs diffing to exit 0, and a corpus benchmark edited
+** three ways (functions moved, one line changed, a cost halved).
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -217,46 +217,122 @@ static char *replace(const char *s, const char *from, const char *to) {
   return r;
 }
 
-/* A one-line change in a function of a benchmark: that function is the
-   first row of the diff, and a threshold trips. */
-static void test_diff_one_line(void **state) {
+/* s with "-- a comment\n" inserted above every line that starts with
+   "local function " (every function of a corpus benchmark moves). */
+static char *comment_functions(const char *s) {
+  size_t n = strlen(s), k = 0;
+  char *r = malloc(2 * n + 1);
+  const char *p = s;
+  assert_non_null(r);
+  while (*p) {
+    const char *eol = strchr(p, '\n');
+    size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
+    if (strncmp(p, "local function ", 15) == 0) {
+      memcpy(r + k, "-- a comment\n", 13);
+      k += 13;
+    }
+    memcpy(r + k, p, len);
+    k += len;
+    p += len;
+  }
+  r[k] = '\0';
+  return r;
+}
+
+/* Profile text as DIR/towers.lua (DIR a or b: the diff follows the file
+   to its new directory) into DIR.json. */
+static void profile_as(const char *dir, const char *text) {
+  char name[64];
+  snprintf(name, sizeof name, "%s/towers.lua", dir);
+  put(name, text);
+  assert_int_equal(run("profile --format json -o %s/%s.json %s/%s", sh.dir,
+                       dir, sh.dir, name), 0);
+}
+
+/* The first function row of diff's text output (after the totals). */
+static char *first_row(char *out) {
+  char *row = strstr(out, "(total)\n");
+  if (row == NULL) fail_msg("no totals in lraf diff's output:\n%s", out);
+  row = strchr(row, '\n') + 1;
+  *strchr(row, '\n') = '\0';
+  return row;
+}
+
+static double json_similarity(void) {
+  char *j = slurp_dir("out.txt"), *p = strstr(j, "\"similarity\": ");
+  double v;
+  if (p == NULL) fail_msg("no similarity in:\n%s", j);
+  v = strtod(p + 14, NULL);
+  free(j);
+  return v;
+}
+
+/* A corpus benchmark edited three ways.  A comment above every function
+   moves them all: the diff matches them by name and file, similarity 1,
+   exit 0 at the strictest gate.  A one-line change in one function puts
+   it first and exits with the regression status.  Halving a function's
+   cost passes and is listed as an improvement (and fails with
+   --fail-on change). */
+static void test_diff_edits(void **state) {
   size_t len;
-  char *src = tutil_run_slurp("tests/corpus/towers.lua", &len), *changed;
-  char *out, *row;
+  char *src = tutil_run_slurp("tests/corpus/towers.lua", &len);
+  char *moved, *changed, *halved, *out, *row;
   (void)state;
   assert_non_null(src);
+  assert_int_equal(tutil_sh_run(&sh, "mkdir -p %s/a %s/b", sh.dir, sh.dir),
+                   0);
+  profile_as("a", src);
+
+  moved = comment_functions(src);
+  profile_as("b", moved);
+  assert_int_equal(run("diff --threshold 0 --format json %s/a.json "
+                       "%s/b.json", sh.dir, sh.dir), 0);
+  assert_true(json_similarity() == 1.0);
+  out = slurp_dir("out.txt");
+  assert_non_null(strstr(out, "\"added\": 0, \"removed\": 0, \"moved\": 6"));
+  assert_non_null(strstr(out, "\"result\": \"pass\""));
+  free(out);
+
   changed = replace(src, "  moves = moves + 1\n",
                     "  moves = moves + 1 + 0 * moves\n");
-  put("towers.lua", src);
-  put("towers2.lua", changed);
-  assert_int_equal(run("profile --format json -o %s/a.json %s/towers.lua",
-                       sh.dir, sh.dir), 0);
-  {  /* the same chunk name, so that the frames match */
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "cp %s/towers2.lua %s/towers.lua", sh.dir,
-             sh.dir);
-    assert_int_equal(system(cmd), 0);
-  }
-  assert_int_equal(run("profile --format json -o %s/b.json %s/towers.lua",
-                       sh.dir, sh.dir), 0);
+  profile_as("b", changed);
   assert_int_equal(run("diff %s/a.json %s/b.json", sh.dir, sh.dir), 0);
   assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", sh.dir,
-                       sh.dir),
-                   1);
+                       sh.dir), 5);
   out = slurp_dir("out.txt");
-  /* the header, the total, then the first function row */
-  row = strstr(out, "(total)\n");
-  assert_non_null(row);
-  row = strchr(row, '\n') + 1;
-  if (strstr(row, "move_top (") == NULL ||
-      strstr(row, "move_top (") > strchr(row, '\n'))
-    fail_msg("move_top is not the first row:\n%s", out);
+  row = first_row(out);
+  if (strstr(row, "regression") == NULL || strstr(row, "move_top (") == NULL)
+    fail_msg("move_top is not the first row, as a regression: %s", row);
   free(out);
   out = slurp_dir("err.txt");
-  assert_non_null(strstr(out, "move_top ("));
+  assert_non_null(strstr(out, "regression: move_top ("));
+  free(out);
+  /* below the absolute floor it passes */
+  assert_int_equal(run("diff --threshold 1 --min-change 10000000 %s/a.json "
+                       "%s/b.json", sh.dir, sh.dir), 0);
+
+  halved = replace(src, "for m = 1, (1 << n) - 1 do",
+                   "for m = 1, (1 << n) - 1, 2 do");
+  profile_as("b", halved);
+  assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", sh.dir,
+                       sh.dir), 0);
+  out = slurp_dir("out.txt");
+  row = strstr(out, "\nimprovements (");
+  if (row == NULL || strstr(row, "iterative (") == NULL)
+    fail_msg("iterative is not listed as an improvement:\n%s", out);
+  free(out);
+  assert_int_equal(run("diff --threshold 1 --fail-on change %s/a.json "
+                       "%s/b.json", sh.dir, sh.dir), 5);
+  assert_int_equal(run("diff --threshold 1 --format markdown %s/a.json "
+                       "%s/b.json", sh.dir, sh.dir), 0);
+  out = slurp_dir("out.txt");
+  assert_non_null(strstr(out, "| function | before | after |"));
+  assert_non_null(strstr(out, "improvement |"));
   free(out);
   free(src);
+  free(moved);
   free(changed);
+  free(halved);
 }
 
 int main(void) {
@@ -265,7 +341,7 @@ int main(void) {
     cmocka_unit_test(test_cost_models),
     cmocka_unit_test(test_usage_errors),
     cmocka_unit_test(test_diff_identical),
-    cmocka_unit_test(test_diff_one_line),
+    cmocka_unit_test(test_diff_edits),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
