@@ -166,8 +166,9 @@ static const cli_command commands[] = {
      CLI_BIT(CLI_OPT_TOP) | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_AFTER, "[-o OUT] SCRIPT [ARGS...]",
    "run SCRIPT like lraf run and write its exact profile to OUT (or\n"
-   "standard output): per function calls, self and inclusive\n"
-   "instructions, and the calling contexts (docs/profiling.md)",
+   "standard output, the script's own output then going to standard\n"
+   "error): per function calls, self and inclusive instructions, and\n"
+   "the calling contexts (docs/profiling.md)",
    ST(0) | ST(1) | ST(2) | ST(3) | ST(4)},
   {"diff", cli_diff,
    GATE | CLI_BIT(CLI_OPT_TOP) | CLI_BIT(CLI_OPT_REPORT_FORMAT) |

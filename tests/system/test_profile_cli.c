@@ -108,6 +108,28 @@ static void test_formats(void **state) {
     assert_non_null(strstr(t, head));
     free(t);
   }
+  /* without -o the profile alone is standard output: what the script
+     prints goes to standard error, not into the profile */
+  put("prints.lua", "print('fake;frame 99') io.write('more 1\\n')\n"
+      "io.stdout:write('third 2\\n')\n");
+  assert_int_equal(run("profile --format folded %s/prints.lua", sh.dir), 0);
+  {
+    char *out = slurp_dir("out.txt"), *err = slurp_dir("err.txt");
+    if (strstr(out, "fake;frame") || strstr(out, "more 1") ||
+        strstr(out, "third 2"))
+      fail_msg("the script's output is in the profile:\n%s", out);
+    assert_non_null(strstr(out, "main chunk ("));
+    assert_non_null(strstr(err, "fake;frame 99\nmore 1\nthird 2\n"));
+    free(out);
+    free(err);
+  }
+  assert_int_equal(run("profile --format json tests/corpus/richards.lua"), 0);
+  {
+    char *out = slurp_dir("out.txt");
+    assert_true(out[0] == '{');
+    assert_null(strstr(out, "count=1000 queued="));
+    free(out);
+  }
   /* standard output without -o; run options pass through */
   assert_int_equal(run("profile --exact --granularity 777 --format folded "
                        "tests/corpus/queens.lua"), 0);
