@@ -35,8 +35,13 @@ typedef struct pf_node {
   int parent;
   int child, next;   /* first child, next sibling (creation order) */
   int last;          /* the child entered last (a fast path) */
+  int site;          /* the line of the parent's function that made the
+                        first call (-1: unknown, a tail call or a C
+                        caller; PF_NO_SITE until the collector says) */
   int64_t calls, self, incl;
 } pf_node;
+
+#define PF_NO_SITE (-2)
 
 /* A thread's stack of nodes, with the collector's frame ids. */
 typedef struct pf_stack {
@@ -88,6 +93,13 @@ int pf_child(pf_profile *P, int parent, int fn);
 static inline int pf_top(const pf_profile *P, int s) {
   const pf_stack *st = &P->stack[s];
   return st->n > 0 ? st->node[st->n - 1] : st->root;
+}
+
+/* The node on top of stack s when its call site is not known yet (it
+   was just created): the collector then sets node[n].site; else -1. */
+static inline int pf_site_wanted(const pf_profile *P, int s) {
+  int n = pf_top(P, s);
+  return n > 0 && P->node[n].site == PF_NO_SITE ? n : -1;
 }
 
 /* A thread's frames deeper than this are merged: each hangs under the

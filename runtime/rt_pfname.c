@@ -124,6 +124,11 @@ int rt_pf_c(lraf_profile *R, lua_State *L, lua_Debug *ar) {
 
 /* ---- stacks and charges ---- */
 
+int rt_pf_host_c(const lraf_profile *R, int s) {
+  const pf_stack *st = &R->P->stack[s];
+  return st->n == 0 && st->root == 0;
+}
+
 int rt_pf_stack(lraf_profile *R, lua_State *L) {
   if (R->curL != L) {
     int s = pf_stack_id(R->P, L, 0);

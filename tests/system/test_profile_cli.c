@@ -357,6 +357,97 @@ static void test_diff_edits(void **state) {
   free(halved);
 }
 
+/* Callgrind's format under recursion: callgrind_annotate --inclusive=yes
+   shows no function above 100%, each call line's cost is the callee's
+   inclusive count (callees with one caller), and calls= lines give the
+   line of the call. */
+static const char merge_sort_lua[] =
+  "local function merge(a, lo, mid, hi)\n"
+  "  local t, i, j = {}, lo, mid + 1\n"
+  "  while i <= mid and j <= hi do\n"
+  "    if a[i] <= a[j] then t[#t + 1] = a[i]; i = i + 1\n"
+  "    else t[#t + 1] = a[j]; j = j + 1 end\n"
+  "  end\n"
+  "  while i <= mid do t[#t + 1] = a[i]; i = i + 1 end\n"
+  "  while j <= hi do t[#t + 1] = a[j]; j = j + 1 end\n"
+  "  for k = 1, #t do a[lo + k - 1] = t[k] end\n"
+  "end\n"
+  "local function merge_sort(a, lo, hi)\n"
+  "  if lo >= hi then return end\n"
+  "  local mid = (lo + hi) // 2\n"
+  "  merge_sort(a, lo, mid)\n"
+  "  merge_sort(a, mid + 1, hi)\n"
+  "  merge(a, lo, mid, hi)\n"
+  "end\n"
+  "local a, x = {}, 7\n"
+  "for i = 1, 300 do x = (x * 1103515245 + 12345) % 2147483648; "
+  "a[i] = x % 1000 end\n"
+  "merge_sort(a, 1, #a)\n"
+  "table.sort(a, function(p, q) return p > q end)\n"
+  "print(a[1], a[#a])\n";
+
+/* callgrind_annotate's inclusive count of the function named name. */
+static long long annotated(const char *text, const char *name) {
+  const char *p = strstr(text, name);
+  long long v = 0;
+  const char *q;
+  if (p == NULL) fail_msg("%s is not in callgrind_annotate's output", name);
+  q = p;
+  while (q > text && q[-1] != '\n') q--;  /* the start of its line */
+  for (; q < p && *q != '('; q++)
+    if (*q >= '0' && *q <= '9') v = v * 10 + (*q - '0');
+  return v;
+}
+
+static void test_callgrind_recursion(void **state) {
+  char *cg, *ann, *p;
+  int checked = 0;
+  (void)state;
+  if (system("command -v callgrind_annotate >/dev/null 2>&1") != 0) {
+    print_message("skipped: callgrind_annotate (valgrind) is not "
+                  "installed\n");
+    skip();
+  }
+  put("msort.lua", merge_sort_lua);
+  assert_int_equal(run("profile --format callgrind -o %s/ms.cg %s/msort.lua",
+                       sh.dir, sh.dir), 0);
+  assert_int_equal(tutil_sh_run(&sh, "callgrind_annotate --inclusive=yes "
+                                "%s/ms.cg", sh.dir), 0);
+  cg = slurp_dir("ms.cg");
+  ann = slurp_dir("out.txt");
+  assert_non_null(strstr(cg, "\nevents: Ir\n"));
+  assert_non_null(strstr(cg, "\nevent: Ir : lraf units (cost model "));
+  /* no function above 100% */
+  for (p = ann; (p = strstr(p, "%)")) != NULL; p += 2) {
+    const char *q = p;
+    while (q > ann && q[-1] != '(') q--;
+    if (strtod(q, NULL) > 100.0)
+      fail_msg("a function above 100%%:\n%s", ann);
+  }
+  /* the calls from the main chunk and from merge_sort, at their lines */
+  p = strstr(cg, "fn=main chunk (");
+  assert_non_null(p);
+  p = strstr(p, "cfn=merge_sort (");
+  assert_non_null(p);
+  p = strchr(p, '\n') + 1;
+  assert_true(strncmp(p, "calls=1 ", 8) == 0);
+  p = strchr(p, '\n') + 1;
+  assert_true(strncmp(p, "20 ", 3) == 0);
+  assert_int_equal(atoll(p + 3), annotated(ann, ":merge_sort ("));
+  checked++;
+  p = strstr(cg, "\nfn=merge_sort (");
+  assert_non_null(p);
+  p = strstr(p, "cfn=merge (");
+  assert_non_null(p);
+  p = strchr(strchr(p, '\n') + 1, '\n') + 1;
+  assert_true(strncmp(p, "16 ", 3) == 0);
+  assert_int_equal(atoll(p + 3), annotated(ann, ":merge ("));
+  checked++;
+  assert_int_equal(checked, 2);
+  free(cg);
+  free(ann);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_formats),
@@ -364,6 +455,7 @@ int main(void) {
     cmocka_unit_test(test_usage_errors),
     cmocka_unit_test(test_diff_identical),
     cmocka_unit_test(test_diff_edits),
+    cmocka_unit_test(test_callgrind_recursion),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
