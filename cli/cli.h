@@ -27,7 +27,7 @@
                           start a state, an unwritable report */
 #define CLI_EQUOTA 3   /* the --limit quota was exceeded */
 #define CLI_EMEMORY 4  /* the --memory-limit was exceeded */
-#define CLI_EREGRESS 5 /* a gate failed (diff, bench --baseline): a count
+#define CLI_EREGRESS 5 /* a gate failed (lraf diff): a count
                           grew past --threshold and --min-change, or,
                           with --fail-on change, changed past them */
 
@@ -93,7 +93,7 @@ void cli_stop_message(const cli_outcome *o, lraf_state *S);
 void cli_outcome_json(FILE *f, lraf_state *S, const cli_outcome *o);
 void cli_outcome_summary(FILE *f, lraf_state *S, const cli_outcome *o);
 
-/* ---- cli_gate.c: the CI gate of lraf diff and lraf bench ---- */
+/* ---- cli_gate.c: the CI gate of lraf diff ---- */
 typedef struct cli_gate {
   int on;              /* --threshold, --min-change or --fail-on given */
   double threshold;    /* percent; a change must be larger (0: any) */
@@ -115,7 +115,7 @@ void cli_percent(char *buf, size_t size, int64_t before, int64_t after);
 /* s as a JSON string, s as a Markdown table cell. */
 void cli_json_str(FILE *out, const char *s);
 void cli_md_cell(FILE *out, const char *s);
-/* Which --format of diff and bench: 0 text, 1 markdown, 2 json; -1
+/* Which --format of diff: 0 text, 1 markdown, 2 json; -1
    (reported) when unknown. */
 int cli_report_format(const cli_args *a, const char *cmd);
 

@@ -1,6 +1,6 @@
 /*
-** cli_gate.c - the CI gate shared by lraf diff and lraf bench
-** --baseline: whether a count's change from before to after is a
+** cli_gate.c - the CI gate of lraf diff (written to serve any command
+** that compares counts): whether a count's change from before to after is a
 ** regression, an improvement or within the gate (--threshold P
 ** percent, --min-change N units, --fail-on regression|change), and the
 ** small writers of their Markdown and JSON reports.

@@ -105,12 +105,6 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "gate: regression (default; improvements pass) or change"},
   {"--format", KIND_TEXT, "FORMAT", 0, 0,
    "text (default), markdown (a PR comment) or json"},
-  {"--save-baseline", KIND_TEXT, "NAME", 0, 0,
-   "save the counts as .lraf/baselines/NAME.json"},
-  {"--baseline", KIND_TEXT, "NAME", 0, 0,
-   "compare with .lraf/baselines/NAME.json (exit 5 past the gate)"},
-  {"--suite", KIND_TEXT, "FILE", 0, 0,
-   "benchmarks from FILE: \"SCRIPT [ARGS...]\" lines with limits"},
 };
 
 /* What the exit statuses mean; a command lists those it can give. */
@@ -424,9 +418,6 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
       a->fail_on_set = 1;
       break;
     case CLI_OPT_REPORT_FORMAT: a->format = v; break;
-    case CLI_OPT_SAVE_BASELINE: a->save_baseline = v; break;
-    case CLI_OPT_BASELINE: a->baseline = v; break;
-    case CLI_OPT_SUITE: a->suite = v; break;
     case CLI_OPT_ALLOW_OFFLINE: a->opt.allow_offline = 1; break;
     case CLI_OPT_KEY_FILE: {
       static char *key;  /* lives as long as the process */

@@ -54,10 +54,7 @@ typedef enum cli_opt {
   /* gates: lraf diff, lraf bench */
   CLI_OPT_MIN_CHANGE,    /* --min-change N */
   CLI_OPT_FAIL_ON,       /* --fail-on regression|change */
-  CLI_OPT_REPORT_FORMAT, /* --format text|markdown|json (diff, bench) */
-  CLI_OPT_SAVE_BASELINE, /* --save-baseline NAME (bench) */
-  CLI_OPT_BASELINE,      /* --baseline NAME (bench) */
-  CLI_OPT_SUITE,         /* --suite FILE (bench) */
+  CLI_OPT_REPORT_FORMAT, /* --format text|markdown|json (diff) */
   CLI_NUM_OPTS
 } cli_opt;
 
@@ -112,9 +109,6 @@ typedef struct cli_args {
   int64_t min_change;     /* --min-change; -1: none */
   int fail_on_change;     /* --fail-on change (else regression) */
   int fail_on_set;        /* --fail-on was given */
-  const char *baseline;   /* --baseline NAME; NULL: none */
-  const char *save_baseline; /* --save-baseline NAME; NULL: none */
-  const char *suite;      /* --suite FILE; NULL: none */
   int runs;               /* -n; 0: not said */
   /* lraf serve */
   int port, workers;      /* -1: not said */
