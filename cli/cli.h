@@ -27,6 +27,9 @@
                           start a state, an unwritable report */
 #define CLI_EQUOTA 3   /* the --limit quota was exceeded */
 #define CLI_EMEMORY 4  /* the --memory-limit was exceeded */
+#define CLI_EREGRESS 5 /* a gate failed (lraf diff): a count
+                          grew past --threshold and --min-change, or,
+                          with --fail-on change, changed past them */
 
 /* Subcommands. */
 int cli_bench(int argc, char **argv);
@@ -97,6 +100,32 @@ void cli_stop_message(const cli_outcome *o, lraf_state *S);
 /* The JSON report and the summary (S may be NULL: no state). */
 void cli_outcome_json(FILE *f, lraf_state *S, const cli_outcome *o);
 void cli_outcome_summary(FILE *f, lraf_state *S, const cli_outcome *o);
+
+/* ---- cli_gate.c: the CI gate of lraf diff ---- */
+typedef struct cli_gate {
+  int on;              /* --threshold, --min-change or --fail-on given */
+  double threshold;    /* percent; a change must be larger (0: any) */
+  int64_t min_change;  /* a change must be at least this many units */
+  int fail_on_change;  /* improvements fail too */
+} cli_gate;
+typedef enum cli_verdict {
+  CLI_SAME,        /* equal, or within the gate */
+  CLI_REGRESSION,  /* grew past the gate */
+  CLI_IMPROVEMENT  /* shrank past the gate */
+} cli_verdict;
+void cli_gate_of(const cli_args *a, cli_gate *g);
+cli_verdict cli_gate_judge(const cli_gate *g, int64_t before, int64_t after);
+/* Whether a verdict fails the gate. */
+int cli_gate_fails(const cli_gate *g, cli_verdict v);
+const char *cli_verdict_name(cli_verdict v);
+/* The change in percent as text: "+1.25%", "new", "gone" or "0.00%". */
+void cli_percent(char *buf, size_t size, int64_t before, int64_t after);
+/* s as a JSON string, s as a Markdown table cell. */
+void cli_json_str(FILE *out, const char *s);
+void cli_md_cell(FILE *out, const char *s);
+/* Which --format of diff: 0 text, 1 markdown, 2 json; -1
+   (reported) when unknown. */
+int cli_report_format(const cli_args *a, const char *cmd);
 
 /* ---- cli_limits.c: helpers of run and bench ---- */
 /* lraf_new failed under memory_limit: the usage error saying the limit

@@ -1,74 +1,272 @@
 /*
-** cli_diff.c - lraf diff A.json B.json [--threshold P] [--top N]:
-** compare two JSON profiles (lraf profile --format json) function by
-** function, sorted by absolute change, with their similarity score
-** (lraf_profile_diff_*).  Exit status 0, 1 when the total or a
-** function changed by more than P percent, 2 for bad usage or input.
+** cli_diff.c - lraf diff A.json B.json: compare two JSON profiles (lraf
+** profile --format json) function by function, matched by name and file
+** (lraf_profile_diff_*), sorted by absolute change, with their
+** similarity and the functions added, removed or moved; as text,
+** Markdown (a PR comment) or JSON.  With a gate (--threshold,
+** --min-change, --fail-on; cli_gate.c) exit status 5 when the total or
+** a function regressed past it; 2 for bad usage or input.
 */
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-#define CLI_OVER 1  /* a change above the threshold */
+typedef struct diff_view {
+  const lraf_profile_diff *d;
+  const char *pa, *pb;
+  int64_t top;
+  cli_gate gate;
+  int fails;           /* rows failing the gate */
+  int regressions, improvements, added, removed, moved;
+} diff_view;
 
-static void percent(char *buf, size_t size, const lraf_profile_change *c) {
-  double p = lraf_profile_change_percent(c->before, c->after);
-  if (isinf(p)) snprintf(buf, size, "new");
-  else snprintf(buf, size, "%+.2f%%", p);
+static int moved(const lraf_profile_change *c) {
+  return c->in_before && c->in_after && c->line_before != c->line_after;
 }
 
-static void row(const lraf_profile_change *c) {
-  char pct[32];
-  percent(pct, sizeof pct, c);
-  printf("%14" PRId64 " %14" PRId64 " %+14" PRId64 " %9s  %s\n", c->before,
-         c->after, c->after - c->before, pct, c->frame);
+static cli_verdict verdict(const diff_view *v, const lraf_profile_change *c) {
+  return cli_gate_judge(&v->gate, c->before, c->after);
 }
 
-/* Report c on stderr when it changed by more than threshold percent. */
-static int over(const lraf_profile_change *c, double threshold) {
-  char pct[32];
-  if (!(fabs(lraf_profile_change_percent(c->before, c->after)) > threshold))
-    return 0;
-  percent(pct, sizeof pct, c);
-  if (strcmp(pct, "new") == 0)
-    fprintf(stderr, "lraf diff: %s is new (threshold %g%%)\n", c->frame,
-            threshold);
-  else
-    fprintf(stderr, "lraf diff: %s changed by %s (threshold %g%%)\n",
-            c->frame, pct, threshold);
-  return 1;
-}
-
-static int report(const lraf_profile_diff *d, const char *pa,
-                  const char *pb, int64_t top, double threshold) {
+static void count_rows(diff_view *v) {
   lraf_profile_change c;
-  int i, n = lraf_profile_diff_rows(d), rc = CLI_OK;
+  int i, n = lraf_profile_diff_rows(v->d);
+  for (i = -1; i < n; i++) {
+    cli_verdict w;
+    lraf_profile_diff_row(v->d, i, &c);
+    w = verdict(v, &c);
+    v->regressions += w == CLI_REGRESSION;
+    v->improvements += w == CLI_IMPROVEMENT;
+    v->fails += cli_gate_fails(&v->gate, w);
+    if (i < 0) continue;
+    v->added += !c.in_before;
+    v->removed += !c.in_after;
+    v->moved += moved(&c);
+  }
+}
+
+static const char *result(const diff_view *v) {
+  if (!v->gate.on) return "no gate";
+  return v->fails == 0 ? "pass"
+       : v->gate.fail_on_change && v->regressions == 0 ? "change"
+       : "regression";
+}
+
+static void gate_text(FILE *out, const cli_gate *g) {
+  fprintf(out, "threshold %g%%, min-change %" PRId64 ", fail on %s",
+          g->threshold, g->min_change,
+          g->fail_on_change ? "change" : "regression");
+}
+
+/* ---- text ---- */
+
+static void text_row(const diff_view *v, const lraf_profile_change *c) {
+  char pct[32];
+  cli_percent(pct, sizeof pct, c->before, c->after);
+  printf("%14" PRId64 " %14" PRId64 " %+14" PRId64 " %9s", c->before,
+         c->after, c->after - c->before, pct);
+  if (v->gate.on) {
+    cli_verdict w = verdict(v, c);
+    printf("  %-11s", w == CLI_SAME ? "" : cli_verdict_name(w));
+  }
+  printf("  %s\n", c->frame);
+}
+
+/* The rows of one kind (0 added, 1 removed, 2 moved, 3 improvements)
+   after a heading, at most top of them. */
+static void text_list(const diff_view *v, int kind, const char *heading,
+                      int total) {
+  lraf_profile_change c;
+  int i, n = lraf_profile_diff_rows(v->d), shown = 0;
+  if (total == 0) return;
+  printf("\n%s (%d):\n", heading, total);
+  for (i = 0; i < n; i++) {
+    lraf_profile_diff_row(v->d, i, &c);
+    if (!(kind == 0 ? !c.in_before : kind == 1 ? !c.in_after
+          : kind == 2 ? moved(&c) : verdict(v, &c) == CLI_IMPROVEMENT))
+      continue;
+    if (v->top > 0 && shown++ >= v->top) {
+      printf("  (%d more)\n", total - (int)v->top);
+      break;
+    }
+    if (kind == 2)
+      printf("  %s: line %d -> %d\n", c.frame, c.line_before, c.line_after);
+    else
+      printf("  %s (%+" PRId64 ")\n", c.frame, c.after - c.before);
+  }
+}
+
+static void write_text(const diff_view *v) {
+  lraf_profile_change c;
+  int i, n = lraf_profile_diff_rows(v->d);
+  printf("lraf diff: %s -> %s (cost model %s)\n\n", v->pa, v->pb,
+         lraf_profile_diff_model(v->d, 0));
+  printf("%14s %14s %14s %9s", "before", "after", "change", "%");
+  if (v->gate.on) printf("  %-11s", "verdict");
+  printf("  %s\n", "function");
+  for (i = -1; i < n && (v->top <= 0 || i < v->top); i++) {
+    lraf_profile_diff_row(v->d, i, &c);
+    text_row(v, &c);
+  }
+  if (v->top > 0 && n > v->top)
+    printf("(%d more functions; --top 0 lists all)\n", n - (int)v->top);
+  printf("\nsimilarity %.6f (cosine of the per-function counts, weighted "
+         "by inverse frequency)\n", lraf_profile_diff_similarity(v->d));
+  text_list(v, 0, "added", v->added);
+  text_list(v, 1, "removed", v->removed);
+  text_list(v, 2, "moved", v->moved);
+  if (v->gate.on) {
+    text_list(v, 3, "improvements", v->improvements);
+    printf("\ngate: ");
+    gate_text(stdout, &v->gate);
+    printf(": %s\n", result(v));
+  }
+}
+
+/* Each row failing the gate, on stderr. */
+static void report_fails(const diff_view *v) {
+  lraf_profile_change c;
+  int i, n = lraf_profile_diff_rows(v->d);
+  for (i = -1; i < n; i++) {
+    char pct[32];
+    cli_verdict w;
+    lraf_profile_diff_row(v->d, i, &c);
+    w = verdict(v, &c);
+    if (!cli_gate_fails(&v->gate, w)) continue;
+    cli_percent(pct, sizeof pct, c.before, c.after);
+    fprintf(stderr, "lraf diff: %s: %s %+" PRId64 " (%s; ",
+            cli_verdict_name(w), c.frame, c.after - c.before, pct);
+    gate_text(stderr, &v->gate);
+    fputs(")\n", stderr);
+  }
+}
+
+/* ---- Markdown ---- */
+
+static void md_row(const diff_view *v, const lraf_profile_change *c) {
+  char pct[32];
+  cli_verdict w = verdict(v, c);
+  cli_percent(pct, sizeof pct, c->before, c->after);
+  fputs("| ", stdout);
+  cli_md_cell(stdout, c->frame);
+  printf("%s | %" PRId64 " | %" PRId64 " | %+" PRId64 " | %s | %s |\n",
+         !c->in_before ? " (added)" : !c->in_after ? " (removed)"
+         : moved(c) ? " (moved)" : "",
+         c->before, c->after, c->after - c->before, pct,
+         w == CLI_REGRESSION ? ":x: regression"
+         : w == CLI_IMPROVEMENT ? ":white_check_mark: improvement" : "");
+}
+
+static void write_markdown(const diff_view *v) {
+  lraf_profile_change c;
+  int i, n = lraf_profile_diff_rows(v->d);
+  printf("### lraf diff: ");
+  cli_md_cell(stdout, v->pa);
+  printf(" → ");
+  cli_md_cell(stdout, v->pb);
+  printf("\n\nCost model ");
+  cli_md_cell(stdout, lraf_profile_diff_model(v->d, 0));
+  printf(", similarity %.6f", lraf_profile_diff_similarity(v->d));
+  if (v->gate.on) {
+    printf(", gate ");
+    gate_text(stdout, &v->gate);
+    printf(": **%s**", result(v));
+  }
+  printf(".  %d regressed, %d improved, %d added, %d removed, %d moved."
+         "\n\n| function | before | after | change | %% | verdict |\n"
+         "|---|---:|---:|---:|---:|---|\n", v->regressions,
+         v->improvements, v->added, v->removed, v->moved);
+  for (i = -1; i < n && (v->top <= 0 || i < v->top); i++) {
+    lraf_profile_diff_row(v->d, i, &c);
+    md_row(v, &c);
+  }
+  if (v->top > 0 && n > v->top)
+    printf("\n%d more functions (--top 0 lists all).\n", n - (int)v->top);
+}
+
+/* ---- JSON (docs/profiling.md gives the schema) ---- */
+
+static void json_side(const char *key, const char *file, const char *model,
+                      int64_t total) {
+  printf(" \"%s\": {\"file\": ", key);
+  cli_json_str(stdout, file);
+  printf(", \"model\": ");
+  cli_json_str(stdout, model);
+  printf(", \"total\": %" PRId64 "},\n", total);
+}
+
+static void json_line(int line) {
+  if (line < 0) printf("null");
+  else printf("%d", line);
+}
+
+static void write_json(const diff_view *v) {
+  lraf_profile_change c;
+  int i, n = lraf_profile_diff_rows(v->d);
+  lraf_profile_diff_row(v->d, -1, &c);
+  printf("{\"format\": \"lraf-diff\", \"version\": 1,\n");
+  json_side("before", v->pa, lraf_profile_diff_model(v->d, 0), c.before);
+  json_side("after", v->pb, lraf_profile_diff_model(v->d, 1), c.after);
+  printf(" \"similarity\": %.17g,\n \"gate\": ",
+         lraf_profile_diff_similarity(v->d));
+  if (v->gate.on)
+    printf("{\"threshold\": %.17g, \"min_change\": %" PRId64
+           ", \"fail_on\": \"%s\"}", v->gate.threshold, v->gate.min_change,
+           v->gate.fail_on_change ? "change" : "regression");
+  else
+    printf("null");
+  printf(",\n \"result\": \"%s\",\n \"total\": {\"before\": %" PRId64
+         ", \"after\": %" PRId64 ", \"verdict\": \"%s\"},\n"
+         " \"regressions\": %d, \"improvements\": %d, \"added\": %d,"
+         " \"removed\": %d, \"moved\": %d,\n \"functions\": [", result(v),
+         c.before, c.after, cli_verdict_name(verdict(v, &c)), v->regressions,
+         v->improvements, v->added, v->removed, v->moved);
+  for (i = 0; i < n; i++) {
+    lraf_profile_diff_row(v->d, i, &c);
+    printf("%s\n  {\"frame\": ", i ? "," : "");
+    cli_json_str(stdout, c.frame);
+    printf(", \"before\": %" PRId64 ", \"after\": %" PRId64
+           ", \"change\": %" PRId64 ", \"presence\": \"%s\", "
+           "\"line_before\": ", c.before, c.after, c.after - c.before,
+           !c.in_before ? "added" : !c.in_after ? "removed" : "both");
+    json_line(c.in_before ? c.line_before : -1);
+    printf(", \"line_after\": ");
+    json_line(c.in_after ? c.line_after : -1);
+    printf(", \"moved\": %s, \"verdict\": \"%s\"}",
+           moved(&c) ? "true" : "false", cli_verdict_name(verdict(v, &c)));
+  }
+  printf("\n ]\n}\n");
+}
+
+static int report(const lraf_profile_diff *d, const cli_args *a,
+                  const char *pa, const char *pb, int format) {
+  diff_view v;
   const char *ma = lraf_profile_diff_model(d, 0);
   const char *mb = lraf_profile_diff_model(d, 1);
-  printf("lraf diff: %s -> %s (cost model %s)\n\n", pa, pb, ma);
-  printf("%14s %14s %14s %9s  %s\n", "before", "after", "change", "%",
-         "function");
-  for (i = -1; i < n && (top <= 0 || i < top); i++) {
-    lraf_profile_diff_row(d, i, &c);
-    row(&c);
-  }
-  if (top > 0 && n > top)
-    printf("(%d more functions; --top 0 lists all)\n", n - (int)top);
-  printf("\nsimilarity %.6f (cosine of the per-function counts, weighted "
-         "by inverse frequency)\n", lraf_profile_diff_similarity(d));
-  if (strcmp(ma, mb) != 0)
+  memset(&v, 0, sizeof v);
+  v.d = d;
+  v.pa = pa;
+  v.pb = pb;
+  v.top = a->top >= 0 ? a->top : 20;
+  cli_gate_of(a, &v.gate);
+  if (strcmp(ma, mb) != 0) {
     fprintf(stderr, "lraf diff: the profiles have different cost models "
             "(%s, %s)\n", ma, mb);
-  if (threshold >= 0)
-    for (i = -1; i < n; i++) {
-      lraf_profile_diff_row(d, i, &c);
-      if (over(&c, threshold)) rc = CLI_OVER;
-    }
-  return rc;
+    if (v.gate.on)
+      return cli_error("lraf diff: no gate across cost models: profile both "
+                       "with the same one");
+  }
+  count_rows(&v);
+  if (format == 1) write_markdown(&v);
+  else if (format == 2) write_json(&v);
+  else write_text(&v);
+  report_fails(&v);
+  if (fflush(stdout) != 0 || ferror(stdout))
+    return cli_error("lraf diff: cannot write the report");
+  return v.fails > 0 ? CLI_EREGRESS : CLI_OK;
 }
 
 int cli_diff(int argc, char **argv) {
@@ -78,8 +276,9 @@ int cli_diff(int argc, char **argv) {
   size_t len[2];
   lraf_profile_diff *d;
   lraf_error err;
-  int rc = cli_parse(cmd, argc, argv, &a), i;
+  int rc = cli_parse(cmd, argc, argv, &a), i, format;
   if (rc != CLI_OK) return rc == CLI_HELP ? CLI_OK : rc;
+  if ((format = cli_report_format(&a, "diff")) < 0) return CLI_EUSAGE;
   if (a.noperands != 2) {
     cli_error("lraf diff needs two JSON profiles");
     cli_usage(stderr, cmd);
@@ -96,8 +295,7 @@ int cli_diff(int argc, char **argv) {
                             argv[a.first + 1], &d, &err) != LRAF_OK) {
     rc = cli_report(&err);
   } else {
-    rc = report(d, argv[a.first], argv[a.first + 1],
-                a.top >= 0 ? a.top : 20, a.threshold);
+    rc = report(d, &a, argv[a.first], argv[a.first + 1], format);
     lraf_profile_diff_free(d);
   }
   free(text[0]);

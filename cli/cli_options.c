@@ -67,7 +67,7 @@ static const opt_info options[CLI_NUM_OPTS] = {
   {"--top", KIND_COUNT, "N", 0, 1000000,
    "rows of the table (default 20; 0: all)"},
   {"--threshold", KIND_TEXT, "P", 0, 0,
-   "exit 1 when anything changed by more than P percent"},
+   "gate: a change counts when above P percent (exit 5)"},
   {"--allow-dir", KIND_TEXT, "DIR", 0, 0,
    "sandbox: loadfile, dofile, require may read DIR"},
   {"--allow-module", KIND_TEXT, "NAME", 0, 0,
@@ -111,6 +111,12 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "open connections of one address (default 64)"},
   {"--idle-timeout", KIND_COUNT, "SECONDS", 1, 86400,
    "close a connection idle that long (default 10)"},
+  {"--min-change", KIND_COUNT, "N", 0, INT64_MAX,
+   "gate: ignore changes of fewer than N units"},
+  {"--fail-on", KIND_TEXT, "WHAT", 0, 0,
+   "gate: regression (default; improvements pass) or change"},
+  {"--format", KIND_TEXT, "FORMAT", 0, 0,
+   "text (default), markdown (a PR comment) or json"},
 };
 
 /* What the exit statuses mean; a command lists those it can give. */
@@ -120,10 +126,14 @@ static const char *const statuses[] = {
   "bad usage or bad input",
   "the instruction quota (--limit) was exhausted",
   "the memory limit (--memory-limit) was exceeded",
+  "a regression: a count grew past the gate (--threshold, --min-change;"
+  " with --fail-on change, any change past it)",
 };
 #define NSTATUSES ((int)(sizeof statuses / sizeof statuses[0]))
 
 #define ST(n) (1u << (n))
+#define GATE (CLI_BIT(CLI_OPT_THRESHOLD) | CLI_BIT(CLI_OPT_MIN_CHANGE) | \
+              CLI_BIT(CLI_OPT_FAIL_ON))
 #define COUNTING (CLI_BIT(CLI_OPT_EXACT) | CLI_BIT(CLI_OPT_MODE) | \
                   CLI_BIT(CLI_OPT_WEIGHTS) | CLI_BIT(CLI_OPT_VM))
 #define DETERMINISM (CLI_BIT(CLI_OPT_DETERMINISTIC) | \
@@ -164,16 +174,20 @@ static const cli_command commands[] = {
      CLI_BIT(CLI_OPT_TOP) | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_AFTER, "[-o OUT] SCRIPT [ARGS...]",
    "run SCRIPT like lraf run and write its exact profile to OUT (or\n"
-   "standard output): per function calls, self and inclusive\n"
-   "instructions, and the calling contexts (docs/profiling.md)",
+   "standard output, the script's own output then going to standard\n"
+   "error): per function calls, self and inclusive instructions, and\n"
+   "the calling contexts (docs/profiling.md)",
    ST(0) | ST(1) | ST(2) | ST(3) | ST(4)},
   {"diff", cli_diff,
-   CLI_BIT(CLI_OPT_THRESHOLD) | CLI_BIT(CLI_OPT_TOP) | CLI_BIT(CLI_OPT_HELP),
+   GATE | CLI_BIT(CLI_OPT_TOP) | CLI_BIT(CLI_OPT_REPORT_FORMAT) |
+     CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_MIXED, "A.json B.json",
-   "compare two JSON profiles function by function, sorted by absolute\n"
-   "change, with their similarity; exit status 1 when the total or a\n"
-   "function changed by more than --threshold P percent",
-   ST(0) | ST(2)},
+   "compare two JSON profiles function by function (matched by name and\n"
+   "file, so edits that move functions keep them matched), sorted by\n"
+   "absolute change, with their similarity and the functions added,\n"
+   "removed or moved.  With a gate (--threshold, --min-change, --fail-on)\n"
+   "exit status 5 when the total or a function regressed past it",
+   ST(0) | ST(1) | ST(2) | ST(5)},
   {"rewrite", cli_rewrite,
    COUNTING | CLI_BIT(CLI_OPT_OUTPUT) | CLI_BIT(CLI_OPT_KEY_FILE) |
      CLI_BIT(CLI_OPT_HELP),
@@ -417,6 +431,15 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
                        "not '%s'", v);
       break;
     }
+    case CLI_OPT_MIN_CHANGE: a->min_change = n; break;
+    case CLI_OPT_FAIL_ON:
+      if (strcmp(v, "regression") == 0) a->fail_on_change = 0;
+      else if (strcmp(v, "change") == 0) a->fail_on_change = 1;
+      else
+        rc = cli_error("--fail-on needs regression or change, not '%s'", v);
+      a->fail_on_set = 1;
+      break;
+    case CLI_OPT_REPORT_FORMAT: a->format = v; break;
     case CLI_OPT_ALLOW_OFFLINE: a->opt.allow_offline = 1; break;
     case CLI_OPT_KEY_FILE: {
       static char *key;  /* lives as long as the process */
@@ -464,6 +487,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a) {
   a->max_tenants = a->max_conns = a->max_per_ip = a->idle_timeout = -1;
   a->top = -1;
   a->threshold = -1;
+  a->min_change = -1;
   for (i = 1; i < argc; i++) {
     const char *arg = argv[i];
     int o;

@@ -57,6 +57,10 @@ typedef enum cli_opt {
   CLI_OPT_MAX_CONNECTIONS, /* --max-connections N */
   CLI_OPT_MAX_PER_IP,    /* --max-connections-per-ip N */
   CLI_OPT_IDLE_TIMEOUT,  /* --idle-timeout SECONDS */
+  /* gates: lraf diff, lraf bench */
+  CLI_OPT_MIN_CHANGE,    /* --min-change N */
+  CLI_OPT_FAIL_ON,       /* --fail-on regression|change */
+  CLI_OPT_REPORT_FORMAT, /* --format text|markdown|json (diff) */
   CLI_NUM_OPTS
 } cli_opt;
 
@@ -108,6 +112,9 @@ typedef struct cli_args {
   const char *format;     /* --format; NULL: not said */
   int64_t top;            /* --top; -1: not said */
   double threshold;       /* --threshold; -1: none */
+  int64_t min_change;     /* --min-change; -1: none */
+  int fail_on_change;     /* --fail-on change (else regression) */
+  int fail_on_set;        /* --fail-on was given */
   int runs;               /* -n; 0: not said */
   /* lraf serve */
   int port, workers;      /* -1: not said */

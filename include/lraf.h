@@ -848,8 +848,15 @@ LRAF_API int lraf_profile_functions(const lraf_profile *P);
 LRAF_API int lraf_profile_function(const lraf_profile *P, int i,
                                    lraf_profile_func *out);
 
-/* Comparing two JSON profiles (lraf diff), function by function by
-   frame name.  lraf_profile_diff reads both texts (a_name and b_name
+/* Comparing two JSON profiles (lraf diff), function by function.
+   Functions are matched by name and file, not by the line they are
+   defined on: an edit above a function leaves it the same function
+   (moved: its two lines differ).  The line only tells apart functions
+   of one name in one file (anonymous functions, methods of different
+   classes), paired in the order of their lines.  A file whose path
+   changed is followed when its base name is unique.  Functions only
+   one profile ran are added or removed rows.
+   lraf_profile_diff reads both texts (a_name and b_name
    name them in errors: LRAF_EFORMAT with the byte offset and what was
    expected there) and compares their self counts.  The rows come
    sorted by absolute change, largest first, then by frame; their
@@ -859,8 +866,14 @@ LRAF_API int lraf_profile_function(const lraf_profile *P, int i,
    function: 1 for identical profiles, near 0 for different programs. */
 typedef struct lraf_profile_diff lraf_profile_diff;
 typedef struct lraf_profile_change {
-  const char *frame;     /* "(total)" for the totals */
+  const char *frame;     /* "(total)" for the totals; the second
+                            profile's frame name when it has the
+                            function, else the first's */
   int64_t before, after;
+  int in_before, in_after;     /* the function is in the first, second
+                                  profile (0, 1: added; 1, 0: removed) */
+  int line_before, line_after; /* its lines defined (-1: C, totals or
+                                  absent); they differ when it moved */
 } lraf_profile_change;
 LRAF_API lraf_status lraf_profile_diff_new(const char *a, size_t a_len,
                                            const char *a_name,

@@ -35,8 +35,13 @@ typedef struct pf_node {
   int parent;
   int child, next;   /* first child, next sibling (creation order) */
   int last;          /* the child entered last (a fast path) */
+  int site;          /* the line of the parent's function that made the
+                        first call (-1: unknown, a tail call or a C
+                        caller; PF_NO_SITE until the collector says) */
   int64_t calls, self, incl;
 } pf_node;
+
+#define PF_NO_SITE (-2)
 
 /* A thread's stack of nodes, with the collector's frame ids. */
 typedef struct pf_stack {
@@ -96,6 +101,13 @@ static inline int pf_top(const pf_profile *P, int s) {
   return st->n > 0 ? st->node[st->n - 1] : st->root;
 }
 
+/* The node on top of stack s when its call site is not known yet (it
+   was just created): the collector then sets node[n].site; else -1. */
+static inline int pf_site_wanted(const pf_profile *P, int s) {
+  int n = pf_top(P, s);
+  return n > 0 && P->node[n].site == PF_NO_SITE ? n : -1;
+}
+
 /* A thread's frames deeper than this are merged: each hangs under the
    frame at this depth (deep recursion would otherwise make the tree,
    and the folded stacks, grow with the square of the depth).  Counts
@@ -139,6 +151,9 @@ void pf_write_svg(const pf_profile *P, FILE *out);
 typedef struct pf_entry {
   char *frame;
   int64_t self;
+  char *name, *source;  /* NULL when the profile has none */
+  int line;             /* line defined; -1 for C functions or none */
+  int is_c;
 } pf_entry;
 typedef struct pf_read {
   char model[96];
@@ -153,9 +168,18 @@ lraf_status pf_read_json(const char *text, size_t len, const char *name,
 void pf_read_free(pf_read *r);
 
 /* ---- pf_diff.c: comparing profiles ---- */
+/* Functions are matched by name and file, not by line: a function
+   whose definition moved (an edit above it) is the same function.  The
+   line only tells apart functions of one name in one file (anonymous
+   ones, methods of different classes): those are paired in the order
+   of their lines, keeping the line distance smallest.  A file renamed
+   between the profiles is followed when its base name is unique. */
 typedef struct pf_diffrow {
-  const char *frame;   /* owned by the pf_read it came from */
+  const char *frame;   /* owned by the pf_read it came from (b's when
+                          present in b) */
   int64_t before, after;
+  int in_before, in_after;     /* present in a, in b */
+  int line_before, line_after; /* lines defined (differ: it moved) */
 } pf_diffrow;
 typedef struct pf_diff {
   pf_diffrow *row;   /* sorted by absolute change, then frame */

@@ -234,9 +234,40 @@ static int64_t count(parser *p, const char *what) {
   return v;
 }
 
-/* One element of "functions": needs "frame" and "self". */
+/* A signed integer (a line). */
+static int integer(parser *p, const char *what) {
+  int is_int;
+  int64_t v = 0;
+  size_t at;
+  skip_ws(p);
+  at = p->i;
+  number(p, &is_int, &v);
+  if (!p->failed && (!is_int || v < -1 || v > 0x7fffffff)) {
+    p->i = at;
+    fail(p, "%s must be an integer of at least -1", what);
+  }
+  return (int)v;
+}
+
+static int boolean(parser *p, const char *what) {
+  int c = peek(p);
+  if (c == 't') { literal(p, "true"); return 1; }
+  if (c == 'f') { literal(p, "false"); return 0; }
+  fail(p, "%s must be true or false", what);
+  return 0;
+}
+
+static void entry_free(pf_entry *e) {
+  free(e->frame);
+  free(e->name);
+  free(e->source);
+}
+
+/* One element of "functions": needs "frame" and "self"; "name",
+   "source", "line" and "c" (what lraf diff matches functions by) are
+   read when there. */
 static void function(parser *p) {
-  pf_entry e = {NULL, -1};
+  pf_entry e = {NULL, -1, NULL, NULL, -1, 0};
   if (!expect(p, '{')) return;
   if (peek(p) != '}') {
     for (;;) {
@@ -245,6 +276,16 @@ static void function(parser *p) {
       if (strcmp(key, "frame") == 0) {
         free(e.frame);
         e.frame = string(p);
+      } else if (strcmp(key, "name") == 0) {
+        free(e.name);
+        e.name = string(p);
+      } else if (strcmp(key, "source") == 0) {
+        free(e.source);
+        e.source = string(p);
+      } else if (strcmp(key, "line") == 0) {
+        e.line = integer(p, "\"line\"");
+      } else if (strcmp(key, "c") == 0) {
+        e.is_c = boolean(p, "\"c\"");
       } else if (strcmp(key, "self") == 0) {
         e.self = count(p, "\"self\"");
       } else {
@@ -260,10 +301,10 @@ static void function(parser *p) {
     if (e.frame == NULL || e.self < 0)
       fail(p, "a function needs \"frame\" and \"self\"");
   }
-  if (p->failed) { free(e.frame); return; }
+  if (p->failed) { entry_free(&e); return; }
   {
     pf_entry *a = realloc(p->out->e, ((size_t)p->out->n + 1) * sizeof *a);
-    if (a == NULL) { free(e.frame); fail(p, "out of memory"); return; }
+    if (a == NULL) { entry_free(&e); fail(p, "out of memory"); return; }
     p->out->e = a;
     a[p->out->n++] = e;
   }
@@ -335,7 +376,7 @@ lraf_status pf_read_json(const char *text, size_t len, const char *name,
 
 void pf_read_free(pf_read *r) {
   int i;
-  for (i = 0; i < r->n; i++) free(r->e[i].frame);
+  for (i = 0; i < r->n; i++) entry_free(&r->e[i]);
   free(r->e);
   r->e = NULL;
   r->n = 0;

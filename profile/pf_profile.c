@@ -111,6 +111,7 @@ static int new_node(pf_profile *P, int parent, int fn) {
   n->fn = fn;
   n->parent = parent;
   n->child = n->next = n->last = -1;
+  n->site = PF_NO_SITE;
   if (parent >= 0) {
     /* append: children keep creation order */
     int *link = &P->node[parent].child;

@@ -152,14 +152,16 @@ static int write_folded(const pf_profile *P, FILE *out) {
 
 /* ---- Callgrind ---- */
 
+/* A call line: from function from's line site to function to. */
 typedef struct edge {
-  int from, to;
+  int from, to, site;
   int64_t calls, incl;
 } edge;
 
 static int by_edge(const void *a, const void *b) {
   const edge *x = a, *y = b;
   if (x->from != y->from) return x->from - y->from;
+  if (x->site != y->site) return x->site - y->site;
   return x->to - y->to;
 }
 
@@ -173,24 +175,80 @@ static void cg_fn(const pf_func *f, FILE *out, const char *fl,
   fprintf(out, "%s=%s\n%s=%s\n", fl, source, fn, name);
 }
 
+/* The cost of each node as a call line of its parent's function F: its
+   inclusive count less that of the outermost calls of F below it (a
+   call that re-enters F is F's own again), 0 for F calling itself.
+   Then a function's self count plus its call lines is its inclusive
+   count, recursion or not, as callgrind_annotate --inclusive=yes adds
+   them.  depth-first, with for each function the depth of its
+   innermost active node (prev chains the outer ones). */
+static int call_costs(const pf_profile *P, int64_t *cost) {
+  int *path = malloc(((size_t)P->nnode + 1) * sizeof *path);
+  int *prev = malloc(((size_t)P->nnode + 1) * sizeof *prev);
+  int *active = malloc(((size_t)P->nfn + 1) * sizeof *active);
+  int *stack = malloc((2 * (size_t)P->nnode + 1) * sizeof *stack);
+  int sp = 0, depth = 0, i;
+  if (!path || !prev || !active || !stack) {
+    free(path); free(prev); free(active); free(stack);
+    return 0;
+  }
+  for (i = 0; i < P->nfn; i++) active[i] = -1;
+  for (i = 0; i < P->nnode; i++) {
+    const pf_node *n = &P->node[i];
+    int pf = n->parent > 0 ? P->node[n->parent].fn : -1;
+    cost[i] = pf >= 0 && pf == n->fn ? 0 : n->incl;
+  }
+  stack[sp++] = 0;
+  while (sp > 0) {
+    int v = stack[--sp], c, fn;
+    if (v < 0) {  /* leaving ~v */
+      fn = P->node[~v].fn;
+      if (fn >= 0) active[fn] = prev[~v];
+      depth--;
+      continue;
+    }
+    fn = P->node[v].fn;
+    if (fn >= 0) {
+      int a = active[fn];  /* the depth of fn's innermost active node */
+      if (a >= 0 && a + 1 < depth && P->node[path[a + 1]].fn != fn)
+        cost[path[a + 1]] -= P->node[v].incl;  /* re-entered under it */
+      prev[v] = a;
+      active[fn] = depth;
+    }
+    path[depth++] = v;
+    stack[sp++] = ~v;
+    for (c = P->node[v].child; c >= 0; c = P->node[c].next) stack[sp++] = c;
+  }
+  free(path); free(prev); free(active); free(stack);
+  return 1;
+}
+
 static int write_callgrind(const pf_profile *P, FILE *out) {
   edge *e = malloc(((size_t)P->nnode + 1) * sizeof *e);
+  int64_t *cost = malloc(((size_t)P->nnode + 1) * sizeof *cost);
   int ne = 0, i, j, k;
-  if (e == NULL) return 0;
+  if (e == NULL || cost == NULL || !call_costs(P, cost)) {
+    free(e);
+    free(cost);
+    return 0;
+  }
   for (i = 1; i < P->nnode; i++) {
     const pf_node *n = &P->node[i];
+    const pf_func *from;
     if (n->parent <= 0) continue;
     e[ne].from = P->node[n->parent].fn;
     e[ne].to = n->fn;
+    from = &P->fn[e[ne].from];
+    /* unknown sites (tail calls, C callers): the caller's first line */
+    e[ne].site = n->site >= 0 ? n->site : from->line > 0 ? from->line : 0;
     e[ne].calls = n->calls;
-    e[ne].incl = n->incl;
+    e[ne].incl = cost[i];
     ne++;
   }
   qsort(e, (size_t)ne, sizeof *e, by_edge);
-  for (i = 0, k = 0; i < ne; k++) {  /* merge edges between two functions */
+  for (i = 0, k = 0; i < ne; k++) {  /* merge the calls of one site */
     e[k] = e[i];
-    for (j = i + 1; j < ne && e[j].from == e[i].from && e[j].to == e[i].to;
-         j++) {
+    for (j = i + 1; j < ne && by_edge(&e[j], &e[i]) == 0; j++) {
       e[k].calls += e[j].calls;
       e[k].incl += e[j].incl;
     }
@@ -199,7 +257,9 @@ static int write_callgrind(const pf_profile *P, FILE *out) {
   ne = k;
   fprintf(out, "# callgrind format\nversion: 1\ncreator: lraf\n"
           "cmd: lraf profile (cost model %s)\npositions: line\n"
-          "events: Instr\nsummary: %" PRId64 "\n", P->model, P->total);
+          "event: Ir : lraf units (cost model %s)\n"
+          "events: Ir\nsummary: %" PRId64 "\n", P->model, P->model,
+          P->total);
   for (i = 0, j = 0; i < P->nfn; i++) {
     const pf_func *f = &P->fn[i];
     int line = f->line > 0 ? f->line : 0;
@@ -221,10 +281,11 @@ static int write_callgrind(const pf_profile *P, FILE *out) {
       const pf_func *g = &P->fn[e[j].to];
       cg_fn(g, out, "cfl", "cfn");
       fprintf(out, "calls=%" PRId64 " %d\n%d %" PRId64 "\n", e[j].calls,
-              g->line > 0 ? g->line : 0, line, e[j].incl);
+              g->line > 0 ? g->line : 0, e[j].site, e[j].incl);
     }
   }
   free(e);
+  free(cost);
   return 1;
 }
 

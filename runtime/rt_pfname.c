@@ -51,29 +51,114 @@ static int module_name(lua_State *L, char *buf, size_t size) {
   return found;
 }
 
+/* A name for the function at fidx found in the table on top of L under
+   prefix (NULL: none): "prefix.key", or "prefix:key" when the function's
+   first parameter is self; kept in best when better (rank first, then
+   the smaller name). */
+typedef struct pf_best {
+  char name[128];
+  int rank;  /* lower is better; 99: none */
+} pf_best;
+
+static void offer(pf_best *b, int rank, const char *name) {
+  if (rank < b->rank || (rank == b->rank && strcmp(name, b->name) < 0)) {
+    snprintf(b->name, sizeof b->name, "%s", name);
+    b->rank = rank;
+  }
+}
+
+static void search_table(lua_State *L, int fidx, const char *prefix,
+                         int rank, pf_best *b) {
+  const char *p1;
+  int method;
+  lua_pushvalue(L, fidx);
+  p1 = lua_getlocal(L, NULL, 1);  /* pops nothing, pushes nothing */
+  lua_pop(L, 1);
+  method = p1 != NULL && strcmp(p1, "self") == 0;
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    if (lua_type(L, -2) == LUA_TSTRING && lua_rawequal(L, -1, fidx)) {
+      char name[128];
+      snprintf(name, sizeof name, "%s%s%s", prefix, method ? ":" : ".",
+               lua_tostring(L, -2));
+      offer(b, rank, name);
+    }
+    lua_pop(L, 1);
+  }
+}
+
+/* The Lua function at fidx in the global tables (one level down, e.g.
+   Scheduler.schedule) and in the tables and locals of the running main
+   chunk (local Scheduler = {}; local function helper). */
+static void table_names(lua_State *L, int fidx, pf_best *b) {
+  lua_Debug ar;
+  int level, i;
+  lua_pushglobaltable(L);
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    if (lua_type(L, -2) == LUA_TSTRING && lua_istable(L, -1) &&
+        !lua_rawequal(L, -1, -3))  /* _G._G */
+      search_table(L, fidx, lua_tostring(L, -2), 2, b);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  if (!lua_pushthread(L)) {  /* not the main thread: its frames only */
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pop(L, 1);
+  for (level = 0; lua_getstack(L, level, &ar); level++) {
+    if (!lua_getinfo(L, "S", &ar) || ar.what[0] != 'm') continue;
+    for (i = 1; i < 200; i++) {
+      const char *name = lua_getlocal(L, &ar, i);
+      if (name == NULL) break;
+      if (name[0] != '(') {
+        if (lua_rawequal(L, -1, fidx)) offer(b, 3, name);
+        else if (lua_istable(L, -1)) search_table(L, fidx, name, 3, b);
+      }
+      lua_pop(L, 1);
+    }
+    break;
+  }
+}
+
 /* A Lua function is its short source and line defined (what its frame
    is named by).  A cache slot chosen by the chunk's source address
    remembers the last function seen there; it is used only when its
    short source and line are this function's (the address of a
    collected chunk's source may come back with another chunk's).  The
-   name is that of the function's first call. */
+   name is the best Lua can give at the function's first call: a global
+   or module name (helper, mod.f), a field of a global table or of a
+   table of the main chunk (Scheduler:schedule, with ':' when its first
+   parameter is self), a local function of the main chunk, then the name
+   it was called by (a field, a local, an upvalue), else "function
+   <source:line>" as lua5.4's tracebacks write it. */
 int rt_pf_lua(lraf_profile *R, lua_State *L, lua_Debug *ar) {
   uint32_t h = (uint32_t)((uintptr_t)ar->source >> 4) * 31u +
                (uint32_t)ar->linedefined;
   int *slot = &R->lua[h % RT_PF_LUA_CACHE], fn = *slot;
-  const char *name;
   if (fn >= 0 && R->P->fn[fn].line == ar->linedefined &&
       strcmp(R->P->fn[fn].source, ar->short_src) == 0)
     return fn;
   fn = pf_func_find(R->P, ar->short_src, ar->linedefined, NULL, 0);
   if (fn < 0) {
+    pf_best b;
+    b.rank = 99;
+    b.name[0] = '\0';
     if (ar->what[0] == 'm') {
-      name = "main chunk";
-    } else {
-      lua_getinfo(L, "n", ar);
-      name = ar->name ? ar->name : "?";
+      offer(&b, 0, "main chunk");
+    } else if (lua_checkstack(L, 8) && lua_getinfo(L, "nf", ar)) {
+      int fidx = lua_gettop(L);
+      char name[128];
+      if (module_name(L, name, sizeof name)) offer(&b, 1, name);
+      else table_names(L, fidx, &b);
+      lua_settop(L, fidx - 1);
+      if (b.rank == 99 && ar->name != NULL) offer(&b, 4, ar->name);
     }
-    fn = pf_func_id(R->P, ar->short_src, ar->linedefined, name, 0);
+    if (b.rank == 99)
+      snprintf(b.name, sizeof b.name, "function <%s:%d>", ar->short_src,
+               ar->linedefined);
+    fn = pf_func_id(R->P, ar->short_src, ar->linedefined, b.name, 0);
   }
   *slot = fn;
   return fn;
@@ -123,6 +208,11 @@ int rt_pf_c(lraf_profile *R, lua_State *L, lua_Debug *ar) {
 }
 
 /* ---- stacks and charges ---- */
+
+int rt_pf_host_c(const lraf_profile *R, int s) {
+  const pf_stack *st = &R->P->stack[s];
+  return st->n == 0 && st->root == 0;
+}
 
 int rt_pf_stack(lraf_profile *R, lua_State *L) {
   if (R->curL != L) {

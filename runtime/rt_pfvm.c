@@ -167,10 +167,10 @@ static void event(lua_State *L, int ev, CallInfo *ci, int nres) {
   int s, fn = -1, node;
   int64_t now;
   if (R == NULL || R->vm == NULL) return;
-  if (!isLua(ci) && ev != LUA_HOOKRET &&
-      (fn = c_fn(R, L, ci)) == -2)
-    return;  /* consume */
   if ((s = rt_pf_stack(R, L)) < 0) return;
+  if (!isLua(ci) && ev != LUA_HOOKRET &&
+      (rt_pf_host_c(R, s) || (fn = c_fn(R, L, ci)) == -2))
+    return;  /* the host's (not a frame), or consume */
   now = rt_total_of(R->S, *R->vm->counter);  /* rt_pf_charge, inline */
   if (R->S->opt.exact)  /* code with refunds: what its frames ran */
     now -= rt_vm_ahead(L);
@@ -191,6 +191,13 @@ static void event(lua_State *L, int ev, CallInfo *ci, int nres) {
       pf_unwind(R->P, s, ci->previous);
     }
     if (fn >= 0) pf_enter(R->P, s, fn, ci);
+    if ((node = pf_site_wanted(R->P, s)) >= 0) {  /* a new call path */
+      lua_Debug caller;
+      caller.i_ci = ci->previous;
+      R->P->node[node].site = ev != LUA_HOOKTAILCALL && ci->previous &&
+                              lua_getinfo(L, "l", &caller)
+                            ? caller.currentline : -1;
+    }
   }
   R->running = pf_top(R->P, s);
 }

@@ -47,9 +47,9 @@ static void created(lraf_profile *R, lua_State *L, lua_Debug *ar,
 
 /* A call or return: the stacks follow it. */
 static void event(lraf_profile *R, lua_State *L, lua_Debug *ar, int s) {
-  int fn, is_c;
+  int fn, is_c, node;
   if (ar->event == LUA_HOOKRET) {  /* needs no getinfo */
-    int node = pf_return(R->P, s, ar->i_ci);
+    node = pf_return(R->P, s, ar->i_ci);
     if (node >= 0) {
       fn = R->P->node[node].fn;
       if (fn == R->create_fn || fn == R->wrap_fn) created(R, L, ar, node);
@@ -58,6 +58,7 @@ static void event(lraf_profile *R, lua_State *L, lua_Debug *ar, int s) {
   }
   if (!lua_getinfo(L, "S", ar)) return;
   is_c = ar->what[0] == 'C';
+  if (is_c && rt_pf_host_c(R, s)) return;  /* the host's, not a frame */
   if (is_c) {
     lua_getinfo(L, "f", ar);
     if (lua_tocfunction(L, -1) == rt_consume) {
@@ -78,6 +79,13 @@ static void event(lraf_profile *R, lua_State *L, lua_Debug *ar, int s) {
     fn = rt_pf_lua(R, L, ar);
   }
   pf_enter(R->P, s, fn, ar->i_ci);
+  if ((node = pf_site_wanted(R->P, s)) >= 0) {  /* a new call path */
+    lua_Debug caller;
+    R->P->node[node].site = ar->event != LUA_HOOKTAILCALL &&
+                            lua_getstack(L, 1, &caller) &&
+                            lua_getinfo(L, "l", &caller)
+                          ? caller.currentline : -1;
+  }
 }
 
 /* Everything counted since the last event ran in the node that was on

@@ -45,6 +45,11 @@ int rt_pf_lua(lraf_profile *R, lua_State *L, lua_Debug *ar);
 rt_pf_centry *rt_pf_cfind(lraf_profile *R, const void *p);
 /* The C function at the top of L (left there; ar->i_ci set). */
 int rt_pf_c(lraf_profile *R, lua_State *L, lua_Debug *ar);
+/* Whether a C function called now on stack s is the host's (the C code
+   that runs the profiled chunk: called on the main thread with no frame
+   under it), which is not a frame: the root's first frame is the main
+   chunk. */
+int rt_pf_host_c(const lraf_profile *R, int s);
 /* A coroutine.create or wrap call (node) returned thread co: its stack
    starts afresh under node. */
 void rt_pf_created(lraf_profile *R, lua_State *co, int node);

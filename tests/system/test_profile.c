@@ -298,6 +298,49 @@ static lraf_profile *profile_src(const char *src, int native) {
   return P;
 }
 
+/* Frames get the best name Lua can give: global and module names,
+   methods of global and local tables (Class:method when the first
+   parameter is self), local functions, the name a function was called
+   by, else "function <source:line>"; C functions by their library
+   name; the root's first frame is the main chunk. */
+static void test_names(void **state) {
+  static const char src[] =
+    "Scheduler = {}\n"
+    "function Scheduler:schedule(n) return n + 1 end\n"
+    "local Queue = {}\n"
+    "function Queue.push(q, v) q[#q + 1] = v end\n"
+    "function helper(x) return x * 2 end\n"
+    "local function twice(f, x) return f(f(x)) end\n"
+    "local t = {run = function(x) return x end}\n"
+    "local function outer()\n"
+    "  local inner = function(x) return x + 3 end\n"
+    "  return inner(1) + t.run(2)\n"
+    "end\n"
+    "Scheduler:schedule(1) Queue.push({}, 1) helper(2)\n"
+    "twice(function(x) return x end, 4) outer()\n"
+    "table.sort({3, 1, 2}, function(a, b) return a < b end)\n"
+    "local s = string.gsub('abc', 'b', 'x')\n";
+  static const char *const frames[] = {
+    "main chunk (t:0)", "Scheduler:schedule (t:2)", "Queue.push (t:4)",
+    "helper (t:5)", "twice (t:6)", "t.run (t:7)", "outer (t:8)",
+    "inner (t:9)", "f (t:13)", "[C] table.sort",
+    "function <t:14> (t:14)", "[C] string.gsub", NULL};
+  lraf_profile *P = profile_src(src, 0);
+  size_t len;
+  char *folded = tutil_pf_write(P, "folded", &len);
+  char *table = tutil_pf_write(P, "table", &len);
+  int i;
+  (void)state;
+  for (i = 0; frames[i] != NULL; i++)
+    if (strstr(table, frames[i]) == NULL)
+      fail_msg("no frame %s in\n%s", frames[i], table);
+  if (strstr(table, "[C] ?") != NULL || strncmp(folded, "main chunk", 10))
+    fail_msg("the root is not the main chunk:\n%s", folded);
+  free(folded);
+  free(table);
+  lraf_profile_free(P);
+}
+
 static void test_contexts(void **state) {
   static const char src[] =
     "local function leaf(n) local s = 0 for i = 1, n do s = s + i end "
@@ -323,7 +366,8 @@ static void test_contexts(void **state) {
   assert_non_null(strstr(folded, "main chunk (t:0);b (t:3);leaf (t:1) "));
   /* the coroutine hangs under the create call in maker */
   assert_non_null(strstr(folded, "main chunk (t:0);maker (t:5);"
-                         "[C] coroutine.create;? (t:4);leaf (t:1) "));
+                         "[C] coroutine.create;function <t:4> (t:4);"
+                         "leaf (t:1) "));
   /* native units of string.rep are its self count */
   assert_non_null(strstr(folded, "main chunk (t:0);[C] string.rep "));
   /* the frames an error unwound are left: a() again under main */
@@ -422,6 +466,7 @@ int main(void) {
     cmocka_unit_test(test_svg_xmllint),
     cmocka_unit_test(test_folded_format),
     cmocka_unit_test(test_contexts),
+    cmocka_unit_test(test_names),
     cmocka_unit_test(test_deep_recursion),
     cmocka_unit_test(test_api_errors),
   };

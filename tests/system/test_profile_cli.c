@@ -2,8 +2,8 @@
 ** test_profile_cli.c - the lraf profile and lraf diff commands, run as
 ** a user runs them (the binary named by $LRAF, default build/lraf) in a
 ** temporary directory: every format to a file, the same counts as lraf
-** run, identical runs diffing to exit 0, and a one-line change in a
-** corpus benchmark found at the top of the diff.
+** run, identical runs diffing to exit 0, and a corpus benchmark edited
+** three ways (functions moved, one line changed, a cost halved).
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -107,6 +107,28 @@ static void test_formats(void **state) {
              TUTIL_VM "/original", count);
     assert_non_null(strstr(t, head));
     free(t);
+  }
+  /* without -o the profile alone is standard output: what the script
+     prints goes to standard error, not into the profile */
+  put("prints.lua", "print('fake;frame 99') io.write('more 1\\n')\n"
+      "io.stdout:write('third 2\\n')\n");
+  assert_int_equal(run("profile --format folded %s/prints.lua", sh.dir), 0);
+  {
+    char *out = slurp_dir("out.txt"), *err = slurp_dir("err.txt");
+    if (strstr(out, "fake;frame") || strstr(out, "more 1") ||
+        strstr(out, "third 2"))
+      fail_msg("the script's output is in the profile:\n%s", out);
+    assert_non_null(strstr(out, "main chunk ("));
+    assert_non_null(strstr(err, "fake;frame 99\nmore 1\nthird 2\n"));
+    free(out);
+    free(err);
+  }
+  assert_int_equal(run("profile --format json tests/corpus/richards.lua"), 0);
+  {
+    char *out = slurp_dir("out.txt");
+    assert_true(out[0] == '{');
+    assert_null(strstr(out, "count=1000 queued="));
+    free(out);
   }
   /* standard output without -o; run options pass through */
   assert_int_equal(run("profile --exact --granularity 777 --format folded "
@@ -217,46 +239,213 @@ static char *replace(const char *s, const char *from, const char *to) {
   return r;
 }
 
-/* A one-line change in a function of a benchmark: that function is the
-   first row of the diff, and a threshold trips. */
-static void test_diff_one_line(void **state) {
+/* s with "-- a comment\n" inserted above every line that starts with
+   "local function " (every function of a corpus benchmark moves). */
+static char *comment_functions(const char *s) {
+  size_t n = strlen(s), k = 0;
+  char *r = malloc(2 * n + 1);
+  const char *p = s;
+  assert_non_null(r);
+  while (*p) {
+    const char *eol = strchr(p, '\n');
+    size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
+    if (strncmp(p, "local function ", 15) == 0) {
+      memcpy(r + k, "-- a comment\n", 13);
+      k += 13;
+    }
+    memcpy(r + k, p, len);
+    k += len;
+    p += len;
+  }
+  r[k] = '\0';
+  return r;
+}
+
+/* Profile text as DIR/towers.lua (DIR a or b: the diff follows the file
+   to its new directory) into DIR.json. */
+static void profile_as(const char *dir, const char *text) {
+  char name[64];
+  snprintf(name, sizeof name, "%s/towers.lua", dir);
+  put(name, text);
+  assert_int_equal(run("profile --format json -o %s/%s.json %s/%s", sh.dir,
+                       dir, sh.dir, name), 0);
+}
+
+/* The first function row of diff's text output (after the totals). */
+static char *first_row(char *out) {
+  char *row = strstr(out, "(total)\n");
+  if (row == NULL) fail_msg("no totals in lraf diff's output:\n%s", out);
+  row = strchr(row, '\n') + 1;
+  *strchr(row, '\n') = '\0';
+  return row;
+}
+
+static double json_similarity(void) {
+  char *j = slurp_dir("out.txt"), *p = strstr(j, "\"similarity\": ");
+  double v;
+  if (p == NULL) fail_msg("no similarity in:\n%s", j);
+  v = strtod(p + 14, NULL);
+  free(j);
+  return v;
+}
+
+/* A corpus benchmark edited three ways.  A comment above every function
+   moves them all: the diff matches them by name and file, similarity 1,
+   exit 0 at the strictest gate.  A one-line change in one function puts
+   it first and exits with the regression status.  Halving a function's
+   cost passes and is listed as an improvement (and fails with
+   --fail-on change). */
+static void test_diff_edits(void **state) {
   size_t len;
-  char *src = tutil_run_slurp("tests/corpus/towers.lua", &len), *changed;
-  char *out, *row;
+  char *src = tutil_run_slurp("tests/corpus/towers.lua", &len);
+  char *moved, *changed, *halved, *out, *row;
   (void)state;
   assert_non_null(src);
+  assert_int_equal(tutil_sh_run(&sh, "mkdir -p %s/a %s/b", sh.dir, sh.dir),
+                   0);
+  profile_as("a", src);
+
+  moved = comment_functions(src);
+  profile_as("b", moved);
+  assert_int_equal(run("diff --threshold 0 --format json %s/a.json "
+                       "%s/b.json", sh.dir, sh.dir), 0);
+  assert_true(json_similarity() == 1.0);
+  out = slurp_dir("out.txt");
+  assert_non_null(strstr(out, "\"added\": 0, \"removed\": 0, \"moved\": 6"));
+  assert_non_null(strstr(out, "\"result\": \"pass\""));
+  free(out);
+
   changed = replace(src, "  moves = moves + 1\n",
                     "  moves = moves + 1 + 0 * moves\n");
-  put("towers.lua", src);
-  put("towers2.lua", changed);
-  assert_int_equal(run("profile --format json -o %s/a.json %s/towers.lua",
-                       sh.dir, sh.dir), 0);
-  {  /* the same chunk name, so that the frames match */
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "cp %s/towers2.lua %s/towers.lua", sh.dir,
-             sh.dir);
-    assert_int_equal(system(cmd), 0);
-  }
-  assert_int_equal(run("profile --format json -o %s/b.json %s/towers.lua",
-                       sh.dir, sh.dir), 0);
+  profile_as("b", changed);
   assert_int_equal(run("diff %s/a.json %s/b.json", sh.dir, sh.dir), 0);
   assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", sh.dir,
-                       sh.dir),
-                   1);
+                       sh.dir), 5);
   out = slurp_dir("out.txt");
-  /* the header, the total, then the first function row */
-  row = strstr(out, "(total)\n");
-  assert_non_null(row);
-  row = strchr(row, '\n') + 1;
-  if (strstr(row, "move_top (") == NULL ||
-      strstr(row, "move_top (") > strchr(row, '\n'))
-    fail_msg("move_top is not the first row:\n%s", out);
+  row = first_row(out);
+  if (strstr(row, "regression") == NULL || strstr(row, "move_top (") == NULL)
+    fail_msg("move_top is not the first row, as a regression: %s", row);
   free(out);
   out = slurp_dir("err.txt");
-  assert_non_null(strstr(out, "move_top ("));
+  assert_non_null(strstr(out, "regression: move_top ("));
+  free(out);
+  /* below the absolute floor it passes */
+  assert_int_equal(run("diff --threshold 1 --min-change 10000000 %s/a.json "
+                       "%s/b.json", sh.dir, sh.dir), 0);
+
+  halved = replace(src, "for m = 1, (1 << n) - 1 do",
+                   "for m = 1, (1 << n) - 1, 2 do");
+  profile_as("b", halved);
+  assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", sh.dir,
+                       sh.dir), 0);
+  out = slurp_dir("out.txt");
+  row = strstr(out, "\nimprovements (");
+  if (row == NULL || strstr(row, "iterative (") == NULL)
+    fail_msg("iterative is not listed as an improvement:\n%s", out);
+  free(out);
+  assert_int_equal(run("diff --threshold 1 --fail-on change %s/a.json "
+                       "%s/b.json", sh.dir, sh.dir), 5);
+  assert_int_equal(run("diff --threshold 1 --format markdown %s/a.json "
+                       "%s/b.json", sh.dir, sh.dir), 0);
+  out = slurp_dir("out.txt");
+  assert_non_null(strstr(out, "| function | before | after |"));
+  assert_non_null(strstr(out, "improvement |"));
   free(out);
   free(src);
+  free(moved);
   free(changed);
+  free(halved);
+}
+
+/* Callgrind's format under recursion: callgrind_annotate --inclusive=yes
+   shows no function above 100%, each call line's cost is the callee's
+   inclusive count (callees with one caller), and calls= lines give the
+   line of the call. */
+static const char merge_sort_lua[] =
+  "local function merge(a, lo, mid, hi)\n"
+  "  local t, i, j = {}, lo, mid + 1\n"
+  "  while i <= mid and j <= hi do\n"
+  "    if a[i] <= a[j] then t[#t + 1] = a[i]; i = i + 1\n"
+  "    else t[#t + 1] = a[j]; j = j + 1 end\n"
+  "  end\n"
+  "  while i <= mid do t[#t + 1] = a[i]; i = i + 1 end\n"
+  "  while j <= hi do t[#t + 1] = a[j]; j = j + 1 end\n"
+  "  for k = 1, #t do a[lo + k - 1] = t[k] end\n"
+  "end\n"
+  "local function merge_sort(a, lo, hi)\n"
+  "  if lo >= hi then return end\n"
+  "  local mid = (lo + hi) // 2\n"
+  "  merge_sort(a, lo, mid)\n"
+  "  merge_sort(a, mid + 1, hi)\n"
+  "  merge(a, lo, mid, hi)\n"
+  "end\n"
+  "local a, x = {}, 7\n"
+  "for i = 1, 300 do x = (x * 1103515245 + 12345) % 2147483648; "
+  "a[i] = x % 1000 end\n"
+  "merge_sort(a, 1, #a)\n"
+  "table.sort(a, function(p, q) return p > q end)\n"
+  "print(a[1], a[#a])\n";
+
+/* callgrind_annotate's inclusive count of the function named name. */
+static long long annotated(const char *text, const char *name) {
+  const char *p = strstr(text, name);
+  long long v = 0;
+  const char *q;
+  if (p == NULL) fail_msg("%s is not in callgrind_annotate's output", name);
+  q = p;
+  while (q > text && q[-1] != '\n') q--;  /* the start of its line */
+  for (; q < p && *q != '('; q++)
+    if (*q >= '0' && *q <= '9') v = v * 10 + (*q - '0');
+  return v;
+}
+
+static void test_callgrind_recursion(void **state) {
+  char *cg, *ann, *p;
+  int checked = 0;
+  (void)state;
+  if (system("command -v callgrind_annotate >/dev/null 2>&1") != 0) {
+    print_message("skipped: callgrind_annotate (valgrind) is not "
+                  "installed\n");
+    skip();
+  }
+  put("msort.lua", merge_sort_lua);
+  assert_int_equal(run("profile --format callgrind -o %s/ms.cg %s/msort.lua",
+                       sh.dir, sh.dir), 0);
+  assert_int_equal(tutil_sh_run(&sh, "callgrind_annotate --inclusive=yes "
+                                "%s/ms.cg", sh.dir), 0);
+  cg = slurp_dir("ms.cg");
+  ann = slurp_dir("out.txt");
+  assert_non_null(strstr(cg, "\nevents: Ir\n"));
+  assert_non_null(strstr(cg, "\nevent: Ir : lraf units (cost model "));
+  /* no function above 100% */
+  for (p = ann; (p = strstr(p, "%)")) != NULL; p += 2) {
+    const char *q = p;
+    while (q > ann && q[-1] != '(') q--;
+    if (strtod(q, NULL) > 100.0)
+      fail_msg("a function above 100%%:\n%s", ann);
+  }
+  /* the calls from the main chunk and from merge_sort, at their lines */
+  p = strstr(cg, "fn=main chunk (");
+  assert_non_null(p);
+  p = strstr(p, "cfn=merge_sort (");
+  assert_non_null(p);
+  p = strchr(p, '\n') + 1;
+  assert_true(strncmp(p, "calls=1 ", 8) == 0);
+  p = strchr(p, '\n') + 1;
+  assert_true(strncmp(p, "20 ", 3) == 0);
+  assert_int_equal(atoll(p + 3), annotated(ann, ":merge_sort ("));
+  checked++;
+  p = strstr(cg, "\nfn=merge_sort (");
+  assert_non_null(p);
+  p = strstr(p, "cfn=merge (");
+  assert_non_null(p);
+  p = strchr(strchr(p, '\n') + 1, '\n') + 1;
+  assert_true(strncmp(p, "16 ", 3) == 0);
+  assert_int_equal(atoll(p + 3), annotated(ann, ":merge ("));
+  checked++;
+  assert_int_equal(checked, 2);
+  free(cg);
+  free(ann);
 }
 
 int main(void) {
@@ -265,7 +454,8 @@ int main(void) {
     cmocka_unit_test(test_cost_models),
     cmocka_unit_test(test_usage_errors),
     cmocka_unit_test(test_diff_identical),
-    cmocka_unit_test(test_diff_one_line),
+    cmocka_unit_test(test_diff_edits),
+    cmocka_unit_test(test_callgrind_recursion),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

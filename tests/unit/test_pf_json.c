@@ -196,6 +196,90 @@ static void test_diff(void **state) {
   pf_free(B);
 }
 
+/* A JSON profile of functions "NAME|SOURCE|LINE|SELF" (SOURCE "" for
+   a C function). */
+static char *profile_text(const char *const *fns) {
+  static char buf[4096];
+  size_t k;
+  int i;
+  k = (size_t)snprintf(buf, sizeof buf, "{\"format\": \"lraf-profile\", "
+                       "\"model\": \"m\", \"total\": 0, \"functions\": [");
+  for (i = 0; fns[i] != NULL; i++) {
+    char name[64], source[64];
+    int line;
+    long self;
+    assert_int_equal(sscanf(fns[i], "%63[^|]|%63[^|]|%d|%ld", name, source,
+                            &line, &self), 4);
+    if (strcmp(source, "-") == 0) source[0] = '\0';
+    k += (size_t)snprintf(buf + k, sizeof buf - k, "%s{\"frame\": "
+        "\"%s@%s:%d\", \"name\": \"%s\", \"source\": \"%s\", \"line\": %d, "
+        "\"c\": %s, \"self\": %ld}", i ? ", " : "", name, source, line,
+        name, source[0] ? source : "[C]", line, source[0] ? "false" : "true",
+        self);
+  }
+  snprintf(buf + k, sizeof buf - k, "]}");
+  return buf;
+}
+
+static const pf_diffrow *row_of(const pf_diff *d, const char *frame) {
+  int i;
+  for (i = 0; i < d->n; i++)
+    if (strcmp(d->row[i].frame, frame) == 0) return &d->row[i];
+  fail_msg("no row %s", frame);
+  return NULL;
+}
+
+/* Functions are matched by name and file, not line: moved functions,
+   anonymous ones paired in line order, one of two same-named functions
+   removed, a file followed to a new directory, a C function. */
+static void test_diff_matching(void **state) {
+  static const char *const fa[] = {
+    "f|a/x.lua|10|100", "?|a/x.lua|20|5", "?|a/x.lua|30|7",
+    "m|a/x.lua|40|11", "m|a/x.lua|50|13", "m|a/x.lua|60|17",
+    "string.rep|-|-1|3", "gone|a/x.lua|70|1", NULL};
+  static const char *const fb[] = {
+    "f|b/x.lua|12|100", "?|b/x.lua|22|5", "function <b/x.lua:32>|b/x.lua|32|7",
+    "m|b/x.lua|42|11", "m|b/x.lua|62|17", "string.rep|-|-1|3",
+    "new|b/x.lua|80|2", NULL};
+  pf_read a, b;
+  pf_diff d;
+  lraf_error err;
+  char *ta = strdup(profile_text(fa)), *tb = strdup(profile_text(fb));
+  const pf_diffrow *r;
+  (void)state;
+  assert_int_equal(pf_read_json(ta, strlen(ta), "a", &a, &err), LRAF_OK);
+  assert_int_equal(pf_read_json(tb, strlen(tb), "b", &b, &err), LRAF_OK);
+  assert_int_equal(pf_diff_make(&a, &b, &d, &err), LRAF_OK);
+  assert_int_equal(d.n, 9);
+  r = row_of(&d, "f@b/x.lua:12");
+  assert_true(r->before == 100 && r->after == 100 && r->line_before == 10);
+  r = row_of(&d, "?@b/x.lua:22");
+  assert_true(r->before == 5 && r->line_before == 20);
+  r = row_of(&d, "function <b/x.lua:32>@b/x.lua:32");
+  assert_true(r->before == 7 && r->line_before == 30);
+  r = row_of(&d, "m@b/x.lua:42");
+  assert_true(r->before == 11 && r->line_before == 40);
+  r = row_of(&d, "m@b/x.lua:62");
+  assert_true(r->before == 17 && r->line_before == 60);
+  r = row_of(&d, "m@a/x.lua:50");
+  assert_true(r->in_before && !r->in_after && r->before == 13);
+  r = row_of(&d, "string.rep@:-1");
+  assert_true(r->before == 3 && r->after == 3);
+  r = row_of(&d, "new@b/x.lua:80");
+  assert_true(!r->in_before && r->after == 2);
+  r = row_of(&d, "gone@a/x.lua:70");
+  assert_true(!r->in_after && r->before == 1);
+  assert_string_equal(d.row[0].frame, "m@a/x.lua:50");  /* largest change */
+  pf_diff_free(&d);
+  assert_int_equal(pf_diff_make(&a, &a, &d, &err), LRAF_OK);
+  assert_true(d.similarity == 1.0);  /* exactly */
+  pf_diff_free(&d);
+  pf_read_free(&a);
+  pf_read_free(&b);
+  free(ta);
+  free(tb);
+}
+
 /* Per-line counts (a collector that sees lines, e.g. the lraf VM's):
    JSON lists them and Callgrind's format puts the cost on each line. */
 static void test_lines(void **state) {
@@ -302,6 +386,7 @@ int main(void) {
     cmocka_unit_test(test_roundtrip),
     cmocka_unit_test(test_bad_input),
     cmocka_unit_test(test_diff),
+    cmocka_unit_test(test_diff_matching),
     cmocka_unit_test(test_lines),
     cmocka_unit_test(test_int64_extremes),
     cmocka_unit_test(test_control_names),
