@@ -52,6 +52,8 @@ PKGS    += libsqlite3-dev libpq-dev libmicrohttpd-dev
 # the lraf VM: apt-get source and Debian's patches
 PKGS    += dpkg-dev patch
 TEST_PKGS += sqlite3 postgresql curl
+# the timeline's checks (test_timeline): the trace's schema, the SVG in a browser
+TEST_PKGS += python3 python3-jsonschema chromium util-linux
 BUILD   ?= build
 LRAF_VM ?= 1
 STOCK   := build/stock

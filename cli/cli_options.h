@@ -51,6 +51,8 @@ typedef enum cli_opt {
   CLI_OPT_LEDGER,        /* --ledger SPEC */
   CLI_OPT_SLICE,         /* --slice N */
   CLI_OPT_NO_METERING,   /* --no-metering */
+  CLI_OPT_TIMELINE,      /* --timeline FILE */
+  CLI_OPT_EXPECT_SHARE,  /* --expect-share P */
   CLI_NUM_OPTS
 } cli_opt;
 
@@ -103,6 +105,8 @@ typedef struct cli_args {
   int64_t top;            /* --top; -1: not said */
   double threshold;       /* --threshold; -1: none */
   int runs;               /* -n; 0: not said */
+  const char *timeline;   /* --timeline; NULL: none */
+  double expect_share;    /* --expect-share as a fraction; 0: none */
   /* lraf serve */
   int port, workers;      /* -1: not said */
   const char *bind, *ledger;
