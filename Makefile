@@ -156,7 +156,7 @@ TEST_SUPPORT := $(wildcard tests/support/*.c)
 # examples/*.c: each one program over the public header only.
 EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all programs deps run test check unit san-test bench bench-native bench-profile clean \
+.PHONY: all programs deps run test check unit san-test bench bench-native bench-profile bench-timeline clean \
         examples memcheck fuzz fuzz-build fuzz-deps fuzz-diff vm stock bench-vm bench-rw test-vm
 
 # Both builds: the stock target first (it needs nothing fetched), then
@@ -359,12 +359,18 @@ bench: all
 	tests/bench/native.sh
 	tests/bench/serve.sh
 	tests/bench/profile.sh
+	tests/bench/timeline.sh
 	tests/bench/vm.sh
 	tools/measurements.sh
 
 # What lraf profile costs over plain lua5.4 and over lraf run.
 bench-profile: all
 	tests/bench/profile.sh
+	tools/measurements.sh
+
+# What --timeline costs over lraf run (tests/bench/timeline.sh)
+bench-timeline: all
+	tests/bench/timeline.sh
 	tools/measurements.sh
 
 # The lraf VM's columns alone (tests/bench/vm.sh)

@@ -105,10 +105,9 @@ static void timeline_done(run_ctx *c, cli_outcome *o) {
   size_t len = path != NULL ? strlen(path) : 0;
   int svg = len > 4 && strcmp(path + len - 4, ".svg") == 0;
   if (c->tfile == NULL) return;
-  if (lraf_timeline_analyse(c->timeline, NULL, &c->tsum, &err) != LRAF_OK ||
-      lraf_timeline_write(c->timeline, c->tfile,
+  if (lraf_timeline_write(c->timeline, c->tfile,
                           svg ? LRAF_TIMELINE_SVG : LRAF_TIMELINE_JSON, NULL,
-                          c->script, &err) != LRAF_OK) {
+                          c->script, &c->tsum, &err) != LRAF_OK) {
     cli_error("cannot write the timeline %s: %s", path, err.message);
   } else {
     o->timeline = path;

@@ -141,6 +141,16 @@ LRAF_API int64_t lraf_manager_granularity(lraf_manager *m,
                                           lraf_account *account,
                                           int64_t dflt);
 
+/* An observer: a manager whose consume sees every charge and passes it
+   on to parent (retained; its consume must call lraf_manager_consume on
+   parent and return parent's verdict, and its granularity, if any, ask
+   parent's).  Everything that depends on limits sees through it: what
+   is left of a limit above it, and which counts may wait at coroutine
+   switches (those reach its consume late, at the next consume or
+   flush, in a burst).  A timeline is one.  NULL when out of memory. */
+LRAF_API lraf_manager *lraf_observer_new(const lraf_manager_ops *ops,
+                                         void *ud, lraf_manager *parent);
+
 /* ---- Stock managers ---- */
 
 /* total: sums what it is charged (J-RAF2's SimpleCPUManager); read it
@@ -284,7 +294,8 @@ LRAF_API lraf_status lraf_timeline_analyse(lraf_manager *m,
    per OS thread and account, slices with their instruction counts,
    gaps, rate pauses and a stop as events, and the delivered share as
    counters; LRAF_TIMELINE_SVG draws the same tracks as an SVG picture.
-   title names the run (may be NULL).  LRAF_EIO when f could not be
+   title names the run (may be NULL).  sum (may be NULL) gets what
+   lraf_timeline_analyse would give.  LRAF_EIO when f could not be
    written. */
 typedef enum lraf_timeline_format {
   LRAF_TIMELINE_JSON,
@@ -294,6 +305,7 @@ LRAF_API lraf_status lraf_timeline_write(lraf_manager *m, FILE *f,
                                          lraf_timeline_format fmt,
                                          const lraf_timeline_opts *o,
                                          const char *title,
+                                         lraf_timeline_summary *sum,
                                          lraf_error *err);
 
 /* ================================================================== */

@@ -19,6 +19,36 @@
 #define TL_CAP 262144          /* samples kept before they are merged */
 #define TL_MERGE0 50000        /* ns: the first merge span */
 #define TL_CPU_EVERY 1000000   /* ns between reads of the thread's CPU */
+#define TL_QUANTUM 10000       /* ns: consumes closer than this share a
+                                  bucket (coroutine switches, counts that
+                                  waited and come in a burst) */
+#define TL_SPAN 1000000        /* ns: the longest a bucket spans */
+#define TL_BUCKET 4            /* accounts a bucket tells apart */
+#define TL_CLOCK_INSTR 2048    /* instructions of a thread between two
+                                  reads of the clock, at least (a
+                                  consume every few instructions, at
+                                  coroutine switches, reads none) */
+
+/* Consumes of one OS thread that came in quick succession (coroutines
+   taking turns): their counts per account, and when they began and
+   ended.  A bucket becomes samples when the next timed consume comes
+   more than TL_QUANTUM after its last, when it spans TL_SPAN, or at a
+   stop or a pause;
+   its time is shared among its accounts in proportion to their counts.
+   Consumes that do not read the clock wait in pending, and join the
+   bucket at the next one that does. */
+typedef struct tl_counts {
+  int64_t account[TL_BUCKET], n[TL_BUCKET];
+  int naccounts;
+} tl_counts;
+
+typedef struct tl_bucket {
+  int64_t t0, t1;              /* -1: empty */
+  tl_counts in;                /* what ran by t1 */
+  tl_counts pending;           /* consumes since, not timed yet */
+  int64_t cpu, last_cpu;       /* CPU ns at t1 or -1; when last read */
+  int64_t since;               /* instructions since the clock was read */
+} tl_bucket;
 
 struct pf_timeline {
   unsigned magic;
@@ -28,6 +58,7 @@ struct pf_timeline {
   pf_tl_sample *s;
   size_t n, cap;
   int64_t merge;               /* ns: samples closer than this merge */
+  tl_bucket *bucket;           /* per OS thread */
   int nthreads;
   unsigned generation;         /* tells this timeline's thread slots */
 };
@@ -37,7 +68,6 @@ typedef struct tl_thread {
   const pf_timeline *tl;
   unsigned generation;
   int index;
-  int64_t last_cpu;            /* when its CPU time was last read */
 } tl_thread;
 
 static _Thread_local tl_thread tl_self;
@@ -96,39 +126,144 @@ static int tl_push(pf_timeline *tl, const pf_tl_sample *x) {
   return 1;
 }
 
+/* The bucket's samples: one per account, ending in turn at the share
+   of the bucket's time that its count takes; the last one carries the
+   wait, the flags and the CPU time.  Out of memory loses samples, never
+   the run. */
+static void tl_emit(pf_timeline *tl, int thread, int64_t wait, int flags) {
+  tl_bucket *b = &tl->bucket[thread];
+  tl_counts *c = &b->in;
+  int64_t total = 0, sum = 0, span = b->t1 - b->t0;
+  int i;
+  if (c->naccounts == 0) return;
+  for (i = 0; i < c->naccounts; i++) total += c->n[i] > 0 ? c->n[i] : 0;
+  for (i = 0; i < c->naccounts; i++) {
+    pf_tl_sample x;
+    int last = i == c->naccounts - 1;
+    sum += c->n[i] > 0 ? c->n[i] : 0;
+    x.t = last ? b->t1
+               : b->t0 + (total > 0 ? (int64_t)((double)span * (double)sum /
+                                               (double)total)
+                                    : span * (i + 1) / c->naccounts);
+    x.n = c->n[i];
+    x.account = c->account[i];
+    x.thread = thread;
+    x.wait = last ? wait : 0;
+    x.flags = last ? flags : 0;
+    x.cpu = last ? b->cpu : -1;
+    tl_push(tl, &x);
+  }
+  b->t0 = b->t1 + wait;
+  c->naccounts = 0;
+  b->cpu = -1;
+}
+
+/* Add n instructions of account to c. */
+static void tl_add(tl_counts *c, int64_t account, int64_t n) {
+  int i, most = 0;
+  for (i = 0; i < c->naccounts; i++)
+    if (c->account[i] == account) break;
+  if (i == c->naccounts) {
+    if (c->naccounts == TL_BUCKET) {   /* the busiest keeps the rest */
+      for (i = 1; i < c->naccounts; i++)
+        if (c->n[i] > c->n[most]) most = i;
+      i = most;
+    } else {
+      c->account[i] = account;
+      c->n[i] = 0;
+      c->naccounts++;
+    }
+  }
+  c->n[i] += n;
+}
+
+/* The pending counts join the bucket, as having run by its t1. */
+static void tl_join(tl_bucket *b) {
+  int i;
+  for (i = 0; i < b->pending.naccounts; i++)
+    tl_add(&b->in, b->pending.account[i], b->pending.n[i]);
+  b->pending.naccounts = 0;
+}
+
 static int tl_thread_index(pf_timeline *tl) {
   if (tl_self.tl != tl || tl_self.generation != tl->generation) {
+    tl_bucket *b = realloc(tl->bucket, (size_t)(tl->nthreads + 1) *
+                                           sizeof *b);
+    if (b == NULL) return -1;
+    tl->bucket = b;
+    b += tl->nthreads;
+    b->t0 = b->t1 = -1;
+    b->in.naccounts = b->pending.naccounts = 0;
+    b->cpu = -1;
+    b->last_cpu = -TL_CPU_EVERY;
+    b->since = 0;
     tl_self.tl = tl;
     tl_self.generation = tl->generation;
     tl_self.index = tl->nthreads++;
-    tl_self.last_cpu = -TL_CPU_EVERY;
   }
   return tl_self.index;
+}
+
+/* A consume that came soon after the last one on its thread (fewer than
+   TL_CLOCK_INSTR instructions since the clock was read) joins the open
+   bucket without reading the clock; 0 when it must read it. */
+static int tl_quick(pf_timeline *tl, lraf_account *a, int64_t n,
+                    lraf_verdict v) {
+  tl_bucket *b;
+  int thread;
+  if (v == LRAF_STOP || tl_self.tl != tl ||
+      tl_self.generation != tl->generation)
+    return 0;
+  thread = tl_self.index;
+  pthread_mutex_lock(&tl->lock);
+  b = &tl->bucket[thread];
+  if (b->t1 < 0 || b->since + (n > 0 ? n : -n) >= TL_CLOCK_INSTR) {
+    pthread_mutex_unlock(&tl->lock);
+    return 0;
+  }
+  b->since += n > 0 ? n : -n;
+  tl_add(&b->pending, lraf_account_id(a), n);
+  pthread_mutex_unlock(&tl->lock);
+  return 1;
 }
 
 static lraf_verdict tl_consume(void *ud, lraf_account *a, int64_t n,
                                int can_pause) {
   pf_timeline *tl = ud;
-  pf_tl_sample x;
   lraf_verdict v = LRAF_CONTINUE;
-  int64_t out;
-  x.t = ns_since(&tl->t0, CLOCK_MONOTONIC);
-  if (tl->parent != NULL)
-    v = lraf_manager_consume(tl->parent, a, n, can_pause);
-  out = ns_since(&tl->t0, CLOCK_MONOTONIC);
-  x.n = n;
-  x.wait = out - x.t > PF_TL_PAUSE ? out - x.t : 0;
-  x.account = lraf_account_id(a);
-  x.flags = v == LRAF_STOP ? PF_TL_STOP : 0;
-  pthread_mutex_lock(&tl->lock);
-  x.thread = tl_thread_index(tl);
-  x.cpu = -1;
-  if (out - tl_self.last_cpu >= TL_CPU_EVERY || x.wait > 0 ||
-      v == LRAF_STOP) {
-    x.cpu = thread_cpu_ns();
-    tl_self.last_cpu = out;
+  int64_t in, out, wait;
+  int thread, flags;
+  tl_bucket *b;
+  if (n < TL_CLOCK_INSTR && n > -TL_CLOCK_INSTR) {
+    if (tl->parent != NULL)
+      v = lraf_manager_consume(tl->parent, a, n, can_pause);
+    if (tl_quick(tl, a, n, v)) return v;
+    in = out = ns_since(&tl->t0, CLOCK_MONOTONIC);
+  } else {
+    in = ns_since(&tl->t0, CLOCK_MONOTONIC);
+    if (tl->parent != NULL)
+      v = lraf_manager_consume(tl->parent, a, n, can_pause);
+    out = ns_since(&tl->t0, CLOCK_MONOTONIC);
   }
-  tl_push(tl, &x);  /* out of memory: the sample is lost, not the run */
+  wait = out - in > PF_TL_PAUSE ? out - in : 0;
+  flags = v == LRAF_STOP ? PF_TL_STOP : 0;
+  pthread_mutex_lock(&tl->lock);
+  if ((thread = tl_thread_index(tl)) >= 0) {
+    b = &tl->bucket[thread];
+    b->since = 0;
+    if (b->in.naccounts > 0 &&
+        (in - b->t1 > TL_QUANTUM || b->t1 - b->t0 > TL_SPAN))
+      tl_emit(tl, thread, 0, 0);   /* a long interval stands alone */
+    if (b->t0 < 0) b->t0 = in;
+    b->t1 = in;
+    tl_join(b);
+    tl_add(&b->in, lraf_account_id(a), n);
+    if (out - b->last_cpu >= TL_CPU_EVERY || wait > 0 || flags) {
+      b->cpu = thread_cpu_ns();
+      b->last_cpu = out;
+    }
+    if (wait > 0 || flags) tl_emit(tl, thread, wait, flags);
+  }
   pthread_mutex_unlock(&tl->lock);
   return v;
 }
@@ -144,6 +279,7 @@ static void tl_release(void *ud) {
   lraf_manager_release(tl->parent);
   pthread_mutex_destroy(&tl->lock);
   free(tl->s);
+  free(tl->bucket);
   tl->magic = 0;
   free(tl);
 }
@@ -159,7 +295,7 @@ lraf_manager *lraf_timeline_new(lraf_manager *parent) {
   pthread_mutex_init(&tl->lock, NULL);
   clock_gettime(CLOCK_MONOTONIC, &tl->t0);
   tl->generation = atomic_fetch_add(&tl_generations, 1) + 1;
-  m = lraf_manager_new(&ops, tl);
+  m = lraf_observer_new(&ops, tl, parent);
   if (m == NULL) {
     pthread_mutex_destroy(&tl->lock);
     free(tl);
@@ -174,10 +310,15 @@ pf_timeline *pf_timeline_of(lraf_manager *m) {
   return tl != NULL && tl->magic == TL_MAGIC ? tl : NULL;
 }
 
-/* A copy of the samples, taken under the lock. */
+/* A copy of the samples, taken under the lock, the buckets' included. */
 pf_tl_sample *pf_timeline_samples(pf_timeline *tl, size_t *n) {
   pf_tl_sample *s;
+  int t;
   pthread_mutex_lock(&tl->lock);
+  for (t = 0; t < tl->nthreads; t++) {
+    tl_join(&tl->bucket[t]);
+    tl_emit(tl, t, 0, 0);
+  }
   *n = tl->n;
   s = malloc((tl->n ? tl->n : 1) * sizeof *s);
   if (s != NULL) memcpy(s, tl->s, tl->n * sizeof *s);
@@ -187,9 +328,29 @@ pf_tl_sample *pf_timeline_samples(pf_timeline *tl, size_t *n) {
 
 /* ---- analysis ---- */
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+/* The k-th smallest of r[0..n-1] (r is reordered): Hoare's selection. */
+static double select_kth(double *r, size_t n, size_t k) {
+  size_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    double pivot = r[lo + (hi - lo) / 2];
+    size_t i = lo, j = hi;
+    while (i <= j) {
+      while (r[i] < pivot) i++;
+      while (r[j] > pivot) j--;
+      if (i <= j) {
+        double t = r[i];
+        r[i] = r[j];
+        r[j] = t;
+        i++;
+        if (j == 0) break;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return r[k];
 }
 
 /* The solo rate: the median of the intervals' rates, over intervals of
@@ -213,10 +374,7 @@ static double solo_rate(const pf_tl_sample *s, size_t n) {
     if (from >= 0 && s[i].n > 0 && s[i].t - from >= 1000)
       r[k++] = (double)s[i].n * 1e9 / (double)(s[i].t - from);
   }
-  if (k > 0) {
-    qsort(r, k, sizeof *r, cmp_double);
-    rate = r[(k - 1) / 2];
-  }
+  if (k > 0) rate = select_kth(r, k, (k - 1) / 2);
 done:
   free(r);
   free(prev);

@@ -122,7 +122,12 @@ static void json_sep(tl_out *o) {
   fputs(o->events++ ? ",\n" : "\n", o->f);
 }
 
-static double us(double s) { return s * 1e6; }
+/* Seconds as microseconds with three decimals, without printf's
+   floating point (a trace has many of them). */
+static void put_us(FILE *f, double s) {
+  long long ns = s > 0 ? (long long)(s * 1e9 + 0.5) : 0;
+  fprintf(f, "%lld.%03lld", ns / 1000, ns % 1000);
+}
 
 static double svg_x(const tl_out *o, double t) {
   return SVG_LEFT + (t - o->t0) * o->px;
@@ -165,8 +170,10 @@ static void emit_span(tl_out *o, int track, const char *kind, double start,
   }
   json_sep(o);
   fprintf(o->f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,"
-          "\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f", kind, kind, track + 1,
-          us(start), us(end - start));
+          "\"tid\":%d,\"ts\":", kind, kind, track + 1);
+  put_us(o->f, start);
+  fputs(",\"dur\":", o->f);
+  put_us(o->f, end - start);
   if (instructions > 0)
     fprintf(o->f, ",\"args\":{\"instructions\":%lld}",
             (long long)instructions);
@@ -189,7 +196,9 @@ static void emit_stop(tl_out *o, int track, double t) {
   }
   json_sep(o);
   fprintf(o->f, "{\"name\":\"stop\",\"cat\":\"stop\",\"ph\":\"i\","
-          "\"s\":\"t\",\"pid\":1,\"tid\":%d,\"ts\":%.3f}", track + 1, us(t));
+          "\"s\":\"t\",\"pid\":1,\"tid\":%d,\"ts\":", track + 1);
+  put_us(o->f, t);
+  fputc('}', o->f);
 }
 
 static void visit(const pf_tl_interval *iv, void *ud) {
@@ -228,30 +237,62 @@ static void visit(const pf_tl_interval *iv, void *ud) {
 
 /* ---- the share over time ---- */
 
-typedef struct tl_shares {
-  tl_out *o;
-  int lines;                  /* SVG: points written */
-  double y0;                  /* SVG: the chart's baseline */
-} tl_shares;
+typedef struct tl_win {
+  int thread;
+  double t, share, cpu_share;
+} tl_win;
 
-static void json_window(int thread, double t, double share,
+typedef struct tl_wins {
+  tl_win *w;
+  size_t n, cap;
+  int nomem;
+} tl_wins;
+
+static void keep_window(int thread, double t, double share,
                         double cpu_share, void *ud) {
-  tl_shares *sh = ud;
-  json_sep(sh->o);
-  fprintf(sh->o->f, "{\"name\":\"delivered share, thread %d\",\"ph\":\"C\","
-          "\"pid\":1,\"ts\":%.3f,\"args\":{\"count\":%.4f", thread, us(t),
-          share);
-  if (cpu_share >= 0) fprintf(sh->o->f, ",\"cpu\":%.4f", cpu_share);
-  fputs("}}", sh->o->f);
+  tl_wins *ws = ud;
+  if (ws->n == ws->cap) {
+    size_t cap = ws->cap ? 2 * ws->cap : 64;
+    tl_win *w = realloc(ws->w, cap * sizeof *w);
+    if (w == NULL) {
+      ws->nomem = 1;
+      return;
+    }
+    ws->w = w;
+    ws->cap = cap;
+  }
+  ws->w[ws->n].thread = thread;
+  ws->w[ws->n].t = t;
+  ws->w[ws->n].share = share;
+  ws->w[ws->n++].cpu_share = cpu_share;
 }
 
-static void svg_window(int thread, double t, double share,
-                       double cpu_share, void *ud) {
-  tl_shares *sh = ud;
-  double x = svg_x(sh->o, t), y = sh->y0 - 60 * (share > 1.2 ? 1.2 : share);
-  (void)thread;
-  (void)cpu_share;
-  fprintf(sh->o->f, "%s%.1f,%.1f", sh->lines++ ? " " : "", x, y);
+static void write_windows(tl_out *o, const tl_wins *ws) {
+  size_t i;
+  if (o->svg) {
+    double y0 = SVG_TOP + o->ntracks * SVG_ROW + 70;
+    fprintf(o->f, "<text x=\"4\" y=\"%.0f\">delivered share</text>\n"
+            "<line class=\"axis\" x1=\"%d\" y1=\"%.0f\" x2=\"%d\" "
+            "y2=\"%.0f\"/>\n<polyline class=\"share\" points=\"",
+            y0 - 30, SVG_LEFT, y0, SVG_WIDTH - 10, y0);
+    for (i = 0; i < ws->n; i++) {
+      double sh = ws->w[i].share > 1.2 ? 1.2 : ws->w[i].share;
+      fprintf(o->f, "%s%.1f,%.1f", i ? " " : "", svg_x(o, ws->w[i].t),
+              y0 - 60 * sh);
+    }
+    fputs("\"/>\n", o->f);
+    return;
+  }
+  for (i = 0; i < ws->n; i++) {
+    json_sep(o);
+    fprintf(o->f, "{\"name\":\"delivered share, thread %d\",\"ph\":\"C\","
+            "\"pid\":1,\"ts\":", ws->w[i].thread);
+    put_us(o->f, ws->w[i].t);
+    fprintf(o->f, ",\"args\":{\"count\":%.4f", ws->w[i].share);
+    if (ws->w[i].cpu_share >= 0)
+      fprintf(o->f, ",\"cpu\":%.4f", ws->w[i].cpu_share);
+    fputs("}}", o->f);
+  }
 }
 
 /* ---- the documents ---- */
@@ -318,10 +359,8 @@ static void svg_head(tl_out *o, const lraf_timeline_summary *s,
 static lraf_status write_doc(tl_out *o, const pf_tl_sample *x, size_t n,
                              const lraf_timeline_opts *opt,
                              const lraf_timeline_summary *sum,
-                             const char *title) {
+                             const tl_wins *ws, const char *title) {
   double gap, window;
-  tl_shares sh = {o, 0, 0};
-  lraf_timeline_summary again;
   int t;
   pf_timeline_options(opt, &gap, &window);
   (void)window;
@@ -336,30 +375,23 @@ static lraf_status write_doc(tl_out *o, const pf_tl_sample *x, size_t n,
     fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,"
           "\"args\":{\"name\":\"lraf\"}}", o->f);
   }
+  write_windows(o, ws);
   if (!pf_timeline_walk(x, n, sum->solo_rate, gap, visit, o) || o->nomem)
     return LRAF_EMEM;
   for (t = 0; t < o->nthreads; t++) close_slice(o, t);
-  if (o->svg) {
-    sh.y0 = SVG_TOP + o->ntracks * SVG_ROW + 70;
-    fprintf(o->f, "<text x=\"4\" y=\"%.0f\">delivered share</text>\n"
-            "<line class=\"axis\" x1=\"%d\" y1=\"%.0f\" x2=\"%d\" "
-            "y2=\"%.0f\"/>\n<polyline class=\"share\" points=\"",
-            sh.y0 - 30, SVG_LEFT, sh.y0, SVG_WIDTH - 10, sh.y0);
-    pf_timeline_summarise(x, n, opt, &again, svg_window, &sh);
-    fputs("\"/>\n</svg>\n", o->f);
-  } else {
-    pf_timeline_summarise(x, n, opt, &again, json_window, &sh);
-    fputs("\n]}\n", o->f);
-  }
+  fputs(o->svg ? "</svg>\n" : "\n]}\n", o->f);
   return LRAF_OK;
 }
 
 lraf_status lraf_timeline_write(lraf_manager *m, FILE *f,
                                 lraf_timeline_format fmt,
                                 const lraf_timeline_opts *opt,
-                                const char *title, lraf_error *err) {
+                                const char *title,
+                                lraf_timeline_summary *sum_out,
+                                lraf_error *err) {
   pf_timeline *tl = pf_timeline_of(m);
   lraf_timeline_summary sum;
+  tl_wins ws = {NULL, 0, 0, 0};
   tl_out o;
   pf_tl_sample *x;
   size_t n, i;
@@ -380,7 +412,9 @@ lraf_status lraf_timeline_write(lraf_manager *m, FILE *f,
   st = o.open == NULL ? LRAF_EMEM : LRAF_OK;
   for (i = 0; st == LRAF_OK && i < (size_t)o.nthreads; i++)
     o.open[i].track = -1;
-  if (st == LRAF_OK && !pf_timeline_summarise(x, n, opt, &sum, NULL, NULL))
+  if (st == LRAF_OK &&
+      (!pf_timeline_summarise(x, n, opt, &sum, keep_window, &ws) ||
+       ws.nomem))
     st = LRAF_EMEM;
   if (st == LRAF_OK && o.svg) {
     /* the picture's height needs the number of tracks: count them */
@@ -393,7 +427,9 @@ lraf_status lraf_timeline_write(lraf_manager *m, FILE *f,
     svg_head(&o, &sum, title, SVG_TOP + o.ntracks * SVG_ROW + 90);
     for (i = 0; i < (size_t)o.ntracks; i++) emit_track(&o, (int)i);
   }
-  if (st == LRAF_OK) st = write_doc(&o, x, n, opt, &sum, title);
+  if (st == LRAF_OK) st = write_doc(&o, x, n, opt, &sum, &ws, title);
+  if (st == LRAF_OK && sum_out != NULL) *sum_out = sum;
+  free(ws.w);
   free(o.tracks);
   free(o.order);
   free(o.open);

@@ -47,6 +47,12 @@ static const char spin_lua[] =
     "for i = 1, n do s = s + i % 7 end\n"
     "print(s)\n";
 
+/* A native charge larger than what is left of the limit. */
+static const char rep_lua[] =
+    "local s = 0\n"
+    "for i = 1, 50000 do s = s + i end\n"
+    "print(#string.rep('x', 5e6))\n";
+
 /* The main thread and three coroutines taking turns. */
 static const char turns_lua[] =
     "local cos = {}\n"
@@ -74,7 +80,8 @@ static int setup(void **state) {
            "%s/tests/system/timeline/trace-event.schema.json", cwd);
   if (tutil_sh_init(&sh, "timeline") != 0) return -1;
   if (tutil_sh_write(&sh, "spin.lua", spin_lua) != 0 ||
-      tutil_sh_write(&sh, "turns.lua", turns_lua) != 0)
+      tutil_sh_write(&sh, "turns.lua", turns_lua) != 0 ||
+      tutil_sh_write(&sh, "rep.lua", rep_lua) != 0)
     return -1;
   return 0;
 }
@@ -144,19 +151,56 @@ static void test_count_every_door(void **state) {
   }
 }
 
-/* SIGSTOP for 200 ms, 300 ms into the run: one gap of 200 ms, there. */
+/* A timeline changes no count: a quota stop with native charging (whose
+   last charge is cut at the limit) and a run of coroutines count the
+   same with it and without it. */
+static void test_same_count_with_timeline(void **state) {
+  static const char *const runs[] = {
+    "--limit 300000 --native rep.lua",
+    "--limit 2M --rate 50M turns.lua",
+    "--native turns.lua",
+  };
+  size_t i;
+  (void)state;
+  for (i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    long long without, with;
+    int st = tutil_sh_lraf_run(&sh, "run --report r.json %s", runs[i]);
+    without = report_count("r.json");
+    assert_int_equal(tutil_sh_lraf_run(&sh, "run --report r.json "
+                                       "--timeline t.json %s", runs[i]),
+                     st);
+    with = report_count("r.json");
+    print_message("%s: %lld, with --timeline %lld\n", runs[i], without,
+                  with);
+    assert_int_equal(with, without);
+  }
+}
+
+/* SIGSTOP for 200 ms, 300 ms into the run: one gap as long as the stop
+   (within 20 ms), there.  The stop's length is measured, since sleep may
+   oversleep on a busy machine. */
 static void test_sigstop_gap(void **state) {
-  double at, dur;
+  double at, dur, stopped;
+  char *line, path[256];
+  size_t len;
   (void)state;
   assert_int_equal(script("{ $LRAF run --timeline t.json spin.lua 1e9 & "
-                          "} && pid=$! && sleep 0.3 && kill -STOP $pid && "
-                          "sleep 0.2 && kill -CONT $pid && sleep 0.3 && "
-                          "kill -INT $pid && wait $pid"), 1);
+                          "} && pid=$! && sleep 0.3 && a=$(date +%%s%%N) && "
+                          "kill -STOP $pid && sleep 0.2 && kill -CONT $pid "
+                          "&& b=$(date +%%s%%N) && sleep 0.3 && "
+                          "kill -INT $pid; wait $pid; "
+                          "echo $(( (b - a) / 1000 )) > stopped"), 0);
+  snprintf(path, sizeof path, "%s/stopped", sh.dir);
+  line = tutil_run_slurp(path, &len);
+  assert_non_null(line);
+  stopped = atof(line) / 1e3;
+  free(line);
   assert_int_equal(script(PY " %s gaps t.json 100", check), 0);
   assert_int_equal(sscanf(out_line(), "%lf %lf", &at, &dur), 2);
-  print_message("gap of %.1f ms at %.1f ms\n", dur, at);
-  assert_true(dur >= 180 && dur <= 220);
-  assert_true(at >= 250 && at <= 400);
+  print_message("gap of %.1f ms at %.1f ms; stopped for %.1f ms\n", dur,
+                at, stopped);
+  assert_true(dur >= stopped - 20 && dur <= stopped + 20);
+  assert_true(at >= 250 && at <= 450);
   assert_int_equal(script(PY " %s gaps t.json 100 | wc -l", check), 0);
   assert_string_equal(out_line(), "1");
 }
@@ -275,6 +319,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_trace_schema_and_tracks),
     cmocka_unit_test(test_count_every_door),
+    cmocka_unit_test(test_same_count_with_timeline),
     cmocka_unit_test(test_sigstop_gap),
     cmocka_unit_test(test_share_taskset),
     cmocka_unit_test(test_expect_share),
