@@ -401,7 +401,7 @@ fuzz-diff: $(BUILD)/tests/test_diff_gen $(BUILD)/lraf
 # build-fuzz/, run one after another for FUZZ_TIME seconds each on seed
 # corpora made from tests/corpus and tests/gen (tests/fuzz/mkcorpus.sh).
 FUZZ_TIME    ?= 600
-FUZZ_TARGETS := read rewrite source pool pfjson ledger http profile
+FUZZ_TARGETS := read rewrite source pool pfjson ledger http profile timeline
 FUZZ_BUILD   := build-fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer

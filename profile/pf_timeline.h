@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lraf.h"
 
@@ -62,5 +63,13 @@ int pf_timeline_summarise(const pf_tl_sample *s, size_t n,
                           const lraf_timeline_opts *o,
                           lraf_timeline_summary *sum, pf_tl_window f,
                           void *ud);
+
+/* Write samples x as lraf_timeline_write does (fmt must be valid);
+   LRAF_EMEM or LRAF_EIO, without a message. */
+lraf_status pf_timeline_write(const pf_tl_sample *x, size_t n, FILE *f,
+                              lraf_timeline_format fmt,
+                              const lraf_timeline_opts *opt,
+                              const char *title,
+                              lraf_timeline_summary *sum_out);
 
 #endif

@@ -383,26 +383,16 @@ static lraf_status write_doc(tl_out *o, const pf_tl_sample *x, size_t n,
   return LRAF_OK;
 }
 
-lraf_status lraf_timeline_write(lraf_manager *m, FILE *f,
-                                lraf_timeline_format fmt,
-                                const lraf_timeline_opts *opt,
-                                const char *title,
-                                lraf_timeline_summary *sum_out,
-                                lraf_error *err) {
-  pf_timeline *tl = pf_timeline_of(m);
+lraf_status pf_timeline_write(const pf_tl_sample *x, size_t n, FILE *f,
+                              lraf_timeline_format fmt,
+                              const lraf_timeline_opts *opt,
+                              const char *title,
+                              lraf_timeline_summary *sum_out) {
   lraf_timeline_summary sum;
   tl_wins ws = {NULL, 0, 0, 0};
   tl_out o;
-  pf_tl_sample *x;
-  size_t n, i;
+  size_t i;
   lraf_status st;
-  if (tl == NULL || f == NULL ||
-      (fmt != LRAF_TIMELINE_JSON && fmt != LRAF_TIMELINE_SVG))
-    return err_fail(err, LRAF_EARG, "lraf_timeline_write: %s",
-                    tl == NULL ? "not a timeline"
-                    : f == NULL ? "no file" : "unknown format");
-  x = pf_timeline_samples(tl, &n);
-  if (x == NULL) return err_fail(err, LRAF_EMEM, "not enough memory");
   memset(&o, 0, sizeof o);
   o.f = f;
   o.svg = fmt == LRAF_TIMELINE_SVG;
@@ -433,9 +423,30 @@ lraf_status lraf_timeline_write(lraf_manager *m, FILE *f,
   free(o.tracks);
   free(o.order);
   free(o.open);
+  if (st == LRAF_OK && (fflush(f) != 0 || ferror(f))) st = LRAF_EIO;
+  return st;
+}
+
+lraf_status lraf_timeline_write(lraf_manager *m, FILE *f,
+                                lraf_timeline_format fmt,
+                                const lraf_timeline_opts *opt,
+                                const char *title,
+                                lraf_timeline_summary *sum_out,
+                                lraf_error *err) {
+  pf_timeline *tl = pf_timeline_of(m);
+  pf_tl_sample *x;
+  size_t n;
+  lraf_status st;
+  if (tl == NULL || f == NULL ||
+      (fmt != LRAF_TIMELINE_JSON && fmt != LRAF_TIMELINE_SVG))
+    return err_fail(err, LRAF_EARG, "lraf_timeline_write: %s",
+                    tl == NULL ? "not a timeline"
+                    : f == NULL ? "no file" : "unknown format");
+  x = pf_timeline_samples(tl, &n);
+  if (x == NULL) return err_fail(err, LRAF_EMEM, "not enough memory");
+  st = pf_timeline_write(x, n, f, fmt, opt, title, sum_out);
   free(x);
   if (st == LRAF_EMEM) return err_fail(err, st, "not enough memory");
-  if (fflush(f) != 0 || ferror(f))
-    return err_fail(err, LRAF_EIO, "cannot write the timeline");
+  if (st == LRAF_EIO) return err_fail(err, st, "cannot write the timeline");
   return LRAF_OK;
 }
