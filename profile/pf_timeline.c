@@ -23,6 +23,7 @@
                                   bucket (coroutine switches, counts that
                                   waited and come in a burst) */
 #define TL_SPAN 1000000        /* ns: the longest a bucket spans */
+#define TL_WINDOWS 1000000     /* windows of a thread analysed, at most */
 #define TL_BUCKET 4            /* accounts a bucket tells apart */
 #define TL_CLOCK_INSTR 2048    /* instructions of a thread between two
                                   reads of the clock, at least (a
@@ -458,7 +459,8 @@ static void acc_interval(const pf_tl_interval *iv, void *ud) {
       sum->longest_gap_at = iv->end - iv->gap;
     }
   }
-  k = (size_t)((iv->end - w->start) / w->window);
+  k = iv->end >= w->start ? (size_t)((iv->end - w->start) / w->window)
+                           : w->nwin;
   if (k < w->nwin) w->instr[k] += (double)x->n;
   if (x->cpu >= 0) {
     if (w->last_cpu >= 0) {
@@ -480,7 +482,8 @@ static void min_shares(tl_acc *a, int nthreads, pf_tl_window f, void *ud) {
   sum->min_share = sum->min_cpu_share = HUGE_VAL;
   for (t = 0; t < nthreads; t++) {
     tl_windows *w = &a->w[t];
-    size_t k, whole = (size_t)((w->end - w->start) / w->window);
+    size_t k, whole = w->end > w->start
+                          ? (size_t)((w->end - w->start) / w->window) : 0;
     if (w->start < 0) continue;
     if (whole == 0) {
       double span = w->end - w->start;
@@ -511,9 +514,16 @@ static void min_shares(tl_acc *a, int nthreads, pf_tl_window f, void *ud) {
 static int alloc_windows(tl_acc *a, const pf_tl_sample *s, size_t n,
                          int nthreads, double window, double solo) {
   int t;
-  double span = n > 0 ? (double)(s[n - 1].t - s[0].t) * 1e-9 : 0;
-  size_t nwin = (size_t)(span / window) + 2 +
-                (size_t)(solo > 0 ? (double)s[0].n / solo / window : 0);
+  size_t i, nwin;
+  double lo = 0, hi = 0, span;
+  for (i = 0; i < n; i++) {   /* the times the windows may reach */
+    double t0 = (double)s[i].t * 1e-9, t1 = t0 + (double)s[i].wait * 1e-9;
+    if (solo > 0 && s[i].n > 0) t0 -= (double)s[i].n / solo;
+    if (i == 0 || t0 < lo) lo = t0;
+    if (i == 0 || t1 > hi) hi = t1;
+  }
+  span = (hi - lo) / window;
+  nwin = span < (double)TL_WINDOWS ? (size_t)span + 2 : TL_WINDOWS;
   for (t = 0; t < nthreads; t++) {
     tl_windows *w = &a->w[t];
     w->window = window;

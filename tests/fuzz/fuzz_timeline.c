@@ -1,92 +1,20 @@
 /*
-** fuzz_timeline.c - libFuzzer target: the timeline's analysis and both
-** of its writers (profile/pf_timeline.c, pf_tlout.c) on arbitrary
-** samples: times that go back, counts that are negative or huge, many
-** threads and accounts, stops and waits.  The summary must be finite,
-** the JSON must parse as one document of the right shape (checked by
-** its brackets and quotes here), and the SVG must end its root element.
+** fuzz_timeline.c - libFuzzer target: the timeline's analysis and its
+** JSON and SVG writers on samples decoded from arbitrary bytes
+** (tests/support/tutil_fuzz_timeline.c says how, and what is checked).
 */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "pf_timeline.h"
+#include "tutil_fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define REC 12   /* bytes per sample */
-
-static int64_t take(const uint8_t *p, int n) {
-  int64_t v = 0;
-  int i;
-  for (i = 0; i < n; i++) v = v << 8 | p[i];
-  return v;
-}
-
-/* A JSON document's brackets balance outside strings, and it is one
-   object. */
-static void check_json(const char *s, size_t n) {
-  size_t i;
-  int depth = 0, in_string = 0;
-  if (n == 0 || s[0] != '{') abort();
-  for (i = 0; i < n; i++) {
-    char c = s[i];
-    if (in_string) {
-      if (c == '\\') i++;
-      else if (c == '"') in_string = 0;
-      else if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x80) abort();
-    } else if (c == '"') {
-      in_string = 1;
-    } else if (c == '{' || c == '[') {
-      depth++;
-    } else if (c == '}' || c == ']') {
-      if (--depth < 0) abort();
-    }
-  }
-  if (depth != 0 || in_string) abort();
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  size_t n = size / REC, i;
-  pf_tl_sample *x = calloc(n ? n : 1, sizeof *x);
-  lraf_timeline_summary sum;
-  lraf_timeline_opts o = {0, 0};
-  int fmt;
-  if (x == NULL) return 0;
-  for (i = 0; i < n; i++) {
-    const uint8_t *p = data + i * REC;
-    /* mostly forward time, sometimes back; counts of any sign */
-    x[i].t = (i ? x[i - 1].t : 0) + (int64_t)(int16_t)take(p, 2) * 1000;
-    x[i].n = (int64_t)(int32_t)take(p + 2, 4);
-    x[i].wait = p[6] & 1 ? (int64_t)p[7] * 100000 : 0;
-    x[i].cpu = p[6] & 2 ? x[i].t / 2 : -1;
-    x[i].account = p[8] % 7;
-    x[i].thread = p[9] % 3;
-    x[i].flags = p[10] & PF_TL_STOP;
+  char why[200];
+  if (tutil_fuzz_timeline(data, size, why, sizeof why) != 0) {
+    fprintf(stderr, "fuzz_timeline: %s\n", why);
+    abort();
   }
-  if (size > 0) o.gap_threshold = data[0] & 1 ? 0.0005 : 0;
-  for (fmt = 0; fmt < 2; fmt++) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (f == NULL) break;
-    if (pf_timeline_write(x, n, f, fmt ? LRAF_TIMELINE_SVG
-                                       : LRAF_TIMELINE_JSON,
-                          &o, "fuzz \"title\" <&>\n", &sum) != LRAF_OK) {
-      fclose(f);
-      free(buf);
-      continue;
-    }
-    fclose(f);
-    if (!isfinite(sum.share) || !isfinite(sum.cpu_share) ||
-        !isfinite(sum.min_share) || !isfinite(sum.solo_rate) ||
-        sum.gaps < 0 || sum.samples != (int64_t)n)
-      abort();
-    if (fmt == 0) check_json(buf, len);
-    else if (len < 7 || strcmp(buf + len - 7, "</svg>\n") != 0) abort();
-    free(buf);
-  }
-  free(x);
   return 0;
 }
