@@ -53,6 +53,8 @@ PKGS    += libsqlite3-dev libpq-dev libmicrohttpd-dev
 # the lraf VM: apt-get source and Debian's patches
 PKGS    += dpkg-dev patch
 TEST_PKGS += sqlite3 postgresql curl
+# the timeline's checks (test_timeline): the trace's schema, the SVG in a browser
+TEST_PKGS += python3 python3-jsonschema chromium util-linux
 BUILD   ?= build
 LRAF_VM ?= 1
 STOCK   := build/stock
@@ -157,7 +159,7 @@ TEST_SUPPORT := $(wildcard tests/support/*.c)
 # examples/*.c: each one program over the public header only.
 EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all programs deps run test check unit san-test bench bench-native bench-profile clean \
+.PHONY: all programs deps run test check unit san-test bench bench-native bench-profile bench-timeline clean \
         examples memcheck fuzz fuzz-build fuzz-deps fuzz-diff vm stock bench-vm bench-rw test-vm
 
 # Both builds: the stock target first (it needs nothing fetched), then
@@ -360,12 +362,18 @@ bench: all
 	tests/bench/native.sh
 	tests/bench/serve.sh
 	tests/bench/profile.sh
+	tests/bench/timeline.sh
 	tests/bench/vm.sh
 	tools/measurements.sh
 
 # What lraf profile costs over plain lua5.4 and over lraf run.
 bench-profile: all
 	tests/bench/profile.sh
+	tools/measurements.sh
+
+# What --timeline costs over lraf run (tests/bench/timeline.sh)
+bench-timeline: all
+	tests/bench/timeline.sh
 	tools/measurements.sh
 
 # The lraf VM's columns alone (tests/bench/vm.sh)
@@ -396,7 +404,7 @@ fuzz-diff: $(BUILD)/tests/test_diff_gen $(BUILD)/lraf
 # build-fuzz/, run one after another for FUZZ_TIME seconds each on seed
 # corpora made from tests/corpus and tests/gen (tests/fuzz/mkcorpus.sh).
 FUZZ_TIME    ?= 600
-FUZZ_TARGETS := read rewrite source pool pfjson ledger http profile
+FUZZ_TARGETS := read rewrite source pool pfjson ledger http profile timeline
 FUZZ_BUILD   := build-fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer

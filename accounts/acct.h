@@ -16,7 +16,7 @@
 
 /* Kinds of stock managers, so that their own functions can check what
    they are given. */
-enum { ACCT_CUSTOM, ACCT_TOTAL, ACCT_BUDGET, ACCT_RATE };
+enum { ACCT_CUSTOM, ACCT_TOTAL, ACCT_BUDGET, ACCT_RATE, ACCT_OBSERVER };
 
 struct lraf_manager {
   lraf_manager_ops ops;
@@ -24,6 +24,7 @@ struct lraf_manager {
   int kind;
   atomic_llong total;  /* everything charged */
   atomic_int refs;
+  lraf_manager *parent;  /* an observer's (owned); NULL for the others */
 };
 
 struct lraf_account {
@@ -57,9 +58,12 @@ int64_t acct_budget_left(const lraf_manager *m);
    acct_budget_left says when m and every manager above it are limits,
    hierarchical budgets or managers without a consume callback; -1
    otherwise (a callback, or a rate, has a say at every charge).
-   acct_budget_room is its part for budgets. */
+   acct_budget_room is its part for budgets.  An observer has its
+   parent's room: it takes counts late. */
 int64_t acct_budget_room(const lraf_manager *m);
 static inline int64_t acct_defer_room(const lraf_manager *m) {
+  while (m->kind == ACCT_OBSERVER)   /* an observer takes counts late */
+    if ((m = m->parent) == NULL) return INT64_MAX;
   if (m->kind == ACCT_BUDGET) return acct_budget_room(m);
   return m->ops.consume == NULL ? INT64_MAX : -1;
 }

@@ -82,18 +82,31 @@ int64_t lraf_limit_remaining(const lraf_manager *m) {
   return (int64_t)q - lraf_manager_total(m);
 }
 
+/* The manager above m that acct_budget_left looks at next: a budget's
+   parent, an observer's; NULL above any other kind. */
+static const lraf_manager *above(const lraf_manager *m) {
+  if (m->kind == ACCT_BUDGET) return ((budget *)m->ud)->parent;
+  if (m->kind == ACCT_OBSERVER) return m->parent;
+  return NULL;
+}
+
 int64_t acct_budget_left(const lraf_manager *m) {
   int64_t left = INT64_MAX;
-  for (; m != NULL && m->kind == ACCT_BUDGET; m = ((budget *)m->ud)->parent) {
-    int64_t own = lraf_limit_remaining(m);
-    if (own < left) left = own;
+  for (; m != NULL; m = above(m)) {
+    if (m->kind == ACCT_BUDGET) {
+      int64_t own = lraf_limit_remaining(m);
+      if (own < left) left = own;
+    } else if (m->kind != ACCT_OBSERVER) {
+      break;
+    }
   }
   return left;
 }
 
 int64_t acct_budget_room(const lraf_manager *m) {
   const lraf_manager *p = m;
-  while (p != NULL && p->kind == ACCT_BUDGET) p = ((budget *)p->ud)->parent;
+  while (p != NULL && (p->kind == ACCT_BUDGET || p->kind == ACCT_OBSERVER))
+    p = above(p);
   if (p != NULL && p->ops.consume != NULL) return -1;
   return acct_budget_left(m);
 }

@@ -21,6 +21,7 @@ lraf_manager *acct_manager_new(const lraf_manager_ops *ops, void *ud,
   }
   m->ud = ud;
   m->kind = kind;
+  m->parent = NULL;
   atomic_init(&m->total, 0);
   atomic_init(&m->refs, 1);
   return m;
@@ -28,6 +29,13 @@ lraf_manager *acct_manager_new(const lraf_manager_ops *ops, void *ud,
 
 lraf_manager *lraf_manager_new(const lraf_manager_ops *ops, void *ud) {
   return acct_manager_new(ops, ud, ACCT_CUSTOM);
+}
+
+lraf_manager *lraf_observer_new(const lraf_manager_ops *ops, void *ud,
+                                lraf_manager *parent) {
+  lraf_manager *m = acct_manager_new(ops, ud, ACCT_OBSERVER);
+  if (m != NULL) m->parent = lraf_manager_retain(parent);
+  return m;
 }
 
 lraf_manager *lraf_manager_retain(lraf_manager *m) {
@@ -38,6 +46,7 @@ lraf_manager *lraf_manager_retain(lraf_manager *m) {
 void lraf_manager_release(lraf_manager *m) {
   if (m == NULL || atomic_fetch_sub(&m->refs, 1) != 1) return;
   if (m->ops.release != NULL) m->ops.release(m->ud);
+  lraf_manager_release(m->parent);
   free(m);
 }
 

@@ -91,6 +91,9 @@ typedef struct cli_outcome {
   double rate;             /* 0: none */
   double wall, cpu;
   int loading;             /* the stop came while loading the script */
+  const char *timeline;    /* --timeline's file, or NULL */
+  const lraf_timeline_summary *tsum;  /* with timeline */
+  double expect_share;     /* --expect-share; 0: none */
 } cli_outcome;
 /* "instructions", "weighted units" or, with native charging, "units". */
 const char *cli_unit_name(lraf_mode mode, int native);

@@ -117,6 +117,10 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "gate: regression (default; improvements pass) or change"},
   {"--format", KIND_TEXT, "FORMAT", 0, 0,
    "text (default), markdown (a PR comment) or json"},
+  {"--timeline", KIND_TEXT, "FILE", 0, 0,
+   "when it ran: a trace (JSON) or, FILE.svg, a picture"},
+  {"--expect-share", KIND_TEXT, "P", 0, 0,
+   "warn when a window got less than P% of a CPU"},
 };
 
 /* What the exit statuses mean; a command lists those it can give. */
@@ -144,6 +148,8 @@ static const char *const statuses[] = {
                  CLI_BIT(CLI_OPT_ALLOW_MODULE) | CLI_BIT(CLI_OPT_ALLOW_OFFLINE) | \
                  CLI_BIT(CLI_OPT_KEY_FILE) | DETERMINISM)
 
+#define TIMELINE (CLI_BIT(CLI_OPT_TIMELINE) | CLI_BIT(CLI_OPT_EXPECT_SHARE))
+
 static const cli_command commands[] = {
   {"bench", cli_bench,
    CLI_BIT(CLI_OPT_RUNS) | CLI_BIT(CLI_OPT_LIMIT) |
@@ -163,7 +169,7 @@ static const cli_command commands[] = {
   {"run", cli_run,
    CLI_BIT(CLI_OPT_LIMIT) | CLI_BIT(CLI_OPT_RATE) |
      CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | CLI_BIT(CLI_OPT_REPORT) |
-     CLI_BIT(CLI_OPT_HELP),
+     TIMELINE | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_AFTER, "SCRIPT [ARGS...]",
    "run SCRIPT like lua5.4, counting every instruction",
    ST(0) | ST(1) | ST(2) | ST(3) | ST(4)},
@@ -171,7 +177,7 @@ static const cli_command commands[] = {
    CLI_BIT(CLI_OPT_LIMIT) | CLI_BIT(CLI_OPT_RATE) |
      CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | CLI_BIT(CLI_OPT_REPORT) |
      CLI_BIT(CLI_OPT_FORMAT) | CLI_BIT(CLI_OPT_OUTPUT) |
-     CLI_BIT(CLI_OPT_TOP) | CLI_BIT(CLI_OPT_HELP),
+     CLI_BIT(CLI_OPT_TOP) | TIMELINE | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_AFTER, "[-o OUT] SCRIPT [ARGS...]",
    "run SCRIPT like lraf run and write its exact profile to OUT (or\n"
    "standard output, the script's own output then going to standard\n"
@@ -440,6 +446,17 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
       a->fail_on_set = 1;
       break;
     case CLI_OPT_REPORT_FORMAT: a->format = v; break;
+    case CLI_OPT_TIMELINE: a->timeline = v; break;
+    case CLI_OPT_EXPECT_SHARE: {
+      char *end;
+      double p = strtod(v, &end);
+      if (end != v && *end == '%') end++;
+      if (end == v || *end != '\0' || !(p > 0 && p <= 100))
+        return cli_error("--expect-share needs a percentage above 0 and at "
+                         "most 100, not '%s'", v);
+      a->expect_share = p / 100;
+      break;
+    }
     case CLI_OPT_ALLOW_OFFLINE: a->opt.allow_offline = 1; break;
     case CLI_OPT_KEY_FILE: {
       static char *key;  /* lives as long as the process */

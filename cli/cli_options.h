@@ -61,6 +61,8 @@ typedef enum cli_opt {
   CLI_OPT_MIN_CHANGE,    /* --min-change N */
   CLI_OPT_FAIL_ON,       /* --fail-on regression|change */
   CLI_OPT_REPORT_FORMAT, /* --format text|markdown|json (diff) */
+  CLI_OPT_TIMELINE,      /* --timeline FILE */
+  CLI_OPT_EXPECT_SHARE,  /* --expect-share P */
   CLI_NUM_OPTS
 } cli_opt;
 
@@ -116,6 +118,8 @@ typedef struct cli_args {
   int fail_on_change;     /* --fail-on change (else regression) */
   int fail_on_set;        /* --fail-on was given */
   int runs;               /* -n; 0: not said */
+  const char *timeline;   /* --timeline; NULL: none */
+  double expect_share;    /* --expect-share as a fraction; 0: none */
   /* lraf serve */
   int port, workers;      /* -1: not said */
   const char *bind, *ledger;

@@ -145,6 +145,25 @@ static void json_int(FILE *f, const char *key, int64_t v, int present) {
   else fprintf(f, "  \"%s\": null,\n", key);
 }
 
+/* The timeline's figures (lraf.h, "Timeline"). */
+static void timeline_json(FILE *f, const cli_outcome *o) {
+  const lraf_timeline_summary *t = o->tsum;
+  fputs("  \"timeline\": {\"file\": ", f);
+  json_string(f, o->timeline);
+  fprintf(f, ", \"solo_rate\": %.0f, \"share\": %.4f, \"min_share\": %.4f,"
+          " \"min_share_at\": %.6f, \"cpu_share\": %.4f, "
+          "\"min_cpu_share\": %.4f, \"gaps\": %" PRId64 ", \"gap_seconds\": "
+          "%.6f, \"longest_gap\": %.6f, \"longest_gap_at\": %.6f, "
+          "\"pause_seconds\": %.6f", t->solo_rate, t->share, t->min_share,
+          t->min_share_at, t->cpu_share, t->min_cpu_share, t->gaps,
+          t->gap_time, t->longest_gap, t->longest_gap_at, t->pause_time);
+  if (o->expect_share > 0)
+    fprintf(f, ", \"expect_share\": %.4f, \"share_ok\": %s",
+            o->expect_share,
+            t->min_share >= o->expect_share ? "true" : "false");
+  fputs("},\n", f);
+}
+
 void cli_outcome_json(FILE *f, lraf_state *S, const cli_outcome *o) {
   tally t;
   int64_t rcount, rsum;
@@ -179,6 +198,7 @@ void cli_outcome_json(FILE *f, lraf_state *S, const cli_outcome *o) {
           o->wall, o->cpu);
   fprintf(f, "  \"count_per_cpu_second\": %.0f,\n",
           o->cpu > 0 ? (double)t.total / o->cpu : 0.0);
+  if (o->tsum != NULL) timeline_json(f, o);
   fputs("  \"threads\": [", f);
   for (i = 0; i < t.n; i++)
     fprintf(f, "%s\n    {\"id\": %" PRId64 ", \"count\": %" PRId64
@@ -212,5 +232,11 @@ void cli_outcome_summary(FILE *f, lraf_state *S, const cli_outcome *o) {
   fprintf(f, "lraf: wall %.3f s, cpu %.3f s, %.1f M %s per cpu second\n",
           o->wall, o->cpu, o->cpu > 0 ? (double)t.total / o->cpu / 1e6 : 0.0,
           unit);
+  if (o->tsum != NULL)
+    fprintf(f, "lraf: timeline %s: delivered share %.1f%% (least %.1f%%), "
+            "cpu share %.1f%%, %" PRId64 " gaps (%.1f ms, longest %.1f ms)\n",
+            o->timeline, 100 * o->tsum->share, 100 * o->tsum->min_share,
+            100 * o->tsum->cpu_share, o->tsum->gaps, 1e3 * o->tsum->gap_time,
+            1e3 * o->tsum->longest_gap);
   free(t.e);
 }

@@ -48,6 +48,9 @@ typedef struct run_ctx {
   cli_args args;               /* what the options said */
   const cli_run_hooks *hooks;  /* lraf profile's, or NULL */
   int hooked, hook_rc;
+  lraf_manager *timeline;      /* --timeline's manager (a reference) */
+  FILE *tfile;                 /* its file, opened before the run */
+  lraf_timeline_summary tsum;
 } run_ctx;
 
 static run_ctx *active;  /* for os.exit */
@@ -96,15 +99,45 @@ static void outcome(const run_ctx *c, cli_outcome *o, const char *status,
   o->cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - c->cpu0;
 }
 
+/* --timeline: write the file and the figures of the report, once;
+   --expect-share: say which window got less. */
+static void timeline_done(run_ctx *c, cli_outcome *o) {
+  lraf_error err;
+  const char *path = c->args.timeline;
+  size_t len = path != NULL ? strlen(path) : 0;
+  int svg = len > 4 && strcmp(path + len - 4, ".svg") == 0;
+  if (c->tfile == NULL) return;
+  if (lraf_timeline_write(c->timeline, c->tfile,
+                          svg ? LRAF_TIMELINE_SVG : LRAF_TIMELINE_JSON, NULL,
+                          c->script, &c->tsum, &err) != LRAF_OK) {
+    cli_error("cannot write the timeline %s: %s", path, err.message);
+  } else {
+    o->timeline = path;
+    o->tsum = &c->tsum;
+    o->expect_share = c->args.expect_share;
+  }
+  if (fclose(c->tfile) != 0)
+    cli_error("cannot write the timeline %s: %s", path, strerror(errno));
+  c->tfile = NULL;
+  if (o->tsum != NULL && c->args.expect_share > 0 &&
+      c->tsum.min_share < c->args.expect_share)
+    fprintf(stderr, "lraf: delivered share %.1f%% in the window at %.3f s, "
+            "below --expect-share %.1f%%\n", 100 * c->tsum.min_share,
+            c->tsum.min_share_at, 100 * c->args.expect_share);
+}
+
 /* Write the report once: the summary on stderr, or the JSON file (a
    failed write sets report_failed: the run then exits 2, not 0).  A
    hook's after() (lraf profile) runs first, once, while the state is
-   still there. */
-static void report(run_ctx *c, const cli_outcome *o) {
+   still there; the timeline is written before the report. */
+static void report(run_ctx *c, const cli_outcome *given) {
+  cli_outcome o0 = *given, *o = &o0;
   if (c->hooks != NULL && !c->hooked && c->S != NULL) {
     c->hooked = 1;
     c->hook_rc = c->hooks->after(c->S, c->hooks->ud);
   }
+  if (c->S != NULL && c->tfile != NULL) lraf_flush(c->S, NULL);
+  timeline_done(c, o);
   if (c->report == NULL || c->reported) return;
   c->reported = 1;
   if (c->rfile == NULL) {
@@ -132,6 +165,16 @@ static int open_report(run_ctx *c) {
   c->rfile = fopen(c->report, "w");
   if (c->rfile == NULL)
     return cli_error("cannot write the report %s: %s", c->report,
+                     strerror(errno));
+  return CLI_OK;
+}
+
+/* The timeline's file, opened before anything runs, as the report's. */
+static int open_timeline(run_ctx *c) {
+  if (c->args.timeline == NULL) return CLI_OK;
+  c->tfile = fopen(c->args.timeline, "w");
+  if (c->tfile == NULL)
+    return cli_error("cannot write the timeline %s: %s", c->args.timeline,
                      strerror(errno));
   return CLI_OK;
 }
@@ -197,7 +240,7 @@ static int parse_args(run_ctx *c, int argc, char **argv, int *script) {
 
 /* The manager chain: a limit (hierarchical when there is a rate) over
    an optional rate; a plain total otherwise. */
-static lraf_manager *make_manager(run_ctx *c) {
+static lraf_manager *chain(run_ctx *c) {
   lraf_manager *rate = NULL, *m;
   if (c->rate > 0 && (rate = lraf_rate_new(c->rate, 0.1, NULL)) == NULL)
     return NULL;
@@ -207,6 +250,16 @@ static lraf_manager *make_manager(run_ctx *c) {
     return m;
   }
   return rate ? rate : lraf_total_new();
+}
+
+/* The chain, under a timeline with --timeline. */
+static lraf_manager *make_manager(run_ctx *c) {
+  lraf_manager *m = chain(c), *tl;
+  if (m == NULL || c->args.timeline == NULL) return m;
+  tl = lraf_timeline_new(m);
+  lraf_manager_release(m);
+  c->timeline = lraf_manager_retain(tl);
+  return tl;
 }
 
 /* The arg table and os.exit, as lua.c sets them up; run protected (it
@@ -381,6 +434,7 @@ int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
   c.opt.keep_accounts = MAX_THREADS_LISTED;
   c.opt.traceback = 1;
   if ((rc = open_report(&c)) != CLI_OK) return rc;
+  if ((rc = open_timeline(&c)) != CLI_OK) return rc;
   c.m = make_manager(&c);
   if (c.m == NULL) {
     cli_error("out of memory");
@@ -417,5 +471,6 @@ int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
   }
   active = NULL;
   lraf_close(c.S);
+  lraf_manager_release(c.timeline);
   return rc;
 }

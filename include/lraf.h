@@ -141,6 +141,16 @@ LRAF_API int64_t lraf_manager_granularity(lraf_manager *m,
                                           lraf_account *account,
                                           int64_t dflt);
 
+/* An observer: a manager whose consume sees every charge and passes it
+   on to parent (retained; its consume must call lraf_manager_consume on
+   parent and return parent's verdict, and its granularity, if any, ask
+   parent's).  Everything that depends on limits sees through it: what
+   is left of a limit above it, and which counts may wait at coroutine
+   switches (those reach its consume late, at the next consume or
+   flush, in a burst).  A timeline is one.  NULL when out of memory. */
+LRAF_API lraf_manager *lraf_observer_new(const lraf_manager_ops *ops,
+                                         void *ud, lraf_manager *parent);
+
 /* ---- Stock managers ---- */
 
 /* total: sums what it is charged (J-RAF2's SimpleCPUManager); read it
@@ -223,6 +233,80 @@ LRAF_API double lraf_account_wake_time(const lraf_account *a);
 /* Keep an account beyond the life of its thread / drop that reference. */
 LRAF_API lraf_account *lraf_account_retain(lraf_account *a);
 LRAF_API void lraf_account_release(lraf_account *a);
+
+/* ---- Timeline ---- */
+
+/* A timeline records when each thread ran and how much: a manager that
+   notes the wall time, the OS thread and the account of every consume
+   it sees, then forwards the charge to parent (retained; NULL: it only
+   sums) and returns parent's verdict.  Its granularity is parent's.
+   Nothing runs per instruction: the timeline samples at the managers'
+   granularity (a consume every LRAF_DEFAULT_GRANULARITY instructions by
+   default), so a gap is located to within one such interval.
+   From the samples, lraf_timeline_analyse infers (docs/timeline.md):
+     - slices: intervals of continuous execution of one account on one
+       OS thread, each with its instruction count;
+     - the solo rate: instructions per second when the thread was not
+       held back, taken from the run itself (the median of the
+       intervals' rates), since the count is exact progress;
+     - gaps: intervals that took longer than their count predicts at the
+       solo rate, by more than gap_threshold seconds (the thread was not
+       running; a gap is certain, its cause is not);
+     - the delivered share per window of window seconds: instructions per
+       wall second against the solo rate (what the script sees for
+       itself), and thread CPU time against wall time (what the host's
+       clock says).
+   Thread-safe as managers must be.  NULL when out of memory. */
+typedef struct lraf_timeline_opts {
+  double gap_threshold;  /* seconds; 0: 0.001 */
+  double window;         /* seconds; 0: 0.1 */
+} lraf_timeline_opts;
+LRAF_API lraf_manager *lraf_timeline_new(lraf_manager *parent);
+
+/* What the analysis found.  Shares are fractions (1.0 = the whole CPU);
+   min_share and min_cpu_share are over whole windows (the whole run
+   when it is shorter than one window). */
+typedef struct lraf_timeline_summary {
+  double start, end;      /* first and last sample, seconds since the
+                             timeline was created */
+  int64_t instructions;   /* everything the timeline saw charged */
+  double solo_rate;       /* instructions per second; 0 when unknown */
+  double share, min_share;          /* from the count */
+  double cpu_share, min_cpu_share;  /* from thread CPU time */
+  double min_share_at;    /* start of the window with min_share */
+  int64_t gaps;           /* number of gaps */
+  double gap_time;        /* their total, seconds */
+  double longest_gap, longest_gap_at;  /* seconds; where it started */
+  double pause_time;      /* time parent made threads wait (rate) */
+  int stopped;            /* parent answered LRAF_STOP */
+  int64_t samples;
+} lraf_timeline_summary;
+
+/* Analyse what m (a timeline) recorded so far.  LRAF_EARG when m is not
+   a timeline. */
+LRAF_API lraf_status lraf_timeline_analyse(lraf_manager *m,
+                                           const lraf_timeline_opts *o,
+                                           lraf_timeline_summary *sum,
+                                           lraf_error *err);
+
+/* Write m's timeline to f: LRAF_TIMELINE_JSON is the Chrome trace event
+   format (Perfetto, chrome://tracing and speedscope open it): a track
+   per OS thread and account, slices with their instruction counts,
+   gaps, rate pauses and a stop as events, and the delivered share as
+   counters; LRAF_TIMELINE_SVG draws the same tracks as an SVG picture.
+   title names the run (may be NULL).  sum (may be NULL) gets what
+   lraf_timeline_analyse would give.  LRAF_EIO when f could not be
+   written. */
+typedef enum lraf_timeline_format {
+  LRAF_TIMELINE_JSON,
+  LRAF_TIMELINE_SVG
+} lraf_timeline_format;
+LRAF_API lraf_status lraf_timeline_write(lraf_manager *m, FILE *f,
+                                         lraf_timeline_format fmt,
+                                         const lraf_timeline_opts *o,
+                                         const char *title,
+                                         lraf_timeline_summary *sum,
+                                         lraf_error *err);
 
 /* ================================================================== */
 /* States (runtime/)                                                    */

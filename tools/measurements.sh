@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUTDIR=build/measurements
 DOC=docs/measurements.md
-SECTIONS="overhead vm rw native native-vm profile serve manual"
+SECTIONS="overhead vm rw native native-vm profile timeline serve manual"
 
 title() {
   case $1 in
@@ -31,6 +31,7 @@ title() {
     native)    echo "Native charging on the stock target (\`tests/bench/native.sh\`)" ;;
     native-vm) echo "Native charging on the lraf VM (\`tests/bench/native.sh --vm\`, \`make bench-native\`)" ;;
     profile)   echo "What lraf profile costs (\`tests/bench/profile.sh\`)" ;;
+    timeline)  echo "What --timeline costs (\`tests/bench/timeline.sh\`)" ;;
     serve)     echo "The request pool and lraf serve (\`tests/bench/serve.sh\`)" ;;
     manual)    echo "Measured by hand (not by \`make bench\`)" ;;
     *) echo "tools/measurements.sh: unknown section '$1'" >&2; return 1 ;;
@@ -81,6 +82,13 @@ EOF
 run`, on the 19 benchmark programs, both builds interleaved: the stock
 build (a call and return hook) and the lraf VM build (the VM's own call
 and return events, with per-line counts).  CPU time, best of REPS.
+EOF
+    ;;
+    timeline) cat <<'EOF'
+`lraf run --timeline` against `lraf run` on the 19 benchmark programs,
+whole processes, CPU time (the trace's writing included), best of REPS,
+interleaved: what recording a sample at every consume and writing the
+trace cost.
 EOF
     ;;
     serve) cat <<'EOF'

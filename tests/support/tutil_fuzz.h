@@ -51,4 +51,9 @@ int tutil_fuzz_http(int port, const uint8_t *data, size_t size, char *why,
 int tutil_fuzz_profile(const uint8_t *data, size_t size, char *why,
                        size_t n);
 
+/* Samples decoded from the bytes through the timeline's analysis and
+   both writers (tutil_fuzz_timeline.c). */
+int tutil_fuzz_timeline(const uint8_t *data, size_t size, char *why,
+                        size_t n);
+
 #endif

@@ -3,9 +3,9 @@
 ** a problem with, replayed through the same code.
 **
 ** tests/fuzz/regress/ holds one file per finding, named after the target
-** that found it: read-*, rewrite-*, source-*, profile-*, ledger-* (on a
-** ledger in a temporary directory) or http-* (sent to a real `lraf
-** serve`, started for them on 127.0.0.1).  Each must now be processed
+** that found it: read-*, rewrite-*, source-*, profile-*, timeline-*,
+** ledger-* (on a ledger in a temporary directory) or http-* (sent to a
+** real `lraf serve`, started for them on 127.0.0.1).  Each must now be processed
 ** or refused with an error value (the sanitizer build of make test
 ** catches crashes and leaks).  The findings that were refused at a
 ** precise place also have their error checked below.
@@ -78,6 +78,8 @@ static void test_replay_all(void **state) {
       rc = tutil_fuzz_source((const uint8_t *)data, len, why, sizeof why);
     else if (starts(e->d_name, "profile-"))
       rc = tutil_fuzz_profile((const uint8_t *)data, len, why, sizeof why);
+    else if (starts(e->d_name, "timeline-"))
+      rc = tutil_fuzz_timeline((const uint8_t *)data, len, why, sizeof why);
     else if (starts(e->d_name, "ledger-"))
       rc = tutil_fuzz_ledger(sh.dir, (const uint8_t *)data, len, why,
                              sizeof why);
