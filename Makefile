@@ -270,11 +270,13 @@ $(BUILD)/liblraf.so: $(LIB_OBJ) $(LUA_DEP)
 $(BUILD)/lraf: $(CLI_OBJ) $(BUILD)/liblraf.a $(LUA_DEP)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/liblraf.a $(LIBS)
 
-# lraf-lua (issue 15): lua5.4's command line, metered through
-# LRAF_OPTIONS; one file over include/lraf.h.  -ldl: -i opens libreadline
-# at run time when it is there.
-$(BUILD)/lraf-lua: $(BUILD)/cli/lraf_lua.o $(BUILD)/liblraf.a
-	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/liblraf.a $(LIBS) -ldl
+# lraf-lua: lua5.4's command line, metered through LRAF_OPTIONS, which
+# the command's own option parser reads (so it links the command's
+# objects but its main).  -ldl: -i opens libreadline at run time when it
+# is there.
+LRAF_LUA_OBJ := $(BUILD)/cli/lraf_lua.o $(filter-out $(BUILD)/cli/cli_main.o,$(CLI_OBJ))
+$(BUILD)/lraf-lua: $(LRAF_LUA_OBJ) $(BUILD)/liblraf.a
+	$(CC) $(LDFLAGS) -o $@ $(LRAF_LUA_OBJ) $(BUILD)/liblraf.a $(LIBS) -ldl
 
 # The helpers go in an archive, so that a test links only those it
 # calls; the tests that call libsqlite3 or libpq themselves (directly or

@@ -219,9 +219,10 @@ static int64_t factor_of(const char *s, opt_kind kind) {
 
 static const char *what_integer(const opt_info *o) {
   if (o->kind == KIND_BYTES)
-    return "a positive size in bytes (k, M, G, KiB, MiB, GiB allowed)";
-  return o->min > 0 ? "a positive integer (k, M, G allowed)"
-                    : "a non-negative integer (k, M, G allowed)";
+    return "a positive size in bytes (1e6, k, M, G, KiB, MiB, GiB "
+           "allowed)";
+  return o->min > 0 ? "a positive integer (1e6, k, M, G allowed)"
+                    : "a non-negative integer (1e6, k, M, G allowed)";
 }
 
 /* An integer of kind COUNT or BYTES in [o->min, o->max]. */
@@ -235,6 +236,14 @@ static int parse_integer(const opt_info *o, const char *s, int64_t *v) {
   for (; *p >= '0' && *p <= '9'; p++) {
     if (x > (UINT64_MAX - 9) / 10) big = 1;
     else x = x * 10 + (uint64_t)(*p - '0');
+  }
+  if ((*p == 'e' || *p == 'E') && p[1] >= '0' && p[1] <= '9') {
+    int e = 0;  /* 1e9, as Lua writes numbers */
+    for (p++; *p >= '0' && *p <= '9'; p++) e = e > 99 ? e : e * 10 + *p - '0';
+    for (; e > 0 && x != 0 && !big; e--) {
+      if (x > UINT64_MAX / 10) big = 1;
+      else x *= 10;
+    }
   }
   f = factor_of(p, o->kind);
   if (f == 0)
@@ -489,6 +498,53 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a) {
     return cli_error("--mode weighted needs --weights FILE");
   }
   return CLI_OK;
+}
+
+/* One word of text into w (quotes '...' and "..." group, backslash
+   escapes in "..." and outside quotes); the text after it, or NULL at
+   the end; an unclosed quote is a usage error (*rc). */
+static const char *next_word(const char *t, char *w, int *rc) {
+  char q = 0;
+  while (*t == ' ' || *t == '\t' || *t == '\n') t++;
+  if (*t == '\0') return NULL;
+  for (; *t && (q || (*t != ' ' && *t != '\t' && *t != '\n')); t++) {
+    if (q == 0 && (*t == '\'' || *t == '"')) q = *t;
+    else if (q != 0 && *t == q) q = 0;
+    else if (q != '\'' && *t == '\\' && t[1] != '\0') *w++ = *++t;
+    else *w++ = *t;
+  }
+  *w = '\0';
+  if (q) *rc = cli_error("an unclosed %c quote", q);
+  return t;
+}
+
+int cli_parse_text(const cli_command *cmd, const char *text, cli_args *a) {
+  /* the words live as long as the process: a's strings point into them */
+  static char *words;
+  static char **argv;
+  size_t n = strlen(text);
+  const char *t = text;
+  char *w;
+  int argc = 1, rc = CLI_OK;
+  free(words);
+  free(argv);
+  words = malloc(2 * n + 2 + strlen(cmd->name));
+  argv = malloc((n / 2 + 3) * sizeof *argv);
+  if (words == NULL || argv == NULL) return cli_error("out of memory");
+  w = words;
+  argv[0] = strcpy(w, cmd->name);
+  w += strlen(w) + 1;
+  while ((t = next_word(t, w, &rc)) != NULL && rc == CLI_OK) {
+    argv[argc++] = w;
+    w += strlen(w) + 1;
+  }
+  argv[argc] = NULL;
+  if (rc != CLI_OK) return rc;
+  rc = cli_parse(cmd, argc, argv, a);
+  if (rc == CLI_OK && a->noperands > 0)
+    return cli_error("'%s' is not an option (lraf %s's options only)",
+                     argv[a->first], cmd->name);
+  return rc;
 }
 
 /* ------------------------------------------------------------------ */

@@ -96,3 +96,16 @@ int64_t lraf_retired(const lraf_state *S, int64_t *count) {
   if (count != NULL) *count = S ? S->retired_count : 0;
   return S ? S->retired_sum : 0;
 }
+
+static void add_consumed(lraf_account *a, int64_t n, int alive, void *ud) {
+  (void)a;
+  (void)alive;
+  *(int64_t *)ud += n;
+}
+
+int64_t lraf_total(lraf_state *S) {
+  int64_t n = 0;
+  if (S == NULL) return 0;
+  lraf_foreach_account(S, add_consumed, &n);
+  return n + S->retired_sum;
+}
