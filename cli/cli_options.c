@@ -14,7 +14,8 @@
    shows each option on one line.) */
 typedef enum opt_kind {
   KIND_FLAG,   /* no value */
-  KIND_COUNT,  /* an integer; k, M, G multiply by 10^3, 10^6, 10^9 */
+  KIND_COUNT,  /* an integer; k, M, G multiply by 10^3, 10^6, 10^9, as
+                  does e9 (1e9: Lua's way, LRAF_OPTIONS' first syntax) */
   KIND_BYTES,  /* the same, and KiB, MiB, GiB by 2^10, 2^20, 2^30 */
   KIND_REAL,   /* a positive number; k, M, G as for counts */
   KIND_MODE,   /* original, overhead or weighted */
@@ -219,10 +220,9 @@ static int64_t factor_of(const char *s, opt_kind kind) {
 
 static const char *what_integer(const opt_info *o) {
   if (o->kind == KIND_BYTES)
-    return "a positive size in bytes (1e6, k, M, G, KiB, MiB, GiB "
-           "allowed)";
-  return o->min > 0 ? "a positive integer (1e6, k, M, G allowed)"
-                    : "a non-negative integer (1e6, k, M, G allowed)";
+    return "a positive size in bytes (k, M, G, KiB, MiB, GiB allowed)";
+  return o->min > 0 ? "a positive integer (k, M, G allowed)"
+                    : "a non-negative integer (k, M, G allowed)";
 }
 
 /* An integer of kind COUNT or BYTES in [o->min, o->max]. */

@@ -46,7 +46,9 @@ typedef struct lraf_error {
   char message[512];
 } lraf_error;
 
-/* A short constant name for a status code, e.g. "format" for LRAF_EFORMAT. */
+/* A short constant name for a status code, e.g. "format" for LRAF_EFORMAT;
+   "quota" and "memory" (LRAF_EMEMLIMIT) are the words of lraf run's
+   report status too. */
 LRAF_API const char *lraf_status_name(lraf_status code);
 
 struct lua_State;

@@ -53,7 +53,7 @@ int64_t lraf_consumed(lraf_state *S, const lraf_account *a) {
 static lraf_status stopped(lraf_state *S, lraf_verdict v, lraf_error *err) {
   int q = S->quota || v == LRAF_STOP;
   if (S->depth == 0) S->quota = S->memerr = 0;
-  if (q) return err_fail(err, LRAF_EQUOTA, "instruction quota exceeded");
+  if (q) return rt_stop_fail(S, 0, err);
   return LRAF_OK;
 }
 
