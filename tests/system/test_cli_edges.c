@@ -362,6 +362,36 @@ static void test_ctrl_c(void **state) {
   free(r);
 }
 
+/* A memory limit hit while a chunk is compiled or rewritten is the
+   limit's stop (4, its message), whatever the limit: never a usage
+   error with "lraf: lraf:". */
+static void test_memory_while_loading(void **state) {
+  static const char *const limits[] = {"300KiB", "700KiB", "1MiB", "1500KiB",
+                                       "2MiB", "3MiB", "6MiB"};
+  char *big = malloc(3000 * 64 + 16), *e;
+  size_t i, n = 0;
+  int stopped = 0;
+  (void)state;
+  assert_non_null(big);
+  n += (size_t)sprintf(big, "local t = {}\n");
+  for (i = 0; i < 3000; i++)
+    n += (size_t)sprintf(big + n, "t[%zu] = function(a, b) return a + b * "
+                         "%zu end\n", i, i);
+  assert_int_equal(tutil_sh_write(&sh, "big.lua", big), 0);
+  free(big);
+  for (i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+    int rc = tutil_sh_run(&sh, "cd %s && %s run --memory-limit %s big.lua",
+                          sh.dir, lraf, limits[i]);
+    e = slurp(sh.err);
+    if ((rc != 0 && rc != 4) || strstr(e, "lraf: lraf:") != NULL ||
+        (rc == 4 && strstr(e, "memory limit exceeded (limit ") == NULL))
+      fail_msg("--memory-limit %s: exit %d: %s", limits[i], rc, e);
+    stopped += rc == 4;
+    free(e);
+  }
+  assert_true(stopped >= 3);
+}
+
 /* ---- the interactive mode and versions ---- */
 
 static void test_equals_and_version(void **state) {
@@ -399,6 +429,7 @@ int main(void) {
     cmocka_unit_test(test_read_once),
     cmocka_unit_test(test_report_every_ending),
     cmocka_unit_test(test_ctrl_c),
+    cmocka_unit_test(test_memory_while_loading),
     cmocka_unit_test(test_equals_and_version),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
