@@ -392,6 +392,30 @@ static void test_memory_while_loading(void **state) {
   assert_true(stopped >= 3);
 }
 
+/* The sandbox's require says a file outside the allowed directories is
+   not allowed (exists or not), and "no file" for one missing inside. */
+static void test_sandbox_require(void **state) {
+  char *e;
+  (void)state;
+  assert_int_equal(tutil_sh_write(&sh, "data.lua", "return 42\n"), 0);
+  assert_int_equal(tutil_sh_write(&sh, "req.lua", "print(require(...))\n"),
+                   0);
+  assert_int_equal(tutil_sh_run(&sh, "cd %s && %s run --sandbox req.lua data",
+                                sh.dir, lraf), 1);
+  e = slurp(sh.err);
+  assert_non_null(strstr(e, "file './data.lua' not allowed in the sandbox"));
+  assert_null(strstr(e, "no file './data.lua'"));
+  free(e);
+  assert_int_equal(tutil_sh_run(&sh, "cd %s && %s run --sandbox --allow-dir "
+                                ". req.lua missing", sh.dir, lraf), 1);
+  e = slurp(sh.err);
+  assert_non_null(strstr(e, "no file './missing.lua'"));
+  assert_null(strstr(e, "'./missing.lua' not allowed"));
+  free(e);
+  assert_int_equal(tutil_sh_run(&sh, "cd %s && %s run --sandbox --allow-dir "
+                                ". req.lua data", sh.dir, lraf), 0);
+}
+
 /* ---- the interactive mode and versions ---- */
 
 static void test_equals_and_version(void **state) {
@@ -430,6 +454,7 @@ int main(void) {
     cmocka_unit_test(test_report_every_ending),
     cmocka_unit_test(test_ctrl_c),
     cmocka_unit_test(test_memory_while_loading),
+    cmocka_unit_test(test_sandbox_require),
     cmocka_unit_test(test_equals_and_version),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
