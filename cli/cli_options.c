@@ -102,7 +102,8 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "plain Lua, no ledger (a benchmark's baseline)"},
 };
 
-/* What the exit statuses mean; a command lists those it can give. */
+/* What the exit statuses mean; a command lists those it can give (and
+   may say what 1 means for it). */
 static const char *const statuses[] = {
   "success",
   "the script failed (a Lua error; bench: os.exit with a failure too)",
@@ -113,6 +114,21 @@ static const char *const statuses[] = {
 #define NSTATUSES ((int)(sizeof statuses / sizeof statuses[0]))
 
 #define ST(n) (1u << (n))
+
+/* What status 1 means for the commands that run no script. */
+static const char *const failed[][2] = {
+  {"serve", "the server could not start or failed (its ledger, "
+            "libmicrohttpd)"},
+  {"rewrite", "lraf ran out of memory"},
+  {"disasm", "lraf ran out of memory"},
+};
+
+static const char *status_text(const cli_command *cmd, int s) {
+  size_t i;
+  for (i = 0; s == 1 && i < sizeof failed / sizeof failed[0]; i++)
+    if (strcmp(cmd->name, failed[i][0]) == 0) return failed[i][1];
+  return statuses[s];
+}
 #define COUNTING (CLI_BIT(CLI_OPT_EXACT) | CLI_BIT(CLI_OPT_MODE) | \
                   CLI_BIT(CLI_OPT_WEIGHTS) | CLI_BIT(CLI_OPT_VM))
 #define RUNNING (COUNTING | CLI_BIT(CLI_OPT_GRANULARITY) | \
@@ -639,7 +655,7 @@ void cli_help(FILE *out, const cli_command *cmd) {
   }
   fputs("\nexit status:\n", out);
   for (s = 0; s < NSTATUSES; s++)
-    if (cmd->statuses & ST(s)) fprintf(out, "  %d  %s\n", s, statuses[s]);
+    if (cmd->statuses & ST(s)) fprintf(out, "  %d  %s\n", s, status_text(cmd, s));
 }
 
 void cli_help_all(FILE *out) {
@@ -689,6 +705,7 @@ void cli_help_markdown(FILE *out) {
     }
     fputs("\n| exit status | meaning |\n|---|---|\n", out);
     for (s = 0; s < NSTATUSES; s++)
-      if (cmd->statuses & ST(s)) fprintf(out, "| %d | %s |\n", s, statuses[s]);
+      if (cmd->statuses & ST(s))
+        fprintf(out, "| %d | %s |\n", s, status_text(cmd, s));
   }
 }

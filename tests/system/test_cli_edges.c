@@ -416,6 +416,32 @@ static void test_sandbox_require(void **state) {
                                 ". req.lua data", sh.dir, lraf), 0);
 }
 
+/* lraf serve: a port in use is bad usage (2) with a message saying so,
+   before anything starts; its help says what its status 1 means. */
+static void test_serve_port_in_use(void **state) {
+  char *out;
+  (void)state;
+  if (system("command -v python3 > /dev/null") != 0) skip();
+  assert_int_equal(tutil_sh_run(&sh, "cd %s && mkdir -p handlers && "
+      "python3 -c 'import socket, subprocess, sys\n"
+      "s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen()\n"
+      "r = subprocess.run([sys.argv[1], \"serve\", \"--port\", "
+      "str(s.getsockname()[1]), \"--ledger\", \"none\", \"handlers\"], "
+      "timeout=20)\n"
+      "print(\"exit\", r.returncode)' %s", sh.dir, lraf), 0);
+  out = slurp(sh.out);
+  assert_string_equal(out, "exit 2\n");
+  free(out);
+  out = slurp(sh.err);
+  assert_non_null(strstr(out, "is already in use"));
+  free(out);
+  assert_int_equal(tutil_sh_run(&sh, "%s serve --help", lraf), 0);
+  out = slurp(sh.out);
+  assert_null(strstr(out, "the script failed"));
+  assert_non_null(strstr(out, "  1  the server could not start"));
+  free(out);
+}
+
 /* ---- the interactive mode and versions ---- */
 
 static void test_equals_and_version(void **state) {
@@ -455,6 +481,7 @@ int main(void) {
     cmocka_unit_test(test_ctrl_c),
     cmocka_unit_test(test_memory_while_loading),
     cmocka_unit_test(test_sandbox_require),
+    cmocka_unit_test(test_serve_port_in_use),
     cmocka_unit_test(test_equals_and_version),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
