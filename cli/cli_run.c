@@ -218,17 +218,23 @@ static int call_chunk(lua_State *L) {
 
 /* Ctrl-C as in lua.c: the first SIGINT sets a hook that raises
    "interrupted!" in the main thread (so the report is still written),
-   a second one kills. */
+   a second one kills.  The hook that was there (the stock profiler's,
+   debug.sethook's) is put back before the error is raised. */
 static lua_State *interrupted_L;
+static lua_Hook old_hook;
+static int old_mask, old_count;
 
 static void interrupt_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
-  lua_sethook(L, NULL, 0, 0);
+  lua_sethook(L, old_hook, old_mask, old_count);
   luaL_error(L, "interrupted!");
 }
 
 static void on_sigint(int sig) {
   signal(sig, SIG_DFL);
+  old_hook = lua_gethook(interrupted_L);
+  old_mask = lua_gethookmask(interrupted_L);
+  old_count = lua_gethookcount(interrupted_L);
   lua_sethook(interrupted_L, interrupt_hook,
               LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 }

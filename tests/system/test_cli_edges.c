@@ -236,6 +236,17 @@ static void test_read_once(void **state) {
         fail_msg("lraf %s via %s: another count than from the file (%lld)",
                  cmds[c], routes[r], want);
   }
+  {  /* lraf-lua's report counts what lraf run's does */
+    char path[256], *r;
+    long long want = through("run", "%s %s %s x.lua");
+    assert_int_equal(tutil_sh_run(&sh, "cd %s && rm -f r.json && "
+                                  "LRAF_OPTIONS='--report r.json' %s x.lua",
+                                  sh.dir, lua_bin), 0);
+    snprintf(path, sizeof path, "%s/r.json", sh.dir);
+    r = slurp(path);
+    assert_int_equal(number_after(r, "\"count\""), want);
+    free(r);
+  }
   /* "-": standard input for run, as lua5.4 - */
   assert_int_equal(tutil_sh_run(&sh, "cd %s && cat x.lua | %s run -", sh.dir,
                                 lraf), 0);
