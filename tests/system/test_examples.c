@@ -82,6 +82,14 @@ static void test_embed(void **state) {
   free(out);
   tutil_run_free(&hook);
   readme = slurp("README.md");
+  {  /* and the README shows that output */
+    char shown[160];
+    snprintf(shown, sizeof shown, " ./embed\n    5050\n    %lld "
+             "instructions (quota left %lld)\n", hook.count,
+             1000000 - hook.count);
+    if (strstr(readme, shown) == NULL)
+      fail_msg("README.md does not show embed's output:\n%s", shown);
+  }
   code = slurp("examples/embed.c");
   if (strstr(readme, code) == NULL)
     fail_msg("README.md does not contain examples/embed.c verbatim");
