@@ -174,6 +174,46 @@ static void test_options_both_routes(void **state) {
                                 sh.dir, lua_bin), 0);
 }
 
+/* Generated lines of options (pairs from the cases, good values and bad
+   ones, in any order and number): both routes agree on each. */
+static void test_options_generated(void **state) {
+  unsigned seed = 20261128u;
+  int k;
+  (void)state;
+  for (k = 0; k < 40; k++) {
+    char words[512] = "";
+    int n = 1 + (int)((seed >> 8) % 4), j, a, b;
+    for (j = 0; j < n; j++) {
+      size_t i;
+      const char *v;
+      seed = seed * 1103515245u + 12345u;
+      i = (seed >> 8) % (NCASES - 1);  /* not --help, the last */
+      if (strcmp(cases[i][0], "--report") == 0) continue;
+      seed = seed * 1103515245u + 12345u;
+      v = cases[i][1 + ((seed >> 8) % 4 == 0 && cases[i][2] != NULL)];
+      snprintf(words + strlen(words), sizeof words - strlen(words),
+               "%s%s%s%s", j ? " " : "", cases[i][0], v ? " " : "",
+               v ? v : "");
+    }
+    a = tutil_sh_run(&sh, "cd %s && %s run %s x.lua", sh.dir, lraf, words);
+    if (a == 0) {
+      b = tutil_sh_run(&sh, "cd %s && LRAF_OPTIONS='%s' %s x.lua", sh.dir,
+                       words, lua_bin);
+      if (b != 0) fail_msg("'%s': lraf run 0, lraf-lua %d", words, b);
+    } else {
+      char *ea = first_error("lraf: "), *eb;
+      b = tutil_sh_run(&sh, "cd %s && LRAF_OPTIONS='%s' %s x.lua", sh.dir,
+                       words, lua_bin);
+      if (a != 2 || b != 1) fail_msg("'%s': exit %d and %d", words, a, b);
+      eb = first_error("lraf-lua: LRAF_OPTIONS: ");
+      if (strcmp(ea, eb) != 0)
+        fail_msg("'%s': lraf run said '%s', lraf-lua '%s'", words, ea, eb);
+      free(ea);
+      free(eb);
+    }
+  }
+}
+
 /* ---- reading a script once ---- */
 
 /* The number after "key": in text (a JSON report or bench's line). */
@@ -487,6 +527,7 @@ static void test_equals_and_version(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_options_both_routes),
+    cmocka_unit_test(test_options_generated),
     cmocka_unit_test(test_read_once),
     cmocka_unit_test(test_report_every_ending),
     cmocka_unit_test(test_ctrl_c),
