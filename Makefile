@@ -11,7 +11,8 @@
 # the lraf VM's sources it builds build/stock alone and says so.
 #   make examples  build examples/*.c into $(BUILD)/examples (tests run them)
 #   make bench  overhead benchmarks (tests/bench; bench-native: native
-#               cost calibration and the overhead of native charging)
+#               cost calibration and the overhead of native charging);
+#               writes docs/measurements.md
 #   make fuzz-diff SEEDS=N [START=S]   differential test of N generated programs
 #   make fuzz [FUZZ_TIME=600]          each libFuzzer target for FUZZ_TIME s
 #
@@ -62,7 +63,7 @@ LUA_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) 2>/dev/null)
 LUA_LIBS   := $(shell pkg-config --libs $(LUA_PC) 2>/dev/null)
 LUA_DEP    :=
 
-# The lraf VM (issue 17, docs/lraf-vm.md): with LRAF_VM=1 everything is
+# The lraf VM (docs/lraf-vm.md): with LRAF_VM=1 everything is
 # built against Lua 5.4.4 from Debian's source package plus
 # lravm/patches/lua-acct.patch (lravm/fetch.sh puts it in $(LRAVM_SRC)),
 # compiled into $(BUILD)/lua/liblua.a.  With LRAF_VM=0 it is built
@@ -101,7 +102,7 @@ endif
 $(VM_STAMP):
 	@mkdir -p $(dir $@) && touch $@
 
-# lraf's metered LPeg (issue 16, docs/cost-model.md): LPeg 1.0.2 from
+# lraf's metered LPeg (docs/cost-model.md, native charging): LPeg 1.0.2 from
 # Debian's lua-lpeg source with runtime/lpeg/lpeg-steps.patch, fetched by
 # runtime/lpeg/fetch.sh into $(LPEG_SRC) and compiled into the library.
 # $(BUILD)/lpeg.mk records whether that worked (make remakes it first;
@@ -278,7 +279,7 @@ $(BUILD)/liblraf.so: $(BUILD)/liblraf.so.$(LIB_VERSION)
 $(BUILD)/lraf: $(CLI_OBJ) $(BUILD)/liblraf.a $(LUA_DEP)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/liblraf.a $(LIBS)
 
-# lraf-lua: lua5.4's command line, metered through LRAF_OPTIONS, which
+# lraf-lua (docs/security.md, lraf-lua): lua5.4's command line, metered through LRAF_OPTIONS, which
 # the command's own option parser reads (so it links the command's
 # objects but its main).  -ldl: -i opens libreadline at run time when it
 # is there.
@@ -358,30 +359,38 @@ unit: $(BUILD)/liblraf.a $(BUILD)/liblraf.so $(BUILD)/lraf $(BUILD)/lraf-lua $(E
 	@LRAF=$(BUILD)/lraf tests/run_suites.sh $(TALLY) $(TEST_BIN)
 	@$(if $(TALLY_OWN),tests/run_suites.sh --total $(TALLY))
 
+# Every bench script writes its output into build/measurements/NAME.md;
+# tools/measurements.sh assembles docs/measurements.md from them (a
+# section that was not run is kept as it was).
 bench: all
 	BUILD=$(STOCK) tests/bench/run.sh
 	tests/bench/native.sh
 	tests/bench/serve.sh
 	tests/bench/profile.sh
 	tests/bench/vm.sh
+	tools/measurements.sh
 
 # What lraf profile costs over plain lua5.4 and over lraf run.
 bench-profile: all
 	tests/bench/profile.sh
+	tools/measurements.sh
 
 # The lraf VM's columns alone (tests/bench/vm.sh)
 bench-vm: deps
 	tests/bench/vm.sh
+	tools/measurements.sh
 
 # Rewriting against compiling, both builds (tests/bench/rwtime.sh)
 bench-rw: deps
 	tests/bench/rwtime.sh
+	tools/measurements.sh
 
 # Calibration of the native cost model and the overhead of charging.
 bench-native: all
 	tests/bench/native.sh
 	@if [ -f build/lua/liblua.a ]; then BUILD=build tests/bench/native.sh --vm; \
 	else echo "bench-native: no lraf VM build (build/) to measure its charges"; fi
+	tools/measurements.sh
 
 # More generated programs through the differential test (tests/gen):
 # seeds START .. START+SEEDS-1.

@@ -54,7 +54,7 @@ typedef enum cli_opt {
   CLI_NUM_OPTS
 } cli_opt;
 
-#define CLI_BIT(o) (1u << (o))
+#define CLI_BIT(o) (UINT64_C(1) << (o))
 
 /* How a subcommand's operands follow its options. */
 typedef enum cli_operands {
@@ -71,7 +71,7 @@ typedef int (*cli_fn)(int argc, char **argv);
 typedef struct cli_command {
   const char *name;
   cli_fn run;
-  unsigned options;        /* CLI_BIT(o) for each option it takes */
+  uint64_t options;        /* CLI_BIT(o) for each option it takes */
   cli_operands layout;
   const char *operands;    /* e.g. "SCRIPT [ARGS...]" */
   const char *summary;     /* what it does, one or two lines */

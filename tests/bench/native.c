@@ -204,7 +204,8 @@ static const ncase cases[] = {
    "collectgarbage()", 1000000, 20},
   {"lpeg.match", "local lpeg = require 'lpeg' local p = lpeg.P'a'^0 "
    "local s = string.rep('a', N)", "local r = lpeg.match(p, s)", 1000000, 10},
-  /* issue 16: operations whose cost grows with their operands */
+  /* operations whose cost grows with their operands (size-dependent
+     native charges) */
   {"string.find", "local s, p = string.rep('a', N), string.rep('a', 999) .. 'b'",
    "local r = string.find(s, p)", 1000000, 4},
   {"string.match", "local s, p = string.rep('a', N), string.rep('a', 99) .. 'b'",

@@ -5,7 +5,9 @@
 # stock build (Debian's liblua5.4; the hook collector) and the lraf VM
 # build (build/, make vm; the VM's own call and return events, with per-line
 # counts).  Each repetition runs every program under both builds, one
-# after the other; the best of REPS (default 5) CPU times is kept.
+# after the other; the best of REPS (default 5) CPU times is kept.  The
+# table goes into docs/measurements.md's section "profile"
+# (tools/measurements.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build/stock}
@@ -33,7 +35,8 @@ for p in richards deltablue json nbody bounce list mandelbrot permute queens \
   progs="$progs tests/corpus/$p.lua"
 done
 raw=$(mktemp)
-trap 'rm -f "$raw"' EXIT
+out=$(mktemp)
+trap 'rm -f "$raw" "$out"' EXIT
 for r in $(seq "$REPS"); do
   for p in $progs; do
     "$BUILD/bench/profile" -n1 -r "$p" | sed 's/^/stock /' >>"$raw"
@@ -73,4 +76,5 @@ awk -v reps="$REPS" '
            cnt["vm"] ? exp(gl["vm"] / cnt["vm"]) : 0,
            cnt["vm"] ? exp(gr["vm"] / cnt["vm"]) : 0
     printf "%-16s %41.2fx | %41.2fx\n", "max /lraf", worst["stock"], worst["vm"]
-  }' "$raw"
+  }' "$raw" | tee "$out"
+tools/measurements.sh section profile "REPS=$REPS tests/bench/profile.sh" <"$out"

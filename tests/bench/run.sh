@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench: build the overhead benchmark and run it on the benchmark
-# programs of the corpus.
+# programs of the corpus; its table goes into docs/measurements.md's
+# section "overhead" (tools/measurements.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build/stock}
@@ -16,4 +17,7 @@ for p in richards deltablue json nbody bounce list mandelbrot permute queens \
          fasta copipe gsubbuild; do
   progs="$progs tests/corpus/$p.lua"
 done
-"$BUILD/bench/bench" ${REPS:+-n$REPS} $progs
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$BUILD/bench/bench" ${REPS:+-n$REPS} $progs | tee "$out"
+tools/measurements.sh section overhead "${REPS:+REPS=$REPS }tests/bench/run.sh" <"$out"

@@ -3,7 +3,8 @@
 # rwtime.c), on the corpus's benchmark programs, for both builds: the
 # lraf VM (rewriting in memory) and stock Lua (dump, read, rewrite,
 # verify, write).  RWTIME_LOOPS=N instead rewrites each program N times
-# without timing, a loop to run under perf record.
+# without timing, a loop to run under perf record.  Timed output goes
+# into docs/measurements.md's section "rw" (tools/measurements.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 make --no-print-directory -j2 stock >/dev/null
@@ -14,6 +15,7 @@ for p in richards deltablue json nbody bounce list mandelbrot permute queens \
          fasta copipe gsubbuild; do
   progs="$progs tests/corpus/$p.lua"
 done
+measure() {
 for B in build build/stock; do
   if [ "$B" = build ]; then
     lua="-Ibuild/lua-lravm/src -DLRAF_VM"; libs="$B/lua/liblua.a -Wl,-E -ldl"
@@ -34,3 +36,9 @@ for B in build build/stock; do
     "$B/bench/rwtime" ${REPS:+-n$REPS} -x $progs | tail -3
   fi
 done
+}
+if [ -n "${RWTIME_LOOPS:-}" ]; then measure; exit; fi
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+measure | tee "$out"
+tools/measurements.sh section rw "${REPS:+REPS=$REPS }tests/bench/rwtime.sh" <"$out"

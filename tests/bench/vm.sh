@@ -9,6 +9,8 @@
 #     the target the lraf VM build uses by default (RW_LRAVM);
 #  2. vmbench.c: whole processes, start and rewriting included, against
 #     Debian's lua5.4 and against the lraf VM's own stand-alone lua.
+# The output goes into docs/measurements.md's section "vm"
+# (tools/measurements.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=build
@@ -28,9 +30,15 @@ for p in richards deltablue json nbody bounce list mandelbrot permute queens \
          fasta copipe gsubbuild; do
   progs="$progs tests/corpus/$p.lua"
 done
-echo "== lraf VM, in one process (plain = the lraf VM running unrewritten code)"
-"$B/bench/bench" ${REPS:+-n$REPS} $progs
-echo
-echo "== lraf VM, whole processes against lua5.4 and the lraf VM's lua"
-"$B/bench/vmbench" ${REPS:+-n$REPS} "$(command -v lua5.4)" "$B/lua/lua" \
-  "$B/lraf" $progs
+measure() {
+  echo "== lraf VM, in one process (plain = the lraf VM running unrewritten code)"
+  "$B/bench/bench" ${REPS:+-n$REPS} $progs
+  echo
+  echo "== lraf VM, whole processes against lua5.4 and the lraf VM's lua"
+  "$B/bench/vmbench" ${REPS:+-n$REPS} "$(command -v lua5.4)" "$B/lua/lua" \
+    "$B/lraf" $progs
+}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+measure | tee "$out"
+tools/measurements.sh section vm "${REPS:+REPS=$REPS }tests/bench/vm.sh" <"$out"

@@ -1,6 +1,6 @@
 /*
-** test_cli_statuses.c - the first hour with the lraf command (issue
-** 20): every case a new user tripped over gives the documented exit
+** test_cli_statuses.c - the first hour with the lraf command (the
+** stumbles of a new user): every case a new user tripped over gives the documented exit
 ** status (cli.h, lraf(1)) and a message that says what happened.
 **   - bench stops runaway scripts (--limit, --memory-limit), treats
 **     os.exit as what it is, shows progress only on a terminal;

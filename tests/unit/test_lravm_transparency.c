@@ -7,7 +7,7 @@
 ** rewriting in memory keeps.  Each script prints what it sees; lraf
 ** (default and exact modes, in memory) must print what plain Lua
 ** prints.  Built for the stock target (whose functions carry two more
-** upvalues, see the security issue) the tests are skipped.
+** upvalues, see docs/security.md) the tests are skipped.
 */
 #include <stdarg.h>
 #include <stddef.h>
