@@ -270,17 +270,27 @@ $(BUILD)/liblraf.a: $(LIB_OBJ) $(LIB_LUA_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/liblraf.so: $(LIB_OBJ) $(LUA_DEP)
-	$(CC) -shared $(LDFLAGS) -o $@ $(LIB_OBJ) $(LIBS)
+# liblraf.so.VERSION with the SONAME liblraf.so.MAJOR, and the two
+# symbolic links to it (liblraf.so for the linker, the SONAME for the
+# loader).
+LIB_VERSION := $(shell sed -n 's/^\#define LRAF_VERSION "\(.*\)"/\1/p' include/lraf.h)
+SONAME := liblraf.so.$(firstword $(subst ., ,$(LIB_VERSION)))
+$(BUILD)/liblraf.so.$(LIB_VERSION): $(LIB_OBJ) $(LUA_DEP)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,$(SONAME) -o $@ $(LIB_OBJ) $(LIBS)
+$(BUILD)/liblraf.so: $(BUILD)/liblraf.so.$(LIB_VERSION)
+	ln -sf liblraf.so.$(LIB_VERSION) $(BUILD)/$(SONAME)
+	ln -sf liblraf.so.$(LIB_VERSION) $@
 
 $(BUILD)/lraf: $(CLI_OBJ) $(BUILD)/liblraf.a $(LUA_DEP)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/liblraf.a $(LIBS)
 
-# lraf-lua (docs/security.md, lraf-lua): lua5.4's command line, metered through
-# LRAF_OPTIONS; one file over include/lraf.h.  -ldl: -i opens libreadline
-# at run time when it is there.
-$(BUILD)/lraf-lua: $(BUILD)/cli/lraf_lua.o $(BUILD)/liblraf.a
-	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/liblraf.a $(LIBS) -ldl
+# lraf-lua (docs/security.md, lraf-lua): lua5.4's command line, metered through LRAF_OPTIONS, which
+# the command's own option parser reads (so it links the command's
+# objects but its main).  -ldl: -i opens libreadline at run time when it
+# is there.
+LRAF_LUA_OBJ := $(BUILD)/cli/lraf_lua.o $(filter-out $(BUILD)/cli/cli_main.o,$(CLI_OBJ))
+$(BUILD)/lraf-lua: $(LRAF_LUA_OBJ) $(BUILD)/liblraf.a
+	$(CC) $(LDFLAGS) -o $@ $(LRAF_LUA_OBJ) $(BUILD)/liblraf.a $(LIBS) -ldl
 
 # The helpers go in an archive, so that a test links only those it
 # calls; the tests that call libsqlite3 or libpq themselves (directly or
@@ -481,16 +491,20 @@ clean:
 # ---- Installing (make install PREFIX=... [DESTDIR=...]) ----
 # One build: build/ (the lraf VM) unless BUILD=build/stock LRAF_VM=0.
 # The programs that were built (lraf, and lraf-lua where the tree has
-# it), liblraf.a and liblraf.so, lraf.h, lraf.pc for pkg-config (from
-# man/lraf.pc.in) and the man pages lraf(1) and lraf(3).
+# it), liblraf.a and liblraf.so (versioned, with its links), lraf.h,
+# lraf.pc for pkg-config (from man/lraf.pc.in) and the man pages lraf(1),
+# lraf-lua(1) and lraf(3).
 PREFIX  ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^\#define LRAF_VERSION "\(.*\)"/\1/p' include/lraf.h)
 INST_PROGRAMS := lraf lraf-lua
 
-# The lraf VM build's lraf.pc takes only lua.h from lua5.4 (the lraf VM's
-# API is Lua's), the stock build's links Debian's liblua5.4 too.
-PC_REQUIRES := $(if $(filter 1,$(LRAF_VM)),Requires.private,Requires)
+# The lraf VM build carries its own Lua: its lraf.pc requires nothing
+# and points at the lraf VM's headers, installed in include/lraf/ (an
+# embedder's lua.h must be the VM's); the stock build's requires lua5.4.
+LRAVM_HEADERS := lua.h luaconf.h lualib.h lauxlib.h
+PC_REQUIRES := $(if $(filter 1,$(LRAF_VM)),,Requires: lua5.4)
+PC_CFLAGS := $(if $(filter 1,$(LRAF_VM)), -I$${includedir}/lraf)
 
 .PHONY: install uninstall
 install: programs
@@ -501,18 +515,28 @@ install: programs
 	  echo "install $(BUILD)/$$p $(DESTDIR)$(PREFIX)/bin/$$p"; \
 	  install -m 755 $(BUILD)/$$p $(DESTDIR)$(PREFIX)/bin/$$p; fi; done
 	install -m 644 $(BUILD)/liblraf.a $(DESTDIR)$(PREFIX)/lib/liblraf.a
-	install -m 755 $(BUILD)/liblraf.so $(DESTDIR)$(PREFIX)/lib/liblraf.so
+	install -m 755 $(BUILD)/liblraf.so.$(LIB_VERSION) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf liblraf.so.$(LIB_VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf liblraf.so.$(LIB_VERSION) $(DESTDIR)$(PREFIX)/lib/liblraf.so
 	install -m 644 include/lraf.h $(DESTDIR)$(PREFIX)/include/lraf.h
+	$(if $(filter 1,$(LRAF_VM)),install -d $(DESTDIR)$(PREFIX)/include/lraf && \
+	  install -m 644 $(LRAVM_HEADERS:%=$(LRAVM_SRC)/src/%) $(DESTDIR)$(PREFIX)/include/lraf/)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
-	  -e 's|@REQUIRES@|$(PC_REQUIRES)|' man/lraf.pc.in \
-	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lraf.pc
+	  -e 's|@REQUIRES@|$(PC_REQUIRES)|' -e 's|@CFLAGS@|$(PC_CFLAGS)|' \
+	  man/lraf.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lraf.pc
 	install -m 644 man/lraf.1 $(DESTDIR)$(PREFIX)/share/man/man1/lraf.1
+	install -m 644 man/lraf-lua.1 $(DESTDIR)$(PREFIX)/share/man/man1/lraf-lua.1
 	install -m 644 man/lraf.3 $(DESTDIR)$(PREFIX)/share/man/man3/lraf.3
 
 uninstall:
 	rm -f $(INST_PROGRAMS:%=$(DESTDIR)$(PREFIX)/bin/%) \
 	  $(DESTDIR)$(PREFIX)/lib/liblraf.a $(DESTDIR)$(PREFIX)/lib/liblraf.so \
+	  $(DESTDIR)$(PREFIX)/lib/$(SONAME) \
+	  $(DESTDIR)$(PREFIX)/lib/liblraf.so.$(LIB_VERSION) \
 	  $(DESTDIR)$(PREFIX)/include/lraf.h \
+	  $(LRAVM_HEADERS:%=$(DESTDIR)$(PREFIX)/include/lraf/%) \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/lraf.pc \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/lraf.1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/lraf-lua.1 \
 	  $(DESTDIR)$(PREFIX)/share/man/man3/lraf.3
+	rmdir $(DESTDIR)$(PREFIX)/include/lraf 2>/dev/null || true

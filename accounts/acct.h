@@ -53,6 +53,10 @@ int64_t acct_granularity(lraf_account *a, int64_t dflt);
    m's own budget and of every limit or hierarchical budget above it
    (lraf_limit_remaining tells m's own); INT64_MAX when none has one. */
 int64_t acct_budget_left(const lraf_manager *m);
+/* The quota of the first exhausted limit or hierarchical budget from m
+   up, else of the first that has one; -1 when none has (a stop message
+   names it). */
+int64_t acct_budget_quota(const lraf_manager *m);
 /* acct_defer_room: how much may be charged to m with its consume doing
    nothing but add to totals and find no budget exhausted: what
    acct_budget_left says when m and every manager above it are limits,

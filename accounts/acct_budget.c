@@ -103,6 +103,18 @@ int64_t acct_budget_left(const lraf_manager *m) {
   return left;
 }
 
+int64_t acct_budget_quota(const lraf_manager *m) {
+  int64_t quota = -1;
+  for (; m != NULL && m->kind == ACCT_BUDGET; m = ((budget *)m->ud)->parent) {
+    budget *b = m->ud;
+    long long q = atomic_load(&b->quota);
+    if (q < 0) continue;
+    if (exhausted(b)) return (int64_t)q;
+    if (quota < 0) quota = (int64_t)q;
+  }
+  return quota;
+}
+
 int64_t acct_budget_room(const lraf_manager *m) {
   const lraf_manager *p = m;
   while (p != NULL && (p->kind == ACCT_BUDGET || p->kind == ACCT_OBSERVER))

@@ -55,9 +55,16 @@ int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks);
 
 /* Print "lraf: <message>" on stderr and return CLI_EUSAGE. */
 int cli_error(const char *fmt, ...);
+/* What cli_error prints before the message instead of "lraf: " (e.g.
+   "lraf-lua: LRAF_OPTIONS: "); p must live as long as it is used. */
+void cli_set_prefix(const char *p);
 /* Report err like cli_error; the status is CLI_EFAIL for LRAF_EMEM,
    CLI_EUSAGE otherwise. */
 int cli_report(const lraf_error *err);
+
+/* "lraf 0.1.0 on the lraf VM (Lua 5.4.4 ...)" or "... on stock Lua
+   (built against Lua 5.4.6)": lraf --version, lraf-lua -v. */
+void cli_version(FILE *out);
 
 /* Read a whole file into a new malloc'ed buffer; the error says which
    file and why. */
@@ -75,6 +82,25 @@ lraf_status cli_read_file_max(const char *path, size_t max, char **data,
    name "@path". */
 lraf_status cli_read_script(const char *path, char **data, size_t *size,
                             char **name, lraf_error *err);
+
+/* A script read once (a pipe, /dev/stdin, a FIFO or <(...) can be read
+   only once): its bytes, its chunk name ("@path", "=stdin") and whether
+   it is a chunk rewritten offline (lraf rewrite).  Source gets a UTF-8
+   BOM and a '#' first line blanked, as lua5.4 skips them. */
+typedef struct cli_script {
+  char *data;
+  size_t size;
+  char *name;
+  int offline;
+} cli_script;
+/* Read path (NULL: standard input); the error names the file. */
+lraf_status cli_script_read(const char *path, cli_script *s,
+                            lraf_error *err);
+/* Load it into S (lraf_load_rewritten or lraf_load_string); may be
+   called again for each fresh state (lraf bench). */
+lraf_status cli_script_load(lraf_state *S, const cli_script *s,
+                            lraf_error *err);
+void cli_script_free(cli_script *s);
 
 /* ---- cli_outcome.c: what lraf run reports ---- */
 typedef struct cli_outcome {
@@ -135,5 +161,11 @@ int cli_report_format(const cli_args *a, const char *cmd);
    is too small to start a state (and how much one takes), or, when
    that was not the reason, err as cli_report gives it. */
 int cli_new_failed(const lraf_options *opt, const lraf_error *err);
+/* The manager over a run: a limit (hierarchical over a rate when there
+   is one, rate > 0), the rate alone, or a total; NULL: out of memory. */
+lraf_manager *cli_manager_new(int64_t limit, double rate);
+/* Whether native work is charged: --native / --no-native, else with a
+   limit, a memory limit or the sandbox; *why says what decided. */
+int cli_native(const cli_args *a, const char **why);
 
 #endif

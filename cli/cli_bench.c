@@ -159,7 +159,7 @@ static int bench_call(lua_State *L) {
 /* One run in a fresh state: the instructions it took, finalizers run
    by lraf_close included, and its wall time. */
 static lraf_status run_once(const lraf_options *base, const char *script,
-                            const bench_args *args, bench_run *b,
+                            const cli_script *src, const bench_args *args, bench_run *b,
                             int64_t *count, double *wall, lraf_error *err) {
   lraf_options opt = *base;
   lraf_state *S;
@@ -190,7 +190,7 @@ static lraf_status run_once(const lraf_options *base, const char *script,
   st = lraf_call(S, 3, 0, err);
   lraf_host_strings(S, 0);
   t0 = now();
-  if (st == LRAF_OK) st = lraf_load_file(S, script, err);
+  if (st == LRAF_OK) st = cli_script_load(S, src, err);
   if (st == LRAF_OK) {
     lua_pushcfunction(L, bench_call);
     lua_insert(L, -2);
@@ -226,10 +226,18 @@ static void progress(const char *script, int run, int runs, double t0) {
 static lraf_status bench_script(const lraf_options *opt, const char *script,
                                 const bench_args *args, bench_run *b,
                                 int runs, bench_result *r, lraf_error *err) {
-  double *walls = malloc((size_t)runs * sizeof *walls), t0 = now();
-  lraf_status st = LRAF_OK;
+  double *walls, t0 = now();
+  lraf_status st;
   int i, saved, saved_in;
+  cli_script src;
+  /* read once: a pipe or <(...) gives its text only once */
+  if ((st = cli_script_read(script, &src, err)) != LRAF_OK) {
+    b->exited = 0;
+    return st;
+  }
+  walls = malloc((size_t)runs * sizeof *walls);
   if (walls == NULL) {
+    cli_script_free(&src);
     err->code = LRAF_EMEM;
     snprintf(err->message, sizeof err->message, "out of memory");
     return LRAF_EMEM;
@@ -242,7 +250,7 @@ static lraf_status bench_script(const lraf_options *opt, const char *script,
     int64_t count = 0;
     b->run = i + 1;
     progress(script, i + 1, runs, t0);
-    st = run_once(opt, script, args, b, &count, &walls[i], err);
+    st = run_once(opt, script, &src, args, b, &count, &walls[i], err);
     if (i == 0 || count < r->count_min) r->count_min = count;
     if (i == 0 || count > r->count_max) r->count_max = count;
     if (b->exited && b->exit_code != EXIT_SUCCESS) break;
@@ -258,6 +266,7 @@ static lraf_status bench_script(const lraf_options *opt, const char *script,
                               : (walls[runs / 2 - 1] + walls[runs / 2]) / 2;
   }
   free(walls);
+  cli_script_free(&src);
   return st;
 }
 

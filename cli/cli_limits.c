@@ -24,3 +24,26 @@ int cli_new_failed(const lraf_options *opt, const lraf_error *err) {
                    "state (an empty state takes %zu bytes)",
                    opt->memory_limit, peak);
 }
+
+lraf_manager *cli_manager_new(int64_t limit, double rate) {
+  lraf_manager *r = NULL, *m;
+  if (rate > 0 && (r = lraf_rate_new(rate, 0.1, NULL)) == NULL) return NULL;
+  if (limit >= 0) {
+    m = lraf_hier_new(r, limit);
+    lraf_manager_release(r);
+    return m;
+  }
+  return r ? r : lraf_total_new();
+}
+
+int cli_native(const cli_args *a, const char **why) {
+  if (a->native >= 0) {
+    *why = "--native";
+    return a->native;
+  }
+  /* a limit is a defence only if no C call does unbounded work for one
+     unit (docs/cost-model.md) */
+  *why = "--limit, --memory-limit and --sandbox turn it on; --no-native "
+         "turns it off";
+  return a->opt.env == LRAF_ENV_SANDBOX || a->limit >= 0 || a->memory > 0;
+}

@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
     return CLI_OK;
   }
   if (strcmp(argv[1], "--version") == 0) {
-    printf("lraf %s\n", LRAF_VERSION);
+    cli_version(stdout);
     return CLI_OK;
   }
   if (strcmp(argv[1], "help") == 0) return help(argc, argv);

@@ -14,7 +14,8 @@
    shows each option on one line.) */
 typedef enum opt_kind {
   KIND_FLAG,   /* no value */
-  KIND_COUNT,  /* an integer; k, M, G multiply by 10^3, 10^6, 10^9 */
+  KIND_COUNT,  /* an integer; k, M, G multiply by 10^3, 10^6, 10^9, as
+                  does e9 (1e9: Lua's way, LRAF_OPTIONS' first syntax) */
   KIND_BYTES,  /* the same, and KiB, MiB, GiB by 2^10, 2^20, 2^30 */
   KIND_REAL,   /* a positive number; k, M, G as for counts */
   KIND_MODE,   /* original, overhead or weighted */
@@ -123,7 +124,8 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "warn when a window got less than P% of a CPU"},
 };
 
-/* What the exit statuses mean; a command lists those it can give. */
+/* What the exit statuses mean; a command lists those it can give (and
+   may say what 1 means for it). */
 static const char *const statuses[] = {
   "success",
   "the script failed (a Lua error; bench: os.exit with a failure, or a count that differs between runs)",
@@ -138,6 +140,21 @@ static const char *const statuses[] = {
 #define ST(n) (1u << (n))
 #define GATE (CLI_BIT(CLI_OPT_THRESHOLD) | CLI_BIT(CLI_OPT_MIN_CHANGE) | \
               CLI_BIT(CLI_OPT_FAIL_ON))
+
+/* What status 1 means for the commands that run no script. */
+static const char *const failed[][2] = {
+  {"serve", "the server could not start or failed (its ledger, "
+            "libmicrohttpd)"},
+  {"rewrite", "lraf ran out of memory"},
+  {"disasm", "lraf ran out of memory"},
+};
+
+static const char *status_text(const cli_command *cmd, int s) {
+  size_t i;
+  for (i = 0; s == 1 && i < sizeof failed / sizeof failed[0]; i++)
+    if (strcmp(cmd->name, failed[i][0]) == 0) return failed[i][1];
+  return statuses[s];
+}
 #define COUNTING (CLI_BIT(CLI_OPT_EXACT) | CLI_BIT(CLI_OPT_MODE) | \
                   CLI_BIT(CLI_OPT_WEIGHTS) | CLI_BIT(CLI_OPT_VM))
 #define DETERMINISM (CLI_BIT(CLI_OPT_DETERMINISTIC) | \
@@ -271,6 +288,14 @@ static int parse_integer(const opt_info *o, const char *s, int64_t *v) {
   for (; *p >= '0' && *p <= '9'; p++) {
     if (x > (UINT64_MAX - 9) / 10) big = 1;
     else x = x * 10 + (uint64_t)(*p - '0');
+  }
+  if ((*p == 'e' || *p == 'E') && p[1] >= '0' && p[1] <= '9') {
+    int e = 0;  /* 1e9, as Lua writes numbers */
+    for (p++; *p >= '0' && *p <= '9'; p++) e = e > 99 ? e : e * 10 + *p - '0';
+    for (; e > 0 && x != 0 && !big; e--) {
+      if (x > UINT64_MAX / 10) big = 1;
+      else x *= 10;
+    }
   }
   f = factor_of(p, o->kind);
   if (f == 0)
@@ -555,6 +580,53 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a) {
   return CLI_OK;
 }
 
+/* One word of text into w (quotes '...' and "..." group, backslash
+   escapes in "..." and outside quotes); the text after it, or NULL at
+   the end; an unclosed quote is a usage error (*rc). */
+static const char *next_word(const char *t, char *w, int *rc) {
+  char q = 0;
+  while (*t == ' ' || *t == '\t' || *t == '\n') t++;
+  if (*t == '\0') return NULL;
+  for (; *t && (q || (*t != ' ' && *t != '\t' && *t != '\n')); t++) {
+    if (q == 0 && (*t == '\'' || *t == '"')) q = *t;
+    else if (q != 0 && *t == q) q = 0;
+    else if (q != '\'' && *t == '\\' && t[1] != '\0') *w++ = *++t;
+    else *w++ = *t;
+  }
+  *w = '\0';
+  if (q) *rc = cli_error("an unclosed %c quote", q);
+  return t;
+}
+
+int cli_parse_text(const cli_command *cmd, const char *text, cli_args *a) {
+  /* the words live as long as the process: a's strings point into them */
+  static char *words;
+  static char **argv;
+  size_t n = strlen(text);
+  const char *t = text;
+  char *w;
+  int argc = 1, rc = CLI_OK;
+  free(words);
+  free(argv);
+  words = malloc(2 * n + 2 + strlen(cmd->name));
+  argv = malloc((n / 2 + 3) * sizeof *argv);
+  if (words == NULL || argv == NULL) return cli_error("out of memory");
+  w = words;
+  argv[0] = strcpy(w, cmd->name);
+  w += strlen(w) + 1;
+  while ((t = next_word(t, w, &rc)) != NULL && rc == CLI_OK) {
+    argv[argc++] = w;
+    w += strlen(w) + 1;
+  }
+  argv[argc] = NULL;
+  if (rc != CLI_OK) return rc;
+  rc = cli_parse(cmd, argc, argv, a);
+  if (rc == CLI_OK && a->noperands > 0)
+    return cli_error("'%s' is not an option (lraf %s's options only)",
+                     argv[a->first], cmd->name);
+  return rc;
+}
+
 /* ------------------------------------------------------------------ */
 /* Help                                                                */
 /* ------------------------------------------------------------------ */
@@ -647,7 +719,7 @@ void cli_help(FILE *out, const cli_command *cmd) {
   }
   fputs("\nexit status:\n", out);
   for (s = 0; s < NSTATUSES; s++)
-    if (cmd->statuses & ST(s)) fprintf(out, "  %d  %s\n", s, statuses[s]);
+    if (cmd->statuses & ST(s)) fprintf(out, "  %d  %s\n", s, status_text(cmd, s));
 }
 
 void cli_help_all(FILE *out) {
@@ -697,6 +769,7 @@ void cli_help_markdown(FILE *out) {
     }
     fputs("\n| exit status | meaning |\n|---|---|\n", out);
     for (s = 0; s < NSTATUSES; s++)
-      if (cmd->statuses & ST(s)) fprintf(out, "| %d | %s |\n", s, statuses[s]);
+      if (cmd->statuses & ST(s))
+        fprintf(out, "| %d | %s |\n", s, status_text(cmd, s));
   }
 }

@@ -149,6 +149,12 @@ const cli_command *cli_command_find(const char *name);
    and checks that --mode and --weights agree. */
 int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a);
 
+/* cli_parse over the words of text (e.g. $LRAF_OPTIONS for lraf-lua):
+   blanks separate words, '...' and "..." quote; the same options,
+   values and messages as on cmd's command line, and no operands.  The
+   strings a points to live until the next call. */
+int cli_parse_text(const cli_command *cmd, const char *text, cli_args *a);
+
 /* Help: the usage lines of one subcommand (what errors print), its full
    help (`lraf X --help`: options one a line and exit statuses), the
    help of the whole command, and every subcommand's option table in

@@ -64,16 +64,7 @@ static double seconds(clockid_t id) {
 /* Native charging: on with --native, and by default with a limit, a
    memory limit or the sandbox; --no-native turns it off. */
 static void native_default(run_ctx *c) {
-  if (c->native < 0) {
-    /* a limit is a defence only if no C call does unbounded work for
-       one unit (docs/cost-model.md) */
-    c->native = c->opt.env == LRAF_ENV_SANDBOX || c->limit >= 0 ||
-                c->memory > 0;
-    c->native_why = "--limit, --memory-limit and --sandbox turn it on; "
-                    "--no-native turns it off";
-  } else {
-    c->native_why = "--native";
-  }
+  c->native = cli_native(&c->args, &c->native_why);
   c->opt.native = c->native;
 }
 
@@ -241,15 +232,7 @@ static int parse_args(run_ctx *c, int argc, char **argv, int *script) {
 /* The manager chain: a limit (hierarchical when there is a rate) over
    an optional rate; a plain total otherwise. */
 static lraf_manager *chain(run_ctx *c) {
-  lraf_manager *rate = NULL, *m;
-  if (c->rate > 0 && (rate = lraf_rate_new(c->rate, 0.1, NULL)) == NULL)
-    return NULL;
-  if (c->limit >= 0) {
-    m = lraf_hier_new(rate, c->limit);
-    lraf_manager_release(rate);
-    return m;
-  }
-  return rate ? rate : lraf_total_new();
+  return cli_manager_new(c->limit, c->rate);
 }
 
 /* The chain, under a timeline with --timeline. */
@@ -304,17 +287,23 @@ static int call_chunk(lua_State *L) {
 
 /* Ctrl-C as in lua.c: the first SIGINT sets a hook that raises
    "interrupted!" in the main thread (so the report is still written),
-   a second one kills. */
+   a second one kills.  The hook that was there (the stock profiler's,
+   debug.sethook's) is put back before the error is raised. */
 static lua_State *interrupted_L;
+static lua_Hook old_hook;
+static int old_mask, old_count;
 
 static void interrupt_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
-  lua_sethook(L, NULL, 0, 0);
+  lua_sethook(L, old_hook, old_mask, old_count);
   luaL_error(L, "interrupted!");
 }
 
 static void on_sigint(int sig) {
   signal(sig, SIG_DFL);
+  old_hook = lua_gethook(interrupted_L);
+  old_mask = lua_gethookmask(interrupted_L);
+  old_count = lua_gethookcount(interrupted_L);
   lua_sethook(interrupted_L, interrupt_hook,
               LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 }
@@ -352,23 +341,16 @@ static lraf_status run_init(run_ctx *c, lraf_error *err) {
   return st == LRAF_OK ? call(c, 0, err) : st;
 }
 
-/* Source, or a chunk made by `lraf rewrite`. */
+/* Source, or a chunk made by `lraf rewrite`: read once, so that a pipe,
+   /dev/stdin, a FIFO or <(...) works as a file does. */
 static lraf_status load_script(run_ctx *c, const char *path,
                                lraf_error *err) {
-  char *data;
-  size_t size;
-  lraf_status st;
-  FILE *f = path ? fopen(path, "rb") : NULL;
-  char magic[LRAF_OFFLINE_MAGIC_LEN];
-  int offline = f != NULL &&
-                fread(magic, 1, sizeof magic, f) == sizeof magic &&
-                memcmp(magic, LRAF_OFFLINE_MAGIC, sizeof magic) == 0;
-  if (f != NULL) fclose(f);
-  if (!offline) return lraf_load_file(c->S, path, err);
-  st = cli_read_file(path, &data, &size, err);
+  cli_script s;
+  lraf_status st = cli_script_read(path, &s, err);
+  (void)c;
   if (st != LRAF_OK) return st;
-  st = lraf_load_rewritten(c->S, data, size, err);
-  free(data);
+  st = cli_script_load(c->S, &s, err);
+  cli_script_free(&s);
   return st;
 }
 

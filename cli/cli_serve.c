@@ -4,17 +4,41 @@
 ** SIGTERM, stop).  The HTTP front is cli_serve_http.c.
 */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cli_serve.h"
+
+/* A port already taken is bad usage (another --port), said before
+   anything starts; the probe binds as the server will (SO_REUSEADDR). */
+static int port_free(const char *bind_to, int port) {
+  struct sockaddr_in addr;
+  int fd, one = 1, e = 0;
+  if (port == 0) return CLI_OK;
+  memset(&addr, 0, sizeof addr);
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons((uint16_t)port);
+  if (inet_pton(AF_INET, bind_to, &addr.sin_addr) != 1) return CLI_OK;
+  if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0) return CLI_OK;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0) e = errno;
+  close(fd);
+  if (e == EADDRINUSE)
+    return cli_error("port %d on %s is already in use (another server "
+                     "listens there; --port N picks another, 0 any free "
+                     "one)", port, bind_to);
+  return CLI_OK;
+}
 
 static int start(srv *s) {
   lraf_pool_options po;
@@ -81,6 +105,7 @@ int cli_serve(int argc, char **argv) {
   s.idle_timeout = a.idle_timeout > 0 ? (int)a.idle_timeout : 10;
   s.tv = a.tenants;
   s.ntv = a.ntenants;
+  if ((st = port_free(s.bind, s.port)) != CLI_OK) return st;
   pthread_mutex_init(&s.lock, NULL);
   /* every thread started from here on leaves these signals to sigwait */
   sigemptyset(&sigs);

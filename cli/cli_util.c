@@ -9,11 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lua.h>
+
 #include "cli.h"
+
+static const char *prefix = "lraf: ";
+
+void cli_set_prefix(const char *p) {
+  prefix = p;
+}
 
 int cli_error(const char *fmt, ...) {
   va_list ap;
-  fputs("lraf: ", stderr);
+  fputs(prefix, stderr);
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
   va_end(ap);
@@ -96,4 +104,89 @@ lraf_status cli_read_script(const char *path, char **data, size_t *size,
     while (k < *size && (*data)[k] != '\n') (*data)[k++] = ' ';
   }
   return LRAF_OK;
+}
+
+/* ---- scripts, read once ---- */
+
+/* Everything f holds (a pipe or a terminal too); the error names path. */
+static lraf_status read_stream(FILE *fp, const char *path, char **data,
+                               size_t *size, lraf_error *err) {
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  for (;;) {
+    size_t got;
+    if (len == cap) {
+      char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
+      if (nb == NULL) {
+        free(buf);
+        return file_error(err, LRAF_EMEM, "read", path, ENOMEM);
+      }
+      buf = nb;
+    }
+    got = fread(buf + len, 1, cap - len, fp);
+    len += got;
+    if (got == 0) break;
+  }
+  if (ferror(fp)) {
+    int e = errno;
+    free(buf);
+    return file_error(err, LRAF_EIO, "read", path, e);
+  }
+  *data = buf;
+  *size = len;
+  return LRAF_OK;
+}
+
+lraf_status cli_script_read(const char *path, cli_script *s,
+                            lraf_error *err) {
+  FILE *fp = path ? fopen(path, "rb") : stdin;
+  const char *shown = path ? path : "stdin";
+  lraf_status st;
+  memset(s, 0, sizeof *s);
+  if (fp == NULL) return file_error(err, LRAF_EIO, "open", path, errno);
+  st = read_stream(fp, shown, &s->data, &s->size, err);
+  if (path != NULL) fclose(fp);
+  else clearerr(stdin);
+  if (st != LRAF_OK) return st;
+  s->name = malloc(strlen(shown) + 2);
+  if (s->name == NULL) {
+    cli_script_free(s);
+    return file_error(err, LRAF_EMEM, "read", shown, ENOMEM);
+  }
+  s->name[0] = path ? '@' : '=';
+  strcpy(s->name + 1, shown);
+  s->offline = s->size >= LRAF_OFFLINE_MAGIC_LEN &&
+               memcmp(s->data, LRAF_OFFLINE_MAGIC,
+                      LRAF_OFFLINE_MAGIC_LEN) == 0;
+  if (!s->offline) {
+    /* as luaL_loadfilex: a UTF-8 BOM, then a '#' first line, are
+       skipped (blanked: line numbers stay) */
+    size_t k = 0;
+    if (s->size >= 3 && memcmp(s->data, "\xEF\xBB\xBF", 3) == 0)
+      for (; k < 3; k++) s->data[k] = ' ';
+    if (k < s->size && s->data[k] == '#')
+      while (k < s->size && s->data[k] != '\n') s->data[k++] = ' ';
+  }
+  return LRAF_OK;
+}
+
+lraf_status cli_script_load(lraf_state *S, const cli_script *s,
+                            lraf_error *err) {
+  if (s->offline) return lraf_load_rewritten(S, s->data, s->size, err);
+  return lraf_load_string(S, s->data, s->size, s->name, err);
+}
+
+void cli_script_free(cli_script *s) {
+  free(s->data);
+  free(s->name);
+  memset(s, 0, sizeof *s);
+}
+
+void cli_version(FILE *out) {
+  if (lraf_vm_builtin())
+    fprintf(out, "lraf %s on the lraf VM (%s with the accounting "
+            "instruction, built in)\n", LRAF_VERSION, LUA_RELEASE);
+  else
+    fprintf(out, "lraf %s on stock Lua (built against %s)\n", LRAF_VERSION,
+            LUA_RELEASE);
 }

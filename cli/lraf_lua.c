@@ -4,43 +4,57 @@
 ** LUA_INIT_5_4 / LUA_INIT) and fills arg as lua5.4 does, arg[-1] naming
 ** itself, so a script that runs arg[-1] again gets lraf-lua again.  The
 ** metering options come from the environment variable LRAF_OPTIONS
-** (e.g. "--limit 1e9 --report -"), which child processes inherit:
-**   --limit N         stop after N instructions (exit 3)
-**   --memory-limit N  stop above N bytes held (exit 4)
-**   --granularity N   instructions between reports to the manager
-**   --exact           exact even when errors are caught
-**   --sandbox         the sandbox environment (docs/security.md)
-**   --report -        "lraf-lua: N instructions (MODEL), status S" on
-**                     stderr at the end
+** (e.g. "--limit 1G --report -"), which child processes inherit; they
+** are `lraf run`'s options, parsed by the same parser (cli_options.c)
+** with the same values and messages, and mean what they mean there:
+** the same stop messages, exit statuses 3 (quota) and 4 (memory), and
+** the same report (JSON to a file, or a summary on stderr with -),
+** written however the run ends, os.exit included.
+** Ctrl-C raises "interrupted!" in the running code, as in lua5.4: a
+** script ends with status 1 and a traceback, -i goes back to the prompt.
 ** -i edits lines with libreadline when it is installed (dlopen at run
-** time, $LRAF_READLINELIB), as Debian's lua5.4 does.
-** Uses include/lraf.h and Lua's C API only.
+** time, $LRAF_READLINELIB), as Debian's lua5.4 does, and takes "= expr".
+** Uses include/lraf.h, Lua's C API and the command's shared helpers.
 */
 #include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
 #include <lua.h>
 
-#include "lraf.h"
+#include "cli.h"
 
-#define EXIT_QUOTA 3
-#define EXIT_MEMORY 4
+#define EXIT_QUOTA CLI_EQUOTA
+#define EXIT_MEMORY CLI_EMEMORY
 
 static const char *progname = "lraf-lua";
 
 typedef struct meter {
+  cli_args a;          /* LRAF_OPTIONS */
   lraf_options opt;
-  int64_t limit;   /* < 0: none */
-  int report;
+  int native;
+  const char *native_why;
+  FILE *rfile;         /* the --report file, opened before anything runs */
+  int reported;
+  const char *script;  /* for the report */
   lraf_manager *m;
   lraf_state *S;
-  int status;      /* the exit status so far */
+  int status;          /* the exit status so far */
+  const char *ending;  /* how it ended: ok error quota memory exit */
+  char *error;         /* the last error's message (the report's) */
+  int loading;         /* the stop came while loading a chunk */
+  double wall0, cpu0;
 } meter;
+
+static meter *active;  /* for os.exit */
 
 static void message(const char *msg) {
   if (progname != NULL)  /* none in the interactive mode, as lua5.4 */
@@ -65,70 +79,153 @@ static void usage(const char *badoption) {
           "  -W        turn warnings on\n"
           "  --        stop handling options\n"
           "  -         stop handling options and execute stdin\n"
-          "Metering options come from LRAF_OPTIONS (--limit N, "
-          "--memory-limit N,\n--granularity N, --exact, --sandbox, "
-          "--report -).\n", progname);
+          "Metering options come from LRAF_OPTIONS: those of lraf run "
+          "(lraf run --help),\ne.g. LRAF_OPTIONS=\"--limit 1G --report -\".\n",
+          progname);
 }
 
-/* ---- LRAF_OPTIONS ---- */
+/* ---- LRAF_OPTIONS and the report ---- */
 
-static int number(const char *s, int64_t *v) {
-  char *end;
-  double d = strtod(s, &end);
-  if (end == s || *end != '\0' || !(d >= 0) || d > 9.2e18) return 0;
-  *v = (int64_t)d;
-  return 1;
+static double seconds(clockid_t id) {
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* lraf run's options from LRAF_OPTIONS (cli_options.c); 0 or the exit
+   status (1, as lua5.4's for bad usage; -1 after --help). */
 static int parse_options(meter *m) {
   const char *env = getenv("LRAF_OPTIONS");
-  char *copy, *tok, *save = NULL;
-  int ok = 1;
-  lraf_default_options(&m->opt);
+  int rc;
+  cli_set_prefix("lraf-lua: LRAF_OPTIONS: ");
+  rc = cli_parse_text(cli_command_find("run"), env ? env : "", &m->a);
+  if (rc == CLI_HELP) return -1;
+  if (rc != CLI_OK) return EXIT_FAILURE;
+  m->opt = m->a.opt;
   m->opt.traceback = 1;
-  m->limit = -1;
-  if (env == NULL) return 1;
-  copy = strdup(env);
-  if (copy == NULL) return 0;
-  for (tok = strtok_r(copy, " \t", &save); ok && tok != NULL;
-       tok = strtok_r(NULL, " \t", &save)) {
-    int64_t v = 0;
-    const char *val = NULL;
-    if (strcmp(tok, "--exact") == 0) {
-      m->opt.exact = 1;
-      continue;
-    }
-    if (strcmp(tok, "--sandbox") == 0) {
-      m->opt.env = LRAF_ENV_SANDBOX;
-      continue;
-    }
-    val = strtok_r(NULL, " \t", &save);
-    if (val == NULL) {
-      fprintf(stderr, "%s: LRAF_OPTIONS: %s needs a value\n", progname, tok);
-      ok = 0;
-    } else if (strcmp(tok, "--report") == 0 && strcmp(val, "-") == 0) {
-      m->report = 1;
-    } else if (!number(val, &v)) {
-      fprintf(stderr, "%s: LRAF_OPTIONS: bad value '%s' for %s\n", progname,
-              val, tok);
-      ok = 0;
-    } else if (strcmp(tok, "--limit") == 0) {
-      m->limit = v;
-    } else if (strcmp(tok, "--memory-limit") == 0 && v > 0) {
-      m->opt.memory_limit = (size_t)v;
-    } else if (strcmp(tok, "--granularity") == 0 && v > 0) {
-      m->opt.granularity = v;
-    } else {
-      fprintf(stderr, "%s: LRAF_OPTIONS: unknown option '%s %s'\n",
-              progname, tok, val);
-      ok = 0;
-    }
+  m->opt.keep_accounts = 1000;
+  m->native = cli_native(&m->a, &m->native_why);
+  m->opt.native = m->native;
+  if (m->a.memory > 0) m->opt.memory_limit = (size_t)m->a.memory;
+  return 0;
+}
+
+/* The report file, opened before anything runs (as lraf run does). */
+static int open_report(meter *m) {
+  const char *r = m->a.report;
+  struct stat rs, ss;
+  if (r == NULL || strcmp(r, "-") == 0) return 0;
+  if (m->script != NULL && stat(r, &rs) == 0 && stat(m->script, &ss) == 0 &&
+      rs.st_dev == ss.st_dev && rs.st_ino == ss.st_ino) {
+    cli_error("the report %s would overwrite the script", r);
+    return EXIT_FAILURE;
   }
-  free(copy);
-  /* native work is charged as by lraf run: with a limit or the sandbox */
-  m->opt.native = m->limit >= 0 || m->opt.memory_limit > 0 ||
-                  m->opt.env == LRAF_ENV_SANDBOX;
-  return ok;
+  if ((m->rfile = fopen(r, "w")) == NULL) {
+    cli_error("cannot write the report %s: %s", r, strerror(errno));
+    return EXIT_FAILURE;
+  }
+  return 0;
+}
+
+static void outcome(const meter *m, cli_outcome *o, int code) {
+  memset(o, 0, sizeof *o);
+  o->script = m->script ? m->script : "(command line)";
+  o->status = m->ending;
+  o->exit_code = code;
+  o->error = m->error;
+  o->mode = m->opt.mode;
+  o->exact = m->opt.exact;
+  o->native = m->native;
+  o->native_why = m->native_why;
+  o->granularity = m->opt.granularity > 0 ? m->opt.granularity
+                                          : LRAF_DEFAULT_GRANULARITY;
+  o->limit = m->a.limit;
+  o->memory = m->a.memory;
+  o->rate = m->a.rate;
+  o->loading = m->loading;
+  o->wall = seconds(CLOCK_MONOTONIC) - m->wall0;
+  o->cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - m->cpu0;
+}
+
+/* The report, once, however the run ends (code: the exit status). */
+static void write_report(meter *m, int code) {
+  cli_outcome o;
+  if (m->a.report == NULL || m->reported) return;
+  m->reported = 1;
+  outcome(m, &o, code);
+  fflush(stdout);
+  if (m->rfile == NULL) {
+    cli_outcome_summary(stderr, m->S, &o);
+    return;
+  }
+  cli_outcome_json(m->rfile, m->S, &o);
+  if (fclose(m->rfile) != 0)
+    cli_error("cannot write the report %s: %s", m->a.report,
+              strerror(errno));
+  m->rfile = NULL;
+}
+
+static void set_error(meter *m, const char *ending, const char *msg) {
+  m->ending = ending;
+  free(m->error);
+  m->error = msg ? strdup(msg) : NULL;
+}
+
+/* os.exit as lua5.4's, after the report (status "exit", its code). */
+static int lua_exit(lua_State *L) {
+  int code;
+  if (lua_isboolean(L, 1))
+    code = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
+  else
+    code = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
+  fflush(stdout);
+  if (active != NULL) {
+    set_error(active, "exit", NULL);
+    write_report(active, code);
+  }
+  if (lua_toboolean(L, 2)) lua_close(L);
+  exit(code);
+  return 0;
+}
+
+static int set_exit(lua_State *L) {
+  if (lua_getglobal(L, "os") == LUA_TTABLE) {
+    lua_pushcfunction(L, lua_exit);
+    lua_setfield(L, -2, "exit");
+  }
+  return 0;
+}
+
+/* ---- Ctrl-C, as lua.c: the first SIGINT sets a hook that raises
+   "interrupted!" in the main thread; a second one kills.  The hook
+   that was there (debug.sethook's) is put back first. ---- */
+
+static lua_State *sig_L;
+static lua_Hook sig_hook;
+static int sig_mask, sig_count;
+
+static void lstop(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lua_sethook(L, sig_hook, sig_mask, sig_count);
+  luaL_error(L, "interrupted!");
+}
+
+static void laction(int sig) {
+  signal(sig, SIG_DFL);
+  sig_hook = lua_gethook(sig_L);
+  sig_mask = lua_gethookmask(sig_L);
+  sig_count = lua_gethookcount(sig_L);
+  lua_sethook(sig_L, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+static lraf_status interruptible(meter *m, int nargs, int nres,
+                                 lraf_error *err) {
+  lraf_status st;
+  sig_L = lraf_lua(m->S);
+  signal(SIGINT, laction);
+  st = lraf_call(m->S, nargs, nres, err);
+  signal(SIGINT, SIG_DFL);
+  return st;
 }
 
 /* ---- running chunks ---- */
@@ -136,11 +233,23 @@ static int parse_options(meter *m) {
 /* The exit status err stands for (printing it); 0 for LRAF_OK. */
 static int report(meter *m, lraf_status st, const lraf_error *err) {
   int rc;
+  const char *msg;
+  cli_outcome o;
   if (st == LRAF_OK) return 0;
-  rc = st == LRAF_EQUOTA ? EXIT_QUOTA
-     : st == LRAF_EMEMLIMIT ? EXIT_MEMORY : EXIT_FAILURE;
-  message(st == LRAF_ERUN && lraf_last_error(m->S)[0] != '\0'
-              ? lraf_last_error(m->S) : err->message);
+  msg = lraf_last_error(m->S)[0] != '\0' ? lraf_last_error(m->S)
+                                         : err->message;
+  if (st == LRAF_EQUOTA || st == LRAF_EMEMLIMIT) {
+    rc = st == LRAF_EQUOTA ? EXIT_QUOTA : EXIT_MEMORY;
+    set_error(m, rc == EXIT_QUOTA ? "quota" : "memory",
+              rc == EXIT_QUOTA ? "quota exceeded" : "memory limit exceeded");
+    outcome(m, &o, rc);
+    fflush(stdout);
+    cli_stop_message(&o, m->S);
+  } else {
+    rc = EXIT_FAILURE;
+    set_error(m, "error", msg);
+    message(msg);
+  }
   if (m->status == 0) m->status = rc;
   return rc;
 }
@@ -158,12 +267,29 @@ static int docall(meter *m, int narg, int nres) {
   lraf_error err;
   lua_pushcfunction(L, trampoline);
   lua_insert(L, -(narg + 2));
-  return report(m, lraf_call(m->S, narg + 1, nres, &err), &err);
+  return report(m, interruptible(m, narg + 1, nres, &err), &err);
 }
 
 static int dochunk(meter *m, lraf_status st, const lraf_error *err) {
-  if (st != LRAF_OK) return report(m, st, err);
+  int rc;
+  if (st != LRAF_OK) {
+    m->loading = 1;
+    rc = report(m, st, err);
+    m->loading = 0;
+    return rc;
+  }
   return docall(m, 0, 0);
+}
+
+/* A script read once (a pipe or <(...) gives its text once), source or
+   a chunk from lraf rewrite; path NULL: stdin. */
+static lraf_status load_script(meter *m, const char *path, lraf_error *err) {
+  cli_script s;
+  lraf_status st = cli_script_read(path, &s, err);
+  if (st != LRAF_OK) return st;
+  st = cli_script_load(m->S, &s, err);
+  cli_script_free(&s);
+  return st;
 }
 
 static int dostring(meter *m, const char *s, const char *name) {
@@ -173,7 +299,7 @@ static int dostring(meter *m, const char *s, const char *name) {
 
 static int dofile(meter *m, const char *name) {
   lraf_error err;
-  return dochunk(m, lraf_load_file(m->S, name, &err), &err);
+  return dochunk(m, load_script(m, name, &err), &err);
 }
 
 /* -l mod: mod = require('mod') (or g = require('mod') for -l g=mod) */
@@ -249,7 +375,9 @@ static lraf_status load_line(meter *m, lua_State *L) {
   char line[512];
   lraf_error err;
   lraf_status st;
-  const char *text = lua_pushfstring(L, "return %s", lua_tostring(L, -1));
+  const char *line0 = lua_tostring(L, -1);
+  const char *text = lua_pushfstring(L, "return %s",
+                                     line0 + (line0[0] == '='));
   st = lraf_load_string(m->S, text, strlen(text), "=stdin", &err);
   lua_remove(L, st == LRAF_OK ? -2 : -1);  /* "return ..." */
   while (st != LRAF_OK) {
@@ -281,15 +409,17 @@ static void repl(meter *m) {
     lraf_status st;
     lua_pushstring(L, line);
     if (load_line(m, L) == LRAF_OK) {
-      st = lraf_call(m->S, 0, LUA_MULTRET, &err);
+      st = interruptible(m, 0, LUA_MULTRET, &err);
       if (st == LRAF_OK && (n = lua_gettop(L) - base) > 0) {
         lua_getglobal(L, "print");
         lua_insert(L, base + 1);
-        st = lraf_call(m->S, n, 0, &err);
+        st = interruptible(m, n, 0, &err);
       }
       if (st != LRAF_OK) report(m, st, &err);
       if (st == LRAF_EQUOTA || st == LRAF_EMEMLIMIT) break;
     }
+    if (m->status != EXIT_QUOTA && m->status != EXIT_MEMORY)
+      set_error(m, "ok", NULL);
     m->status = 0;  /* an error in a line is not the session's */
     lua_settop(L, base);
   }
@@ -400,20 +530,12 @@ static int handle_script(meter *m, char **argv, int argc, int script) {
   int n, i;
   if (strcmp(fname, "-") == 0 && strcmp(argv[script - 1], "--") != 0)
     fname = NULL;  /* stdin */
-  st = lraf_load_file(m->S, fname, &err);
-  if (st != LRAF_OK) return report(m, st, &err);
+  st = load_script(m, fname, &err);
+  if (st != LRAF_OK) return dochunk(m, st, &err);
   n = argc - script - 1;
   luaL_checkstack(L, n + 3, "too many arguments to script");
   for (i = script + 1; i < argc; i++) lua_pushstring(L, argv[i]);
   return docall(m, n, 0);
-}
-
-static void summary(meter *m) {
-  const char *s = m->status == 0 ? "ok"
-                : m->status == EXIT_QUOTA ? "quota"
-                : m->status == EXIT_MEMORY ? "memory" : "error";
-  fprintf(stderr, "%s: %lld instructions (%s), status %s\n", progname,
-          (long long)lraf_manager_total(m->m), lraf_model(m->S), s);
 }
 
 int main(int argc, char **argv) {
@@ -421,26 +543,35 @@ int main(int argc, char **argv) {
   lraf_error err;
   int script = 0, args, rc = 0;
   memset(&m, 0, sizeof m);
+  m.ending = "ok";
   if (argv[0] != NULL && argv[0][0] != '\0') progname = argv[0];
   args = collectargs(argv, &script);
   if (args == HAS_ERROR) {
     usage(argv[script]);
     return EXIT_FAILURE;
   }
-  if (!parse_options(&m)) return EXIT_FAILURE;
-  m.m = m.limit >= 0 ? lraf_limit_new(m.limit) : lraf_total_new();
+  if ((rc = parse_options(&m)) != 0) return rc < 0 ? EXIT_SUCCESS : rc;
+  if (script < argc) m.script = argv[script];
+  rc = open_report(&m);  /* a bad --report is LRAF_OPTIONS' error */
+  cli_set_prefix("lraf-lua: ");
+  if (rc != 0) return rc;
+  m.m = cli_manager_new(m.a.limit, m.a.rate);
   if (m.m == NULL) {
     message("not enough memory");
     return EXIT_FAILURE;
   }
   m.opt.manager = m.m;
+  m.wall0 = seconds(CLOCK_MONOTONIC);
+  m.cpu0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
   if (lraf_new(&m.opt, &m.S, &err) != LRAF_OK) {
-    message(err.message);
+    cli_new_failed(&m.opt, &err);
     lraf_manager_release(m.m);
     return EXIT_FAILURE;
   }
+  active = &m;
   if (args & HAS_V) {
     fputs(LUA_COPYRIGHT "\n", stdout);
+    cli_version(stdout);
     fflush(stdout);
   }
   if (args & HAS_BIG_E) {
@@ -448,7 +579,11 @@ int main(int argc, char **argv) {
     lua_setfield(lraf_lua(m.S), LUA_REGISTRYINDEX, "LUA_NOENV");
   }
   createargtable(lraf_lua(m.S), argv, argc, script);
-  if (!(args & HAS_BIG_E)) rc = handle_luainit(&m);
+  if (m.opt.env == LRAF_ENV_FULL) {
+    lua_pushcfunction(lraf_lua(m.S), set_exit);
+    rc = report(&m, lraf_call(m.S, 0, 0, &err), &err);
+  }
+  if (rc == 0 && !(args & HAS_BIG_E)) rc = handle_luainit(&m);
   if (rc == 0) rc = runargs(&m, argv, script);
   if (rc == 0 && script < argc) rc = handle_script(&m, argv, argc, script);
   if (rc == 0) {
@@ -457,14 +592,17 @@ int main(int argc, char **argv) {
     } else if (script == argc && !(args & (HAS_E | HAS_V))) {
       if (isatty(0)) {
         fputs(LUA_COPYRIGHT "\n", stdout);
+        cli_version(stdout);
         repl(&m);
       } else {
         rc = dofile(&m, NULL);
       }
     }
   }
-  if (m.report) summary(&m);
+  write_report(&m, m.status);
+  active = NULL;
   lraf_close(m.S);
   lraf_manager_release(m.m);
+  free(m.error);
   return m.status;
 }

@@ -21,7 +21,7 @@ lraf_status err_fail(lraf_error *err, lraf_status code, const char *fmt, ...) {
 const char *lraf_status_name(lraf_status code) {
   switch (code) {
     case LRAF_OK: return "ok";
-    case LRAF_EMEM: return "memory";
+    case LRAF_EMEM: return "out-of-memory";
     case LRAF_EFORMAT: return "format";
     case LRAF_ELIMIT: return "limit";
     case LRAF_EREWRITE: return "rewrite";
@@ -29,7 +29,7 @@ const char *lraf_status_name(lraf_status code) {
     case LRAF_ESYNTAX: return "syntax";
     case LRAF_ERUN: return "runtime";
     case LRAF_EQUOTA: return "quota";
-    case LRAF_EMEMLIMIT: return "memory-limit";
+    case LRAF_EMEMLIMIT: return "memory";
     case LRAF_EIO: return "io";
     case LRAF_EARG: return "argument";
   }

@@ -6,15 +6,21 @@ int main(void) {
   lraf_options opt;
   lraf_state *S;
   lraf_error err;
+  lraf_manager *quota = lraf_limit_new(1000000);  /* 1M instructions */
   lraf_default_options(&opt);
   opt.env = LRAF_ENV_SANDBOX;                /* no io, os.exit, debug */
-  opt.manager = lraf_limit_new(1000000);     /* a quota of 1M instructions */
+  opt.manager = quota;                       /* the state takes a reference */
   if (lraf_new(&opt, &S, &err) != LRAF_OK) return 1;
-  lraf_manager_release(opt.manager);         /* the state holds it now */
-  if (lraf_run_string(S, "local s = 0 for i = 1, 100 do s = s + i end print(s)",
+  if (lraf_run_string(S, "print(coroutine.wrap(function() local s = 0\n"
+                         "  for i = 1, 100 do s = s + i end return s end)())",
                       "=demo", &err) != LRAF_OK)
     fprintf(stderr, "%s: %s\n", lraf_status_name(err.code), err.message);
-  printf("%lld instructions\n", (long long)lraf_consumed(S, lraf_main_account(S)));
+  /* everything the state ran, in every coroutine (the main thread's
+     account alone, lraf_consumed(S, lraf_main_account(S)), misses the
+     loop); the quota's manager saw the same */
+  printf("%lld instructions (quota left %lld)\n", (long long)lraf_total(S),
+         (long long)lraf_limit_remaining(quota));
   lraf_close(S);
+  lraf_manager_release(quota);
   return 0;
 }

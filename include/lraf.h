@@ -46,7 +46,9 @@ typedef struct lraf_error {
   char message[512];
 } lraf_error;
 
-/* A short constant name for a status code, e.g. "format" for LRAF_EFORMAT. */
+/* A short constant name for a status code, e.g. "format" for LRAF_EFORMAT;
+   "quota" and "memory" (LRAF_EMEMLIMIT) are the words of lraf run's
+   report status too. */
 LRAF_API const char *lraf_status_name(lraf_status code);
 
 struct lua_State;
@@ -581,6 +583,13 @@ LRAF_API void lraf_foreach_account(lraf_state *S,
 /* Instructions of coroutines whose accounts were dropped (without
    keep_accounts), and how many such coroutines there were. */
 LRAF_API int64_t lraf_retired(const lraf_state *S, int64_t *count);
+/* Everything S has run, in every thread: the main thread, every
+   coroutine (live, kept or retired) and the native units charged to
+   them - the "count" of lraf run's report.  lraf_consumed(S,
+   lraf_main_account(S)) is the main thread's share only.  Readable
+   until lraf_close, whatever became of the managers; same threading
+   rule as lraf_consumed. */
+LRAF_API int64_t lraf_total(lraf_state *S);
 
 /* ---- Native work ---- */
 

@@ -349,6 +349,9 @@ int rt_open_module(lua_State *L);
    and clear the pending quota error. */
 void rt_leave(lraf_state *S);
 /* Convert the error object at the top of L into err (popping it). */
+/* Fill err (and lraf_last_error) for a quota stop (memory 0) or a
+   memory stop: the limit, where the code was, the native units. */
+lraf_status rt_stop_fail(lraf_state *S, int memory, lraf_error *err);
 lraf_status rt_error(lraf_state *S, lua_State *L, int status,
                      lraf_error *err);
 /* Run f(L) with ud as its light userdata argument in protected mode on

@@ -53,7 +53,7 @@ int64_t lraf_consumed(lraf_state *S, const lraf_account *a) {
 static lraf_status stopped(lraf_state *S, lraf_verdict v, lraf_error *err) {
   int q = S->quota || v == LRAF_STOP;
   if (S->depth == 0) S->quota = S->memerr = 0;
-  if (q) return err_fail(err, LRAF_EQUOTA, "instruction quota exceeded");
+  if (q) return rt_stop_fail(S, 0, err);
   return LRAF_OK;
 }
 
@@ -95,4 +95,17 @@ void lraf_foreach_account(lraf_state *S,
 int64_t lraf_retired(const lraf_state *S, int64_t *count) {
   if (count != NULL) *count = S ? S->retired_count : 0;
   return S ? S->retired_sum : 0;
+}
+
+static void add_consumed(lraf_account *a, int64_t n, int alive, void *ud) {
+  (void)a;
+  (void)alive;
+  *(int64_t *)ud += n;
+}
+
+int64_t lraf_total(lraf_state *S) {
+  int64_t n = 0;
+  if (S == NULL) return 0;
+  lraf_foreach_account(S, add_consumed, &n);
+  return n + S->retired_sum;
 }

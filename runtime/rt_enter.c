@@ -9,6 +9,7 @@
 ** totals are exact between calls) and the pending quota error is
 ** cleared: it has reached the host.
 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,36 @@ static void keep_message(lraf_state *S, const char *msg) {
   S->last_error = p;
 }
 
+/* The stop's message with what the command line says too: the limit,
+   where the code was, and the native units (lraf_last_error keeps it;
+   the Lua-side error object still says the bare words). */
+lraf_status rt_stop_fail(lraf_state *S, int memory, lraf_error *err) {
+  char msg[sizeof S->where + 200];
+  const char *where = lraf_last_where(S);
+  const char *at = *where ? " at " : "";
+  if (memory) {
+    snprintf(msg, sizeof msg, "memory limit exceeded (limit %zu bytes)%s%s",
+             S->mem_limit, at, where);
+  } else {
+    int64_t quota = acct_budget_quota(lraf_account_manager(S->main.acct));
+    const char *unit = S->native ? "units"
+                     : S->opt.mode == RW_WEIGHTED ? "weighted units"
+                     : "instructions";
+    char limit[64] = "";
+    char native[64] = "; native charging was off";
+    if (quota >= 0)
+      snprintf(limit, sizeof limit, " (limit %lld %s)", (long long)quota,
+               unit);
+    if (S->native)
+      snprintf(native, sizeof native, "; native charging added %lld units",
+               (long long)lraf_native_units(S));
+    snprintf(msg, sizeof msg, "instruction quota exceeded%s%s%s%s", limit,
+             at, where, native);
+  }
+  keep_message(S, msg);
+  return err_fail(err, memory ? LRAF_EMEMLIMIT : LRAF_EQUOTA, "%s", msg);
+}
+
 static int tostring_any(lua_State *L) {
   luaL_tolstring(L, 1, NULL);
   return 1;
@@ -51,13 +82,11 @@ lraf_status rt_error(lraf_state *S, lua_State *L, int status,
   if (S->memerr || (status == LUA_ERRMEM && S->mem_refused)) {
     lua_pop(L, 1);
     rt_stop_limit(S, NULL, 1);
-    keep_message(S, "memory limit exceeded");
-    return err_fail(err, LRAF_EMEMLIMIT, "memory limit exceeded");
+    return rt_stop_fail(S, 1, err);
   }
   if (S->quota || rt_is_quota(L, -1)) {
     lua_pop(L, 1);
-    keep_message(S, "instruction quota exceeded");
-    return err_fail(err, LRAF_EQUOTA, "instruction quota exceeded");
+    return rt_stop_fail(S, 0, err);
   }
   code = status == LUA_ERRMEM ? LRAF_EMEM
          : status == LUA_ERRSYNTAX ? LRAF_ESYNTAX
@@ -72,8 +101,7 @@ lraf_status rt_error(lraf_state *S, lua_State *L, int status,
     S->depth--;
     if (S->quota || rt_is_quota(L, -1)) {
       lua_pop(L, 1);
-      keep_message(S, "instruction quota exceeded");
-      return err_fail(err, LRAF_EQUOTA, "instruction quota exceeded");
+      return rt_stop_fail(S, 0, err);
     }
     if (st != LUA_OK || lua_type(L, -1) != LUA_TSTRING) {
       lua_pop(L, 1);

@@ -47,8 +47,15 @@ static lraf_status run(lraf_state *S, lua_CFunction f, load_args *a,
   a->code = LRAF_OK;
   st = rt_protected(S, f, a, 1, err);
   if (st != LRAF_OK && st != LRAF_EMEMLIMIT && st != LRAF_EQUOTA &&
-      a->code != LRAF_OK && err != NULL)  /* a limit stop stays one */
+      a->code == LRAF_EMEM && S->mem_refused) {
+    /* compiling or rewriting the chunk needed more than the memory
+       limit leaves: the limit's stop, as when code runs */
+    rt_stop_limit(S, NULL, 1);
+    st = rt_stop_fail(S, 1, err);
+  } else if (st != LRAF_OK && st != LRAF_EMEMLIMIT && st != LRAF_EQUOTA &&
+             a->code != LRAF_OK && err != NULL) {  /* a stop stays one */
     err->code = st = a->code;
+  }
   rt_leave(S);
   return st;
 }

@@ -77,17 +77,45 @@ lraf_status rt_sandbox_options(lraf_state *S, const lraf_options *o,
   return st;
 }
 
+/* Whether the resolved path real is below an allowed directory (or,
+   with self, is one). */
+static int below_allowed(lraf_state *S, const char *real, int self) {
+  size_t i;
+  for (i = 0; S->allow_dirs[i] != NULL; i++) {
+    const char *d = S->allow_dirs[i];
+    size_t n = strlen(d);
+    if (strncmp(real, d, n) == 0 &&
+        (real[n] == '/' || d[n - 1] == '/' || (self && real[n] == '\0')))
+      return 1;
+  }
+  return 0;
+}
+
 /* Whether path names a file in an allowed directory. */
 static int allowed_file(lraf_state *S, const char *path) {
   char *real = realpath(path, NULL);
-  size_t i;
-  int ok = 0;
+  int ok;
   if (real == NULL) return 0;
-  for (i = 0; !ok && S->allow_dirs[i] != NULL; i++) {
-    const char *d = S->allow_dirs[i];
-    size_t n = strlen(d);
-    ok = strncmp(real, d, n) == 0 && (real[n] == '/' || d[n - 1] == '/');
-  }
+  ok = below_allowed(S, real, 0);
+  free(real);
+  return ok;
+}
+
+/* Whether the directory of path is allowed: a file missing there is
+   "no file"; one elsewhere is "not allowed", whether it exists or not
+   (the sandbox learns nothing of files outside its directories). */
+static int allowed_dir_of(lraf_state *S, const char *path) {
+  const char *slash = strrchr(path, '/');
+  char *dir, *real;
+  int ok = 0;
+  if (slash == NULL) dir = strdup(".");
+  else if (slash == path) dir = strdup("/");
+  else dir = strndup(path, (size_t)(slash - path));
+  if (dir == NULL) return 0;
+  real = realpath(dir, NULL);
+  free(dir);
+  if (real == NULL) return 0;
+  ok = below_allowed(S, real, 1);
   free(real);
   return ok;
 }
@@ -166,7 +194,11 @@ static int search(lua_State *L, const char *name, const char *path,
       lua_pop(L, 1);
       return 1;
     }
-    lua_pushfstring(L, "\n\tno file '%s'", file);
+    if (allowed_dir_of(S, file))
+      lua_pushfstring(L, "\n\tno file '%s'", file);
+    else
+      lua_pushfstring(L, "\n\tfile '%s' " REFUSED " (outside its "
+                      "directories: --allow-dir)", file);
     lua_remove(L, -2);
     lua_concat(L, 2);
   }

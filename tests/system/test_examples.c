@@ -61,22 +61,35 @@ static char *slurp(const char *path) {
   return s;
 }
 
-/* embed prints the script's output and the count the hook sees, and
-   the README shows embed.c as it is. */
+/* embed prints the script's output and the state's total, which the
+   count hook sees too, work in a coroutine included (the main thread's
+   account alone would miss it), and what is left of the quota; the
+   README shows embed.c as it is. */
 static void test_embed(void **state) {
-  const char *src = "local s = 0 for i = 1, 100 do s = s + i end print(s)";
+  const char *src = "print(coroutine.wrap(function() local s = 0\n"
+                    "  for i = 1, 100 do s = s + i end return s end)())";
   char want[128], *out, *readme, *code;
   tutil_run hook;
   (void)state;
   tutil_run_hook(src, strlen(src), "=demo", &hook);
   assert_true(hook.ok);
+  assert_true(hook.count > 200);  /* the loop: 100 iterations */
   assert_int_equal(run("embed", "", shell.out), 0);
   out = slurp(shell.out);
-  snprintf(want, sizeof want, "5050\n%lld instructions\n", hook.count);
+  snprintf(want, sizeof want, "5050\n%lld instructions (quota left %lld)\n",
+           hook.count, 1000000 - hook.count);
   assert_string_equal(out, want);
   free(out);
   tutil_run_free(&hook);
   readme = slurp("README.md");
+  {  /* and the README shows that output */
+    char shown[160];
+    snprintf(shown, sizeof shown, " ./embed\n    5050\n    %lld "
+             "instructions (quota left %lld)\n", hook.count,
+             1000000 - hook.count);
+    if (strstr(readme, shown) == NULL)
+      fail_msg("README.md does not show embed's output:\n%s", shown);
+  }
   code = slurp("examples/embed.c");
   if (strstr(readme, code) == NULL)
     fail_msg("README.md does not contain examples/embed.c verbatim");
