@@ -27,9 +27,12 @@
                           start a state, an unwritable report */
 #define CLI_EQUOTA 3   /* the --limit quota was exceeded */
 #define CLI_EMEMORY 4  /* the --memory-limit was exceeded */
+#define CLI_ECONTRACT 6 /* a call exceeded its --contract declaration (5:
+                           reserved for regressions, lraf diff/bench) */
 
 /* Subcommands. */
 int cli_bench(int argc, char **argv);
+int cli_bound(int argc, char **argv);
 int cli_disasm(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_rewrite(int argc, char **argv);

@@ -99,6 +99,10 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "PostgreSQL: quota leased at a time (default 1M)"},
   {"--no-metering", KIND_FLAG, NULL, 0, 0,
    "plain Lua, no ledger (a benchmark's baseline)"},
+  {"--write-contract", KIND_TEXT, "FILE", 0, 0,
+   "also write the bounds as a contract (lraf run)"},
+  {"--contract", KIND_TEXT, "FILE", 0, 0,
+   "stop a call above its declared cost (exit 6)"},
 };
 
 /* What the exit statuses mean; a command lists those it can give. */
@@ -108,6 +112,8 @@ static const char *const statuses[] = {
   "bad usage or bad input",
   "the instruction quota (--limit) was exhausted",
   "the memory limit (--memory-limit) was exceeded",
+  "a regression (reserved: lraf diff, lraf bench)",
+  "a call exceeded its declared cost (--contract)",
 };
 #define NSTATUSES ((int)(sizeof statuses / sizeof statuses[0]))
 
@@ -131,6 +137,14 @@ static const cli_command commands[] = {
    "(default 1G) and --memory-limit apply to each run; progress on\n"
    "stderr when it is a terminal",
    ST(0) | ST(1) | ST(2) | ST(3) | ST(4)},
+  {"bound", cli_bound,
+   CLI_BIT(CLI_OPT_FORMAT) | CLI_BIT(CLI_OPT_WRITE_CONTRACT) |
+     CLI_BIT(CLI_OPT_MODE) | CLI_BIT(CLI_OPT_HELP),
+   CLI_OPERANDS_MIXED, "SCRIPT [--format table|json] [--write-contract F]",
+   "prove an upper bound on the instructions of one call of each function\n"
+   "of SCRIPT (original cost model), or say why none is proven and where\n"
+   "(docs/bound.md)",
+   ST(0) | ST(1) | ST(2)},
   {"disasm", cli_disasm, CLI_BIT(CLI_OPT_HELP), CLI_OPERANDS_MIXED,
    "FILE.lua|FILE.luac|REWRITTEN",
    "list the bytecode of FILE like luac -l -l (REWRITTEN: the output of\n"
@@ -385,6 +399,8 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
     case CLI_OPT_SLICE: a->slice = n; break;
     case CLI_OPT_NO_METERING: a->no_metering = 1; break;
     case CLI_OPT_FORMAT: a->format = v; break;
+    case CLI_OPT_WRITE_CONTRACT: a->write_contract = v; break;
+    case CLI_OPT_CONTRACT: a->contract = v; break;
     case CLI_OPT_TOP: a->top = n; break;
     case CLI_OPT_THRESHOLD: {
       char *end;
