@@ -93,6 +93,23 @@ void cli_stop_message(const cli_outcome *o, lraf_state *S);
 void cli_outcome_json(FILE *f, lraf_state *S, const cli_outcome *o);
 void cli_outcome_summary(FILE *f, lraf_state *S, const cli_outcome *o);
 
+/* ---- cli_contract.c: lraf run --contract (docs/bound.md) ---- */
+#define CLI_MAX_CONTRACTS 256
+typedef struct cli_contract {
+  struct { char name[64]; int64_t max; } fn[CLI_MAX_CONTRACTS];
+  int n;
+  lraf_manager *stop;  /* the run's hierarchical manager: set to 0 and
+                          charged to stop the script */
+  int violated, which;
+  int64_t used;        /* the violating call's instructions */
+} cli_contract;
+/* Read a contract file; an exit status (usage errors say where). */
+int cli_contract_load(const char *path, cli_contract *k);
+/* Make the globals wrap each contracted Lua function the script
+   assigns (their __newindex); 0 when the globals have a metatable. */
+struct lua_State;
+int cli_contract_install(struct lua_State *L, cli_contract *k);
+
 /* ---- cli_limits.c: helpers of run and bench ---- */
 /* lraf_new failed under memory_limit: the usage error saying the limit
    is too small to start a state (and how much one takes), or, when

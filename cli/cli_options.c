@@ -153,10 +153,10 @@ static const cli_command commands[] = {
   {"run", cli_run,
    CLI_BIT(CLI_OPT_LIMIT) | CLI_BIT(CLI_OPT_RATE) |
      CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | CLI_BIT(CLI_OPT_REPORT) |
-     CLI_BIT(CLI_OPT_HELP),
+     CLI_BIT(CLI_OPT_CONTRACT) | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_AFTER, "SCRIPT [ARGS...]",
    "run SCRIPT like lua5.4, counting every instruction",
-   ST(0) | ST(1) | ST(2) | ST(3) | ST(4)},
+   ST(0) | ST(1) | ST(2) | ST(3) | ST(4) | ST(6)},
   {"profile", cli_profile,
    CLI_BIT(CLI_OPT_LIMIT) | CLI_BIT(CLI_OPT_RATE) |
      CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | CLI_BIT(CLI_OPT_REPORT) |

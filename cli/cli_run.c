@@ -47,6 +47,7 @@ typedef struct run_ctx {
   cli_args args;               /* what the options said */
   const cli_run_hooks *hooks;  /* lraf profile's, or NULL */
   int hooked, hook_rc;
+  cli_contract *contract;      /* --contract, or NULL */
 } run_ctx;
 
 static run_ctx *active;  /* for os.exit */
@@ -177,6 +178,14 @@ static int parse_args(run_ctx *c, int argc, char **argv, int *script) {
   c->report = a.report;
   native_default(c);
   if (c->memory > 0) c->opt.memory_limit = (size_t)c->memory;
+  if (a.contract != NULL) {
+    if (a.opt.env == LRAF_ENV_SANDBOX)
+      return cli_error("--contract does not work with --sandbox");
+    if ((c->contract = malloc(sizeof *c->contract)) == NULL)
+      return cli_error("out of memory");
+    if ((rc = cli_contract_load(a.contract, c->contract)) != CLI_OK)
+      return rc;
+  }
   *script = a.first;
   return CLI_OK;
 }
@@ -187,9 +196,11 @@ static lraf_manager *make_manager(run_ctx *c) {
   lraf_manager *rate = NULL, *m;
   if (c->rate > 0 && (rate = lraf_rate_new(c->rate, 0.1, NULL)) == NULL)
     return NULL;
-  if (c->limit >= 0) {
-    m = lraf_hier_new(rate, c->limit);
+  if (c->limit >= 0 || c->contract != NULL) {
+    /* a contract stops the script through the limit (budget 0) */
+    m = lraf_hier_new(rate, c->limit >= 0 ? c->limit : -1);
     lraf_manager_release(rate);
+    if (c->contract != NULL) c->contract->stop = m;
     return m;
   }
   return rate ? rate : lraf_total_new();
@@ -209,6 +220,8 @@ static int set_globals(lua_State *L) {
     lua_rawseti(L, -2, i - c->iscript);
   }
   lua_setglobal(L, "arg");
+  if (c->contract != NULL && !cli_contract_install(L, c->contract))
+    return luaL_error(L, "--contract: the globals have a metatable");
   if (c->opt.env == LRAF_ENV_FULL) {
     if (lua_getglobal(L, "os") == LUA_TTABLE) {
       lua_pushcfunction(L, run_exit);
@@ -313,6 +326,15 @@ static int finish(run_ctx *c, lraf_status st, const lraf_error *err,
   fflush(stdout);
   if (st == LRAF_OK) {
     code = CLI_OK;
+  } else if (st == LRAF_EQUOTA && c->contract && c->contract->violated) {
+    const cli_contract *k = c->contract;
+    status = "contract";
+    code = CLI_ECONTRACT;
+    fprintf(stderr, "lraf: contract violation: one call of %s ran %lld "
+            "instructions, more than the %lld declared\n",
+            k->fn[k->which].name, (long long)k->used,
+            (long long)k->fn[k->which].max);
+    msg = "contract violation";
   } else if (st == LRAF_EQUOTA) {
     status = "quota";
     code = CLI_EQUOTA;
@@ -356,18 +378,24 @@ int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
   int script = 0, rc;
   memset(&c, 0, sizeof c);
   c.hooks = hooks;
-  if ((rc = parse_args(&c, argc, argv, &script)) != CLI_OK)
+  if ((rc = parse_args(&c, argc, argv, &script)) != CLI_OK) {
+    free(c.contract);
     return rc == CLI_HELP ? CLI_OK : rc;
+  }
   c.script = argv[script];
   c.argc = argc;
   c.argv = argv;
   c.iscript = script;
   c.opt.keep_accounts = MAX_THREADS_LISTED;
   c.opt.traceback = 1;
-  if ((rc = open_report(&c)) != CLI_OK) return rc;
+  if ((rc = open_report(&c)) != CLI_OK) {
+    free(c.contract);
+    return rc;
+  }
   c.m = make_manager(&c);
   if (c.m == NULL) {
     cli_error("out of memory");
+    free(c.contract);
     return not_started(&c, CLI_EFAIL);
   }
   c.opt.manager = c.m;
@@ -375,7 +403,10 @@ int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
   c.cpu0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
   st = lraf_new(&c.opt, &c.S, &err);
   lraf_manager_release(c.m);
-  if (st != LRAF_OK) return not_started(&c, cli_new_failed(&c.opt, &err));
+  if (st != LRAF_OK) {
+    free(c.contract);
+    return not_started(&c, cli_new_failed(&c.opt, &err));
+  }
   active = &c;
   lua_pushcfunction(lraf_lua(c.S), set_globals);
   lua_pushlightuserdata(lraf_lua(c.S), &c);
@@ -401,5 +432,6 @@ int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
   }
   active = NULL;
   lraf_close(c.S);
+  free(c.contract);
   return rc;
 }
