@@ -2,6 +2,7 @@
 ** rt_bound.c - lraf_bound: declared costs of a script (rw_bound.c's
 ** analysis of its bytecode) as a table, JSON or an execution contract.
 */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,14 @@ static int name_shared(const rw_bound_result *r, int i) {
   return 0;
 }
 
+/* Whether s is a Lua name (a contract line holds no other). */
+static int is_name(const char *s) {
+  if (!(isalpha((unsigned char)*s) || *s == '_')) return 0;
+  for (; *s; s++)
+    if (!(isalnum((unsigned char)*s) || *s == '_')) return 0;
+  return 1;
+}
+
 static void write_contract(FILE *f, const rw_bound_result *r,
                            const char *name) {
   int i;
@@ -81,7 +90,8 @@ static void write_contract(FILE *f, const rw_bound_result *r,
              "# (one call of the global function; original cost model)\n",
           name);
   for (i = 0; i < r->n; i++)
-    if (r->fn[i].global && r->fn[i].bounded && !name_shared(r, i))
+    if (r->fn[i].global && r->fn[i].bounded && is_name(r->fn[i].name) &&
+        !name_shared(r, i))
       fprintf(f, "%s %llu\n", r->fn[i].name,
               (unsigned long long)r->fn[i].bound);
 }
