@@ -140,10 +140,10 @@ static const cli_command commands[] = {
   {"bound", cli_bound,
    CLI_BIT(CLI_OPT_FORMAT) | CLI_BIT(CLI_OPT_WRITE_CONTRACT) |
      CLI_BIT(CLI_OPT_MODE) | CLI_BIT(CLI_OPT_HELP),
-   CLI_OPERANDS_MIXED, "SCRIPT [--format table|json] [--write-contract F]",
+   CLI_OPERANDS_MIXED, "SCRIPT",
    "prove an upper bound on the instructions of one call of each function\n"
-   "of SCRIPT (original cost model), or say why none is proven and where\n"
-   "(docs/bound.md)",
+   "of SCRIPT (original cost model), or say why none is proven and where,\n"
+   "as a table or --format json (docs/bound.md)",
    ST(0) | ST(1) | ST(2)},
   {"disasm", cli_disasm, CLI_BIT(CLI_OPT_HELP), CLI_OPERANDS_MIXED,
    "FILE.lua|FILE.luac|REWRITTEN",
