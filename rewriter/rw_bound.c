@@ -143,11 +143,12 @@ static int upval_written(const rw_bound_result *r, int owner, int reg) {
 }
 
 /* The closure that register reg of function fi always holds once
-   set: a CLOSURE is its only writer in fi and no upvalue writes it
-   (a local function assigned once), else -1. */
+   set: not a parameter, a CLOSURE is its only writer in fi and no
+   upvalue writes it (a local function assigned once), else -1. */
 static int local_closure(const rw_bound_result *r, int fi, int reg) {
   const bc_proto *f = r->fn[fi].f;
   int pc, writer = -1;
+  if (reg < f->numparams) return -1;  /* holds an argument first */
   for (pc = 0; pc < f->sizecode; pc++)
     if (writes_reg(f->code[pc], reg)) {
       if (writer >= 0 || bc_op(f->code[pc]) != BC_OP_CLOSURE) return -1;

@@ -253,7 +253,8 @@ static void test_reasons(void **state) {
                  "function s(t) table.sort(t, function(a, b) return a > b end) end\n"
                  "function v(n) local x = 0 for i = 1, n do x = i end end\n"
                  "function u(f) return f() end\n"
-                 "function it(t) for k in pairs(t) do end end\n");
+                 "function it(t) for k in pairs(t) do end end\n"
+                 "function pa(a) a(); a = function() end end\n");
   assert_int_equal(lraf("bound %s/u.lua", sh.dir), 0);
   out = slurp(sh.out);
   assert_non_null(strstr(out, "unbounded: loop (while, repeat or goto) at "
@@ -266,6 +267,9 @@ static void test_reasons(void **state) {
                          "constants at line 4"));
   assert_non_null(strstr(out, "line 5"));
   assert_non_null(strstr(out, "unbounded: generic for loop at line 6"));
+  /* a parameter holds the argument before the closure assigned to it */
+  assert_non_null(strstr(out, "unbounded: calls a function value it cannot "
+                         "name at line 7"));
   free(out);
   /* the original cost model only */
   assert_int_equal(lraf("bound --mode overhead %s/u.lua", sh.dir), 2);
