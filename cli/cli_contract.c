@@ -48,11 +48,20 @@ int cli_contract_load(const char *path, cli_contract *k) {
   size_t n;
   int line = 0, rc = CLI_OK;
   memset(k, 0, sizeof *k);
-  if (cli_read_file(path, &data, &n, &err) != LRAF_OK) return cli_report(&err);
-  if (memchr(data, '\0', n) != NULL) {
-    free(data);
+  char *raw;
+  if (cli_read_file(path, &raw, &n, &err) != LRAF_OK) return cli_report(&err);
+  if (memchr(raw, '\0', n) != NULL) {
+    free(raw);
     return cli_error("%s: a contract is text", path);
   }
+  data = malloc(n + 1);  /* the lines are parsed as C strings */
+  if (data == NULL) {
+    free(raw);
+    return cli_error("out of memory");
+  }
+  memcpy(data, raw, n);
+  data[n] = '\0';
+  free(raw);
   for (p = data; rc == CLI_OK && p != NULL && *p; ) {
     char *eol = strchr(p, '\n'), *hash, *e;
     if (eol) *eol = '\0';
