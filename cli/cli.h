@@ -30,9 +30,12 @@
 #define CLI_EREGRESS 5 /* a gate failed (lraf diff): a count
                           grew past --threshold and --min-change, or,
                           with --fail-on change, changed past them */
+#define CLI_ECONTRACT 6 /* a call exceeded its --contract declaration (5:
+                           reserved for regressions, lraf diff/bench) */
 
 /* Subcommands. */
 int cli_bench(int argc, char **argv);
+int cli_bound(int argc, char **argv);
 int cli_disasm(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_rewrite(int argc, char **argv);
@@ -155,6 +158,22 @@ void cli_md_cell(FILE *out, const char *s);
 /* Which --format of diff: 0 text, 1 markdown, 2 json; -1
    (reported) when unknown. */
 int cli_report_format(const cli_args *a, const char *cmd);
+/* ---- cli_contract.c: lraf run --contract (docs/bound.md) ---- */
+#define CLI_MAX_CONTRACTS 256
+typedef struct cli_contract {
+  struct { char name[64]; int64_t max; } fn[CLI_MAX_CONTRACTS];
+  int n;
+  lraf_manager *stop;  /* the run's hierarchical manager: set to 0 and
+                          charged to stop the script */
+  int violated, which;
+  int64_t used;        /* the violating call's instructions */
+} cli_contract;
+/* Read a contract file; an exit status (usage errors say where). */
+int cli_contract_load(const char *path, cli_contract *k);
+/* Make the globals wrap each contracted Lua function the script
+   assigns (their __newindex); 0 when the globals have a metatable. */
+struct lua_State;
+int cli_contract_install(struct lua_State *L, cli_contract *k);
 
 /* ---- cli_limits.c: helpers of run and bench ---- */
 /* lraf_new failed under memory_limit: the usage error saying the limit

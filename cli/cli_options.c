@@ -122,6 +122,10 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "when it ran: a trace (JSON) or, FILE.svg, a picture"},
   {"--expect-share", KIND_TEXT, "P", 0, 0,
    "warn when a window got less than P% of a CPU"},
+  {"--write-contract", KIND_TEXT, "FILE", 0, 0,
+   "also write the bounds as a contract (lraf run)"},
+  {"--contract", KIND_TEXT, "FILE", 0, 0,
+   "stop a call above its declared cost (exit 6)"},
 };
 
 /* What the exit statuses mean; a command lists those it can give (and
@@ -134,6 +138,7 @@ static const char *const statuses[] = {
   "the memory limit (--memory-limit) was exceeded",
   "a regression: a count grew past the gate (--threshold, --min-change;"
   " with --fail-on change, any change past it)",
+  "a call exceeded its declared cost (--contract)",
 };
 #define NSTATUSES ((int)(sizeof statuses / sizeof statuses[0]))
 
@@ -178,6 +183,14 @@ static const cli_command commands[] = {
    "(default 1G) and --memory-limit apply to each run; progress on\n"
    "stderr when it is a terminal",
    ST(0) | ST(1) | ST(2) | ST(3) | ST(4)},
+  {"bound", cli_bound,
+   CLI_BIT(CLI_OPT_FORMAT) | CLI_BIT(CLI_OPT_WRITE_CONTRACT) |
+     CLI_BIT(CLI_OPT_MODE) | CLI_BIT(CLI_OPT_HELP),
+   CLI_OPERANDS_MIXED, "SCRIPT",
+   "prove an upper bound on the instructions of one call of each function\n"
+   "of SCRIPT (original cost model), or say why none is proven and where,\n"
+   "as a table or --format json (docs/bound.md)",
+   ST(0) | ST(1) | ST(2)},
   {"disasm", cli_disasm, CLI_BIT(CLI_OPT_HELP), CLI_OPERANDS_MIXED,
    "FILE.lua|FILE.luac|REWRITTEN",
    "list the bytecode of FILE like luac -l -l (REWRITTEN: the output of\n"
@@ -186,10 +199,10 @@ static const cli_command commands[] = {
   {"run", cli_run,
    CLI_BIT(CLI_OPT_LIMIT) | CLI_BIT(CLI_OPT_RATE) |
      CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | CLI_BIT(CLI_OPT_REPORT) |
-     TIMELINE | CLI_BIT(CLI_OPT_HELP),
+     TIMELINE | CLI_BIT(CLI_OPT_CONTRACT) | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_AFTER, "SCRIPT [ARGS...]",
    "run SCRIPT like lua5.4, counting every instruction",
-   ST(0) | ST(1) | ST(2) | ST(3) | ST(4)},
+   ST(0) | ST(1) | ST(2) | ST(3) | ST(4) | ST(6)},
   {"profile", cli_profile,
    CLI_BIT(CLI_OPT_LIMIT) | CLI_BIT(CLI_OPT_RATE) |
      CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | CLI_BIT(CLI_OPT_REPORT) |
@@ -452,6 +465,8 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
     case CLI_OPT_MAX_PER_IP: a->max_per_ip = n; break;
     case CLI_OPT_IDLE_TIMEOUT: a->idle_timeout = n; break;
     case CLI_OPT_FORMAT: a->format = v; break;
+    case CLI_OPT_WRITE_CONTRACT: a->write_contract = v; break;
+    case CLI_OPT_CONTRACT: a->contract = v; break;
     case CLI_OPT_TOP: a->top = n; break;
     case CLI_OPT_THRESHOLD: {
       char *end;

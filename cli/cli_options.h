@@ -63,6 +63,9 @@ typedef enum cli_opt {
   CLI_OPT_REPORT_FORMAT, /* --format text|markdown|json (diff) */
   CLI_OPT_TIMELINE,      /* --timeline FILE */
   CLI_OPT_EXPECT_SHARE,  /* --expect-share P */
+  /* declared costs (lraf bound, lraf run) */
+  CLI_OPT_WRITE_CONTRACT, /* --write-contract FILE (lraf bound) */
+  CLI_OPT_CONTRACT,      /* --contract FILE (lraf run) */
   CLI_NUM_OPTS
 } cli_opt;
 
@@ -131,6 +134,8 @@ typedef struct cli_args {
   int first;              /* argv index of the first operand */
   int noperands;          /* operands from argv[first] on (MIXED: moved
                              there in order; AFTER: argc - first) */
+  const char *contract;       /* --contract; NULL: none */
+  const char *write_contract; /* --write-contract; NULL: none */
   int ndirs, nmodules;     /* --allow-dir, --allow-module given (opt
                              points to lists that live as long as the
                              process) */

@@ -51,6 +51,7 @@ typedef struct run_ctx {
   lraf_manager *timeline;      /* --timeline's manager (a reference) */
   FILE *tfile;                 /* its file, opened before the run */
   lraf_timeline_summary tsum;
+  cli_contract *contract;      /* --contract, or NULL */
 } run_ctx;
 
 static run_ctx *active;  /* for os.exit */
@@ -225,6 +226,14 @@ static int parse_args(run_ctx *c, int argc, char **argv, int *script) {
   if (c->opt.deterministic == LRAF_DETERMINISTIC_AUTO && c->hooks != NULL)
     c->opt.deterministic = 1;
   if (c->memory > 0) c->opt.memory_limit = (size_t)c->memory;
+  if (a.contract != NULL) {
+    if (a.opt.env == LRAF_ENV_SANDBOX)
+      return cli_error("--contract does not work with --sandbox");
+    if ((c->contract = malloc(sizeof *c->contract)) == NULL)
+      return cli_error("out of memory");
+    if ((rc = cli_contract_load(a.contract, c->contract)) != CLI_OK)
+      return rc;
+  }
   *script = a.first;
   return CLI_OK;
 }
@@ -232,7 +241,16 @@ static int parse_args(run_ctx *c, int argc, char **argv, int *script) {
 /* The manager chain: a limit (hierarchical when there is a rate) over
    an optional rate; a plain total otherwise. */
 static lraf_manager *chain(run_ctx *c) {
-  return cli_manager_new(c->limit, c->rate);
+  lraf_manager *rate = NULL, *m;
+  if (c->contract == NULL) return cli_manager_new(c->limit, c->rate);
+  /* a contract stops the script through a limit (budget 0), one without
+     a quota of its own when --limit is not given */
+  if (c->rate > 0 && (rate = lraf_rate_new(c->rate, 0.1, NULL)) == NULL)
+    return NULL;
+  m = lraf_hier_new(rate, c->limit >= 0 ? c->limit : -1);
+  lraf_manager_release(rate);
+  c->contract->stop = m;
+  return m;
 }
 
 /* The chain, under a timeline with --timeline. */
@@ -261,6 +279,8 @@ static int set_globals(lua_State *L) {
   }
   lraf_host_strings(c->S, 0);
   lua_setglobal(L, "arg");
+  if (c->contract != NULL && !cli_contract_install(L, c->contract))
+    return luaL_error(L, "--contract: the globals have a metatable");
   if (c->opt.env == LRAF_ENV_FULL) {
     if (lua_getglobal(L, "os") == LUA_TTABLE) {
       lua_pushcfunction(L, run_exit);
@@ -364,6 +384,15 @@ static int finish(run_ctx *c, lraf_status st, const lraf_error *err,
   fflush(stdout);
   if (st == LRAF_OK) {
     code = CLI_OK;
+  } else if (st == LRAF_EQUOTA && c->contract && c->contract->violated) {
+    const cli_contract *k = c->contract;
+    status = "contract";
+    code = CLI_ECONTRACT;
+    fprintf(stderr, "lraf: contract violation: one call of %s ran %lld "
+            "instructions, more than the %lld declared\n",
+            k->fn[k->which].name, (long long)k->used,
+            (long long)k->fn[k->which].max);
+    msg = "contract violation";
   } else if (st == LRAF_EQUOTA) {
     status = "quota";
     code = CLI_EQUOTA;
@@ -407,8 +436,10 @@ int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
   int script = 0, rc;
   memset(&c, 0, sizeof c);
   c.hooks = hooks;
-  if ((rc = parse_args(&c, argc, argv, &script)) != CLI_OK)
+  if ((rc = parse_args(&c, argc, argv, &script)) != CLI_OK) {
+    free(c.contract);
     return rc == CLI_HELP ? CLI_OK : rc;
+  }
   c.script = argv[script];
   c.argc = argc;
   c.argv = argv;
@@ -417,9 +448,14 @@ int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
   c.opt.traceback = 1;
   if ((rc = open_report(&c)) != CLI_OK) return rc;
   if ((rc = open_timeline(&c)) != CLI_OK) return rc;
+  if ((rc = open_report(&c)) != CLI_OK) {
+    free(c.contract);
+    return rc;
+  }
   c.m = make_manager(&c);
   if (c.m == NULL) {
     cli_error("out of memory");
+    free(c.contract);
     return not_started(&c, CLI_EFAIL);
   }
   c.opt.manager = c.m;
@@ -427,7 +463,10 @@ int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
   c.cpu0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
   st = lraf_new(&c.opt, &c.S, &err);
   lraf_manager_release(c.m);
-  if (st != LRAF_OK) return not_started(&c, cli_new_failed(&c.opt, &err));
+  if (st != LRAF_OK) {
+    free(c.contract);
+    return not_started(&c, cli_new_failed(&c.opt, &err));
+  }
   active = &c;
   lua_pushcfunction(lraf_lua(c.S), set_globals);
   lua_pushlightuserdata(lraf_lua(c.S), &c);
@@ -454,5 +493,6 @@ int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
   active = NULL;
   lraf_close(c.S);
   lraf_manager_release(c.timeline);
+  free(c.contract);
   return rc;
 }

@@ -500,6 +500,18 @@ LRAF_API lraf_status lraf_listing(const void *data, size_t size,
                                   const char *name, char **out,
                                   size_t *outlen, lraf_error *err);
 
+/* Declared costs (docs/bound.md): an upper bound on the instructions
+   one call of each function of data (Lua source compiled with chunk
+   name name, or a binary chunk) runs, proven from its bytecode in the
+   original cost model, or why none is proven and where.  format:
+   "table", "json", or "contract" (lines "FUNCTION MAX_INSTRUCTIONS" for
+   the bounded global functions, for lraf run --contract).  *out (free
+   it with free) gets the NUL-terminated text and *outlen its length. */
+LRAF_API lraf_status lraf_bound(const void *data, size_t size,
+                                const char *name, const char *format,
+                                char **out, size_t *outlen,
+                                lraf_error *err);
+
 /* Call the function below nargs arguments on the main thread's stack
    (from the host, or from a host function the main thread runs), like
    lua_pcall: on success nresults results (LUA_MULTRET: all) are
