@@ -226,7 +226,10 @@ int rt_own_upvalues(lua_State *L, int idx);
 
 /* ---- rt_protect.c: the quota error, and pcall/xpcall that pass it on ---- */
 void rt_protect_init(lua_State *L);
+/* rt_counter.c: raise the quota error (the memory one after a memory
+   stop); the registry keys of the two stop values. */
 int rt_raise_quota(lua_State *L);
+extern const char rt_quota_key, rt_memory_key;
 int rt_is_quota(lua_State *L, int idx);
 /* After a protected call or resume in L ended with status: a memory
    error caused by the memory limit becomes the sticky stop.  Returns 1

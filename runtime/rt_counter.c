@@ -14,6 +14,19 @@
 
 #include "rt.h"
 
+
+/* The registry keys of the two stop values (rt_protect.c makes them). */
+const char rt_quota_key = 'Q';
+const char rt_memory_key = 'M';
+
+int rt_raise_quota(lua_State *L) {
+  lraf_state *S = rt_state(L);
+  S->quota = 1;
+  rt_stop_limit(S, L, 0);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, S->memerr ? &rt_memory_key
+                                              : &rt_quota_key);
+  return lua_error(L);
+}
 /* The counter cell of the stock target, an upvalue of the anchor. */
 static int64_t cell(lraf_state *S, lua_State *L) {
   lua_Integer v;

@@ -21,8 +21,6 @@
 
 #include "rt.h"
 
-static const char quota_key = 'Q';
-static const char memory_key = 'M';
 
 #define QUOTA_MESSAGE "instruction quota exceeded"
 #define MEMORY_MESSAGE "memory limit exceeded"
@@ -52,26 +50,18 @@ static void make_stop(lua_State *L, const char *key, lua_CFunction str,
 }
 
 void rt_protect_init(lua_State *L) {
-  make_stop(L, &quota_key, quota_tostring, "lraf.quota");
-  make_stop(L, &memory_key, memory_tostring, "lraf.memory");
-}
-
-int rt_raise_quota(lua_State *L) {
-  lraf_state *S = rt_state(L);
-  S->quota = 1;
-  rt_stop_limit(S, L, 0);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, S->memerr ? &memory_key : &quota_key);
-  return lua_error(L);
+  make_stop(L, &rt_quota_key, quota_tostring, "lraf.quota");
+  make_stop(L, &rt_memory_key, memory_tostring, "lraf.memory");
 }
 
 int rt_is_quota(lua_State *L, int idx) {
   int same;
   idx = lua_absindex(L, idx);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &quota_key);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &rt_quota_key);
   same = lua_rawequal(L, idx, -1);
   lua_pop(L, 1);
   if (same) return 1;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &memory_key);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &rt_memory_key);
   same = lua_rawequal(L, idx, -1);
   lua_pop(L, 1);
   return same;
