@@ -11,6 +11,8 @@
 
 #include <lua.h>
 
+#include "lraf.h"
+
 typedef struct rt_native_model rt_native_model;
 
 /* The size of the work a call is about to do (bytes, elements, pattern
