@@ -36,7 +36,8 @@ static int setup(void **state) {
                      "s = s + i end\nprint(s)\n") != 0 ||
       tutil_sh_write(&sh, "spin.lua", "while true do end\n") != 0 ||
       tutil_sh_write(&sh, "w.txt", "ADD 3\nCALL 7\n") != 0 ||
-      tutil_sh_write(&sh, "key.txt", "a key") != 0)
+      tutil_sh_write(&sh, "key.txt", "a key") != 0 ||
+      tutil_sh_write(&sh, "contract.txt", "f 1000\n") != 0)
     return -1;
   return 0;
 }
@@ -143,6 +144,8 @@ static const char *value_for(const char *opt) {
     {"--mode", "overhead"}, {"--weights", "w.txt"}, {"--report", "-"},
     {"--vm", "stock"},
     {"--allow-dir", "."}, {"--allow-module", "lpeg"}, {"--key-file", "key.txt"},
+    {"--timeline", "tl.json"}, {"--expect-share", "1"},
+    {"--contract", "contract.txt"},
   };
   size_t i;
   for (i = 0; i < sizeof values / sizeof values[0]; i++)
