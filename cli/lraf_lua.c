@@ -101,6 +101,12 @@ static int parse_options(meter *m) {
   rc = cli_parse_text(cli_command_find("run"), env ? env : "", &m->a);
   if (rc == CLI_HELP) return -1;
   if (rc != CLI_OK) return EXIT_FAILURE;
+  if (m->a.timeline != NULL || m->a.expect_share > 0 || m->a.contract != NULL) {
+    cli_error("%s is lraf run's alone: run the script with lraf run",
+              m->a.contract != NULL ? "--contract"
+              : m->a.timeline != NULL ? "--timeline" : "--expect-share");
+    return EXIT_FAILURE;
+  }
   m->opt = m->a.opt;
   m->opt.traceback = 1;
   m->opt.keep_accounts = 1000;

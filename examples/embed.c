@@ -17,8 +17,12 @@ int main(void) {
     fprintf(stderr, "%s: %s\n", lraf_status_name(err.code), err.message);
   /* everything the state ran, in every coroutine (the main thread's
      account alone, lraf_consumed(S, lraf_main_account(S)), misses the
-     loop); the quota's manager saw the same */
-  printf("%lld instructions (quota left %lld)\n", (long long)lraf_total(S),
+     loop): the sandbox charges C functions' work too, as native units;
+     the quota's manager saw the same */
+  printf("%lld units: %lld instructions + %lld native (quota left %lld)\n",
+         (long long)lraf_total(S),
+         (long long)(lraf_total(S) - lraf_native_units(S)),
+         (long long)lraf_native_units(S),
          (long long)lraf_limit_remaining(quota));
   lraf_close(S);
   lraf_manager_release(quota);

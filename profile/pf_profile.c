@@ -356,8 +356,22 @@ void pf_line(pf_profile *P, int fn, int line, int64_t n) {
 /* Inclusive counts: a node's is its subtree's; a function's sums its
    nodes that have no ancestor of the same function (recursion counts
    once).  Children come after their parents in the node array. */
+/* What ran with no frame of the profile on the stack (the host's own
+   work after the main chunk unwound: a stop's finalizers, a caught
+   error's charge) belongs to a frame "[C] (host)" under the root, so
+   that the functions' self counts still add up to the total. */
+static void host_frame(pf_profile *P) {
+  int fn, c;
+  if (P->nnode == 0 || P->node[0].self == 0) return;
+  if ((fn = pf_func_id(P, "[C]", -1, "(host)", 1)) < 0) return;
+  if ((c = pf_child(P, 0, fn)) < 0) return;
+  P->node[c].self += P->node[0].self;
+  P->node[0].self = 0;
+}
+
 void pf_finish(pf_profile *P) {
   int i;
+  host_frame(P);
   for (i = 0; i < P->nfn; i++) P->fn[i].calls = P->fn[i].self =
                                 P->fn[i].incl = 0;
   P->total = 0;

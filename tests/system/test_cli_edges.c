@@ -46,7 +46,8 @@ static int setup(void **state) {
   return tutil_sh_write(&sh, "x.lua", "local s = 0\n"
                         "for i = 1, 1000 do s = s + i end\nprint(s)\n") |
          tutil_sh_write(&sh, "w.txt", "ADD 2\n") |
-         tutil_sh_write(&sh, "key", "secret\n");
+         tutil_sh_write(&sh, "key", "secret\n") |
+         tutil_sh_write(&sh, "contract.txt", "f 1000\n");
 }
 
 static int teardown(void **state) {
@@ -75,8 +76,18 @@ static const char *const cases[][3] = {
   {"--allow-module", "lpeg", NULL},
   {"--allow-offline", NULL, NULL},
   {"--key-file", "key", "missing.key"},
+  {"--deterministic", NULL, NULL},
+  {"--no-deterministic", NULL, NULL},
+  {"--timeline", "t.json", "no/such/dir/t.json"},
+  {"--expect-share", "50", "0"},
+  {"--contract", "contract.txt", "missing.txt"},
   {"--help", NULL, NULL},
 };
+/* lraf run's alone: lraf-lua refuses them, saying so */
+static int run_only(const char *opt) {
+  return strcmp(opt, "--timeline") == 0 || strcmp(opt, "--expect-share") == 0 ||
+         strcmp(opt, "--contract") == 0;
+}
 #define NCASES (sizeof cases / sizeof cases[0])
 
 /* The first line of stderr without the program's prefix ("lraf: ",
@@ -101,6 +112,20 @@ static void both_routes(const char *opt, const char *value, int good) {
   a = tutil_sh_run(&sh, "cd %s && %s run %s x.lua", sh.dir, lraf, words);
   if (good && a != 0)
     fail_msg("lraf run %s x.lua: exit %d: %s", words, a, slurp(sh.err));
+  if (good && run_only(opt)) {
+    char *e;
+    b = tutil_sh_run(&sh, "cd %s && LRAF_OPTIONS='%s' %s x.lua", sh.dir,
+                     words, lua_bin);
+    assert_int_equal(b, 1);
+    e = first_error("lraf-lua: LRAF_OPTIONS: ");
+    assert_non_null(strstr(e, "is lraf run's alone"));
+    free(e);
+    return;
+  }
+  if (!good && run_only(opt)) {  /* lraf run refuses it; see above */
+    assert_int_equal(a, 2);
+    return;
+  }
   if (!good) {
     char *ea = first_error("lraf: "), *eb;
     b = tutil_sh_run(&sh, "cd %s && LRAF_OPTIONS='%s' %s x.lua", sh.dir,
@@ -188,7 +213,8 @@ static void test_options_generated(void **state) {
       const char *v;
       seed = seed * 1103515245u + 12345u;
       i = (seed >> 8) % (NCASES - 1);  /* not --help, the last */
-      if (strcmp(cases[i][0], "--report") == 0) continue;
+      if (strcmp(cases[i][0], "--report") == 0 || run_only(cases[i][0]))
+        continue;
       seed = seed * 1103515245u + 12345u;
       v = cases[i][1 + ((seed >> 8) % 4 == 0 && cases[i][2] != NULL)];
       snprintf(words + strlen(words), sizeof words - strlen(words),
