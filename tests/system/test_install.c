@@ -105,7 +105,7 @@ static void test_install_and_embed(void **state) {
   }
   assert_non_null(out);
   assert_non_null(strstr(out, "5050\n"));
-  assert_non_null(strstr(out, " instructions (quota left "));
+  assert_non_null(strstr(out, " native (quota left "));
   free(out);
   /* the program really uses the installed library */
   assert_int_equal(sh("cd %s && LD_LIBRARY_PATH=%s/lib ldd ./embed | "
