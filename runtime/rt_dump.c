@@ -217,11 +217,31 @@ static void charge_search(lua_State *L) {
 
 /* Push the original (unstripped) dump of the rewritten function at
    idx, or raise "unable to dump given function". */
+/* A userdata holding a chunk read while an error may be raised (a
+   charge): its __gc frees what it still holds. */
+static int chunk_box_gc(lua_State *L) {
+  bc_chunk **box = lua_touserdata(L, 1);
+  bc_chunk_free(*box);
+  *box = NULL;
+  return 0;
+}
+
+static bc_chunk **chunk_box(lua_State *L) {
+  bc_chunk **box = lua_newuserdatauv(L, sizeof *box, 0);
+  *box = NULL;
+  if (luaL_newmetatable(L, "lraf.chunkbox")) {
+    lua_pushcfunction(L, chunk_box_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  return box;
+}
+
 static void original(lua_State *L, int idx) {
   char *data = NULL;
   size_t size = 0;
-  bc_chunk *chunk = NULL;
-  int ok;
+  bc_chunk *chunk = NULL, **box;
+  int ok, boxidx;
   lua_pushvalue(L, idx);
   ok = rt_dump(L, 0, &data, &size, NULL) == LRAF_OK;
   lua_pop(L, 1);
@@ -238,7 +258,10 @@ static void original(lua_State *L, int idx) {
   {
     size_t n;
     const char *p = lua_tolstring(L, -2, &n);
+    box = chunk_box(L);  /* frees the chunk if the charge below raises */
+    boxidx = lua_gettop(L);
     ok = bc_read_rewritten(p, n, NULL, &chunk, NULL) == LRAF_OK;
+    *box = chunk;
   }
   if (ok) {
     const bc_string *src = &chunk->main->source;
@@ -251,6 +274,8 @@ static void original(lua_State *L, int idx) {
          (charge_search(L), search(L, chunk->main));
   }
   bc_chunk_free(chunk);
+  *box = NULL;
+  lua_remove(L, boxidx);
   if (!ok) luaL_error(L, "unable to dump given function");
   /* stack: key, cache, origins, set, original */
   lua_replace(L, -3);
