@@ -69,6 +69,11 @@ int cli_report(const lraf_error *err);
    (built against Lua 5.4.6)": lraf --version, lraf-lua -v. */
 void cli_version(FILE *out);
 
+/* lraf_call with Ctrl-C as lua5.4 has it: SIGINT raises "interrupted!"
+   in the running chunk (a second one kills). */
+lraf_status cli_call_interruptible(lraf_state *S, int nargs, int nres,
+                                   lraf_error *err);
+
 /* Read a whole file into a new malloc'ed buffer; the error says which
    file and why. */
 lraf_status cli_read_file(const char *path, char **data, size_t *size,

@@ -305,43 +305,15 @@ static int call_chunk(lua_State *L) {
   return 0;
 }
 
-/* Ctrl-C as in lua.c: the first SIGINT sets a hook that raises
-   "interrupted!" in the main thread (so the report is still written),
-   a second one kills.  The hook that was there (the stock profiler's,
-   debug.sethook's) is put back before the error is raised. */
-static lua_State *interrupted_L;
-static lua_Hook old_hook;
-static int old_mask, old_count;
-
-static void interrupt_hook(lua_State *L, lua_Debug *ar) {
-  (void)ar;
-  lua_sethook(L, old_hook, old_mask, old_count);
-  luaL_error(L, "interrupted!");
-}
-
-static void on_sigint(int sig) {
-  signal(sig, SIG_DFL);
-  old_hook = lua_gethook(interrupted_L);
-  old_mask = lua_gethookmask(interrupted_L);
-  old_count = lua_gethookcount(interrupted_L);
-  lua_sethook(interrupted_L, interrupt_hook,
-              LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
-}
-
 /* Call the chunk on the top of the stack through call_chunk. */
 static lraf_status call(run_ctx *c, int args, lraf_error *err) {
   lua_State *L = lraf_lua(c->S);
-  lraf_status st;
   lua_pushcfunction(L, call_chunk);
   lua_insert(L, -2);
   lua_pushlightuserdata(L, c);
   lua_insert(L, -2);
   lua_pushboolean(L, args);
-  interrupted_L = L;
-  signal(SIGINT, on_sigint);
-  st = lraf_call(c->S, 3, 0, err);
-  signal(SIGINT, SIG_DFL);
-  return st;
+  return cli_call_interruptible(c->S, 3, 0, err);
 }
 
 static lraf_status run_init(run_ctx *c, lraf_error *err) {

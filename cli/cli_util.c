@@ -3,12 +3,14 @@
 ** printing an error, and reading a file or a script.
 */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <lauxlib.h>
 #include <lua.h>
 
 #include "cli.h"
@@ -189,4 +191,37 @@ void cli_version(FILE *out) {
   else
     fprintf(out, "lraf %s on stock Lua (built against %s)\n", LRAF_VERSION,
             LUA_RELEASE);
+}
+
+/* Ctrl-C as in lua.c: the first SIGINT sets a hook that raises
+   "interrupted!" in the main thread (so a report is still written), a
+   second one kills.  The hook that was there (the stock profiler's,
+   debug.sethook's) is put back before the error is raised. */
+static lua_State *interrupted_L;
+static lua_Hook old_hook;
+static int old_mask, old_count;
+
+static void interrupt_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lua_sethook(L, old_hook, old_mask, old_count);
+  luaL_error(L, "interrupted!");
+}
+
+static void on_sigint(int sig) {
+  signal(sig, SIG_DFL);
+  old_hook = lua_gethook(interrupted_L);
+  old_mask = lua_gethookmask(interrupted_L);
+  old_count = lua_gethookcount(interrupted_L);
+  lua_sethook(interrupted_L, interrupt_hook,
+              LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+lraf_status cli_call_interruptible(lraf_state *S, int nargs, int nres,
+                                   lraf_error *err) {
+  lraf_status st;
+  interrupted_L = lraf_lua(S);
+  signal(SIGINT, on_sigint);
+  st = lraf_call(S, nargs, nres, err);
+  signal(SIGINT, SIG_DFL);
+  return st;
 }

@@ -202,38 +202,6 @@ static int set_exit(lua_State *L) {
   return 0;
 }
 
-/* ---- Ctrl-C, as lua.c: the first SIGINT sets a hook that raises
-   "interrupted!" in the main thread; a second one kills.  The hook
-   that was there (debug.sethook's) is put back first. ---- */
-
-static lua_State *sig_L;
-static lua_Hook sig_hook;
-static int sig_mask, sig_count;
-
-static void lstop(lua_State *L, lua_Debug *ar) {
-  (void)ar;
-  lua_sethook(L, sig_hook, sig_mask, sig_count);
-  luaL_error(L, "interrupted!");
-}
-
-static void laction(int sig) {
-  signal(sig, SIG_DFL);
-  sig_hook = lua_gethook(sig_L);
-  sig_mask = lua_gethookmask(sig_L);
-  sig_count = lua_gethookcount(sig_L);
-  lua_sethook(sig_L, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
-}
-
-static lraf_status interruptible(meter *m, int nargs, int nres,
-                                 lraf_error *err) {
-  lraf_status st;
-  sig_L = lraf_lua(m->S);
-  signal(SIGINT, laction);
-  st = lraf_call(m->S, nargs, nres, err);
-  signal(SIGINT, SIG_DFL);
-  return st;
-}
-
 /* ---- running chunks ---- */
 
 /* The exit status err stands for (printing it); 0 for LRAF_OK. */
@@ -273,7 +241,7 @@ static int docall(meter *m, int narg, int nres) {
   lraf_error err;
   lua_pushcfunction(L, trampoline);
   lua_insert(L, -(narg + 2));
-  return report(m, interruptible(m, narg + 1, nres, &err), &err);
+  return report(m, cli_call_interruptible(m->S, narg + 1, nres, &err), &err);
 }
 
 static int dochunk(meter *m, lraf_status st, const lraf_error *err) {
@@ -415,11 +383,11 @@ static void repl(meter *m) {
     lraf_status st;
     lua_pushstring(L, line);
     if (load_line(m, L) == LRAF_OK) {
-      st = interruptible(m, 0, LUA_MULTRET, &err);
+      st = cli_call_interruptible(m->S, 0, LUA_MULTRET, &err);
       if (st == LRAF_OK && (n = lua_gettop(L) - base) > 0) {
         lua_getglobal(L, "print");
         lua_insert(L, base + 1);
-        st = interruptible(m, n, 0, &err);
+        st = cli_call_interruptible(m->S, n, 0, &err);
       }
       if (st != LRAF_OK) report(m, st, &err);
       if (st == LRAF_EQUOTA || st == LRAF_EMEMLIMIT) break;
