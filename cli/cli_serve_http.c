@@ -177,6 +177,28 @@ static void addf(char **b, size_t *len, size_t *cap, const char *fmt, ...) {
   *len += (size_t)n;
 }
 
+/* The group commit: how many records each commit (one fsync) held. */
+static void commit_metrics(lraf_ledger *l, char **b, size_t *len,
+                           size_t *cap) {
+  lraf_ledger_counts n;
+  int64_t below = 0;
+  int i;
+  lraf_ledger_stats(l, &n);
+  addf(b, len, cap, "# TYPE lraf_ledger_commit_records histogram\n"
+       "# HELP lraf_ledger_commit_records Records per ledger commit (each "
+       "commit is made durable by one fsync).\n");
+  for (i = 0; i < LRAF_LEDGER_SIZES; i++) {
+    below += n.commit_size[i];
+    if (i < LRAF_LEDGER_SIZES - 1)
+      addf(b, len, cap, "lraf_ledger_commit_records_bucket{le=\"%d\"} %"
+           PRId64 "\n", 1 << i, below);
+  }
+  addf(b, len, cap, "lraf_ledger_commit_records_bucket{le=\"+Inf\"} %" PRId64
+       "\nlraf_ledger_commit_records_count %" PRId64
+       "\nlraf_ledger_commit_records_sum %" PRId64 "\n", below, n.commits,
+       n.records);
+}
+
 static enum MHD_Result metrics(srv *s, struct MHD_Connection *c) {
   size_t len = 0, cap = 4096;
   char *b = malloc(cap);
@@ -211,6 +233,7 @@ static enum MHD_Result metrics(srv *s, struct MHD_Connection *c) {
     addf(&b, &len, &cap, "lraf_tenant_charged_total{tenant=\"%s\"} %" PRId64
          "\n", t->name, lraf_manager_total(t->manager));
   pthread_mutex_unlock(&s->lock);
+  if (s->ledger != NULL) commit_metrics(s->ledger, &b, &len, &cap);
   addf(&b, &len, &cap, "# EOF\n");
   memset(&r, 0, sizeof r);
   r.status = 200;
