@@ -278,6 +278,10 @@ void lraf_ledger_stats(lraf_ledger *l, lraf_ledger_counts *c) {
   pthread_mutex_unlock(&l->lock);
 }
 
+int sv_ledger_shared(const lraf_ledger *l) {
+  return l->store->ops->shared;
+}
+
 void lraf_ledger_close(lraf_ledger *l) {
   int i;
   if (l == NULL) return;
