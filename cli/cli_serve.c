@@ -70,6 +70,7 @@ static void stop(srv *s) {
   }
   s->tenants = NULL;
   lraf_ledger_close(s->ledger);
+  srv_auth_close(&s->auth);
   pthread_mutex_destroy(&s->lock);
 }
 
@@ -106,6 +107,8 @@ int cli_serve(int argc, char **argv) {
   s.tv = a.tenants;
   s.ntv = a.ntenants;
   if ((st = port_free(s.bind, s.port)) != CLI_OK) return st;
+  if ((st = srv_auth_open(&s.auth, a.keys_file, a.admin_token_file)) != CLI_OK)
+    return st;
   pthread_mutex_init(&s.lock, NULL);
   /* every thread started from here on leaves these signals to sigwait */
   sigemptyset(&sigs);
@@ -114,6 +117,7 @@ int cli_serve(int argc, char **argv) {
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
   if ((st = start(&s)) != CLI_OK) {
+    srv_auth_close(&s.auth);
     pthread_mutex_destroy(&s.lock);
     return st;
   }

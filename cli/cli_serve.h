@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "cli_serve_auth.h"
 
 typedef struct srv_tenant {
   char name[65];
@@ -37,6 +38,7 @@ typedef struct srv {
   int ntv;
   lraf_pool *pool;
   lraf_ledger *ledger;     /* NULL without metering */
+  srv_auth auth;           /* API keys, the admin token */
   pthread_mutex_t lock;    /* tenants and their counters */
   srv_tenant *tenants;
 } srv;

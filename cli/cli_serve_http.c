@@ -124,6 +124,24 @@ static int valid_name(const char *s, size_t max) {
 
 /* ---- /usage and /metrics ---- */
 
+static enum MHD_Result unauthorized(struct MHD_Connection *c,
+                                    const char *msg) {
+  reply r;
+  memset(&r, 0, sizeof r);
+  r.status = 401;
+  r.body = (char *)msg;
+  r.len = strlen(msg);
+  r.type = "text/plain; charset=utf-8";
+  r.headers = SRV_AUTH_CHALLENGE;
+  return send_reply(c, &r);
+}
+
+/* Whether the request may read /usage and /metrics. */
+static int admin(srv *s, struct MHD_Connection *c) {
+  return srv_auth_admin(&s->auth, cli_mhd.lookup_connection_value(
+                        c, MHD_HEADER_KIND, "Authorization"));
+}
+
 static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
   const char *tenant =
       cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tenant");
@@ -345,10 +363,17 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   int cls, full;
   if (!valid_name(name, 128) || name[0] == '.')
     return text(c, 404, "no such handler\n");
-  tenant = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "X-Tenant");
-  if (tenant == NULL || !valid_name(tenant, 64))
-    return text(c, 400, "missing or bad X-Tenant header (1-64 of "
-                "A-Z a-z 0-9 _ - .)\n");
+  {
+    const char *why;
+    int status;
+    tenant = srv_auth_tenant(&s->auth, cli_mhd.lookup_connection_value(
+                               c, MHD_HEADER_KIND, "Authorization"),
+                             cli_mhd.lookup_connection_value(
+                               c, MHD_HEADER_KIND, "X-Tenant"),
+                             &status, &why);
+    if (tenant == NULL)   /* nothing runs, nothing is billed */
+      return status == 401 ? unauthorized(c, why) : text(c, status, why);
+  }
   key = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
   if (key != NULL && (key[0] == '\0' || strlen(key) > 200))
     return text(c, 400, "bad Idempotency-Key header (1-200 bytes)\n");
@@ -521,8 +546,12 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c,
   if (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0)
     return text(c, 405, "only GET and POST\n");
   if (cn->too_big) return text(c, 413, "request body over 1 MiB\n");
-  if (strcmp(url, "/usage") == 0) return usage(s, c);
-  if (strcmp(url, "/metrics") == 0) return metrics(s, c);
+  if (strcmp(url, "/usage") == 0 || strcmp(url, "/metrics") == 0) {
+    if (!admin(s, c))
+      return unauthorized(c, "the admin token is needed: Authorization: "
+                          "Bearer TOKEN\n");
+    return url[1] == 'u' ? usage(s, c) : metrics(s, c);
+  }
   return run(s, c, url, method, cn);
 }
 
