@@ -192,6 +192,7 @@ static void test_key_bills_its_tenant(void **state) {
   static const char *const args[] = {"--tenants", keys, "--admin-token-file",
                                      token, NULL};
   int64_t a1, a2, g;
+  char v[32];
   int port;
   pid_t pid;
   (void)state;
@@ -205,16 +206,27 @@ static void test_key_bills_its_tenant(void **state) {
                    403);
   assert_int_equal(status_of(port, "/sum", "Bearer key-of-globex", "acme"),
                    403);
+  /* the handler does not see the key */
+  {
+    tutil_http r;
+    assert_int_equal(ask(port, "/hdr", "Bearer key-of-globex", NULL, &r),
+                     200);
+    assert_string_equal(r.body, "nil");
+    assert_non_null(tutil_http_header(&r, "X-Lraf-Instructions", v,
+                                      sizeof v));
+    g += strtoll(v, NULL, 10);
+    tutil_http_free(&r);
+  }
   assert_int_equal(usage_of(port, "acme", "requests"), 2);
   assert_int_equal(usage_of(port, "acme", "instructions"), a1 + a2);
-  assert_int_equal(usage_of(port, "globex", "requests"), 1);
+  assert_int_equal(usage_of(port, "globex", "requests"), 2);
   assert_int_equal(usage_of(port, "globex", "instructions"), g);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
   assert_int_equal(sql_int("SELECT count(*) FROM lraf_ledger WHERE tenant = "
                            "'acme'"), 2);
   assert_int_equal(sql_int("SELECT count(*) FROM lraf_ledger WHERE tenant = "
-                           "'globex'"), 1);
-  assert_int_equal(sql_int("SELECT count(*) FROM lraf_ledger"), 3);
+                           "'globex'"), 2);
+  assert_int_equal(sql_int("SELECT count(*) FROM lraf_ledger"), 4);
 }
 
 static void test_admin_token(void **state) {
@@ -297,6 +309,10 @@ static int setup(void **state) {
                      "  local s = 0\n"
                      "  for i = 1, 100 do s = s + i end\n"
                      "  return 200, tostring(s)\n"
+                     "end\n") != 0 ||
+      tutil_sh_write(&sh, "hdr.lua",
+                     "return function(req)\n"
+                     "  return 200, tostring(req.headers.authorization)\n"
                      "end\n") != 0)
     return -1;
   f = fopen(keys, "w");
