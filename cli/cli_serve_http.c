@@ -123,6 +123,24 @@ static int valid_name(const char *s, size_t max) {
 
 /* ---- /usage and /metrics ---- */
 
+static enum MHD_Result unauthorized(struct MHD_Connection *c,
+                                    const char *msg) {
+  reply r;
+  memset(&r, 0, sizeof r);
+  r.status = 401;
+  r.body = (char *)msg;
+  r.len = strlen(msg);
+  r.type = "text/plain; charset=utf-8";
+  r.headers = SRV_AUTH_CHALLENGE;
+  return send_reply(c, &r);
+}
+
+/* Whether the request may read /usage and /metrics. */
+static int admin(srv *s, struct MHD_Connection *c) {
+  return srv_auth_admin(&s->auth, cli_mhd.lookup_connection_value(
+                        c, MHD_HEADER_KIND, "Authorization"));
+}
+
 static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
   const char *tenant =
       cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tenant");
@@ -333,6 +351,8 @@ typedef struct pairs {
   const char *kv[2 * MAX_PAIRS + 2];
   char lower[MAX_PAIRS][128];
   int n, headers;
+  int secret;      /* Authorization holds the server's API key: the
+                      handler does not see it */
 } pairs;
 
 static enum MHD_Result add_pair(void *cls, enum MHD_ValueKind kind,
@@ -346,6 +366,7 @@ static enum MHD_Result add_pair(void *cls, enum MHD_ValueKind kind,
       p->lower[p->n][i] = (char)tolower((unsigned char)key[i]);
     p->lower[p->n][i] = '\0';
     key = p->lower[p->n];
+    if (p->secret && strcmp(key, "authorization") == 0) return MHD_YES;
   }
   p->kv[2 * p->n] = key;
   p->kv[2 * p->n + 1] = value != NULL ? value : "";
@@ -418,10 +439,17 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   enum MHD_Result ret;
   if (!valid_name(name, 128) || name[0] == '.')
     return text(c, 404, "no such handler\n");
-  tenant = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "X-Tenant");
-  if (tenant == NULL || !valid_name(tenant, 64))
-    return text(c, 400, "missing or bad X-Tenant header (1-64 of "
-                "A-Z a-z 0-9 _ - .)\n");
+  {
+    const char *why;
+    int status;
+    tenant = srv_auth_tenant(&s->auth, cli_mhd.lookup_connection_value(
+                               c, MHD_HEADER_KIND, "Authorization"),
+                             cli_mhd.lookup_connection_value(
+                               c, MHD_HEADER_KIND, "X-Tenant"),
+                             &status, &why);
+    if (tenant == NULL)   /* nothing runs, nothing is billed */
+      return status == 401 ? unauthorized(c, why) : text(c, status, why);
+  }
   key = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
   if (key != NULL && (key[0] == '\0' || strlen(key) > 200))
     return text(c, 400, "bad Idempotency-Key header (1-200 bytes)\n");
@@ -430,6 +458,7 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   memset(&q, 0, sizeof q);
   memset(&h, 0, sizeof h);
   h.headers = 1;
+  h.secret = s->auth.keys != NULL;
   cli_mhd.get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_pair, &q);
   cli_mhd.get_connection_values(c, MHD_HEADER_KIND, add_pair, &h);
   memset(&rq, 0, sizeof rq);
@@ -512,8 +541,12 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c,
   if (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0)
     return text(c, 405, "only GET and POST\n");
   if (cn->too_big) return text(c, 413, "request body over 1 MiB\n");
-  if (strcmp(url, "/usage") == 0) return usage(s, c);
-  if (strcmp(url, "/metrics") == 0) return metrics(s, c);
+  if (strcmp(url, "/usage") == 0 || strcmp(url, "/metrics") == 0) {
+    if (!admin(s, c))
+      return unauthorized(c, "the admin token is needed: Authorization: "
+                          "Bearer TOKEN\n");
+    return url[1] == 'u' ? usage(s, c) : metrics(s, c);
+  }
   return run(s, c, url, method, cn);
 }
 
