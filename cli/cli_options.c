@@ -87,8 +87,8 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "threads running handlers (default 4)"},
   {"--request-limit", KIND_TENANT, "T=N", 0, INT64_MAX,
    "each request of tenant T may run N instructions"},
-  {"--quota", KIND_TENANT, "T=N", 0, INT64_MAX,
-   "tenant T's total, kept in the ledger (429 past it)"},
+  {"--quota", KIND_TENANT, "T=N[/P]", 0, INT64_MAX,
+   "tenant T's total, or per day or month (P; UTC)"},
   {"--rate", KIND_TENANT, "T=N", 1, INT64_MAX,
    "tenant T runs at most N instructions per second"},
   {"--memory-limit", KIND_BYTES, "BYTES", 1, INT64_MAX,
@@ -419,7 +419,12 @@ static int add_tenant_value(int o, const char *v, cli_args *a) {
     return cli_error("%s: at most %d per-tenant values", info->name,
                      CLI_MAX_TENANT_VALUES);
   t = &a->tenants[a->ntenants];
-  {
+  t->period = LRAF_PERIOD_NONE;
+  if (o == CLI_OPT_QUOTA) {
+    lraf_error err;
+    if (lraf_quota_parse(eq + 1, &t->value, &t->period, &err) != LRAF_OK)
+      return cli_error("--quota: %s", err.message);
+  } else {
     opt_info count = *info;
     count.kind = KIND_COUNT;
     if ((rc = parse_integer(&count, eq + 1, &t->value)) != CLI_OK) return rc;

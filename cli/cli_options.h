@@ -100,6 +100,7 @@ typedef struct cli_tenant_value {
   cli_opt opt;
   char tenant[65];
   int64_t value;
+  lraf_period period;     /* --quota T=N/day, /month */
 } cli_tenant_value;
 
 #define CLI_MAX_TENANT_VALUES 64
