@@ -130,6 +130,20 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "also write the bounds as a contract (lraf run)"},
   {"--contract", KIND_TEXT, "FILE", 0, 0,
    "stop a call above its declared cost (exit 6)"},
+  {"--tenant", KIND_TEXT, "T", 0, 0,
+   "the tenant (export and verify: only T's records)"},
+  {"--units", KIND_TEXT, "+N|-N", 0, 0,
+   "instructions to add to the tenant's usage (or take)"},
+  {"--reason", KIND_TEXT, "TEXT", 0, 0,
+   "why (kept with the adjustment)"},
+  {"--from", KIND_TEXT, "TIME", 0, 0,
+   "records from TIME on (ISO 8601, e.g. 2026-11-01)"},
+  {"--to", KIND_TEXT, "TIME", 0, 0,
+   "records before TIME (ISO 8601)"},
+  {"--format", KIND_TEXT, "FORMAT", 0, 0,
+   "csv (default), jsonl or cloudevents"},
+  {"--period", KIND_TEXT, "P", 0, 0,
+   "totals per month (default) or day"},
 };
 
 /* What the exit statuses mean; a command lists those it can give (and
@@ -154,6 +168,8 @@ static const char *const statuses[] = {
 static const char *const failed[][2] = {
   {"serve", "the server could not start or failed (its ledger, "
             "libmicrohttpd)"},
+  {"ledger", "the ledger failed, or verify found a total that differs "
+             "from its records"},
   {"rewrite", "lraf ran out of memory"},
   {"disasm", "lraf ran out of memory"},
 };
@@ -252,6 +268,19 @@ static const cli_command commands[] = {
    "recorded in the ledger; GET /usage?tenant=T (JSON) and GET /metrics\n"
    "(OpenMetrics).  Per-tenant options repeat; T may be * for every other\n"
    "tenant",
+   ST(0) | ST(1) | ST(2)},
+  {"ledger", cli_ledger,
+   CLI_BIT(CLI_OPT_LEDGER) | CLI_BIT(CLI_OPT_TENANT) | CLI_BIT(CLI_OPT_UNITS) |
+     CLI_BIT(CLI_OPT_REASON) | CLI_BIT(CLI_OPT_FROM) | CLI_BIT(CLI_OPT_TO) |
+     CLI_BIT(CLI_OPT_EXPORT_FORMAT) | CLI_BIT(CLI_OPT_PERIOD) |
+     CLI_BIT(CLI_OPT_OUTPUT) | CLI_BIT(CLI_OPT_HELP),
+   CLI_OPERANDS_MIXED, "adjust|export|verify",
+   "the usage ledger of lraf serve.  adjust --tenant T --units +N|-N\n"
+   "--reason TEXT adds a correcting record (records are never changed);\n"
+   "export writes one event per record in [--from, --to) (its\n"
+   "idempotency key the event id) as CSV, JSON lines or CloudEvents;\n"
+   "verify sums the records per tenant and period and compares each sum\n"
+   "with the totals /usage serves",
    ST(0) | ST(1) | ST(2)},
   {"key", cli_key, CLI_BIT(CLI_OPT_HELP), CLI_OPERANDS_MIXED,
    "hash TENANT",
@@ -483,6 +512,13 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
     case CLI_OPT_MAX_PER_IP: a->max_per_ip = n; break;
     case CLI_OPT_IDLE_TIMEOUT: a->idle_timeout = n; break;
     case CLI_OPT_TENANTS: a->keys_file = v; break;
+    case CLI_OPT_TENANT: a->tenant = v; break;
+    case CLI_OPT_UNITS: a->units = v; break;
+    case CLI_OPT_REASON: a->reason = v; break;
+    case CLI_OPT_FROM: a->from = v; break;
+    case CLI_OPT_TO: a->to = v; break;
+    case CLI_OPT_EXPORT_FORMAT: a->format = v; break;
+    case CLI_OPT_PERIOD: a->period = v; break;
     case CLI_OPT_ADMIN_TOKEN: a->admin_token_file = v; break;
     case CLI_OPT_FORMAT: a->format = v; break;
     case CLI_OPT_WRITE_CONTRACT: a->write_contract = v; break;

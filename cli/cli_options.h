@@ -68,6 +68,14 @@ typedef enum cli_opt {
   /* declared costs (lraf bound, lraf run) */
   CLI_OPT_WRITE_CONTRACT, /* --write-contract FILE (lraf bound) */
   CLI_OPT_CONTRACT,      /* --contract FILE (lraf run) */
+  /* lraf ledger */
+  CLI_OPT_TENANT,        /* --tenant T */
+  CLI_OPT_UNITS,         /* --units +N|-N (adjust) */
+  CLI_OPT_REASON,        /* --reason TEXT (adjust) */
+  CLI_OPT_FROM,          /* --from TIME */
+  CLI_OPT_TO,            /* --to TIME */
+  CLI_OPT_EXPORT_FORMAT, /* --format csv|jsonl|cloudevents (export) */
+  CLI_OPT_PERIOD,        /* --period day|month (verify) */
   CLI_NUM_OPTS
 } cli_opt;
 
@@ -133,6 +141,7 @@ typedef struct cli_args {
   int no_metering;
   int64_t max_tenants, max_conns, max_per_ip, idle_timeout; /* -1: not said */
   const char *keys_file, *admin_token_file;   /* NULL: not said */
+  const char *tenant, *units, *reason, *from, *to, *period;  /* ledger */
   cli_tenant_value tenants[CLI_MAX_TENANT_VALUES];  /* in order given */
   int ntenants;
   int first;              /* argv index of the first operand */
