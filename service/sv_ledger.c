@@ -262,6 +262,10 @@ lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
   return m;
 }
 
+int sv_ledger_shared(const lraf_ledger *l) {
+  return l->store->ops->shared;
+}
+
 void lraf_ledger_close(lraf_ledger *l) {
   int i;
   if (l == NULL) return;
