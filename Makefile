@@ -304,7 +304,7 @@ $(BUILD)/tests/libtutil.a: $(TEST_SUPPORT_OBJ)
 
 TEST_LIBS :=
 $(addprefix $(BUILD)/tests/,test_sv_ledger test_fuzz_regress test_serve_crash \
-  test_serve_fuzz test_serve_load test_serve_billing): TEST_LIBS := -lsqlite3
+  test_serve_fuzz test_serve_load test_serve_billing test_serve_auth): TEST_LIBS := -lsqlite3
 $(BUILD)/tests/test_serve_pg: TEST_LIBS := -lpq
 
 vpath test_%.c tests/unit tests/system
@@ -414,7 +414,7 @@ fuzz-diff: $(BUILD)/tests/test_diff_gen $(BUILD)/lraf
 # build-fuzz/, run one after another for FUZZ_TIME seconds each on seed
 # corpora made from tests/corpus and tests/gen (tests/fuzz/mkcorpus.sh).
 FUZZ_TIME    ?= 600
-FUZZ_TARGETS := read rewrite source pool pfjson ledger http profile timeline
+FUZZ_TARGETS := read rewrite source pool pfjson ledger http profile timeline keys
 FUZZ_BUILD   := build-fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
@@ -456,7 +456,7 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_UTIL) \
 	  $(FUZZ_BUILD)/liblraf.a $(LIBS) $(SERVICE_LIBS)
 
 # fuzz_http: lraf serve's HTTP front linked in (cli/)
-FUZZ_SERVE_OBJ := $(addprefix $(FUZZ_BUILD)/cli/,cli_serve_http.o \
+FUZZ_SERVE_OBJ := $(addprefix $(FUZZ_BUILD)/cli/,cli_serve_http.o cli_serve_auth.o \
                     cli_util.o cli_dl_mhd.o)
 $(FUZZ_BUILD)/fuzz_http: tests/fuzz/fuzz_http.c $(FUZZ_UTIL) \
                          tests/support/tutil_fuzz.h $(FUZZ_SERVE_OBJ) \
@@ -474,7 +474,7 @@ fuzz: fuzz-build
 	  case $$bt in vm-*) t=$${bt#vm-}; b=$(FUZZ_VM_BUILD);; \
 	               *) t=$$bt; b=$(FUZZ_BUILD);; esac; \
 	  case $$t in source|pool|profile) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
-	              pfjson|ledger|http) seeds=tests/fuzz/$$t; dict=;; \
+	              pfjson|ledger|http|keys) seeds=tests/fuzz/$$t; dict=;; \
 	              *) seeds=$(FUZZ_RUN)/chunks; dict=;; esac; \
 	  mkdir -p $(FUZZ_RUN)/out-$$bt $(FUZZ_RUN)/crash-$$bt; \
 	  echo "== $$b/fuzz_$$t for $(FUZZ_TIME) s"; \

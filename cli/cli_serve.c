@@ -102,6 +102,7 @@ static void stop(srv *s) {
   lraf_pool_close(s->pool);
   lraf_billing_close(s->billing);
   lraf_ledger_close(s->ledger);
+  srv_auth_close(&s->auth);
 }
 
 int cli_serve(int argc, char **argv) {
@@ -137,13 +138,18 @@ int cli_serve(int argc, char **argv) {
   s.tv = a.tenants;
   s.ntv = a.ntenants;
   if ((st = port_free(s.bind, s.port)) != CLI_OK) return st;
+  if ((st = srv_auth_open(&s.auth, a.keys_file, a.admin_token_file)) != CLI_OK)
+    return st;
   /* every thread started from here on leaves these signals to sigwait */
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGINT);
   sigaddset(&sigs, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
-  if ((st = start(&s)) != CLI_OK) return st;
+  if ((st = start(&s)) != CLI_OK) {
+    srv_auth_close(&s.auth);
+    return st;
+  }
   d = srv_http_start(&s);
   if (d == NULL) {
     stop(&s);

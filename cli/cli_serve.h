@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "cli_serve_auth.h"
 
 typedef struct srv {
   const char *dir;
@@ -24,6 +25,7 @@ typedef struct srv {
   lraf_pool *pool;
   lraf_ledger *ledger;     /* NULL without metering */
   lraf_billing *billing;   /* the tenants, what to bill, retries */
+  srv_auth auth;           /* API keys, the admin token */
 } srv;
 
 /* Start / stop the HTTP front; srv_http_start prints the address. */

@@ -123,6 +123,24 @@ static int valid_name(const char *s, size_t max) {
 
 /* ---- /usage and /metrics ---- */
 
+static enum MHD_Result unauthorized(struct MHD_Connection *c,
+                                    const char *msg) {
+  reply r;
+  memset(&r, 0, sizeof r);
+  r.status = 401;
+  r.body = (char *)msg;
+  r.len = strlen(msg);
+  r.type = "text/plain; charset=utf-8";
+  r.headers = SRV_AUTH_CHALLENGE;
+  return send_reply(c, &r);
+}
+
+/* Whether the request may read /usage and /metrics. */
+static int admin(srv *s, struct MHD_Connection *c) {
+  return srv_auth_admin(&s->auth, cli_mhd.lookup_connection_value(
+                        c, MHD_HEADER_KIND, "Authorization"));
+}
+
 static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
   const char *tenant =
       cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tenant");
@@ -174,6 +192,28 @@ static void addf(char **b, size_t *len, size_t *cap, const char *fmt, ...) {
     }
   }
   *len += (size_t)n;
+}
+
+/* The group commit: how many records each commit (one fsync) held. */
+static void commit_metrics(lraf_ledger *l, char **b, size_t *len,
+                           size_t *cap) {
+  lraf_ledger_counts n;
+  int64_t below = 0;
+  int i;
+  lraf_ledger_stats(l, &n);
+  addf(b, len, cap, "# TYPE lraf_ledger_commit_records histogram\n"
+       "# HELP lraf_ledger_commit_records Records per ledger commit (each "
+       "commit is made durable by one fsync).\n");
+  for (i = 0; i < LRAF_LEDGER_SIZES; i++) {
+    below += n.commit_size[i];
+    if (i < LRAF_LEDGER_SIZES - 1)
+      addf(b, len, cap, "lraf_ledger_commit_records_bucket{le=\"%d\"} %"
+           PRId64 "\n", 1 << i, below);
+  }
+  addf(b, len, cap, "lraf_ledger_commit_records_bucket{le=\"+Inf\"} %" PRId64
+       "\nlraf_ledger_commit_records_count %" PRId64
+       "\nlraf_ledger_commit_records_sum %" PRId64 "\n", below, n.commits,
+       n.records);
 }
 
 /* The metrics text under construction: one family's lines per pass
@@ -231,6 +271,7 @@ static enum MHD_Result metrics(srv *s, struct MHD_Connection *c) {
     addf(&m.b, &m.len, &m.cap, "%s", head[m.family]);
     lraf_billing_each(s->billing, metric_line, &m);
   }
+  if (s->ledger != NULL) commit_metrics(s->ledger, &m.b, &m.len, &m.cap);
   addf(&m.b, &m.len, &m.cap, "# EOF\n");
   memset(&r, 0, sizeof r);
   r.status = 200;
@@ -310,6 +351,8 @@ typedef struct pairs {
   const char *kv[2 * MAX_PAIRS + 2];
   char lower[MAX_PAIRS][128];
   int n, headers;
+  int secret;      /* Authorization holds the server's API key: the
+                      handler does not see it */
 } pairs;
 
 static enum MHD_Result add_pair(void *cls, enum MHD_ValueKind kind,
@@ -323,6 +366,7 @@ static enum MHD_Result add_pair(void *cls, enum MHD_ValueKind kind,
       p->lower[p->n][i] = (char)tolower((unsigned char)key[i]);
     p->lower[p->n][i] = '\0';
     key = p->lower[p->n];
+    if (p->secret && strcmp(key, "authorization") == 0) return MHD_YES;
   }
   p->kv[2 * p->n] = key;
   p->kv[2 * p->n + 1] = value != NULL ? value : "";
@@ -395,10 +439,17 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   enum MHD_Result ret;
   if (!valid_name(name, 128) || name[0] == '.')
     return text(c, 404, "no such handler\n");
-  tenant = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "X-Tenant");
-  if (tenant == NULL || !valid_name(tenant, 64))
-    return text(c, 400, "missing or bad X-Tenant header (1-64 of "
-                "A-Z a-z 0-9 _ - .)\n");
+  {
+    const char *why;
+    int status;
+    tenant = srv_auth_tenant(&s->auth, cli_mhd.lookup_connection_value(
+                               c, MHD_HEADER_KIND, "Authorization"),
+                             cli_mhd.lookup_connection_value(
+                               c, MHD_HEADER_KIND, "X-Tenant"),
+                             &status, &why);
+    if (tenant == NULL)   /* nothing runs, nothing is billed */
+      return status == 401 ? unauthorized(c, why) : text(c, status, why);
+  }
   key = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
   if (key != NULL && (key[0] == '\0' || strlen(key) > 200))
     return text(c, 400, "bad Idempotency-Key header (1-200 bytes)\n");
@@ -407,6 +458,7 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   memset(&q, 0, sizeof q);
   memset(&h, 0, sizeof h);
   h.headers = 1;
+  h.secret = s->auth.keys != NULL;
   cli_mhd.get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_pair, &q);
   cli_mhd.get_connection_values(c, MHD_HEADER_KIND, add_pair, &h);
   memset(&rq, 0, sizeof rq);
@@ -489,8 +541,12 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c,
   if (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0)
     return text(c, 405, "only GET and POST\n");
   if (cn->too_big) return text(c, 413, "request body over 1 MiB\n");
-  if (strcmp(url, "/usage") == 0) return usage(s, c);
-  if (strcmp(url, "/metrics") == 0) return metrics(s, c);
+  if (strcmp(url, "/usage") == 0 || strcmp(url, "/metrics") == 0) {
+    if (!admin(s, c))
+      return unauthorized(c, "the admin token is needed: Authorization: "
+                          "Bearer TOKEN\n");
+    return url[1] == 'u' ? usage(s, c) : metrics(s, c);
+  }
   return run(s, c, url, method, cn);
 }
 

@@ -813,6 +813,41 @@ LRAF_API void lraf_pool_stats(lraf_pool *p, lraf_pool_counts *c);
    charged to their tenants), stop the workers. */
 LRAF_API void lraf_pool_close(lraf_pool *p);
 
+/* API keys (service/sv_keys.c): which tenant a request is from, told by
+   a secret key rather than by the tenant's name.  A key is kept only as
+   its hash, "sha256:" and the 64 lowercase hex digits of the SHA-256
+   (FIPS 180-4) of its bytes.  A key file has one line per key, "TENANT
+   sha256:HASH" (fields separated by spaces or tabs; a tenant may have
+   several keys, e.g. while one replaces another); blank lines and lines
+   whose first field starts with # are skipped.  Tenant names are 1-64
+   of A-Z a-z 0-9 _ - . ; the same key twice is an error. */
+typedef struct lraf_keys lraf_keys;
+#define LRAF_KEY_HASH_SIZE 72   /* "sha256:", 64 hex digits, NUL */
+
+/* The hash of the len bytes of key, as a key file holds it. */
+LRAF_API void lraf_key_hash(const char *key, size_t len,
+                            char out[LRAF_KEY_HASH_SIZE]);
+/* 1 when the len bytes of key hash to hash (a string as lraf_key_hash
+   makes), else 0; compares the two hashes in constant time. */
+LRAF_API int lraf_key_matches(const char *key, size_t len, const char *hash);
+/* Read a key file: the len bytes of text (name, e.g. its path, heads
+   the errors), or the file at path.  Errors name the file and line:
+   LRAF_EFORMAT for a malformed line, a key given twice or a file with
+   no key; LRAF_EIO when the file cannot be read. */
+LRAF_API lraf_status lraf_keys_parse(const char *text, size_t len,
+                                     const char *name, lraf_keys **out,
+                                     lraf_error *err);
+LRAF_API lraf_status lraf_keys_load(const char *path, lraf_keys **out,
+                                    lraf_error *err);
+/* The tenant whose key is the len bytes of key, or NULL.  The key's
+   hash is compared with every entry in constant time; the time depends
+   only on the number of entries.  Thread-safe (k is not changed). */
+LRAF_API const char *lraf_keys_tenant(const lraf_keys *k, const char *key,
+                                      size_t len);
+/* How many keys k holds. */
+LRAF_API int lraf_keys_count(const lraf_keys *k);
+LRAF_API void lraf_keys_free(lraf_keys *k);
+
 /* The usage ledger: one record per request in SQLite ("sqlite:PATH")
    or PostgreSQL (a "postgresql://" or "postgres://" connection string).
    lraf_ledger_append returns once the record is durable: appends from
@@ -883,6 +918,21 @@ LRAF_API lraf_manager *lraf_ledger_tenant(lraf_ledger *l,
                                           const char *tenant, int64_t quota,
                                           int64_t slice, lraf_manager *parent,
                                           lraf_error *err);
+/* What the group commit did since the ledger was opened: commits
+   (transactions, each made durable by one flush: SQLite's fsync of its
+   write-ahead log, PostgreSQL's of its own), the records they held, how
+   many commits held 1, 2, 3-4, 5-8, ... 129-256 records
+   (commit_size[i]: at most 2^i, more than 2^(i-1)), and the seconds
+   spent writing and flushing.  records / commits is how many requests
+   one fsync covers: every append that waits when a commit starts goes
+   into it (at most 256). */
+#define LRAF_LEDGER_SIZES 9
+typedef struct lraf_ledger_counts {
+  int64_t commits, records;
+  int64_t commit_size[LRAF_LEDGER_SIZES];
+  double seconds;
+} lraf_ledger_counts;
+LRAF_API void lraf_ledger_stats(lraf_ledger *l, lraf_ledger_counts *c);
 /* Give back unused leases, finish the pending commits, close. */
 LRAF_API void lraf_ledger_close(lraf_ledger *l);
 
