@@ -98,6 +98,10 @@ typedef struct bench_run {
   char where[192];       /* where a failed run stopped */
   int native;            /* native charging was on */
   int64_t native_units;  /* and added this much */
+  lraf_manager *timeline;  /* --timeline: above every run's limit */
+  const char *tl_path;   /* --timeline's file, or NULL */
+  FILE *tl_file;
+  double expect_share;   /* --expect-share (a fraction), 0: none */
 } bench_run;
 
 /* os.exit inside a benchmarked script ends that run, not lraf: the
@@ -164,7 +168,8 @@ static lraf_status run_once(const lraf_options *base, const char *script,
   lraf_options opt = *base;
   lraf_state *S;
   lraf_status st;
-  lraf_manager *m = lraf_limit_new(b->limit);
+  lraf_manager *m = b->timeline != NULL ? lraf_hier_new(b->timeline, b->limit)
+                                        : lraf_limit_new(b->limit);
   lua_State *L;
   double t0;
   if (m == NULL) {
@@ -423,11 +428,41 @@ static int parse_args(int argc, char **argv, bench_cmd *c, bench_args *args,
   b->limit = a->limit >= 0 ? a->limit : BENCH_DEFAULT_LIMIT;
   b->limit_said = a->limit >= 0;
   b->memory = a->memory;
+  b->tl_path = a->timeline;
+  b->expect_share = a->expect_share;
   if (a->opt.weights != NULL) {
     memcpy(c->weights, a->weights, sizeof a->weights);
     c->opt.weights = c->weights;
   }
   return CLI_OK;
+}
+
+/* --timeline: one timeline above every run's limit, so that its file
+   shows the runs one after another. */
+static int bench_timeline_open(bench_run *b) {
+  int rc = cli_timeline_open(b->tl_path, &b->tl_file);
+  if (rc != CLI_OK || b->tl_file == NULL) return rc;
+  b->timeline = lraf_timeline_new(NULL);
+  if (b->timeline == NULL) {
+    fclose(b->tl_file);
+    return cli_error("out of memory");
+  }
+  return CLI_OK;
+}
+
+/* Write the timeline and its figures (its line to out); 0 when that
+   failed. */
+static int bench_timeline_done(bench_run *b, const char *title, FILE *out) {
+  lraf_timeline_summary sum;
+  int ok;
+  if (b->timeline == NULL) return 1;
+  fflush(stdout);
+  ok = cli_timeline_finish(b->timeline, b->tl_file, b->tl_path, title,
+                           b->expect_share, &sum);
+  if (ok) cli_timeline_line(out, b->tl_path, &sum);
+  lraf_manager_release(b->timeline);
+  b->timeline = NULL;
+  return ok;
 }
 
 /* A run that failed: the message and the status of the table in cli.h. */
@@ -540,8 +575,10 @@ static int bench_all(bench_cmd *c, bench_run *b, cli_bench_run *r) {
     if (access(it->script, R_OK) != 0)
       return cli_error("cannot read %s: %s", it->script, strerror(errno));
     st = bench_script(&c->opt, it, b, c->runs, c->a.warmup, &r->res[i], &err);
-    if (st != LRAF_OK || (b->exited && b->exit_code != EXIT_SUCCESS))
+    if (st != LRAF_OK || (b->exited && b->exit_code != EXIT_SUCCESS)) {
+      bench_timeline_done(b, it->script, c->format == 0 ? stdout : stderr);
       return run_failed(it->script, b, st, &err);
+    }
     r->n = i + 1;
     if (c->format == 0) print_result(&r->res[i], r->unit);
     if (r->res[i].count_min != r->res[i].count_max) {
@@ -564,6 +601,9 @@ static int bench_all(bench_cmd *c, bench_run *b, cli_bench_run *r) {
     printf("  wall time mean ratio %.4f (varies with the machine)\n",
            y->mean > 0 ? x->mean / y->mean : 0.0);
   }
+  if (!bench_timeline_done(b, c->items[0].script,
+                           c->format == 0 ? stdout : stderr))
+    return CLI_EUSAGE;
   if (r->base != NULL) cli_bench_judge(r);
   return finish(c, r, differs);
 }
@@ -613,6 +653,7 @@ int cli_bench(int argc, char **argv) {
     rc = cli_error("out of memory");
     goto done;
   }
+  if ((rc = bench_timeline_open(&b)) != CLI_OK) goto done;
   if (c.format == 0)
     printf("lraf bench: %d run%s each%s, model %s\n", c.runs,
            c.runs == 1 ? "" : "s", c.a.warmup > 0 ? " after warm-up" : "",
