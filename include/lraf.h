@@ -1020,6 +1020,10 @@ typedef struct lraf_tenant_stats {
   int64_t by_class[6];     /* by the bill's status: [1] 1xx .. [5] 5xx */
   int64_t charged;         /* everything its manager was charged:
                               requests, finalizers, left-over work */
+  int64_t quota;           /* its quota; -1: none */
+  int64_t quota_left;      /* what is left of it now (below 0: overshoot);
+                              INT64_MAX when unknown here (no quota, or
+                              leased from PostgreSQL) */
 } lraf_tenant_stats;
 /* Call f for each tenant kept, under the billing's lock (f must not
    call the billing). */

@@ -176,6 +176,7 @@ typedef struct sv_tenant {
   char name[65];
   lraf_manager *manager;   /* the tenant's budget */
   int64_t limit;           /* each request's own quota; -1: none */
+  int64_t quota;           /* its quota; -1: none */
   int64_t requests, instructions, native;   /* since open */
   int64_t by_class[6];     /* bills by status class 1xx..5xx */
   int inflight;            /* requests holding it (sv_tenant_get) */
