@@ -166,6 +166,41 @@ static void histogram(srv_text *t, const char *name, const char *help,
                "\n%s_sum %.9g\n", name, n, name, n, name, sum);
 }
 
+/* The group commit: how many records each commit (one fsync) held. */
+static void ledger_commits(srv_text *t, lraf_ledger *l) {
+  lraf_ledger_counts n;
+  int64_t below = 0;
+  int i;
+  lraf_ledger_stats(l, &n);
+  srv_text_add(t, "# TYPE lraf_ledger_commit_records histogram\n"
+               "# HELP lraf_ledger_commit_records Records per ledger commit "
+               "(each commit is made durable by one fsync).\n");
+  for (i = 0; i < LRAF_LEDGER_SIZES; i++) {
+    below += n.commit_size[i];
+    if (i < LRAF_LEDGER_SIZES - 1)
+      srv_text_add(t, "lraf_ledger_commit_records_bucket{le=\"%d\"} %"
+                   PRId64 "\n", 1 << i, below);
+  }
+  srv_text_add(t, "lraf_ledger_commit_records_bucket{le=\"+Inf\"} %" PRId64
+               "\nlraf_ledger_commit_records_count %" PRId64
+               "\nlraf_ledger_commit_records_sum %" PRId64 "\n", below,
+               n.commits, n.records);
+  srv_text_add(t, "# TYPE lraf_ledger_commit_duration_seconds histogram\n"
+               "# HELP lraf_ledger_commit_duration_seconds Ledger commits "
+               "by the time they took to write and flush.\n"
+               "# UNIT lraf_ledger_commit_duration_seconds seconds\n");
+  for (below = 0, i = 0; i < LRAF_LEDGER_TIMES; i++) {
+    below += n.commit_time[i];
+    if (i < LRAF_LEDGER_TIMES - 1)
+      srv_text_add(t, "lraf_ledger_commit_duration_seconds_bucket{le=\"%g\"}"
+                   " %" PRId64 "\n", 1e-4 * (1 << i), below);
+  }
+  srv_text_add(t, "lraf_ledger_commit_duration_seconds_bucket{le=\"+Inf\"} %"
+               PRId64 "\nlraf_ledger_commit_duration_seconds_count %" PRId64
+               "\nlraf_ledger_commit_duration_seconds_sum %.9g\n", below,
+               n.commits, n.seconds);
+}
+
 static void build_info(srv_text *t, srv *s) {
   srv_text_add(t, "# TYPE lraf_build info\n# HELP lraf_build The lraf "
                "serving: its version, VM and cost model.\n"
@@ -201,6 +236,7 @@ void srv_metrics_render(srv *s, srv_text *t) {
                "could not be read, or their record not stored (503).\n"
                "lraf_ledger_errors_total %" PRId64 "\n",
                (int64_t)atomic_load(&s->metrics.ledger_errors));
+  if (s->ledger != NULL) ledger_commits(t, s->ledger);
   build_info(t, s);
   srv_text_add(t, "# EOF\n");
 }

@@ -12,7 +12,7 @@
 **   - lraf key hash prints the line the server reads;
 **   - /metrics is OpenMetrics that Debian's prometheus_client parses
 **     strictly, with the build, requests in flight and refused, the
-**     quota left and the request latency histogram.
+**     quota left, the request and ledger commit latency histograms.
 ** Runs the command named by $LRAF; traffic goes to 127.0.0.1 only.
 */
 #include <stdarg.h>
@@ -371,6 +371,14 @@ static void test_metrics(void **state) {
   assert_true(sample(m, "lraf_request_duration_seconds_bucket{le=+Inf}") ==
               5);
   assert_true(sample(m, "lraf_request_duration_seconds_sum{}") > 0);
+  /* the ledger's commits: 3 records, each commit timed */
+  assert_true(sample(m, "lraf_ledger_commit_records_sum{}") == 3);
+  assert_true(sample(m, "lraf_ledger_commit_duration_seconds_count{}") ==
+              sample(m, "lraf_ledger_commit_records_count{}"));
+  assert_true(sample(m, "lraf_ledger_commit_duration_seconds_count{}") >= 1);
+  assert_true(sample(m, "lraf_ledger_commit_duration_seconds_bucket"
+                        "{le=+Inf}") >= 1);
+  assert_true(sample(m, "lraf_ledger_commit_duration_seconds_sum{}") > 0);
   if (strstr(m, "lraf_build_info{cost_model=") == NULL ||
       strstr(m, ",version=" LRAF_VERSION ",vm=") == NULL)
     fail_msg("no build info in\n%s", m);
