@@ -841,6 +841,10 @@ typedef struct lraf_record {
   int status;
   double wall, cpu;        /* seconds, 0 to 9e12 */
   double started, ended;   /* Unix time, -9e12 to 9e12 */
+  int64_t reserved;        /* the request's reservation
+                              (lraf_ledger_reserve under request_id),
+                              settled with the record; 0: none.  At
+                              least instructions */
 } lraf_record;
 
 typedef struct lraf_usage {
@@ -883,6 +887,37 @@ LRAF_API lraf_manager *lraf_ledger_tenant(lraf_ledger *l,
                                           const char *tenant, int64_t quota,
                                           int64_t slice, lraf_manager *parent,
                                           lraf_error *err);
+/* Reservations: a request takes n instructions of tenant's quota before
+   it runs, atomically in the ledger (SQLite: a BEGIN IMMEDIATE
+   transaction; PostgreSQL: one conditional UPDATE of the tenant's
+   lraf_quota row, shared by every host, the same column leases take
+   from), under its request_id.  LRAF_OK: reserved; LRAF_EQUOTA: less
+   than n is left (*available says how much; nothing reserved);
+   LRAF_EARG: n < 1, or the tenant has no quota (quota < 0, or
+   PostgreSQL has no row for it: *available -1).  quota is the tenant's
+   as given to lraf_ledger_tenant (SQLite checks it against the
+   tenant's records and reservations; PostgreSQL against its row).
+   The request then runs within n, and its record, with reserved = n
+   and at most n instructions, settles the reservation in the
+   transaction that stores it: the reservation goes and what the
+   request did not use is free again, so a crash can neither lose nor
+   double the refund.  A reservation whose record cannot be stored is
+   given back with lraf_ledger_release.  One left by a host that
+   stopped without settling (its requests were never recorded) is
+   given back whole when the ledger is opened: SQLite releases every
+   reservation in the file (one server per file); PostgreSQL those of
+   the hosts whose database session is gone (each host holds an
+   advisory lock while it lives).  While reserved requests run, what
+   they reserved is not available to others; the quota held by leases
+   (lraf_ledger_tenant on PostgreSQL) is not available to reservations
+   until the host gives it back. */
+LRAF_API lraf_status lraf_ledger_reserve(lraf_ledger *l, const char *tenant,
+                                         const char *request_id, int64_t n,
+                                         int64_t quota, int64_t *available,
+                                         lraf_error *err);
+LRAF_API lraf_status lraf_ledger_release(lraf_ledger *l, const char *tenant,
+                                         const char *request_id,
+                                         lraf_error *err);
 /* Give back unused leases, finish the pending commits, close. */
 LRAF_API void lraf_ledger_close(lraf_ledger *l);
 

@@ -131,7 +131,13 @@ typedef struct sv_store sv_store;
    transaction (a record whose tenant already has its key is skipped,
    stored[i] 0); usage() sums; find() looks up a tenant's key; quota() sets a tenant's shared quota; lease()
    takes up to want instructions of it (the amount granted in *got);
-   give() returns some. */
+   give() returns some.  reserve() takes n of tenant's quota for one
+   request (request_id) if that much is left (*reserved 1; *available:
+   what was left before, -1 when the store has no quota for tenant);
+   write() settles the reservation of every record stored with one (in
+   the same transaction: the reservation goes, what the record did not
+   use goes back to the quota); release() gives a reservation back
+   whole (its record could not be stored). */
 typedef struct sv_store_ops {
   lraf_status (*write)(sv_store *s, const lraf_record *const *r, int n,
                        int *stored, lraf_error *err);
@@ -146,6 +152,11 @@ typedef struct sv_store_ops {
                        int64_t *got, lraf_error *err);
   lraf_status (*give)(sv_store *s, const char *tenant, int64_t n,
                       lraf_error *err);
+  lraf_status (*reserve)(sv_store *s, const char *tenant,
+                         const char *request_id, int64_t n, int64_t quota,
+                         int *reserved, int64_t *available, lraf_error *err);
+  lraf_status (*release)(sv_store *s, const char *tenant,
+                         const char *request_id, lraf_error *err);
   void (*close)(sv_store *s);
   int shared;  /* quotas are leased (PostgreSQL) */
 } sv_store_ops;

@@ -136,6 +136,10 @@ static lraf_status check(const lraf_record *r, lraf_error *err) {
       r->model == NULL)
     return sv_fail(err, LRAF_EARG, "ledger record without key, request id, "
                    "tenant, handler or model");
+  if (r->reserved < 0 || (r->reserved > 0 && r->instructions > r->reserved))
+    return sv_fail(err, LRAF_EARG, "ledger record: reserved is %" PRId64
+                   " (0: none; else at least its instructions, %" PRId64
+                   ")", r->reserved, r->instructions);
   n[0] = r->instructions, n[1] = r->native, n[2] = r->memory_peak;
   for (i = 0; i < 3; i++)
     if (n[i] < 0)
@@ -260,6 +264,49 @@ lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
   if (m == NULL) return sv_fail(err, LRAF_EMEM, "out of memory"), NULL;
   l->leases[l->nleases++] = lraf_manager_retain(m);
   return m;
+}
+
+lraf_status lraf_ledger_reserve(lraf_ledger *l, const char *tenant,
+                                const char *request_id, int64_t n,
+                                int64_t quota, int64_t *available,
+                                lraf_error *err) {
+  lraf_status st;
+  int reserved = 0;
+  int64_t left = -1;
+  if (available != NULL) *available = -1;
+  if (tenant == NULL || tenant[0] == '\0' || request_id == NULL ||
+      request_id[0] == '\0')
+    return sv_fail(err, LRAF_EARG, "lraf_ledger_reserve: no tenant or "
+                   "request id");
+  if (n <= 0)
+    return sv_fail(err, LRAF_EARG, "lraf_ledger_reserve: %" PRId64
+                   " instructions (at least 1)", n);
+  pthread_mutex_lock(&l->store_lock);
+  st = l->store->ops->reserve(l->store, tenant, request_id, n, quota,
+                              &reserved, &left, err);
+  pthread_mutex_unlock(&l->store_lock);
+  if (st != LRAF_OK) return st;
+  if (available != NULL) *available = left;
+  if (left < 0)
+    return sv_fail(err, LRAF_EARG, "tenant %s has no quota to reserve from",
+                   tenant);
+  if (!reserved)
+    return sv_fail(err, LRAF_EQUOTA, "cannot reserve %" PRId64 " "
+                   "instructions of tenant %s's quota: %" PRId64
+                   " available", n, tenant, left);
+  return LRAF_OK;
+}
+
+lraf_status lraf_ledger_release(lraf_ledger *l, const char *tenant,
+                                const char *request_id, lraf_error *err) {
+  lraf_status st;
+  if (tenant == NULL || request_id == NULL)
+    return sv_fail(err, LRAF_EARG, "lraf_ledger_release: no tenant or "
+                   "request id");
+  pthread_mutex_lock(&l->store_lock);
+  st = l->store->ops->release(l->store, tenant, request_id, err);
+  pthread_mutex_unlock(&l->store_lock);
+  return st;
 }
 
 void lraf_ledger_close(lraf_ledger *l) {
