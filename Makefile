@@ -455,9 +455,9 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_UTIL) \
 	  -fsanitize=fuzzer -Itests/support -o $@ $< $(FUZZ_UTIL) \
 	  $(FUZZ_BUILD)/liblraf.a $(LIBS) $(SERVICE_LIBS)
 
-# fuzz_http: lraf serve's HTTP front and tenants linked in (cli/)
+# fuzz_http: lraf serve's HTTP front linked in (cli/)
 FUZZ_SERVE_OBJ := $(addprefix $(FUZZ_BUILD)/cli/,cli_serve_http.o \
-                    cli_serve_tenant.o cli_util.o cli_dl_mhd.o)
+                    cli_util.o cli_dl_mhd.o)
 $(FUZZ_BUILD)/fuzz_http: tests/fuzz/fuzz_http.c $(FUZZ_UTIL) \
                          tests/support/tutil_fuzz.h $(FUZZ_SERVE_OBJ) \
                          $(FUZZ_BUILD)/liblraf.a

@@ -2,13 +2,13 @@
 ** cli_serve_http.c - the HTTP front of lraf serve over libmicrohttpd:
 ** one thread per connection reads a request, runs its handler through
 ** the pool, waits for the ledger's group commit, and only then sends
-** the response.  /usage and /metrics read the ledger and the counters.
+** the response.  What is billed and what a retry gets are the
+** billing's (lraf_billing_run); this file maps its bills to HTTP.
+** /usage and /metrics read the ledger and the billing's counters.
 ** A request whose framing is ambiguous (two Content-Lengths, one with
 ** Transfer-Encoding, a transfer coding other than chunked) is refused
 ** with 400 before anything runs, and its connection closed, whatever
-** libmicrohttpd would make of it.  Request ids are random; ledger keys
-** are "r:" and the id, or "k:" and the client's Idempotency-Key, unique
-** per tenant.
+** libmicrohttpd would make of it.
 */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 
 #include <microhttpd.h>
 
@@ -177,48 +176,69 @@ static void addf(char **b, size_t *len, size_t *cap, const char *fmt, ...) {
   *len += (size_t)n;
 }
 
-static enum MHD_Result metrics(srv *s, struct MHD_Connection *c) {
-  size_t len = 0, cap = 4096;
-  char *b = malloc(cap);
-  srv_tenant *t;
-  reply r;
+/* The metrics text under construction: one family's lines per pass
+   over the tenants. */
+typedef struct mtext {
+  char *b;
+  size_t len, cap;
+  int family;
+} mtext;
+
+static void metric_line(void *ud, const lraf_tenant_stats *t) {
+  mtext *m = ud;
   int k;
+  switch (m->family) {
+    case 0:
+      for (k = 1; k <= 5; k++)
+        addf(&m->b, &m->len, &m->cap, "lraf_requests_total{tenant=\"%s\","
+             "class=\"%dxx\"} %" PRId64 "\n", t->tenant, k, t->by_class[k]);
+      break;
+    case 1:
+      addf(&m->b, &m->len, &m->cap, "lraf_instructions_total{tenant=\"%s\"} "
+           "%" PRId64 "\n", t->tenant, t->instructions);
+      break;
+    case 2:
+      addf(&m->b, &m->len, &m->cap, "lraf_native_units_total{tenant=\"%s\"} "
+           "%" PRId64 "\n", t->tenant, t->native);
+      break;
+    default:
+      addf(&m->b, &m->len, &m->cap, "lraf_tenant_charged_total{tenant=\"%s\"} "
+           "%" PRId64 "\n", t->tenant, t->charged);
+  }
+}
+
+static enum MHD_Result metrics(srv *s, struct MHD_Connection *c) {
+  static const char *const head[] = {
+    "# TYPE lraf_requests counter\n"
+    "# HELP lraf_requests Requests run, by tenant and status class.\n",
+    "# TYPE lraf_instructions counter\n"
+    "# HELP lraf_instructions Instructions charged to requests "
+    "(native units included).\n",
+    "# TYPE lraf_native_units counter\n"
+    "# HELP lraf_native_units Native units among the instructions.\n",
+    "# TYPE lraf_tenant_charged counter\n"
+    "# HELP lraf_tenant_charged Everything the tenant's manager was "
+    "charged: requests, finalizers, left-over coroutines.\n"};
+  mtext m;
+  reply r;
   enum MHD_Result ret;
-  if (b == NULL) return MHD_NO;
-  b[0] = '\0';
-  pthread_mutex_lock(&s->lock);
-  addf(&b, &len, &cap, "# TYPE lraf_requests counter\n"
-       "# HELP lraf_requests Requests run, by tenant and status class.\n");
-  for (t = s->tenants; t != NULL; t = t->next)
-    for (k = 1; k <= 5; k++)
-      addf(&b, &len, &cap, "lraf_requests_total{tenant=\"%s\",class=\"%dxx\"}"
-           " %" PRId64 "\n", t->name, k, t->by_class[k]);
-  addf(&b, &len, &cap, "# TYPE lraf_instructions counter\n"
-       "# HELP lraf_instructions Instructions charged to requests "
-       "(native units included).\n");
-  for (t = s->tenants; t != NULL; t = t->next)
-    addf(&b, &len, &cap, "lraf_instructions_total{tenant=\"%s\"} %" PRId64
-         "\n", t->name, t->instructions);
-  addf(&b, &len, &cap, "# TYPE lraf_native_units counter\n"
-       "# HELP lraf_native_units Native units among the instructions.\n");
-  for (t = s->tenants; t != NULL; t = t->next)
-    addf(&b, &len, &cap, "lraf_native_units_total{tenant=\"%s\"} %" PRId64
-         "\n", t->name, t->native);
-  addf(&b, &len, &cap, "# TYPE lraf_tenant_charged counter\n"
-       "# HELP lraf_tenant_charged Everything the tenant's manager was "
-       "charged: requests, finalizers, left-over coroutines.\n");
-  for (t = s->tenants; t != NULL; t = t->next)
-    addf(&b, &len, &cap, "lraf_tenant_charged_total{tenant=\"%s\"} %" PRId64
-         "\n", t->name, lraf_manager_total(t->manager));
-  pthread_mutex_unlock(&s->lock);
-  addf(&b, &len, &cap, "# EOF\n");
+  m.len = 0;
+  m.cap = 4096;
+  m.b = malloc(m.cap);
+  if (m.b == NULL) return MHD_NO;
+  m.b[0] = '\0';
+  for (m.family = 0; m.family < 4; m.family++) {
+    addf(&m.b, &m.len, &m.cap, "%s", head[m.family]);
+    lraf_billing_each(s->billing, metric_line, &m);
+  }
+  addf(&m.b, &m.len, &m.cap, "# EOF\n");
   memset(&r, 0, sizeof r);
   r.status = 200;
-  r.body = b;
-  r.len = len;
+  r.body = m.b;
+  r.len = m.len;
   r.type = "application/openmetrics-text; version=1.0.0; charset=utf-8";
   ret = send_reply(c, &r);
-  free(b);
+  free(m.b);
   return ret;
 }
 
@@ -284,15 +304,6 @@ static enum MHD_Result refuse_framing(struct MHD_Connection *c,
   return send_reply(c, &r);
 }
 
-/* A request id: 128 random bits in hex; 0 when the system has none. */
-static int new_id(char *id, size_t size) {
-  unsigned char b[16];
-  size_t i;
-  if (size < 33 || getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) return 0;
-  for (i = 0; i < sizeof b; i++) snprintf(id + 2 * i, 3, "%02x", b[i]);
-  return 1;
-}
-
 /* ---- running a handler ---- */
 
 typedef struct pairs {
@@ -329,20 +340,59 @@ static char *read_handler(srv *s, const char *name, size_t *len) {
   return data;
 }
 
+/* The reply to a bill. */
+static void bill_reply(const lraf_bill *bill, const lraf_error *err,
+                       reply *r, char *msg, size_t size) {
+  static const char clash[] = "Idempotency-Key already recorded for this "
+    "tenant by another request; this one ran and is billed under its "
+    "X-Request-Id\n";
+  const lraf_response *res = &bill->response;
+  memset(r, 0, sizeof *r);
+  r->status = bill->status;
+  r->instructions = bill->instructions;
+  r->type = "text/plain; charset=utf-8";
+  r->request_id = bill->request_id[0] ? bill->request_id : NULL;
+  switch (bill->outcome) {
+    case LRAF_BILL_RAN:
+      r->body = res->body;
+      r->len = res->body_len;
+      r->headers = res->headers;
+      if (res->code == LRAF_OK) r->type = NULL;
+      return;
+    case LRAF_BILL_REPEAT:
+      r->status = 409;
+      r->instructions = 0;
+      snprintf(msg, size, "already recorded: status %d, %" PRId64
+               " instructions\n", bill->status, bill->instructions);
+      break;
+    case LRAF_BILL_CLASH:
+      snprintf(msg, size, "%s", clash);
+      break;
+    case LRAF_BILL_BUSY:
+      r->request_id = NULL;
+      snprintf(msg, size, "%s: try again later\n", err->message);
+      break;
+    default:
+      snprintf(msg, size, "ledger unavailable: the request was not "
+               "recorded\n");
+  }
+  r->body = msg;
+  r->len = strlen(msg);
+}
+
 static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
                            const char *method, conn *cn) {
   const char *name = url + 1, *tenant, *key;
   char *source;
   size_t slen;
-  srv_tenant *t;
   lraf_error err;
   lraf_request rq;
-  lraf_response res;
+  lraf_bill bill;
+  lraf_status st;
   pairs q, h;
-  char id[40], rkey[48], kkey[208];
+  char msg[600];
   reply r;
   enum MHD_Result ret;
-  int cls, full;
   if (!valid_name(name, 128) || name[0] == '.')
     return text(c, 404, "no such handler\n");
   tenant = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "X-Tenant");
@@ -352,53 +402,15 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   key = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
   if (key != NULL && (key[0] == '\0' || strlen(key) > 200))
     return text(c, 400, "bad Idempotency-Key header (1-200 bytes)\n");
-  if (key != NULL) snprintf(kkey, sizeof kkey, "k:%s", key);
-  if (key != NULL && s->ledger != NULL) {
-    /* a retry of a recorded request: answered from the ledger, not run
-       (and so not billed) again */
-    int found, status;
-    int64_t n;
-    char msg[160];
-    if (lraf_ledger_find(s->ledger, tenant, kkey, &found, &n, &status,
-                         &err) != LRAF_OK) {
-      fprintf(stderr, "lraf serve: %s\n", err.message);
-      return text(c, 503, "ledger unavailable\n");
-    }
-    if (found) {
-      snprintf(msg, sizeof msg, "already recorded: status %d, %" PRId64
-               " instructions\n", status, n);
-      return text(c, 409, msg);
-    }
-  }
   source = read_handler(s, name, &slen);
   if (source == NULL) return text(c, 404, "no such handler\n");
-  if (!new_id(id, sizeof id)) {
-    free(source);
-    return text(c, 503, "no random request id: the system has no entropy\n");
-  }
-  snprintf(rkey, sizeof rkey, "r:%s", id);
-  t = srv_tenant_get(s, tenant, &full, &err);
-  if (t == NULL) {
-    char msg[600];
-    free(source);
-    if (full)
-      snprintf(msg, sizeof msg, "too many tenants: this server keeps %d at "
-               "once (--max-tenants) and none is idle; try again later\n",
-               s->max_tenants);
-    else
-      snprintf(msg, sizeof msg, "cannot set up the tenant: %s\n",
-               err.message);
-    return text(c, 503, msg);
-  }
   memset(&q, 0, sizeof q);
   memset(&h, 0, sizeof h);
   h.headers = 1;
   cli_mhd.get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_pair, &q);
   cli_mhd.get_connection_values(c, MHD_HEADER_KIND, add_pair, &h);
   memset(&rq, 0, sizeof rq);
-  rq.tenant = t->name;
-  rq.tenant_manager = t->manager;
-  rq.limit = t->limit;
+  rq.tenant = tenant;
   rq.handler = name;
   rq.source = source;
   rq.source_len = slen;
@@ -408,74 +420,30 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   rq.headers = h.kv;
   rq.body = cn->body;
   rq.body_len = cn->len;
-  lraf_pool_run(s->pool, &rq, &res);
+  st = lraf_billing_run(s->billing, &rq, key, &bill, &err);
   free(source);
-  memset(&r, 0, sizeof r);
-  r.status = res.status;
-  r.body = res.body;
-  r.len = res.body_len;
-  r.headers = res.headers;
-  r.instructions = res.instructions;
-  r.request_id = id;
-  if (res.code != LRAF_OK) r.type = "text/plain; charset=utf-8";
-  if (s->ledger != NULL) {
-    lraf_record rec;
-    memset(&rec, 0, sizeof rec);
-    int stored = 0;
-    rec.key = key != NULL ? kkey : rkey;
-    rec.request_id = id;
-    rec.tenant = t->name;
-    rec.handler = name;
-    rec.model = res.model;
-    rec.instructions = res.instructions;
-    rec.native = res.native;
-    rec.memory_peak = res.memory_peak;
-    rec.status = res.status;
-    rec.wall = res.wall;
-    rec.cpu = res.cpu;
-    rec.started = res.started;
-    rec.ended = res.ended;
-    if (lraf_ledger_record(s->ledger, &rec, &stored, &err) == LRAF_OK &&
-        !stored) {
-      /* the tenant's key was recorded meanwhile (a request with the same
-         key at the same time): this one ran, so it is billed under its
-         own id, and the client hears of the clash */
-      static const char clash[] = "Idempotency-Key already recorded for "
-        "this tenant by another request; this one ran and is billed under "
-        "its X-Request-Id\n";
-      rec.key = rkey;
-      if (lraf_ledger_record(s->ledger, &rec, &stored, &err) == LRAF_OK &&
-          stored) {
-        r.status = 409;
-        r.body = (char *)clash;
-        r.len = strlen(clash);
-        r.headers = NULL;
-        r.type = "text/plain; charset=utf-8";
-      } else if (!stored) {
-        snprintf(err.message, sizeof err.message, "request id %s taken",
-                 id);
-      }
-    }
-    if (!stored) {
-      /* not recorded: the client must not take it as done */
-      fprintf(stderr, "lraf serve: %s\n", err.message);
-      r.status = 503;
-      r.body = "ledger unavailable: the request was not recorded\n";
-      r.len = strlen(r.body);
-      r.headers = NULL;
-      r.type = "text/plain; charset=utf-8";
-    }
+  if (st != LRAF_OK && bill.outcome != LRAF_BILL_UNRECORDED) {
+    /* nothing ran */
+    fprintf(stderr, "lraf serve: %s\n", err.message);
+    if (st == LRAF_EIO)
+      snprintf(msg, sizeof msg, "ledger unavailable\n");
+    else if (st == LRAF_ELIMIT)
+      snprintf(msg, sizeof msg, "no random request id: the system has no "
+               "entropy\n");
+    else
+      snprintf(msg, sizeof msg, "cannot set up the tenant: %s\n",
+               err.message);
+    lraf_bill_free(&bill);
+    return text(c, 503, msg);
   }
-  cls = r.status / 100;
-  pthread_mutex_lock(&s->lock);
-  t->requests++;
-  t->instructions += res.instructions;
-  t->native += res.native;
-  if (cls >= 1 && cls <= 5) t->by_class[cls]++;
-  pthread_mutex_unlock(&s->lock);
-  srv_tenant_put(s, t);
+  if (st != LRAF_OK) fprintf(stderr, "lraf serve: %s\n", err.message);
+  if (bill.outcome == LRAF_BILL_BUSY)
+    snprintf(err.message, sizeof err.message, "too many tenants: this "
+             "server keeps %d at once (--max-tenants) and none is idle",
+             s->max_tenants);
+  bill_reply(&bill, &err, &r, msg, sizeof msg);
   ret = send_reply(c, &r);
-  lraf_response_free(&res);
+  lraf_bill_free(&bill);
   return ret;
 }
 

@@ -921,6 +921,116 @@ LRAF_API lraf_status lraf_ledger_release(lraf_ledger *l, const char *tenant,
 /* Give back unused leases, finish the pending commits, close. */
 LRAF_API void lraf_ledger_close(lraf_ledger *l);
 
+/* Billing (service/sv_billing.c, sv_tenant.c): what lraf serve does
+   with each request, without its HTTP front.  A billing runs requests
+   on a pool, each charged to its tenant's manager, records each in the
+   ledger, and answers a retry from the ledger.
+
+   Tenants.  A tenant is made at its first request with its terms: the
+   per-request limit, the quota and the rate given for it by name, else
+   those given for "*" (the last term given of a kind wins).  Its
+   manager is a rate (or a total) at the root with the quota below it:
+   kept in the ledger when there is one (lraf_ledger_tenant: what the
+   ledger's records leave of it, so a restart goes on where the last
+   run stopped, and a spent tenant is refused before it runs, billed 0),
+   in memory otherwise.  At most max_tenants are kept; an idle one
+   whose quota the ledger keeps (SQLite), or who has none, makes room
+   for a new one, the least recently used first.
+
+   Retries.  A request may carry an idempotency key, unique per tenant.
+   When the tenant's ledger already holds a record with it, the request
+   is not run and not billed again: LRAF_BILL_REPEAT, with the record's
+   status and count.  Otherwise it runs and its record is stored under
+   "k:" and the key ("r:" and its request id without a key); when a
+   concurrent request with the same key was stored first, this one ran,
+   so it is stored under its own id: LRAF_BILL_CLASH.  A request that
+   ran but whose record could not be stored is LRAF_BILL_UNRECORDED:
+   its caller must not take it as done (lraf serve answers 503). */
+typedef struct lraf_billing lraf_billing;
+
+typedef enum lraf_term_kind {
+  LRAF_TERM_REQUEST_LIMIT,  /* instructions each request may run */
+  LRAF_TERM_QUOTA,          /* the tenant's total */
+  LRAF_TERM_RATE            /* instructions per second */
+} lraf_term_kind;
+
+typedef struct lraf_term {
+  const char *tenant;     /* a tenant's name, or "*" for every other */
+  lraf_term_kind kind;
+  int64_t value;          /* >= 0 (a rate >= 1) */
+} lraf_term;
+
+typedef struct lraf_billing_options {
+  lraf_pool *pool;        /* runs the requests (required; not owned) */
+  lraf_ledger *ledger;    /* records and quotas; NULL: none, quotas in
+                             memory (not owned) */
+  const lraf_term *terms; /* copied by lraf_billing_open */
+  int nterms;
+  int max_tenants;        /* tenants kept at once; default 1000 */
+  int64_t slice;          /* PostgreSQL: quota leased at a time;
+                             default 1,000,000 */
+} lraf_billing_options;
+
+LRAF_API void lraf_billing_default_options(lraf_billing_options *o);
+/* LRAF_EARG for a missing pool, a bad term (a tenant name that is not
+   1-64 of A-Z a-z 0-9 _ - . or "*", a negative value, a rate of 0). */
+LRAF_API lraf_status lraf_billing_open(const lraf_billing_options *o,
+                                       lraf_billing **out, lraf_error *err);
+
+typedef enum lraf_bill_outcome {
+  LRAF_BILL_RAN,         /* ran and recorded (or no ledger) */
+  LRAF_BILL_REPEAT,      /* the key was recorded before: not run */
+  LRAF_BILL_CLASH,       /* a concurrent request stored the key first:
+                            this one ran, recorded under its own id */
+  LRAF_BILL_BUSY,        /* max_tenants tenants, none idle: not run */
+  LRAF_BILL_UNRECORDED   /* ran, but its record was not stored */
+} lraf_bill_outcome;
+
+typedef struct lraf_bill {
+  lraf_bill_outcome outcome;
+  char request_id[33];     /* 128 random bits in hex ("" unless run) */
+  int status;              /* RAN, CLASH: the response's; REPEAT: the
+                              record's; BUSY: 503; UNRECORDED: 503 */
+  int64_t instructions;    /* billed: the response's (RAN, CLASH,
+                              UNRECORDED: charged though not stored),
+                              the record's (REPEAT), 0 (BUSY) */
+  lraf_response response;  /* RAN, CLASH, UNRECORDED: what the handler
+                              returned (lraf_bill_free frees it) */
+} lraf_bill;
+
+/* Run req (its tenant_manager and limit are the billing's to set) for
+   its tenant with idempotency key (NULL: none; else 1-200 bytes).  The
+   bill is always filled; free it with lraf_bill_free.  Thread-safe.
+   LRAF_EARG for a bad tenant name or key, LRAF_EIO when the ledger
+   cannot be read (nothing ran) or the record not stored
+   (LRAF_BILL_UNRECORDED), LRAF_EMEM when the tenant cannot be set up,
+   LRAF_ELIMIT when the system gives no random request id. */
+LRAF_API lraf_status lraf_billing_run(lraf_billing *b,
+                                      const lraf_request *req,
+                                      const char *key, lraf_bill *bill,
+                                      lraf_error *err);
+LRAF_API void lraf_bill_free(lraf_bill *bill);
+
+/* What the billing counted for one tenant it keeps, since it opened. */
+typedef struct lraf_tenant_stats {
+  const char *tenant;
+  int64_t requests;        /* run or refused (repeats not) */
+  int64_t instructions;    /* billed, native units included */
+  int64_t native;
+  int64_t by_class[6];     /* by the bill's status: [1] 1xx .. [5] 5xx */
+  int64_t charged;         /* everything its manager was charged:
+                              requests, finalizers, left-over work */
+} lraf_tenant_stats;
+/* Call f for each tenant kept, under the billing's lock (f must not
+   call the billing). */
+LRAF_API void lraf_billing_each(lraf_billing *b,
+                                void (*f)(void *ud,
+                                          const lraf_tenant_stats *t),
+                                void *ud);
+/* Release the tenants.  Close the pool first (its states hold the
+   tenants' managers); the pool and the ledger stay open. */
+LRAF_API void lraf_billing_close(lraf_billing *b);
+
 /* ================================================================== */
 /* Profiles (runtime/rt_profile.c, profile/)                           */
 /* ================================================================== */

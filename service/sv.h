@@ -177,4 +177,51 @@ lraf_manager *sv_lease_new(sv_store *s, pthread_mutex_t *store_lock,
 /* Give back what m leased and did not use. */
 void sv_lease_return(lraf_manager *m);
 
+/* ---- sv_ledger.c ---- */
+/* Whether l's quotas are leased from a store shared by many hosts
+   (PostgreSQL), rather than kept by this host's records. */
+int sv_ledger_shared(const lraf_ledger *l);
+
+/* ---- sv_tenant.c / sv_billing.c: billing ---- */
+typedef struct sv_tenant {
+  char name[65];
+  lraf_manager *manager;   /* the tenant's budget */
+  int64_t limit;           /* each request's own quota; -1: none */
+  int64_t requests, instructions, native;   /* since open */
+  int64_t by_class[6];     /* bills by status class 1xx..5xx */
+  int inflight;            /* requests holding it (sv_tenant_get) */
+  int keep;                /* never evicted: its quota lives here only */
+  uint64_t used;           /* b->clock at its last request */
+  struct sv_tenant *next;
+} sv_tenant;
+
+typedef struct sv_term {
+  char tenant[65];
+  lraf_term_kind kind;
+  int64_t value;
+} sv_term;
+
+struct lraf_billing {
+  lraf_pool *pool;
+  lraf_ledger *ledger;
+  sv_term *terms;
+  int nterms;
+  int max_tenants, ntenants;
+  int64_t slice;
+  uint64_t clock;          /* counts sv_tenant_get calls */
+  pthread_mutex_t lock;    /* tenants and their counters */
+  sv_tenant *tenants;
+};
+
+/* 1-max of A-Z a-z 0-9 _ - . */
+int sv_valid_name(const char *s, size_t max);
+/* The tenant called name (made at its first request), held until
+   sv_tenant_put; NULL with err set when its manager cannot be made, or
+   when there are max_tenants tenants and none can be evicted (*full is
+   then 1). */
+sv_tenant *sv_tenant_get(lraf_billing *b, const char *name, int *full,
+                         lraf_error *err);
+void sv_tenant_put(lraf_billing *b, sv_tenant *t);
+void sv_tenant_free_all(lraf_billing *b);
+
 #endif

@@ -309,6 +309,10 @@ lraf_status lraf_ledger_release(lraf_ledger *l, const char *tenant,
   return st;
 }
 
+int sv_ledger_shared(const lraf_ledger *l) {
+  return l->store->ops->shared;
+}
+
 void lraf_ledger_close(lraf_ledger *l) {
   int i;
   if (l == NULL) return;
