@@ -125,7 +125,7 @@ static const opt_info options[CLI_NUM_OPTS] = {
   {"--write-contract", KIND_TEXT, "FILE", 0, 0,
    "also write the bounds as a contract (lraf run)"},
   {"--contract", KIND_TEXT, "FILE", 0, 0,
-   "stop a call above its declared cost (exit 6)"},
+   "declared costs: run stops above (6), serve reserves"},
 };
 
 /* What the exit statuses mean; a command lists those it can give (and
@@ -237,14 +237,19 @@ static const cli_command commands[] = {
      CLI_BIT(CLI_OPT_LEDGER) | CLI_BIT(CLI_OPT_SLICE) |
      CLI_BIT(CLI_OPT_NO_METERING) | CLI_BIT(CLI_OPT_MAX_TENANTS) |
      CLI_BIT(CLI_OPT_MAX_CONNECTIONS) | CLI_BIT(CLI_OPT_MAX_PER_IP) |
-     CLI_BIT(CLI_OPT_IDLE_TIMEOUT) | DETERMINISM | CLI_BIT(CLI_OPT_HELP),
+     CLI_BIT(CLI_OPT_IDLE_TIMEOUT) | CLI_BIT(CLI_OPT_CONTRACT) |
+     DETERMINISM | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_MIXED, "DIR",
    "serve GET and POST /NAME on 127.0.0.1 by running DIR/NAME.lua, which\n"
    "returns function(req) return status, body[, headers] end, for the\n"
    "tenant in the X-Tenant header; each request is metered (its count in\n"
    "X-Lraf-Instructions) and recorded in the ledger; GET /usage?tenant=T\n"
    "(JSON) and GET /metrics (OpenMetrics).  Per-tenant options repeat;\n"
-   "T may be * for every other tenant",
+   "T may be * for every other tenant.  X-Lraf-Max-Instructions: N\n"
+   "reserves N of the tenant's quota before the handler runs (429 when\n"
+   "not available) and stops it at N; by default a handler reserves its\n"
+   "contract's bound (\"return N\" in DIR/NAME.contract, or \"NAME N\" in\n"
+   "--contract FILE)",
    ST(0) | ST(1) | ST(2)},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

@@ -102,6 +102,7 @@ static void stop(srv *s) {
   lraf_pool_close(s->pool);
   lraf_billing_close(s->billing);
   lraf_ledger_close(s->ledger);
+  free(s->contract);
 }
 
 int cli_serve(int argc, char **argv) {
@@ -137,13 +138,24 @@ int cli_serve(int argc, char **argv) {
   s.tv = a.tenants;
   s.ntv = a.ntenants;
   if ((st = port_free(s.bind, s.port)) != CLI_OK) return st;
+  if (a.contract != NULL) {
+    if ((s.contract = malloc(sizeof *s.contract)) == NULL)
+      return cli_error("out of memory");
+    if ((st = cli_contract_load(a.contract, s.contract)) != CLI_OK) {
+      free(s.contract);
+      return st;
+    }
+  }
   /* every thread started from here on leaves these signals to sigwait */
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGINT);
   sigaddset(&sigs, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
-  if ((st = start(&s)) != CLI_OK) return st;
+  if ((st = start(&s)) != CLI_OK) {
+    free(s.contract);
+    return st;
+  }
   d = srv_http_start(&s);
   if (d == NULL) {
     stop(&s);

@@ -764,6 +764,10 @@ typedef struct lraf_request {
   const char *const *headers;
   const char *body;
   size_t body_len;
+  int64_t reserve;               /* lraf_billing_run: instructions to
+                                    reserve of the tenant's quota before
+                                    it runs; 0: none (the pool ignores
+                                    it) */
 } lraf_request;
 
 /* What became of it.  The handler returns status, body[, headers]:
@@ -945,7 +949,21 @@ LRAF_API void lraf_ledger_close(lraf_ledger *l);
    concurrent request with the same key was stored first, this one ran,
    so it is stored under its own id: LRAF_BILL_CLASH.  A request that
    ran but whose record could not be stored is LRAF_BILL_UNRECORDED:
-   its caller must not take it as done (lraf serve answers 503). */
+   its caller must not take it as done (lraf serve answers 503).
+
+   Reservations.  A request with reserve N > 0 (at most the tenant's
+   per-request limit: the smaller is taken) runs within N.  When its
+   tenant has a quota kept in the ledger, N is first reserved from it
+   (lraf_ledger_reserve under the request's id): when less than N is
+   left, the request is not run, LRAF_BILL_REFUSED with what is
+   available.  It is billed at most N (a request stopped at N is billed
+   N: the few instructions of the charge that crossed N are not), and
+   its record settles the reservation in the transaction that
+   stores it (released whole when the record cannot be stored).  With a
+   quota leased from PostgreSQL, a reserved request runs outside the
+   leases (under the tenant's rate), so together the hosts never bill a
+   tenant's reserved requests past its quota.  Without a ledger, or for
+   a tenant without a quota, N only limits the request. */
 typedef struct lraf_billing lraf_billing;
 
 typedef enum lraf_term_kind {
@@ -983,7 +1001,9 @@ typedef enum lraf_bill_outcome {
   LRAF_BILL_CLASH,       /* a concurrent request stored the key first:
                             this one ran, recorded under its own id */
   LRAF_BILL_BUSY,        /* max_tenants tenants, none idle: not run */
-  LRAF_BILL_UNRECORDED   /* ran, but its record was not stored */
+  LRAF_BILL_UNRECORDED,  /* ran, but its record was not stored */
+  LRAF_BILL_REFUSED      /* its reservation could not be made: not run,
+                            not recorded (status 429) */
 } lraf_bill_outcome;
 
 typedef struct lraf_bill {
@@ -996,6 +1016,9 @@ typedef struct lraf_bill {
                               the record's (REPEAT), 0 (BUSY) */
   lraf_response response;  /* RAN, CLASH, UNRECORDED: what the handler
                               returned (lraf_bill_free frees it) */
+  int64_t reserved;        /* instructions reserved (0: none); REFUSED:
+                              what it asked for */
+  int64_t available;       /* REFUSED: what was left of the quota */
 } lraf_bill;
 
 /* Run req (its tenant_manager and limit are the billing's to set) for

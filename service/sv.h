@@ -186,6 +186,12 @@ int sv_ledger_shared(const lraf_ledger *l);
 typedef struct sv_tenant {
   char name[65];
   lraf_manager *manager;   /* the tenant's budget */
+  lraf_manager *root;      /* its rate (or total), above the quota */
+  int64_t quota;           /* -1: none */
+  int64_t budget;          /* the budget of manager when it is a
+                              hierarchical one with a quota (SQLite, in
+                              memory), less what reserved requests
+                              billed; -1: not one */
   int64_t limit;           /* each request's own quota; -1: none */
   int64_t requests, instructions, native;   /* since open */
   int64_t by_class[6];     /* bills by status class 1xx..5xx */

@@ -37,6 +37,7 @@ static int64_t term(const lraf_billing *b, lraf_term_kind kind,
 
 static void tenant_free(sv_tenant *t) {
   lraf_manager_release(t->manager);
+  lraf_manager_release(t->root);
   free(t);
 }
 
@@ -62,6 +63,7 @@ static lraf_manager *tenant_manager(lraf_billing *b, sv_tenant *t,
   lraf_manager *root, *m;
   int64_t rate = term(b, LRAF_TERM_RATE, t->name, 0);
   int64_t quota = term(b, LRAF_TERM_QUOTA, t->name, -1);
+  t->quota = quota;
   /* a quota held in memory only, or leased from PostgreSQL, stays */
   t->keep = quota >= 0 && (b->ledger == NULL || sv_ledger_shared(b->ledger));
   root = rate > 0 ? lraf_rate_new((double)rate, 1.0, NULL) : lraf_total_new();
@@ -75,7 +77,8 @@ static lraf_manager *tenant_manager(lraf_billing *b, sv_tenant *t,
     m = lraf_hier_new(root, quota);
     if (m == NULL) sv_fail(err, LRAF_EMEM, "out of memory");
   }
-  lraf_manager_release(root);
+  if (m != NULL) t->root = root;  /* reserved requests run under it */
+  else lraf_manager_release(root);
   return m;
 }
 
@@ -114,6 +117,9 @@ sv_tenant *sv_tenant_get(lraf_billing *b, const char *name, int *full,
     free(t);
     return NULL;
   }
+  /* nothing ran under it yet: what is left is its budget */
+  t->budget = t->quota >= 0 && lraf_limit_remaining(t->manager) < INT64_MAX
+                  ? lraf_limit_remaining(t->manager) : -1;
   t->inflight = 1;
   t->used = b->clock;
   t->next = b->tenants;
