@@ -103,6 +103,8 @@ static void stop(srv *s) {
   lraf_billing_close(s->billing);
   lraf_ledger_close(s->ledger);
   free(s->contract);
+  srv_auth_close(&s->auth);
+  srv_metrics_free(&s->metrics);
 }
 
 int cli_serve(int argc, char **argv) {
@@ -146,14 +148,22 @@ int cli_serve(int argc, char **argv) {
       return st;
     }
   }
+  if ((st = srv_auth_open(&s.auth, a.keys_file, a.admin_token_file)) !=
+      CLI_OK) {
+    free(s.contract);
+    return st;
+  }
   /* every thread started from here on leaves these signals to sigwait */
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGINT);
   sigaddset(&sigs, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
+  srv_metrics_init(&s.metrics);
   if ((st = start(&s)) != CLI_OK) {
     free(s.contract);
+    srv_auth_close(&s.auth);
+    srv_metrics_free(&s.metrics);
     return st;
   }
   d = srv_http_start(&s);

@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "cli_serve_auth.h"
+#include "cli_serve_metrics.h"
 
 typedef struct srv {
   const char *dir;
@@ -24,6 +26,8 @@ typedef struct srv {
   lraf_pool *pool;
   lraf_ledger *ledger;     /* NULL without metering */
   lraf_billing *billing;   /* the tenants, what to bill, retries */
+  srv_auth auth;           /* API keys, the admin token */
+  srv_metrics metrics;     /* what the HTTP front counts (/metrics) */
   cli_contract *contract;  /* --contract: "HANDLER N" lines, or NULL */
 } srv;
 

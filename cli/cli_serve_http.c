@@ -14,18 +14,19 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <time.h>
 
 #include <microhttpd.h>
 
 #include "cli.h"
 #include "cli_dl_mhd.h"
 #include "cli_serve.h"
+#include "cli_serve_metrics.h"
 
 #define MAX_BODY (1 << 20)
 #define MAX_PAIRS 64
@@ -124,6 +125,25 @@ static int valid_name(const char *s, size_t max) {
 
 /* ---- /usage and /metrics ---- */
 
+static enum MHD_Result unauthorized(srv *s, struct MHD_Connection *c,
+                                    const char *msg) {
+  reply r;
+  atomic_fetch_add(&s->metrics.unauthorized, 1);
+  memset(&r, 0, sizeof r);
+  r.status = 401;
+  r.body = (char *)msg;
+  r.len = strlen(msg);
+  r.type = "text/plain; charset=utf-8";
+  r.headers = SRV_AUTH_CHALLENGE;
+  return send_reply(c, &r);
+}
+
+/* Whether the request may read /usage and /metrics. */
+static int admin(srv *s, struct MHD_Connection *c) {
+  return srv_auth_admin(&s->auth, cli_mhd.lookup_connection_value(
+                        c, MHD_HEADER_KIND, "Authorization"));
+}
+
 static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
   const char *tenant =
       cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tenant");
@@ -155,91 +175,23 @@ static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
   return send_reply(c, &r);
 }
 
-/* Append printf output to a growing buffer (ignores failures: the
-   buffer then ends early). */
-static void addf(char **b, size_t *len, size_t *cap, const char *fmt, ...) {
-  va_list ap;
-  int n;
-  if (*b == NULL) return;
-  for (;;) {
-    va_start(ap, fmt);
-    n = vsnprintf(*b + *len, *cap - *len, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n < *cap - *len) break;
-    {
-      char *p = realloc(*b, *cap * 2 + (size_t)n);
-      if (p == NULL) return;
-      *b = p;
-      *cap = *cap * 2 + (size_t)n;
-    }
-  }
-  *len += (size_t)n;
-}
-
-/* The metrics text under construction: one family's lines per pass
-   over the tenants. */
-typedef struct mtext {
-  char *b;
-  size_t len, cap;
-  int family;
-} mtext;
-
-static void metric_line(void *ud, const lraf_tenant_stats *t) {
-  mtext *m = ud;
-  int k;
-  switch (m->family) {
-    case 0:
-      for (k = 1; k <= 5; k++)
-        addf(&m->b, &m->len, &m->cap, "lraf_requests_total{tenant=\"%s\","
-             "class=\"%dxx\"} %" PRId64 "\n", t->tenant, k, t->by_class[k]);
-      break;
-    case 1:
-      addf(&m->b, &m->len, &m->cap, "lraf_instructions_total{tenant=\"%s\"} "
-           "%" PRId64 "\n", t->tenant, t->instructions);
-      break;
-    case 2:
-      addf(&m->b, &m->len, &m->cap, "lraf_native_units_total{tenant=\"%s\"} "
-           "%" PRId64 "\n", t->tenant, t->native);
-      break;
-    default:
-      addf(&m->b, &m->len, &m->cap, "lraf_tenant_charged_total{tenant=\"%s\"} "
-           "%" PRId64 "\n", t->tenant, t->charged);
-  }
-}
-
 static enum MHD_Result metrics(srv *s, struct MHD_Connection *c) {
-  static const char *const head[] = {
-    "# TYPE lraf_requests counter\n"
-    "# HELP lraf_requests Requests run, by tenant and status class.\n",
-    "# TYPE lraf_instructions counter\n"
-    "# HELP lraf_instructions Instructions charged to requests "
-    "(native units included).\n",
-    "# TYPE lraf_native_units counter\n"
-    "# HELP lraf_native_units Native units among the instructions.\n",
-    "# TYPE lraf_tenant_charged counter\n"
-    "# HELP lraf_tenant_charged Everything the tenant's manager was "
-    "charged: requests, finalizers, left-over coroutines.\n"};
-  mtext m;
+  srv_text t;
   reply r;
   enum MHD_Result ret;
-  m.len = 0;
-  m.cap = 4096;
-  m.b = malloc(m.cap);
-  if (m.b == NULL) return MHD_NO;
-  m.b[0] = '\0';
-  for (m.family = 0; m.family < 4; m.family++) {
-    addf(&m.b, &m.len, &m.cap, "%s", head[m.family]);
-    lraf_billing_each(s->billing, metric_line, &m);
+  memset(&t, 0, sizeof t);
+  srv_metrics_render(s, &t);
+  if (t.failed) {
+    free(t.b);
+    return text(c, 503, "out of memory\n");
   }
-  addf(&m.b, &m.len, &m.cap, "# EOF\n");
   memset(&r, 0, sizeof r);
   r.status = 200;
-  r.body = m.b;
-  r.len = m.len;
+  r.body = t.b;
+  r.len = t.len;
   r.type = "application/openmetrics-text; version=1.0.0; charset=utf-8";
   ret = send_reply(c, &r);
-  free(m.b);
+  free(t.b);
   return ret;
 }
 
@@ -311,6 +263,8 @@ typedef struct pairs {
   const char *kv[2 * MAX_PAIRS + 2];
   char lower[MAX_PAIRS][128];
   int n, headers;
+  int secret;      /* Authorization holds the server's API key: the
+                      handler does not see it */
 } pairs;
 
 static enum MHD_Result add_pair(void *cls, enum MHD_ValueKind kind,
@@ -324,6 +278,7 @@ static enum MHD_Result add_pair(void *cls, enum MHD_ValueKind kind,
       p->lower[p->n][i] = (char)tolower((unsigned char)key[i]);
     p->lower[p->n][i] = '\0';
     key = p->lower[p->n];
+    if (p->secret && strcmp(key, "authorization") == 0) return MHD_YES;
   }
   p->kv[2 * p->n] = key;
   p->kv[2 * p->n + 1] = value != NULL ? value : "";
@@ -452,8 +407,9 @@ static void bill_reply(const lraf_bill *bill, const lraf_error *err,
   r->len = strlen(msg);
 }
 
-static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
-                           const char *method, conn *cn) {
+static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
+                                  const char *url, const char *method,
+                                  conn *cn) {
   const char *name = url + 1, *tenant, *key;
   char *source;
   size_t slen;
@@ -469,10 +425,17 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   enum MHD_Result ret;
   if (!valid_name(name, 128) || name[0] == '.')
     return text(c, 404, "no such handler\n");
-  tenant = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "X-Tenant");
-  if (tenant == NULL || !valid_name(tenant, 64))
-    return text(c, 400, "missing or bad X-Tenant header (1-64 of "
-                "A-Z a-z 0-9 _ - .)\n");
+  {
+    const char *why;
+    int status;
+    tenant = srv_auth_tenant(&s->auth, cli_mhd.lookup_connection_value(
+                               c, MHD_HEADER_KIND, "Authorization"),
+                             cli_mhd.lookup_connection_value(
+                               c, MHD_HEADER_KIND, "X-Tenant"),
+                             &status, &why);
+    if (tenant == NULL)   /* nothing runs, nothing is billed */
+      return status == 401 ? unauthorized(s, c, why) : text(c, status, why);
+  }
   key = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
   if (key != NULL && (key[0] == '\0' || strlen(key) > 200))
     return text(c, 400, "bad Idempotency-Key header (1-200 bytes)\n");
@@ -491,6 +454,7 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   memset(&q, 0, sizeof q);
   memset(&h, 0, sizeof h);
   h.headers = 1;
+  h.secret = s->auth.keys != NULL;
   cli_mhd.get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_pair, &q);
   cli_mhd.get_connection_values(c, MHD_HEADER_KIND, add_pair, &h);
   memset(&rq, 0, sizeof rq);
@@ -506,6 +470,7 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   rq.body_len = cn->len;
   rq.reserve = reserve;
   st = lraf_billing_run(s->billing, &rq, key, &bill, &err);
+  if (st == LRAF_EIO) atomic_fetch_add(&s->metrics.ledger_errors, 1);
   free(source);
   if (st != LRAF_OK && bill.outcome != LRAF_BILL_UNRECORDED) {
     /* nothing ran */
@@ -529,6 +494,21 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   bill_reply(&bill, &err, &r, msg, sizeof msg);
   ret = send_reply(c, &r);
   lraf_bill_free(&bill);
+  return ret;
+}
+
+/* A handler request, counted in flight and timed (/metrics). */
+static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
+                           const char *method, conn *cn) {
+  struct timespec t0, t1;
+  enum MHD_Result ret;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  atomic_fetch_add(&s->metrics.inflight, 1);
+  ret = run_billed(s, c, url, method, cn);
+  atomic_fetch_sub(&s->metrics.inflight, 1);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  srv_hist_add(&s->metrics.request, (double)(t1.tv_sec - t0.tv_sec) +
+               (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
   return ret;
 }
 
@@ -574,8 +554,12 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c,
   if (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0)
     return text(c, 405, "only GET and POST\n");
   if (cn->too_big) return text(c, 413, "request body over 1 MiB\n");
-  if (strcmp(url, "/usage") == 0) return usage(s, c);
-  if (strcmp(url, "/metrics") == 0) return metrics(s, c);
+  if (strcmp(url, "/usage") == 0 || strcmp(url, "/metrics") == 0) {
+    if (!admin(s, c))
+      return unauthorized(s, c, "the admin token is needed: Authorization: "
+                          "Bearer TOKEN\n");
+    return url[1] == 'u' ? usage(s, c) : metrics(s, c);
+  }
   return run(s, c, url, method, cn);
 }
 

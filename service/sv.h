@@ -20,6 +20,7 @@
 /* ---- sv_util.c ---- */
 uint64_t sv_hash(const char *s, size_t len);   /* FNV-1a, 64 bits */
 double sv_now(void);                           /* Unix time */
+int64_t sv_us(double s);                       /* seconds to microseconds */
 double sv_mono(void);                          /* monotonic seconds */
 double sv_cpu(void);                           /* this thread's CPU time */
 char *sv_strdup(const char *s);
@@ -127,22 +128,30 @@ void sv_request_run(sv_worker *w, const lraf_request *rq,
 /* ---- sv_ledger.c / sv_sqlite.c / sv_pg.c: the stores ---- */
 typedef struct sv_store sv_store;
 
-/* A store: a backend of the ledger.  write() stores n records in one
-   transaction (a record whose tenant already has its key is skipped,
-   stored[i] 0); usage() sums; find() looks up a tenant's key; quota() sets a tenant's shared quota; lease()
-   takes up to want instructions of it (the amount granted in *got);
-   give() returns some.  reserve() takes n of tenant's quota for one
-   request (request_id) if that much is left (*reserved 1; *available:
-   what was left before, -1 when the store has no quota for tenant);
-   write() settles the reservation of every record stored with one (in
-   the same transaction: the reservation goes, what the record did not
-   use goes back to the quota); release() gives a reservation back
-   whole (its record could not be stored). */
+/* A record read back from a store: f returns non-zero to stop. */
+typedef int (*sv_each_fn)(void *ud, const lraf_record *r);
+
+/* A store: a backend of the ledger.  Times are microseconds since the
+   Unix epoch; a window [from, to) is on the records' event time.
+   write() stores n records in one transaction (a record whose tenant
+   already has its key is skipped, stored[i] 0), with the time of the
+   write as their ingest time; usage() sums a tenant's records (every
+   tenant's: NULL) in a window; find() looks up a tenant's key; quota()
+   sets a tenant's shared quota; lease() takes up to want instructions
+   of it (the amount granted in *got); give() returns some; each()
+   calls f for every record of a tenant (NULL: every one) in a window,
+   by event time, tenant and key.  reserve() takes n of tenant's quota
+   for one request (request_id) if that much is left (*reserved 1;
+   *available: what was left before, -1 when the store has no quota for
+   tenant); write() settles the reservation of every record stored with
+   one (in the same transaction: the reservation goes, what the record
+   did not use goes back to the quota); release() gives a reservation
+   back whole (its record could not be stored). */
 typedef struct sv_store_ops {
   lraf_status (*write)(sv_store *s, const lraf_record *const *r, int n,
                        int *stored, lraf_error *err);
-  lraf_status (*usage)(sv_store *s, const char *tenant, lraf_usage *u,
-                       lraf_error *err);
+  lraf_status (*usage)(sv_store *s, const char *tenant, int64_t from,
+                       int64_t to, lraf_usage *u, lraf_error *err);
   lraf_status (*find)(sv_store *s, const char *tenant, const char *key,
                       int *found, int64_t *instructions, int *status,
                       lraf_error *err);
@@ -157,6 +166,8 @@ typedef struct sv_store_ops {
                          int *reserved, int64_t *available, lraf_error *err);
   lraf_status (*release)(sv_store *s, const char *tenant,
                          const char *request_id, lraf_error *err);
+  lraf_status (*each)(sv_store *s, const char *tenant, int64_t from,
+                      int64_t to, sv_each_fn f, void *ud, lraf_error *err);
   void (*close)(sv_store *s);
   int shared;  /* quotas are leased (PostgreSQL) */
 } sv_store_ops;
@@ -181,18 +192,23 @@ void sv_lease_return(lraf_manager *m);
 /* Whether l's quotas are leased from a store shared by many hosts
    (PostgreSQL), rather than kept by this host's records. */
 int sv_ledger_shared(const lraf_ledger *l);
+/* lraf_ledger_usage_window in microseconds (INT64_MIN, INT64_MAX: no
+   bound). */
+lraf_status sv_ledger_window(lraf_ledger *l, const char *tenant,
+                             int64_t from, int64_t to, lraf_usage *u,
+                             lraf_error *err);
 
 /* ---- sv_tenant.c / sv_billing.c: billing ---- */
 typedef struct sv_tenant {
   char name[65];
   lraf_manager *manager;   /* the tenant's budget */
   lraf_manager *root;      /* its rate (or total), above the quota */
-  int64_t quota;           /* -1: none */
   int64_t budget;          /* the budget of manager when it is a
                               hierarchical one with a quota (SQLite, in
                               memory), less what reserved requests
                               billed; -1: not one */
   int64_t limit;           /* each request's own quota; -1: none */
+  int64_t quota, rate;     /* its terms; -1, 0: none */
   int64_t requests, instructions, native;   /* since open */
   int64_t by_class[6];     /* bills by status class 1xx..5xx */
   int inflight;            /* requests holding it (sv_tenant_get) */

@@ -97,6 +97,9 @@ static lraf_status record(lraf_billing *b, const lraf_request *req,
   rec.tenant = t->name;
   rec.handler = req->handler != NULL ? req->handler : "";
   rec.model = res->model;
+  rec.outcome = lraf_outcome_name(res->outcome);
+  if (res->outcome == LRAF_OUTCOME_QUOTA && t->quota < 0 && t->rate > 0)
+    rec.outcome = lraf_outcome_name(LRAF_OUTCOME_RATE);
   rec.instructions = res->instructions;
   rec.native = res->native;
   rec.memory_peak = res->memory_peak;
@@ -294,6 +297,9 @@ void lraf_billing_each(lraf_billing *b,
     s.native = t->native;
     memcpy(s.by_class, t->by_class, sizeof s.by_class);
     s.charged = lraf_manager_total(t->manager);
+    s.quota = t->quota;
+    s.quota_left = t->quota >= 0 ? lraf_limit_remaining(t->manager)
+                                 : INT64_MAX;
     f(ud, &s);
   }
   pthread_mutex_unlock(&b->lock);
