@@ -179,7 +179,8 @@ static const char *status_text(const cli_command *cmd, int s) {
 static const cli_command commands[] = {
   {"bench", cli_bench,
    CLI_BIT(CLI_OPT_RUNS) | CLI_BIT(CLI_OPT_LIMIT) |
-     CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | CLI_BIT(CLI_OPT_HELP),
+     CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | TIMELINE |
+     CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_AFTER, "SCRIPT [SCRIPT2] [-- ARGS...]",
    "run SCRIPT N times in fresh states, with ARGS: its instruction count\n"
    "(the same on every run) and wall time min/median/max; with SCRIPT2,\n"

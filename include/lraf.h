@@ -772,8 +772,26 @@ typedef struct lraf_request {
    when it fails, status is 500 (a Lua error or bad results, code
    LRAF_ERUN or LRAF_ESYNTAX), 429 (code LRAF_EQUOTA) or 507 (code
    LRAF_EMEMLIMIT), and body is a short reason. */
+/* Why a request ended as it did: it ran (whatever status its handler
+   gave), it failed (a Lua error, bad results), or a limit stopped or
+   refused it: its own request limit, its tenant's quota, its tenant's
+   rate, the memory limit.  lraf_outcome_name gives the ledger's word:
+   "ok", "error", "request-limit", "quota", "rate", "memory" (and
+   "adjustment" for LRAF_OUTCOME_ADJUSTMENT, a ledger correction). */
+typedef enum lraf_outcome {
+  LRAF_OUTCOME_OK,
+  LRAF_OUTCOME_ERROR,
+  LRAF_OUTCOME_REQUEST_LIMIT,
+  LRAF_OUTCOME_QUOTA,
+  LRAF_OUTCOME_RATE,
+  LRAF_OUTCOME_MEMORY,
+  LRAF_OUTCOME_ADJUSTMENT
+} lraf_outcome;
+LRAF_API const char *lraf_outcome_name(lraf_outcome o);
+
 typedef struct lraf_response {
   lraf_status code;
+  lraf_outcome outcome;
   int status;
   char *body;            /* malloc'ed (lraf_response_free) */
   size_t body_len;
@@ -860,9 +878,14 @@ LRAF_API void lraf_keys_free(lraf_keys *k);
    tenant (two tenants may use the same key): a second record of a
    tenant with a key already stored is not stored again, so a retry
    never bills twice; lraf_ledger_record says so (*stored 0), and
-   lraf_ledger_append returns LRAF_OK then too.  (An SQLite file whose
-   keys were unique over all tenants, from an older lraf, is migrated
-   when opened.)  A record with a missing string, a negative count or a time
+   lraf_ledger_append returns LRAF_OK then too.  Records are
+   append-only: a correction is a record of its own (outcome
+   "adjustment", lraf ledger adjust).  Each record keeps its outcome,
+   its cost-model id, its event time (the time its usage belongs to)
+   and its ingest time (when the ledger stored it).  (A ledger from an
+   older lraf, SQLite or PostgreSQL, is migrated when opened: keys
+   unique per tenant, the outcome from the status, the event time the
+   start, the ingest time the end.)  A record with a missing string, a negative count or a time
    out of its range (NaN included) is refused: LRAF_EARG, naming the
    field.  Totals that do not fit int64 are refused by
    lraf_ledger_usage (LRAF_EIO, "integer overflow"). */
@@ -871,15 +894,28 @@ typedef struct lraf_ledger lraf_ledger;
 typedef struct lraf_record {
   const char *key;         /* idempotency key (not empty) */
   const char *request_id;
-  const char *tenant, *handler, *model;
-  int64_t instructions, native, memory_peak;   /* >= 0 */
+  const char *tenant, *handler;
+  const char *model;       /* the cost-model id (lraf_model) */
+  const char *outcome;     /* a word of lraf_outcome_name; NULL: "ok",
+                              or for status 429 "quota", 507 "memory",
+                              500 and up "error" */
+  int64_t instructions, native, memory_peak;   /* >= 0 (instructions of
+                              an "adjustment" may be negative) */
   int status;
   double wall, cpu;        /* seconds, 0 to 9e12 */
   double started, ended;   /* Unix time, -9e12 to 9e12 */
+  double event_time;       /* Unix time the usage belongs to (its
+                              billing period's); 0: started */
+  double ingest_time;      /* when the ledger stored it (set by the
+                              ledger; ignored when appending) */
+  const char *note;        /* free text, such as an adjustment's reason;
+                              NULL: "" */
 } lraf_record;
 
 typedef struct lraf_usage {
-  int64_t requests, instructions, native, errors; /* errors: status >= 400 */
+  int64_t requests;        /* records, adjustments not counted */
+  int64_t instructions;    /* adjustments included */
+  int64_t native, errors;  /* errors: status >= 400 */
   int64_t memory_peak;     /* the largest */
   double wall, cpu;
 } lraf_usage;
@@ -897,6 +933,21 @@ LRAF_API lraf_status lraf_ledger_record(lraf_ledger *l,
 /* Totals of tenant's records (every tenant's when tenant is NULL). */
 LRAF_API lraf_status lraf_ledger_usage(lraf_ledger *l, const char *tenant,
                               lraf_usage *u, lraf_error *err);
+/* Totals of the records whose event time is in [from, to) (Unix
+   seconds; -HUGE_VAL, HUGE_VAL: no bound). */
+LRAF_API lraf_status lraf_ledger_usage_window(lraf_ledger *l,
+                                              const char *tenant,
+                                              double from, double to,
+                                              lraf_usage *u,
+                                              lraf_error *err);
+/* Call f for each record of tenant (NULL: every tenant's) whose event
+   time is in [from, to), by event time, tenant and key, until f returns
+   non-zero.  The record and its strings live during the call only. */
+LRAF_API lraf_status lraf_ledger_each(lraf_ledger *l, const char *tenant,
+                                      double from, double to,
+                                      int (*f)(void *ud,
+                                               const lraf_record *r),
+                                      void *ud, lraf_error *err);
 /* Whether tenant has a record with key (*found 1 or 0), and then its
    instructions and status (either pointer may be NULL).  A host can
    answer a retry from it without running the request again. */

@@ -95,6 +95,9 @@ static lraf_status record(lraf_billing *b, const lraf_request *req,
   rec.tenant = t->name;
   rec.handler = req->handler != NULL ? req->handler : "";
   rec.model = res->model;
+  rec.outcome = lraf_outcome_name(res->outcome);
+  if (res->outcome == LRAF_OUTCOME_QUOTA && t->quota < 0 && t->rate > 0)
+    rec.outcome = lraf_outcome_name(LRAF_OUTCOME_RATE);
   rec.instructions = res->instructions;
   rec.native = res->native;
   rec.memory_peak = res->memory_peak;

@@ -19,7 +19,7 @@
 #include "sv.h"
 
 typedef struct sv_pending {
-  const lraf_record *r;
+  lraf_record r;               /* the caller's, its defaults filled in */
   int done, stored;
   lraf_status code;
   char message[256];
@@ -64,7 +64,7 @@ static void commit_queued(lraf_ledger *l) {
   double t0;
   while (l->head != NULL && n < SV_BATCH) {
     taken[n] = l->head;
-    batch[n] = l->head->r;
+    batch[n] = &l->head->r;
     stored[n] = 0;
     l->head = l->head->next;
     n++;
@@ -130,31 +130,60 @@ lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
 /* A time the stores can hold in int64 microseconds. */
 #define SV_MAX_SECONDS 9e12
 
+/* The outcome r names, or -1 when it names none. */
+static int outcome_of(const char *word) {
+  int o;
+  for (o = LRAF_OUTCOME_OK; o <= LRAF_OUTCOME_ADJUSTMENT; o++)
+    if (strcmp(word, lraf_outcome_name((lraf_outcome)o)) == 0) return o;
+  return -1;
+}
+
+/* The outcome of a record that names none. */
+static const char *default_outcome(int status) {
+  return lraf_outcome_name(status == 429   ? LRAF_OUTCOME_QUOTA
+                           : status == 507 ? LRAF_OUTCOME_MEMORY
+                           : status >= 500 ? LRAF_OUTCOME_ERROR
+                                           : LRAF_OUTCOME_OK);
+}
+
 /* LRAF_OK, or LRAF_EARG naming the first field that is not as
    lraf_record says. */
 static lraf_status check(const lraf_record *r, lraf_error *err) {
   static const char *const cname[] = {"instructions", "native",
                                       "memory_peak"};
-  static const char *const tname[] = {"wall", "cpu", "started", "ended"};
+  static const char *const tname[] = {"wall", "cpu", "started", "ended",
+                                      "event_time"};
   int64_t n[3];
-  double t[4];
-  int i;
+  double t[5];
+  int i, adjust;
   if (r == NULL || r->key == NULL || r->key[0] == '\0' ||
       r->request_id == NULL || r->tenant == NULL || r->handler == NULL ||
       r->model == NULL)
     return sv_fail(err, LRAF_EARG, "ledger record without key, request id, "
                    "tenant, handler or model");
+  if (r->outcome != NULL && outcome_of(r->outcome) < 0)
+    return sv_fail(err, LRAF_EARG, "ledger record: outcome '%.40s' is not "
+                   "ok, error, request-limit, quota, rate, memory or "
+                   "adjustment", r->outcome);
+  if (r->note != NULL && strlen(r->note) > 1000)
+    return sv_fail(err, LRAF_EARG, "ledger record: note over 1000 bytes");
+  adjust = r->outcome != NULL &&
+           outcome_of(r->outcome) == LRAF_OUTCOME_ADJUSTMENT;
   n[0] = r->instructions, n[1] = r->native, n[2] = r->memory_peak;
-  for (i = 0; i < 3; i++)
+  for (i = adjust ? 1 : 0; i < 3; i++)
     if (n[i] < 0)
       return sv_fail(err, LRAF_EARG, "ledger record: %s is negative "
                      "(%" PRId64 ")", cname[i], n[i]);
+  if (adjust && r->instructions == INT64_MIN)
+    return sv_fail(err, LRAF_EARG, "ledger record: instructions out of "
+                   "range");
   t[0] = r->wall, t[1] = r->cpu, t[2] = r->started, t[3] = r->ended;
-  for (i = 0; i < 4; i++)
+  t[4] = r->event_time;
+  for (i = 0; i < 5; i++)
     if (!isfinite(t[i]) || fabs(t[i]) > SV_MAX_SECONDS || (i < 2 && t[i] < 0))
       return sv_fail(err, LRAF_EARG, "ledger record: %s is %g seconds "
-                     "(wall and cpu: 0 to 9e12; started and ended: -9e12 to "
-                     "9e12)", tname[i], t[i]);
+                     "(wall and cpu: 0 to 9e12; started, ended and "
+                     "event_time: -9e12 to 9e12)", tname[i], t[i]);
   return LRAF_OK;
 }
 
@@ -165,7 +194,10 @@ lraf_status lraf_ledger_record(lraf_ledger *l, const lraf_record *r,
   if (stored != NULL) *stored = 0;
   if (st != LRAF_OK) return st;
   memset(&p, 0, sizeof p);
-  p.r = r;
+  p.r = *r;
+  if (p.r.outcome == NULL) p.r.outcome = default_outcome(r->status);
+  if (p.r.event_time == 0) p.r.event_time = r->started;
+  if (p.r.note == NULL) p.r.note = "";
   pthread_mutex_lock(&l->lock);
   if (l->tail) l->tail->next = &p;
   else l->head = &p;
@@ -189,17 +221,48 @@ lraf_status lraf_ledger_append(lraf_ledger *l, const lraf_record *r,
 
 /* The lock of the store's reads: its own when its reader is apart from
    its writer, so that a look-up does not wait for a commit's fsync. */
-static pthread_mutex_t *read_lock(lraf_ledger *l) {
+static pthread_mutex_t *reader_lock(lraf_ledger *l) {
   return l->store->reads_apart ? &l->read_lock : &l->store_lock;
 }
 
 lraf_status lraf_ledger_usage(lraf_ledger *l, const char *tenant,
                               lraf_usage *u, lraf_error *err) {
+  return sv_ledger_window(l, tenant, INT64_MIN, INT64_MAX, u, err);
+}
+
+/* A time in seconds as the stores' microseconds, clamped. */
+static int64_t bound_us(double t) {
+  if (t != t || t <= -SV_MAX_SECONDS) return INT64_MIN;
+  if (t >= SV_MAX_SECONDS) return INT64_MAX;
+  return sv_us(t);
+}
+
+lraf_status lraf_ledger_usage_window(lraf_ledger *l, const char *tenant,
+                                     double from, double to, lraf_usage *u,
+                                     lraf_error *err) {
+  return sv_ledger_window(l, tenant, bound_us(from), bound_us(to), u, err);
+}
+
+lraf_status sv_ledger_window(lraf_ledger *l, const char *tenant,
+                             int64_t from, int64_t to, lraf_usage *u,
+                             lraf_error *err) {
   lraf_status st;
   memset(u, 0, sizeof *u);
-  pthread_mutex_lock(read_lock(l));
-  st = l->store->ops->usage(l->store, tenant, u, err);
-  pthread_mutex_unlock(read_lock(l));
+  pthread_mutex_lock(reader_lock(l));
+  st = l->store->ops->usage(l->store, tenant, from, to, u, err);
+  pthread_mutex_unlock(reader_lock(l));
+  return st;
+}
+
+lraf_status lraf_ledger_each(lraf_ledger *l, const char *tenant, double from,
+                             double to,
+                             int (*f)(void *ud, const lraf_record *r),
+                             void *ud, lraf_error *err) {
+  lraf_status st;
+  pthread_mutex_lock(reader_lock(l));
+  st = l->store->ops->each(l->store, tenant, bound_us(from), bound_us(to), f,
+                           ud, err);
+  pthread_mutex_unlock(reader_lock(l));
   return st;
 }
 
@@ -213,9 +276,9 @@ lraf_status lraf_ledger_find(lraf_ledger *l, const char *tenant,
   *found = 0;
   if (tenant == NULL || key == NULL || key[0] == '\0')
     return sv_fail(err, LRAF_EARG, "lraf_ledger_find: no tenant or key");
-  pthread_mutex_lock(read_lock(l));
+  pthread_mutex_lock(reader_lock(l));
   st = l->store->ops->find(l->store, tenant, key, found, &n, &s, err);
-  pthread_mutex_unlock(read_lock(l));
+  pthread_mutex_unlock(reader_lock(l));
   if (instructions != NULL) *instructions = n;
   if (status != NULL) *status = s;
   return st;

@@ -60,8 +60,8 @@ static int evict(lraf_billing *b) {
 static lraf_manager *tenant_manager(lraf_billing *b, sv_tenant *t,
                                     lraf_error *err) {
   lraf_manager *root, *m;
-  int64_t rate = term(b, LRAF_TERM_RATE, t->name, 0);
-  int64_t quota = term(b, LRAF_TERM_QUOTA, t->name, -1);
+  int64_t rate = t->rate = term(b, LRAF_TERM_RATE, t->name, 0);
+  int64_t quota = t->quota = term(b, LRAF_TERM_QUOTA, t->name, -1);
   /* a quota held in memory only, or leased from PostgreSQL, stays */
   t->keep = quota >= 0 && (b->ledger == NULL || sv_ledger_shared(b->ledger));
   root = rate > 0 ? lraf_rate_new((double)rate, 1.0, NULL) : lraf_total_new();
