@@ -53,6 +53,8 @@ PKGS    += libsqlite3-dev libpq-dev libmicrohttpd-dev
 # the lraf VM: apt-get source and Debian's patches
 PKGS    += dpkg-dev patch
 TEST_PKGS += sqlite3 postgresql curl
+# /metrics read by a strict OpenMetrics parser (test_cli_metrics, test_serve_auth)
+TEST_PKGS += python3-prometheus-client
 # the timeline's checks (test_timeline): the trace's schema, the SVG in a browser
 TEST_PKGS += python3 python3-jsonschema chromium util-linux
 BUILD   ?= build
@@ -308,6 +310,12 @@ $(addprefix $(BUILD)/tests/,test_sv_ledger test_fuzz_regress test_serve_crash \
 $(BUILD)/tests/test_serve_pg: TEST_LIBS := -lpq
 
 vpath test_%.c tests/unit tests/system
+# /metrics' text, linked from the command's objects
+$(BUILD)/tests/test_cli_metrics: tests/unit/test_cli_metrics.c $(BUILD)/cli/cli_serve_metrics.o \
+    $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Icli -Itests/support -o $@ $< $(BUILD)/cli/cli_serve_metrics.o \
+	  $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) -lcmocka
 $(BUILD)/tests/%: %.c $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/support -o $@ $< $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) $(TEST_LIBS) -lcmocka
@@ -457,6 +465,7 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_UTIL) \
 
 # fuzz_http: lraf serve's HTTP front linked in (cli/)
 FUZZ_SERVE_OBJ := $(addprefix $(FUZZ_BUILD)/cli/,cli_serve_http.o cli_serve_auth.o \
+                    cli_serve_metrics.o \
                     cli_util.o cli_dl_mhd.o)
 $(FUZZ_BUILD)/fuzz_http: tests/fuzz/fuzz_http.c $(FUZZ_UTIL) \
                          tests/support/tutil_fuzz.h $(FUZZ_SERVE_OBJ) \

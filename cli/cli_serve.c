@@ -103,6 +103,7 @@ static void stop(srv *s) {
   lraf_billing_close(s->billing);
   lraf_ledger_close(s->ledger);
   srv_auth_close(&s->auth);
+  srv_metrics_free(&s->metrics);
 }
 
 int cli_serve(int argc, char **argv) {
@@ -146,8 +147,10 @@ int cli_serve(int argc, char **argv) {
   sigaddset(&sigs, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
+  srv_metrics_init(&s.metrics);
   if ((st = start(&s)) != CLI_OK) {
     srv_auth_close(&s.auth);
+    srv_metrics_free(&s.metrics);
     return st;
   }
   d = srv_http_start(&s);

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_serve_auth.h"
+#include "cli_serve_metrics.h"
 
 typedef struct srv {
   const char *dir;
@@ -26,6 +27,7 @@ typedef struct srv {
   lraf_ledger *ledger;     /* NULL without metering */
   lraf_billing *billing;   /* the tenants, what to bill, retries */
   srv_auth auth;           /* API keys, the admin token */
+  srv_metrics metrics;     /* what the HTTP front counts (/metrics) */
 } srv;
 
 /* Start / stop the HTTP front; srv_http_start prints the address. */

@@ -14,17 +14,18 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <microhttpd.h>
 
 #include "cli.h"
 #include "cli_dl_mhd.h"
 #include "cli_serve.h"
+#include "cli_serve_metrics.h"
 
 #define MAX_BODY (1 << 20)
 #define MAX_PAIRS 64
@@ -123,9 +124,10 @@ static int valid_name(const char *s, size_t max) {
 
 /* ---- /usage and /metrics ---- */
 
-static enum MHD_Result unauthorized(struct MHD_Connection *c,
+static enum MHD_Result unauthorized(srv *s, struct MHD_Connection *c,
                                     const char *msg) {
   reply r;
+  atomic_fetch_add(&s->metrics.unauthorized, 1);
   memset(&r, 0, sizeof r);
   r.status = 401;
   r.body = (char *)msg;
@@ -172,114 +174,23 @@ static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
   return send_reply(c, &r);
 }
 
-/* Append printf output to a growing buffer (ignores failures: the
-   buffer then ends early). */
-static void addf(char **b, size_t *len, size_t *cap, const char *fmt, ...) {
-  va_list ap;
-  int n;
-  if (*b == NULL) return;
-  for (;;) {
-    va_start(ap, fmt);
-    n = vsnprintf(*b + *len, *cap - *len, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n < *cap - *len) break;
-    {
-      char *p = realloc(*b, *cap * 2 + (size_t)n);
-      if (p == NULL) return;
-      *b = p;
-      *cap = *cap * 2 + (size_t)n;
-    }
-  }
-  *len += (size_t)n;
-}
-
-/* The group commit: how many records each commit (one fsync) held. */
-static void commit_metrics(lraf_ledger *l, char **b, size_t *len,
-                           size_t *cap) {
-  lraf_ledger_counts n;
-  int64_t below = 0;
-  int i;
-  lraf_ledger_stats(l, &n);
-  addf(b, len, cap, "# TYPE lraf_ledger_commit_records histogram\n"
-       "# HELP lraf_ledger_commit_records Records per ledger commit (each "
-       "commit is made durable by one fsync).\n");
-  for (i = 0; i < LRAF_LEDGER_SIZES; i++) {
-    below += n.commit_size[i];
-    if (i < LRAF_LEDGER_SIZES - 1)
-      addf(b, len, cap, "lraf_ledger_commit_records_bucket{le=\"%d\"} %"
-           PRId64 "\n", 1 << i, below);
-  }
-  addf(b, len, cap, "lraf_ledger_commit_records_bucket{le=\"+Inf\"} %" PRId64
-       "\nlraf_ledger_commit_records_count %" PRId64
-       "\nlraf_ledger_commit_records_sum %" PRId64 "\n", below, n.commits,
-       n.records);
-}
-
-/* The metrics text under construction: one family's lines per pass
-   over the tenants. */
-typedef struct mtext {
-  char *b;
-  size_t len, cap;
-  int family;
-} mtext;
-
-static void metric_line(void *ud, const lraf_tenant_stats *t) {
-  mtext *m = ud;
-  int k;
-  switch (m->family) {
-    case 0:
-      for (k = 1; k <= 5; k++)
-        addf(&m->b, &m->len, &m->cap, "lraf_requests_total{tenant=\"%s\","
-             "class=\"%dxx\"} %" PRId64 "\n", t->tenant, k, t->by_class[k]);
-      break;
-    case 1:
-      addf(&m->b, &m->len, &m->cap, "lraf_instructions_total{tenant=\"%s\"} "
-           "%" PRId64 "\n", t->tenant, t->instructions);
-      break;
-    case 2:
-      addf(&m->b, &m->len, &m->cap, "lraf_native_units_total{tenant=\"%s\"} "
-           "%" PRId64 "\n", t->tenant, t->native);
-      break;
-    default:
-      addf(&m->b, &m->len, &m->cap, "lraf_tenant_charged_total{tenant=\"%s\"} "
-           "%" PRId64 "\n", t->tenant, t->charged);
-  }
-}
-
 static enum MHD_Result metrics(srv *s, struct MHD_Connection *c) {
-  static const char *const head[] = {
-    "# TYPE lraf_requests counter\n"
-    "# HELP lraf_requests Requests run, by tenant and status class.\n",
-    "# TYPE lraf_instructions counter\n"
-    "# HELP lraf_instructions Instructions charged to requests "
-    "(native units included).\n",
-    "# TYPE lraf_native_units counter\n"
-    "# HELP lraf_native_units Native units among the instructions.\n",
-    "# TYPE lraf_tenant_charged counter\n"
-    "# HELP lraf_tenant_charged Everything the tenant's manager was "
-    "charged: requests, finalizers, left-over coroutines.\n"};
-  mtext m;
+  srv_text t;
   reply r;
   enum MHD_Result ret;
-  m.len = 0;
-  m.cap = 4096;
-  m.b = malloc(m.cap);
-  if (m.b == NULL) return MHD_NO;
-  m.b[0] = '\0';
-  for (m.family = 0; m.family < 4; m.family++) {
-    addf(&m.b, &m.len, &m.cap, "%s", head[m.family]);
-    lraf_billing_each(s->billing, metric_line, &m);
+  memset(&t, 0, sizeof t);
+  srv_metrics_render(s, &t);
+  if (t.failed) {
+    free(t.b);
+    return text(c, 503, "out of memory\n");
   }
-  if (s->ledger != NULL) commit_metrics(s->ledger, &m.b, &m.len, &m.cap);
-  addf(&m.b, &m.len, &m.cap, "# EOF\n");
   memset(&r, 0, sizeof r);
   r.status = 200;
-  r.body = m.b;
-  r.len = m.len;
+  r.body = t.b;
+  r.len = t.len;
   r.type = "application/openmetrics-text; version=1.0.0; charset=utf-8";
   ret = send_reply(c, &r);
-  free(m.b);
+  free(t.b);
   return ret;
 }
 
@@ -424,8 +335,9 @@ static void bill_reply(const lraf_bill *bill, const lraf_error *err,
   r->len = strlen(msg);
 }
 
-static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
-                           const char *method, conn *cn) {
+static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
+                                  const char *url, const char *method,
+                                  conn *cn) {
   const char *name = url + 1, *tenant, *key;
   char *source;
   size_t slen;
@@ -448,7 +360,7 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
                                c, MHD_HEADER_KIND, "X-Tenant"),
                              &status, &why);
     if (tenant == NULL)   /* nothing runs, nothing is billed */
-      return status == 401 ? unauthorized(c, why) : text(c, status, why);
+      return status == 401 ? unauthorized(s, c, why) : text(c, status, why);
   }
   key = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
   if (key != NULL && (key[0] == '\0' || strlen(key) > 200))
@@ -473,6 +385,7 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   rq.body = cn->body;
   rq.body_len = cn->len;
   st = lraf_billing_run(s->billing, &rq, key, &bill, &err);
+  if (st == LRAF_EIO) atomic_fetch_add(&s->metrics.ledger_errors, 1);
   free(source);
   if (st != LRAF_OK && bill.outcome != LRAF_BILL_UNRECORDED) {
     /* nothing ran */
@@ -496,6 +409,21 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   bill_reply(&bill, &err, &r, msg, sizeof msg);
   ret = send_reply(c, &r);
   lraf_bill_free(&bill);
+  return ret;
+}
+
+/* A handler request, counted in flight and timed (/metrics). */
+static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
+                           const char *method, conn *cn) {
+  struct timespec t0, t1;
+  enum MHD_Result ret;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  atomic_fetch_add(&s->metrics.inflight, 1);
+  ret = run_billed(s, c, url, method, cn);
+  atomic_fetch_sub(&s->metrics.inflight, 1);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  srv_hist_add(&s->metrics.request, (double)(t1.tv_sec - t0.tv_sec) +
+               (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
   return ret;
 }
 
@@ -543,7 +471,7 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c,
   if (cn->too_big) return text(c, 413, "request body over 1 MiB\n");
   if (strcmp(url, "/usage") == 0 || strcmp(url, "/metrics") == 0) {
     if (!admin(s, c))
-      return unauthorized(c, "the admin token is needed: Authorization: "
+      return unauthorized(s, c, "the admin token is needed: Authorization: "
                           "Bearer TOKEN\n");
     return url[1] == 'u' ? usage(s, c) : metrics(s, c);
   }

@@ -976,11 +976,15 @@ LRAF_API lraf_manager *lraf_ledger_tenant(lraf_ledger *l,
    (commit_size[i]: at most 2^i, more than 2^(i-1)), and the seconds
    spent writing and flushing.  records / commits is how many requests
    one fsync covers: every append that waits when a commit starts goes
-   into it (at most 256). */
+   into it (at most 256).  commit_time[i] counts the commits that took
+   at most 100 us x 2^i (0.1 ms, 0.2 ms, ... 1.6384 s), more than half
+   that; the last, those that took longer. */
 #define LRAF_LEDGER_SIZES 9
+#define LRAF_LEDGER_TIMES 16
 typedef struct lraf_ledger_counts {
   int64_t commits, records;
   int64_t commit_size[LRAF_LEDGER_SIZES];
+  int64_t commit_time[LRAF_LEDGER_TIMES];
   double seconds;
 } lraf_ledger_counts;
 LRAF_API void lraf_ledger_stats(lraf_ledger *l, lraf_ledger_counts *c);
@@ -1086,6 +1090,10 @@ typedef struct lraf_tenant_stats {
   int64_t by_class[6];     /* by the bill's status: [1] 1xx .. [5] 5xx */
   int64_t charged;         /* everything its manager was charged:
                               requests, finalizers, left-over work */
+  int64_t quota;           /* its quota; -1: none */
+  int64_t quota_left;      /* what is left of it now (below 0: overshoot);
+                              INT64_MAX when unknown here (no quota, or
+                              leased from PostgreSQL) */
 } lraf_tenant_stats;
 /* Call f for each tenant kept, under the billing's lock (f must not
    call the billing). */

@@ -222,6 +222,9 @@ void lraf_billing_each(lraf_billing *b,
     s.native = t->native;
     memcpy(s.by_class, t->by_class, sizeof s.by_class);
     s.charged = lraf_manager_total(t->manager);
+    s.quota = t->quota;
+    s.quota_left = t->quota >= 0 ? lraf_limit_remaining(t->manager)
+                                 : INT64_MAX;
     f(ud, &s);
   }
   pthread_mutex_unlock(&b->lock);

@@ -48,6 +48,8 @@ static void count_commit(lraf_ledger *l, int n, double seconds) {
   l->counts.commits++;
   l->counts.records += n;
   l->counts.commit_size[i]++;
+  for (i = 0; i < LRAF_LEDGER_TIMES - 1 && seconds > 1e-4 * (1 << i); i++) {}
+  l->counts.commit_time[i]++;
   l->counts.seconds += seconds;
 }
 

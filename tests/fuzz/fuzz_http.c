@@ -57,6 +57,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   atexit(cleanup);
   snprintf(spec, sizeof spec, "sqlite:%s/ledger.db", dir);
   memset(&s, 0, sizeof s);
+  srv_metrics_init(&s.metrics);
   s.dir = handlers != NULL ? handlers : "tests/system/serve-fuzz";
   s.ledger_spec = spec;
   s.bind = "127.0.0.1";

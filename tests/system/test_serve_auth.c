@@ -9,7 +9,10 @@
 **   - --admin-token-file guards /usage and /metrics;
 **   - a malformed tenants file is refused naming its file and line, an
 **     admin token file others may read is refused;
-**   - lraf key hash prints the line the server reads.
+**   - lraf key hash prints the line the server reads;
+**   - /metrics is OpenMetrics that Debian's prometheus_client parses
+**     strictly, with the build, requests in flight and refused, the
+**     quota left, the request and ledger commit latency histograms.
 ** Runs the command named by $LRAF; traffic goes to 127.0.0.1 only.
 */
 #include <stdarg.h>
@@ -28,6 +31,7 @@
 
 #include <sqlite3.h>
 
+#include "lraf.h"
 #include "tutil_run.h"
 #include "tutil_serve.h"
 #include "tutil_sh.h"
@@ -296,6 +300,92 @@ static void test_bad_files(void **state) {
   assert_int_equal(chmod(keys, 0600), 0);
 }
 
+/* The samples of /metrics as the strict OpenMetrics parser reads them,
+   one "name{k=v,...} value" line each (labels sorted), in *out. */
+#define PARSE "/usr/bin/python3 -c '\n" \
+  "import sys\n" \
+  "from prometheus_client.openmetrics.parser import " \
+  "text_string_to_metric_families as parse\n" \
+  "for f in parse(open(sys.argv[1]).read()):\n" \
+  "  for s in f.samples:\n" \
+  "    l = \",\".join(k + \"=\" + v for k, v in sorted(s.labels.items()))\n" \
+  "    print(\"%%s{%%s} %%s\" %% (s.name, l, float(s.value)))\n" \
+  "' "
+
+static char *parsed_metrics(int port) {
+  char path[160], *out, *err;
+  tutil_http r;
+  size_t len;
+  FILE *f;
+  assert_int_equal(ask(port, "/metrics", "Bearer " TOKEN, NULL, &r), 200);
+  snprintf(path, sizeof path, "%s/metrics.txt", sh.dir);
+  f = fopen(path, "w");
+  assert_non_null(f);
+  fwrite(r.body, 1, r.len, f);
+  fclose(f);
+  tutil_http_free(&r);
+  if (tutil_sh_run(&sh, PARSE "%s", path) != 0) {
+    err = tutil_run_slurp(sh.err, &len);
+    fail_msg("/metrics is not OpenMetrics: %s", err ? err : "?");
+  }
+  out = tutil_run_slurp(sh.out, &len);
+  assert_non_null(out);
+  return out;
+}
+
+/* The value of the sample line that starts with head, or -1. */
+static double sample(const char *text, const char *head) {
+  const char *p = text;
+  size_t n = strlen(head);
+  for (; p != NULL && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+    if (strncmp(p, head, n) == 0 && p[n] == ' ') return atof(p + n + 1);
+  return -1;
+}
+
+static void test_metrics(void **state) {
+  static const char *const args[] = {"--tenants", keys, "--admin-token-file",
+                                     token, "--quota", "acme=100000", NULL};
+  int64_t spent = 0;
+  char *m;
+  int port, i;
+  pid_t pid;
+  (void)state;
+  unlink(ledger);
+  pid = start(args, &port);
+  for (i = 0; i < 3; i++) spent += billed(port, "Bearer key-of-acme", NULL);
+  assert_int_equal(status_of(port, "/sum", "Bearer nope", NULL), 401);
+  assert_int_equal(status_of(port, "/sum", NULL, NULL), 401);
+  assert_int_equal(status_of(port, "/metrics", NULL, NULL), 401);
+  m = parsed_metrics(port);
+  if (sample(m, "lraf_quota_remaining_instructions{tenant=acme}") !=
+      (double)(100000 - spent))
+    fail_msg("quota left: wanted %" PRId64 " in\n%s", 100000 - spent, m);
+  assert_true(sample(m, "lraf_instructions_total{tenant=acme}") ==
+              (double)spent);
+  assert_true(sample(m, "lraf_requests_total{class=2xx,tenant=acme}") == 3);
+  assert_true(sample(m, "lraf_requests_in_flight{}") == 0);
+  assert_true(sample(m, "lraf_unauthorized_total{}") == 3);
+  assert_true(sample(m, "lraf_ledger_errors_total{}") == 0);
+  /* every request to a handler, refused ones too */
+  assert_true(sample(m, "lraf_request_duration_seconds_count{}") == 5);
+  assert_true(sample(m, "lraf_request_duration_seconds_bucket{le=+Inf}") ==
+              5);
+  assert_true(sample(m, "lraf_request_duration_seconds_sum{}") > 0);
+  /* the ledger's commits: 3 records, each commit timed */
+  assert_true(sample(m, "lraf_ledger_commit_records_sum{}") == 3);
+  assert_true(sample(m, "lraf_ledger_commit_duration_seconds_count{}") ==
+              sample(m, "lraf_ledger_commit_records_count{}"));
+  assert_true(sample(m, "lraf_ledger_commit_duration_seconds_count{}") >= 1);
+  assert_true(sample(m, "lraf_ledger_commit_duration_seconds_bucket"
+                        "{le=+Inf}") >= 1);
+  assert_true(sample(m, "lraf_ledger_commit_duration_seconds_sum{}") > 0);
+  if (strstr(m, "lraf_build_info{cost_model=") == NULL ||
+      strstr(m, ",version=" LRAF_VERSION ",vm=") == NULL)
+    fail_msg("no build info in\n%s", m);
+  free(m);
+  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
+}
+
 static int setup(void **state) {
   FILE *f;
   (void)state;
@@ -340,6 +430,7 @@ int main(void) {
     cmocka_unit_test(test_key_bills_its_tenant),
     cmocka_unit_test(test_admin_token),
     cmocka_unit_test(test_bad_files),
+    cmocka_unit_test(test_metrics),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
