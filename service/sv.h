@@ -174,6 +174,9 @@ typedef struct sv_store_ops {
 
 struct sv_store {
   const sv_store_ops *ops;
+  int reads_apart;  /* usage(), find() and each() use a connection of
+                       their own, so they may run while write() waits for
+                       its fsync */
 };
 
 lraf_status sv_sqlite_open(const char *path, sv_store **out,

@@ -31,6 +31,7 @@ typedef struct sv_pending {
 struct lraf_ledger {
   sv_store *store;
   pthread_mutex_t store_lock;  /* one user of the store at a time */
+  pthread_mutex_t read_lock;   /* its reader, when it has its own */
   pthread_mutex_t lock;        /* the queue */
   pthread_cond_t done;         /* a commit ended */
   sv_pending *head, *tail;
@@ -121,6 +122,7 @@ lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
   }
   l->store = s;
   pthread_mutex_init(&l->store_lock, NULL);
+  pthread_mutex_init(&l->read_lock, NULL);
   pthread_mutex_init(&l->lock, NULL);
   pthread_cond_init(&l->done, NULL);
   *out = l;
@@ -223,6 +225,12 @@ lraf_status lraf_ledger_append(lraf_ledger *l, const lraf_record *r,
   return lraf_ledger_record(l, r, NULL, err);
 }
 
+/* The lock of the store's reads: its own when its reader is apart from
+   its writer, so that a look-up does not wait for a commit's fsync. */
+static pthread_mutex_t *reader_lock(lraf_ledger *l) {
+  return l->store->reads_apart ? &l->read_lock : &l->store_lock;
+}
+
 lraf_status lraf_ledger_usage(lraf_ledger *l, const char *tenant,
                               lraf_usage *u, lraf_error *err) {
   return sv_ledger_window(l, tenant, INT64_MIN, INT64_MAX, u, err);
@@ -246,9 +254,9 @@ lraf_status sv_ledger_window(lraf_ledger *l, const char *tenant,
                              lraf_error *err) {
   lraf_status st;
   memset(u, 0, sizeof *u);
-  pthread_mutex_lock(&l->store_lock);
+  pthread_mutex_lock(reader_lock(l));
   st = l->store->ops->usage(l->store, tenant, from, to, u, err);
-  pthread_mutex_unlock(&l->store_lock);
+  pthread_mutex_unlock(reader_lock(l));
   return st;
 }
 
@@ -257,10 +265,10 @@ lraf_status lraf_ledger_each(lraf_ledger *l, const char *tenant, double from,
                              int (*f)(void *ud, const lraf_record *r),
                              void *ud, lraf_error *err) {
   lraf_status st;
-  pthread_mutex_lock(&l->store_lock);
+  pthread_mutex_lock(reader_lock(l));
   st = l->store->ops->each(l->store, tenant, bound_us(from), bound_us(to), f,
                            ud, err);
-  pthread_mutex_unlock(&l->store_lock);
+  pthread_mutex_unlock(reader_lock(l));
   return st;
 }
 
@@ -274,9 +282,9 @@ lraf_status lraf_ledger_find(lraf_ledger *l, const char *tenant,
   *found = 0;
   if (tenant == NULL || key == NULL || key[0] == '\0')
     return sv_fail(err, LRAF_EARG, "lraf_ledger_find: no tenant or key");
-  pthread_mutex_lock(&l->store_lock);
+  pthread_mutex_lock(reader_lock(l));
   st = l->store->ops->find(l->store, tenant, key, found, &n, &s, err);
-  pthread_mutex_unlock(&l->store_lock);
+  pthread_mutex_unlock(reader_lock(l));
   if (instructions != NULL) *instructions = n;
   if (status != NULL) *status = s;
   return st;
@@ -404,6 +412,7 @@ void lraf_ledger_close(lraf_ledger *l) {
   free(l->leases);
   l->store->ops->close(l->store);
   pthread_mutex_destroy(&l->store_lock);
+  pthread_mutex_destroy(&l->read_lock);
   pthread_mutex_destroy(&l->lock);
   pthread_cond_destroy(&l->done);
   free(l);

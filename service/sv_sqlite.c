@@ -434,6 +434,7 @@ lraf_status sv_sqlite_open(const char *path, sv_store **out,
     return code;
   }
   sv_sq.busy_timeout(q->r, 10000);
+  q->base.reads_apart = 1;
   *out = &q->base;
   return LRAF_OK;
 fail: {
