@@ -77,6 +77,9 @@ static lraf_status quota_for(lraf_billing *b, sv_tenant *t, double now,
   if (m == NULL) return err->code != LRAF_OK ? err->code : LRAF_EMEM;
   lraf_manager_release(t->manager);
   t->manager = m;
+  /* nothing ran under it yet: what is left is its budget */
+  t->budget = t->quota >= 0 && lraf_limit_remaining(m) < INT64_MAX
+                  ? lraf_limit_remaining(m) : -1;
   t->period_start = lraf_period_start(t->period, now);
   t->period_end = lraf_period_end(t->period, now);
   return LRAF_OK;
