@@ -68,6 +68,16 @@ typedef enum cli_opt {
   /* declared costs (lraf bound, lraf run) */
   CLI_OPT_WRITE_CONTRACT, /* --write-contract FILE (lraf bound) */
   CLI_OPT_CONTRACT,      /* --contract FILE (lraf run) */
+  /* lraf bench: baselines, suites, wall time */
+  CLI_OPT_RUNS_LONG,     /* --runs N: -n N */
+  CLI_OPT_WARMUP,        /* --warmup N */
+  CLI_OPT_SAVE_BASELINE, /* --save-baseline NAME */
+  CLI_OPT_BASELINE,      /* --baseline NAME */
+  CLI_OPT_BASELINE_DIR,  /* --baseline-dir DIR */
+  CLI_OPT_ALLOW_MISMATCH, /* --allow-mismatch */
+  CLI_OPT_SUITE,         /* --suite FILE */
+  CLI_OPT_EXPORT_JSON,   /* --export-json FILE */
+  CLI_OPT_EXPORT_MARKDOWN, /* --export-markdown FILE */
   CLI_NUM_OPTS
 } cli_opt;
 
@@ -139,6 +149,15 @@ typedef struct cli_args {
                              there in order; AFTER: argc - first) */
   const char *contract;       /* --contract; NULL: none */
   const char *write_contract; /* --write-contract; NULL: none */
+  /* lraf bench */
+  int warmup;                 /* --warmup; 0: none */
+  const char *save_baseline;  /* --save-baseline NAME; NULL: none */
+  const char *baseline;       /* --baseline NAME; NULL: none */
+  const char *baseline_dir;   /* --baseline-dir; NULL: .lraf/baselines */
+  int allow_mismatch;         /* --allow-mismatch */
+  const char *suite;          /* --suite FILE; NULL: none */
+  const char *export_json;    /* --export-json FILE; NULL: none */
+  const char *export_markdown; /* --export-markdown FILE; NULL: none */
   int ndirs, nmodules;     /* --allow-dir, --allow-module given (opt
                              points to lists that live as long as the
                              process) */

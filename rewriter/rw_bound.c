@@ -590,6 +590,26 @@ static void name_fn(rw_bound_result *r, int fi) {
   }
 }
 
+/* Mark the function the main chunk returns (a lraf serve handler):
+   every return of values in the main chunk returns one value, from a
+   register that only a CLOSURE of that one function writes. */
+static void mark_returned(rw_bound_result *r) {
+  const bc_proto *f = r->fn[0].f;
+  int pc, child = -1;
+  for (pc = 0; pc < f->sizecode; pc++) {
+    bc_instr in = f->code[pc];
+    int op = bc_op(in), c;
+    if (op == BC_OP_RETURN0 || (op == BC_OP_RETURN && bc_b(in) == 1))
+      continue;                      /* no value */
+    if (op == BC_OP_RETURN && bc_b(in) != 2) return;  /* not one value */
+    if (op != BC_OP_RETURN && op != BC_OP_RETURN1) continue;
+    c = local_closure(r, 0, bc_a(in));
+    if (c < 0 || (child >= 0 && c != child)) return;
+    child = c;
+  }
+  if (child >= 0) r->fn[child].returned = 1;
+}
+
 static int count_fns(const bc_proto *f) {
   int n = 1, k;
   for (k = 0; k < f->sizep; k++) n += count_fns(f->p[k]);
@@ -618,6 +638,7 @@ lraf_status rw_bound_chunk(const bc_chunk *chunk, rw_bound_result *out,
     return err_fail(err, LRAF_EMEM, "out of memory bounding a chunk");
   list_fns(out, chunk->main, -1, 0, &n);
   for (i = 0; i < out->n; i++) name_fn(out, i);
+  mark_returned(out);
   memset(&c, 0, sizeof c);
   c.chunk = chunk;
   c.r = out;
