@@ -555,6 +555,15 @@ static int bound_fn(bctx *c, int fi) {
   return fn->bounded;
 }
 
+/* The register of local variable k of p: the locals declared before it
+   that are still active where it starts. */
+static int local_reg(const bc_proto *p, int k) {
+  int j, reg = 0, at = p->locvars[k].startpc;
+  for (j = 0; j < k; j++)
+    if (p->locvars[j].startpc <= at && at < p->locvars[j].endpc) reg++;
+  return reg;
+}
+
 static void name_fn(rw_bound_result *r, int fi) {
   rw_bound_fn *fn = &r->fn[fi];
   const bc_proto *p;
@@ -582,7 +591,8 @@ static void name_fn(rw_bound_result *r, int fi) {
     }
     for (k = 0; k < p->sizelocvars; k++)
       if ((p->locvars[k].startpc == pc || p->locvars[k].startpc == pc + 1) &&
-          p->locvars[k].name.data != NULL) {
+          p->locvars[k].name.data != NULL &&
+          local_reg(p, k) == bc_a(in)) {
         snprintf(fn->name, sizeof fn->name, "%s", p->locvars[k].name.data);
         return;
       }
@@ -607,7 +617,10 @@ static void mark_returned(rw_bound_result *r) {
     if (c < 0 || (child >= 0 && c != child)) return;
     child = c;
   }
-  if (child >= 0) r->fn[child].returned = 1;
+  if (child < 0) return;
+  r->fn[child].returned = 1;
+  if (strcmp(r->fn[child].name, "?") == 0)
+    strcpy(r->fn[child].name, "(returned)");
 }
 
 static int count_fns(const bc_proto *f) {

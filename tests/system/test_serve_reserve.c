@@ -9,7 +9,8 @@
 **     ledger refuses (429, saying how much is available), the last one
 **     takes what is left, and the ledger's total is the quota;
 **   - a handler with a contract (DIR/NAME.contract written by lraf
-**     bound --write-contract, or a line of --contract FILE) reserves
+**     bound --write-contract for the README's examples/serve/price.lua,
+**     or a line of --contract FILE) reserves
 **     its bound by default: a second request is refused when the bound
 **     is not available though the count would be; a contract below the
 **     count stops the handler at it (429, billed the bound);
@@ -388,16 +389,16 @@ static void test_deterministic(void **state) {
 }
 
 static int setup(void **state) {
-  static const char plug[] =
-    "return function(req)\n"
-    "  local s = 0\n"
-    "  for i = 1, 100 do s = s + i end\n"
-    "  return 200, 'sum'\n"
-    "end\n";
+  size_t n;
+  /* the README's admission example */
+  char *plug = tutil_run_slurp("examples/serve/price.lua", &n);
+  int bad;
   (void)state;
-  if (tutil_sh_init(&sh, "serve-reserve") != 0) return -1;
-  if (tutil_sh_write(&sh, "plug.lua", plug) != 0 ||
-      tutil_sh_write(&sh, "plug2.lua", plug) != 0 ||
+  if (plug == NULL || tutil_sh_init(&sh, "serve-reserve") != 0) return -1;
+  bad = tutil_sh_write(&sh, "plug.lua", plug) != 0 ||
+        tutil_sh_write(&sh, "plug2.lua", plug) != 0;
+  free(plug);
+  if (bad ||
       tutil_sh_write(&sh, "spin.lua", "return function(req)\n"
                      "  local i = 0\n"
                      "  while true do i = i + 1 end\n"
