@@ -104,6 +104,7 @@ static void stop(srv *s) {
   lraf_ledger_close(s->ledger);
   srv_auth_close(&s->auth);
   srv_metrics_free(&s->metrics);
+  srv_timeline_close(s->timeline);
 }
 
 int cli_serve(int argc, char **argv) {
@@ -148,9 +149,16 @@ int cli_serve(int argc, char **argv) {
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
   srv_metrics_init(&s.metrics);
+  if ((st = srv_timeline_open(&s.timeline, a.timeline, a.expect_share)) !=
+      CLI_OK) {
+    srv_auth_close(&s.auth);
+    srv_metrics_free(&s.metrics);
+    return st;
+  }
   if ((st = start(&s)) != CLI_OK) {
     srv_auth_close(&s.auth);
     srv_metrics_free(&s.metrics);
+    srv_timeline_close(s.timeline);
     return st;
   }
   d = srv_http_start(&s);
