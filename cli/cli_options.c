@@ -287,7 +287,7 @@ static const cli_command commands[] = {
      CLI_BIT(CLI_OPT_MAX_CONNECTIONS) | CLI_BIT(CLI_OPT_MAX_PER_IP) |
      CLI_BIT(CLI_OPT_IDLE_TIMEOUT) | CLI_BIT(CLI_OPT_TENANTS) |
      CLI_BIT(CLI_OPT_ADMIN_TOKEN) | CLI_BIT(CLI_OPT_CONTRACT) | DETERMINISM |
-     CLI_BIT(CLI_OPT_HELP),
+     TIMELINE | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_MIXED, "DIR",
    "serve GET and POST /NAME on 127.0.0.1 by running DIR/NAME.lua, which\n"
    "returns function(req) return status, body[, headers] end, for the\n"

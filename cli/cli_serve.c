@@ -130,6 +130,7 @@ static void stop(srv *s) {
   free(s->contract);
   srv_auth_close(&s->auth);
   srv_metrics_free(&s->metrics);
+  srv_timeline_close(s->timeline);
 }
 
 int cli_serve(int argc, char **argv) {
@@ -185,10 +186,17 @@ int cli_serve(int argc, char **argv) {
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
   srv_metrics_init(&s.metrics);
+  if ((st = srv_timeline_open(&s.timeline, a.timeline, a.expect_share)) !=
+      CLI_OK) {
+    srv_auth_close(&s.auth);
+    srv_metrics_free(&s.metrics);
+    return st;
+  }
   if ((st = start(&s)) != CLI_OK) {
     free(s.contract);
     srv_auth_close(&s.auth);
     srv_metrics_free(&s.metrics);
+    srv_timeline_close(s.timeline);
     return st;
   }
   d = srv_http_start(&s);

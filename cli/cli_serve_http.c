@@ -50,13 +50,15 @@ typedef struct reply {
   int64_t instructions;
   const char *request_id;
   int close;               /* close the connection after it */
+  const srv_req_times *times;  /* a request that ran, or NULL */
 } reply;
 
 /* Headers a handler may not set: the server's own, and those that frame
    the HTTP message or the connection. */
 static int reserved(const char *name) {
   static const char *const names[] = {
-    "X-Lraf-Instructions", "X-Request-Id", "Content-Length",
+    "X-Lraf-Instructions", "X-Request-Id", "X-Lraf-Queued",
+    "X-Lraf-Running", "X-Lraf-Ledger", "X-Lraf-Rate", "Content-Length",
     "Transfer-Encoding", "Connection", "Keep-Alive", "Upgrade", "Trailer",
     "TE", "Date", NULL
   };
@@ -64,6 +66,21 @@ static int reserved(const char *name) {
   for (i = 0; names[i] != NULL; i++)
     if (strcasecmp(name, names[i]) == 0) return 1;
   return 0;
+}
+
+/* A request's phases, seconds, and its instructions per second of
+   running. */
+static void add_times(struct MHD_Response *resp, const srv_req_times *t) {
+  char v[40];
+  double run = t->end - t->start;
+  snprintf(v, sizeof v, "%.6f", t->start - t->submit);
+  cli_mhd.add_response_header(resp, "X-Lraf-Queued", v);
+  snprintf(v, sizeof v, "%.6f", run);
+  cli_mhd.add_response_header(resp, "X-Lraf-Running", v);
+  snprintf(v, sizeof v, "%.6f", t->done - t->end);
+  cli_mhd.add_response_header(resp, "X-Lraf-Ledger", v);
+  snprintf(v, sizeof v, "%.0f", run > 0 ? (double)t->instructions / run : 0);
+  cli_mhd.add_response_header(resp, "X-Lraf-Rate", v);
 }
 
 static enum MHD_Result send_reply(struct MHD_Connection *c, const reply *r) {
@@ -98,6 +115,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, const reply *r) {
   cli_mhd.add_response_header(resp, "X-Lraf-Instructions", n);
   if (r->request_id != NULL)
     cli_mhd.add_response_header(resp, "X-Request-Id", r->request_id);
+  if (r->times != NULL) add_times(resp, r->times);
   if (r->close)
     cli_mhd.add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
   ret = cli_mhd.queue_response(c, (unsigned)r->status, resp);
@@ -519,9 +537,36 @@ static void bill_reply(const lraf_bill *bill, const lraf_error *err,
   r->len = strlen(msg);
 }
 
+static double unix_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The phases of a request that ran, noted in the timeline. */
+static void note_times(srv *s, const lraf_request *rq, const lraf_bill *b,
+                       double submit, srv_req_times *t) {
+  const lraf_response *res = &b->response;
+  t->submit = submit;
+  t->start = res->started > submit ? res->started : submit;
+  t->end = res->ended > t->start ? res->ended : t->start;
+  t->done = unix_now();
+  if (t->done < t->end) t->done = t->end;
+  t->cpu = res->cpu;
+  t->instructions = res->instructions;
+  t->worker = res->worker;
+  t->status = b->status;
+  t->tenant = rq->tenant;
+  t->handler = rq->handler;
+  t->request_id = b->request_id;
+  srv_timeline_note(s->timeline, t);
+}
+
 static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
                                   const char *url, const char *method,
                                   conn *cn) {
+  double submit = unix_now();
+  srv_req_times times;
   const char *name = url + 1, *tenant, *key;
   char *source;
   size_t slen;
@@ -604,6 +649,11 @@ static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
              "server keeps %d at once (--max-tenants) and none is idle",
              s->max_tenants);
   bill_reply(&bill, &err, &r, msg, sizeof msg);
+  if (bill.outcome == LRAF_BILL_RAN || bill.outcome == LRAF_BILL_CLASH ||
+      bill.outcome == LRAF_BILL_UNRECORDED) {
+    note_times(s, &rq, &bill, submit, &times);
+    r.times = &times;
+  }
   ret = send_reply(c, &r);
   lraf_bill_free(&bill);
   return ret;

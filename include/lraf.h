@@ -807,6 +807,7 @@ typedef struct lraf_response {
   double wall, cpu;      /* seconds (cpu: the worker thread's) */
   double started, ended; /* Unix time, seconds */
   char model[96];        /* the cost-model id */
+  int worker;            /* the pool's worker that ran it, from 0 */
 } lraf_response;
 
 LRAF_API lraf_status lraf_pool_new(const lraf_pool_options *o,
