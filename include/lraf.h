@@ -1045,7 +1045,8 @@ typedef enum lraf_period {
    wrong. */
 LRAF_API lraf_status lraf_time_parse(const char *text, double *t,
                                      lraf_error *err);
-/* t as YYYY-MM-DDTHH:MM:SS.ffffffZ (microseconds). */
+/* t as YYYY-MM-DDTHH:MM:SS.ffffffZ (microseconds); "out of range"
+   outside the years 0000 to 9999. */
 LRAF_API void lraf_time_format(double t, char buf[32]);
 /* The start of the period that holds t and the start of the next
    (-HUGE_VAL and HUGE_VAL for LRAF_PERIOD_NONE). */

@@ -35,6 +35,10 @@ static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
   *y = yoe + era * 400 + (*m <= 2);
 }
 
+/* Times that print as four-digit years: 0000-01-01 to 9999-12-31. */
+#define SV_FIRST_TIME (-62167219200.0)
+#define SV_END_TIME 253402300800.0
+
 static int days_in_month(int64_t y, int m) {
   static const int n[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
@@ -103,6 +107,12 @@ lraf_status lraf_time_parse(const char *text, double *t, lraf_error *err) {
   if (*p != '\0') return bad_time(text, "unexpected text at its end", err);
   *t = (double)(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s -
                 off) + frac;
+  if (*t < SV_FIRST_TIME || *t >= SV_END_TIME + 1) {
+    *t = 0;
+    return bad_time(text, "outside the years 0000 to 9999 in UTC", err);
+  }
+  /* the last microseconds of 9999 round up to 10000 in a double */
+  if (*t >= SV_END_TIME) *t = nextafter(SV_END_TIME, 0);
   return LRAF_OK;
 }
 
@@ -110,7 +120,7 @@ void lraf_time_format(double t, char buf[32]) {
   double day = floor(t / 86400);
   int64_t us = sv_us(t - day * 86400), y;
   int m, d;
-  if (!isfinite(t) || fabs(t) > 2.5e11) {
+  if (!isfinite(t) || t < SV_FIRST_TIME || t >= SV_END_TIME) {
     snprintf(buf, 32, "%s", "out of range");
     return;
   }
@@ -150,7 +160,7 @@ void lraf_period_name(lraf_period p, double t, char buf[16]) {
   int64_t y;
   int m, d;
   if ((p != LRAF_PERIOD_DAY && p != LRAF_PERIOD_MONTH) || !isfinite(t) ||
-      fabs(t) > 2.5e11) {
+      t < SV_FIRST_TIME || t >= SV_END_TIME) {
     snprintf(buf, 16, "total");
     return;
   }

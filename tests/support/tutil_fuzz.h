@@ -56,4 +56,10 @@ int tutil_fuzz_profile(const uint8_t *data, size_t size, char *why,
 int tutil_fuzz_timeline(const uint8_t *data, size_t size, char *why,
                         size_t n);
 
+/* The billing parsers: a quota with its period, times, a window and a
+   period word, each accepted one read back the same
+   (tutil_fuzz_billing.c). */
+int tutil_fuzz_billing(const uint8_t *data, size_t size, char *why,
+                       size_t n);
+
 #endif
