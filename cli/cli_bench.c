@@ -345,6 +345,9 @@ static int items_of_args(bench_cmd *c, int argc, char **argv, bench_args *args) 
   const cli_command *cmd = cli_command_find("bench");
   int i = c->a.first, j, k;
   if (c->a.suite != NULL) {
+    if (i < argc && i > 0 && strcmp(argv[i - 1], "--") == 0)
+      return cli_error("--suite %s lists each benchmark's arguments (after "
+                       "\"--\" on its line)", c->a.suite);
     if (i < argc)
       return cli_error("--suite %s lists the scripts: '%s' is not an "
                        "option", c->a.suite, argv[i]);
