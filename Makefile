@@ -306,7 +306,8 @@ $(BUILD)/tests/libtutil.a: $(TEST_SUPPORT_OBJ)
 
 TEST_LIBS :=
 $(addprefix $(BUILD)/tests/,test_sv_ledger test_fuzz_regress test_serve_crash \
-  test_serve_fuzz test_serve_load test_serve_billing test_serve_auth): TEST_LIBS := -lsqlite3
+  test_serve_fuzz test_serve_load test_serve_billing test_serve_auth \
+  test_serve_reserve): TEST_LIBS := -lsqlite3
 $(BUILD)/tests/test_serve_pg: TEST_LIBS := -lpq
 
 vpath test_%.c tests/unit tests/system

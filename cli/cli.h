@@ -185,6 +185,10 @@ typedef struct cli_contract {
 } cli_contract;
 /* Read a contract file; an exit status (usage errors say where). */
 int cli_contract_load(const char *path, cli_contract *k);
+/* The declaration for name in k (the last line wins): 1 with *max set,
+   or 0. */
+int cli_contract_find(const cli_contract *k, const char *name,
+                      int64_t *max);
 /* Make the globals wrap each contracted Lua function the script
    assigns (their __newindex); 0 when the globals have a metatable. */
 struct lua_State;

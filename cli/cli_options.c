@@ -129,7 +129,7 @@ static const opt_info options[CLI_NUM_OPTS] = {
   {"--write-contract", KIND_TEXT, "FILE", 0, 0,
    "also write the bounds as a contract (lraf run)"},
   {"--contract", KIND_TEXT, "FILE", 0, 0,
-   "stop a call above its declared cost (exit 6)"},
+   "declared costs: run stops above (6), serve reserves"},
   {"--runs", KIND_COUNT, "N", 1, RUNS_MAX,
    "run each script N times (default 10), as -n"},
   {"--warmup", KIND_COUNT, "N", 0, RUNS_MAX,
@@ -270,7 +270,8 @@ static const cli_command commands[] = {
      CLI_BIT(CLI_OPT_NO_METERING) | CLI_BIT(CLI_OPT_MAX_TENANTS) |
      CLI_BIT(CLI_OPT_MAX_CONNECTIONS) | CLI_BIT(CLI_OPT_MAX_PER_IP) |
      CLI_BIT(CLI_OPT_IDLE_TIMEOUT) | CLI_BIT(CLI_OPT_TENANTS) |
-     CLI_BIT(CLI_OPT_ADMIN_TOKEN) | DETERMINISM | CLI_BIT(CLI_OPT_HELP),
+     CLI_BIT(CLI_OPT_ADMIN_TOKEN) | CLI_BIT(CLI_OPT_CONTRACT) | DETERMINISM |
+     CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_MIXED, "DIR",
    "serve GET and POST /NAME on 127.0.0.1 by running DIR/NAME.lua, which\n"
    "returns function(req) return status, body[, headers] end, for the\n"
@@ -279,7 +280,10 @@ static const cli_command commands[] = {
    "set; each request is metered (its count in X-Lraf-Instructions) and\n"
    "recorded in the ledger; GET /usage?tenant=T (JSON) and GET /metrics\n"
    "(OpenMetrics).  Per-tenant options repeat; T may be * for every other\n"
-   "tenant",
+   "tenant.  X-Lraf-Max-Instructions: N reserves N of the tenant's quota\n"
+   "before the handler runs (429 when not available) and stops it at N;\n"
+   "by default a handler reserves its contract's bound (\"return N\" in\n"
+   "DIR/NAME.contract, or \"NAME N\" in --contract FILE)",
    ST(0) | ST(1) | ST(2)},
   {"key", cli_key, CLI_BIT(CLI_OPT_HELP), CLI_OPERANDS_MIXED,
    "hash TENANT",

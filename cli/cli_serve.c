@@ -102,6 +102,7 @@ static void stop(srv *s) {
   lraf_pool_close(s->pool);
   lraf_billing_close(s->billing);
   lraf_ledger_close(s->ledger);
+  free(s->contract);
   srv_auth_close(&s->auth);
   srv_metrics_free(&s->metrics);
 }
@@ -139,8 +140,19 @@ int cli_serve(int argc, char **argv) {
   s.tv = a.tenants;
   s.ntv = a.ntenants;
   if ((st = port_free(s.bind, s.port)) != CLI_OK) return st;
-  if ((st = srv_auth_open(&s.auth, a.keys_file, a.admin_token_file)) != CLI_OK)
+  if (a.contract != NULL) {
+    if ((s.contract = malloc(sizeof *s.contract)) == NULL)
+      return cli_error("out of memory");
+    if ((st = cli_contract_load(a.contract, s.contract)) != CLI_OK) {
+      free(s.contract);
+      return st;
+    }
+  }
+  if ((st = srv_auth_open(&s.auth, a.keys_file, a.admin_token_file)) !=
+      CLI_OK) {
+    free(s.contract);
     return st;
+  }
   /* every thread started from here on leaves these signals to sigwait */
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGINT);
@@ -149,6 +161,7 @@ int cli_serve(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   srv_metrics_init(&s.metrics);
   if ((st = start(&s)) != CLI_OK) {
+    free(s.contract);
     srv_auth_close(&s.auth);
     srv_metrics_free(&s.metrics);
     return st;

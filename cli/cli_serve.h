@@ -28,7 +28,13 @@ typedef struct srv {
   lraf_billing *billing;   /* the tenants, what to bill, retries */
   srv_auth auth;           /* API keys, the admin token */
   srv_metrics metrics;     /* what the HTTP front counts (/metrics) */
+  cli_contract *contract;  /* --contract: "HANDLER N" lines, or NULL */
 } srv;
+
+/* The value of an X-Lraf-Max-Instructions header: NULL with *n set when
+   v is 1 to 18 decimal digits of a number of at least 1 and nothing
+   else; else why not (cli_serve_http.c). */
+const char *srv_max_instructions(const char *v, int64_t *n);
 
 /* Start / stop the HTTP front; srv_http_start prints the address. */
 struct MHD_Daemon;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <microhttpd.h>
@@ -286,6 +287,71 @@ static enum MHD_Result add_pair(void *cls, enum MHD_ValueKind kind,
   return MHD_YES;
 }
 
+/* ---- reservations ---- */
+
+const char *srv_max_instructions(const char *v, int64_t *n) {
+  int64_t x = 0;
+  size_t i, len = strlen(v);
+  if (len == 0) return "empty";
+  if (len > 18) return "more than 18 digits";
+  for (i = 0; i < len; i++) {
+    if (!isdigit((unsigned char)v[i]))
+      return "not a whole number of decimal digits (no sign, space or unit)";
+    x = x * 10 + (v[i] - '0');
+  }
+  if (x < 1) return "0 (at least 1)";
+  *n = x;
+  return NULL;
+}
+
+static enum MHD_Result count_max(void *cls, enum MHD_ValueKind kind,
+                                 const char *key, const char *value) {
+  (void)kind, (void)value;
+  if (key != NULL && strcasecmp(key, "X-Lraf-Max-Instructions") == 0)
+    (*(int *)cls)++;
+  return MHD_YES;
+}
+
+/* The request's X-Lraf-Max-Instructions (*n 0 without one); NULL, or
+   why the header is refused (400). */
+static const char *max_header(struct MHD_Connection *c, int64_t *n,
+                              char *why, size_t size) {
+  const char *v, *bad;
+  int count = 0;
+  *n = 0;
+  cli_mhd.get_connection_values(c, MHD_HEADER_KIND, count_max, &count);
+  if (count == 0) return NULL;
+  if (count > 1) return "more than one X-Lraf-Max-Instructions header";
+  v = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND,
+                                      "X-Lraf-Max-Instructions");
+  if ((bad = srv_max_instructions(v != NULL ? v : "", n)) == NULL)
+    return NULL;
+  snprintf(why, size, "bad X-Lraf-Max-Instructions header: %s; expected "
+           "the instructions to reserve, 1 to 999999999999999999", bad);
+  return why;
+}
+
+/* What handler name reserves by default: "return N" in DIR/NAME.contract
+   (its own contract, from lraf bound --write-contract), else "NAME N"
+   in --contract FILE; 0 when neither declares it, -1 when the handler's
+   contract file cannot be read (said on stderr). */
+static int64_t declared(srv *s, const char *name) {
+  char path[4096];
+  int64_t n = 0;
+  cli_contract *k;
+  snprintf(path, sizeof path, "%s/%s.contract", s->dir, name);
+  if (access(path, F_OK) == 0) {
+    if ((k = malloc(sizeof *k)) == NULL) return -1;
+    if (cli_contract_load(path, k) != CLI_OK) n = -1;
+    else if (!cli_contract_find(k, "return", &n)) n = 0;
+    free(k);
+    if (n != 0) return n;
+  }
+  if (s->contract != NULL && cli_contract_find(s->contract, name, &n))
+    return n;
+  return 0;
+}
+
 static char *read_handler(srv *s, const char *name, size_t *len) {
   char path[4096];
   char *data;
@@ -327,6 +393,12 @@ static void bill_reply(const lraf_bill *bill, const lraf_error *err,
       r->request_id = NULL;
       snprintf(msg, size, "%s: try again later\n", err->message);
       break;
+    case LRAF_BILL_REFUSED:
+      r->request_id = NULL;
+      snprintf(msg, size, "reservation refused: cannot reserve %" PRId64
+               " instructions of the tenant's quota, %" PRId64 " available "
+               "(nothing ran)\n", bill->reserved, bill->available);
+      break;
     default:
       snprintf(msg, size, "ledger unavailable: the request was not "
                "recorded\n");
@@ -347,6 +419,8 @@ static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
   lraf_status st;
   pairs q, h;
   char msg[600];
+  const char *why;
+  int64_t reserve;
   reply r;
   enum MHD_Result ret;
   if (!valid_name(name, 128) || name[0] == '.')
@@ -365,8 +439,18 @@ static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
   key = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
   if (key != NULL && (key[0] == '\0' || strlen(key) > 200))
     return text(c, 400, "bad Idempotency-Key header (1-200 bytes)\n");
+  if ((why = max_header(c, &reserve, msg, sizeof msg - 1)) != NULL) {
+    if (why != msg) snprintf(msg, sizeof msg - 1, "%s", why);
+    strcat(msg, "\n");
+    return text(c, 400, msg);
+  }
   source = read_handler(s, name, &slen);
   if (source == NULL) return text(c, 404, "no such handler\n");
+  if (reserve == 0 && s->metering && (reserve = declared(s, name)) < 0) {
+    free(source);
+    return text(c, 500, "the handler's contract cannot be read (see the "
+                "server's log)\n");
+  }
   memset(&q, 0, sizeof q);
   memset(&h, 0, sizeof h);
   h.headers = 1;
@@ -384,6 +468,7 @@ static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
   rq.headers = h.kv;
   rq.body = cn->body;
   rq.body_len = cn->len;
+  rq.reserve = reserve;
   st = lraf_billing_run(s->billing, &rq, key, &bill, &err);
   if (st == LRAF_EIO) atomic_fetch_add(&s->metrics.ledger_errors, 1);
   free(source);

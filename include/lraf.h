@@ -764,6 +764,10 @@ typedef struct lraf_request {
   const char *const *headers;
   const char *body;
   size_t body_len;
+  int64_t reserve;               /* lraf_billing_run: instructions to
+                                    reserve of the tenant's quota before
+                                    it runs; 0: none (the pool ignores
+                                    it) */
 } lraf_request;
 
 /* What became of it.  The handler returns status, body[, headers]:
@@ -904,6 +908,10 @@ typedef struct lraf_record {
   int status;
   double wall, cpu;        /* seconds, 0 to 9e12 */
   double started, ended;   /* Unix time, -9e12 to 9e12 */
+  int64_t reserved;        /* the request's reservation
+                              (lraf_ledger_reserve under request_id),
+                              settled with the record; 0: none.  At
+                              least instructions */
   double event_time;       /* Unix time the usage belongs to (its
                               billing period's); 0: started */
   double ingest_time;      /* when the ledger stored it (set by the
@@ -969,6 +977,37 @@ LRAF_API lraf_manager *lraf_ledger_tenant(lraf_ledger *l,
                                           const char *tenant, int64_t quota,
                                           int64_t slice, lraf_manager *parent,
                                           lraf_error *err);
+/* Reservations: a request takes n instructions of tenant's quota before
+   it runs, atomically in the ledger (SQLite: a BEGIN IMMEDIATE
+   transaction; PostgreSQL: one conditional UPDATE of the tenant's
+   lraf_quota row, shared by every host, the same column leases take
+   from), under its request_id.  LRAF_OK: reserved; LRAF_EQUOTA: less
+   than n is left (*available says how much; nothing reserved);
+   LRAF_EARG: n < 1, or the tenant has no quota (quota < 0, or
+   PostgreSQL has no row for it: *available -1).  quota is the tenant's
+   as given to lraf_ledger_tenant (SQLite checks it against the
+   tenant's records and reservations; PostgreSQL against its row).
+   The request then runs within n, and its record, with reserved = n
+   and at most n instructions, settles the reservation in the
+   transaction that stores it: the reservation goes and what the
+   request did not use is free again, so a crash can neither lose nor
+   double the refund.  A reservation whose record cannot be stored is
+   given back with lraf_ledger_release.  One left by a host that
+   stopped without settling (its requests were never recorded) is
+   given back whole when the ledger is opened: SQLite releases every
+   reservation in the file (one server per file); PostgreSQL those of
+   the hosts whose database session is gone (each host holds an
+   advisory lock while it lives).  While reserved requests run, what
+   they reserved is not available to others; the quota held by leases
+   (lraf_ledger_tenant on PostgreSQL) is not available to reservations
+   until the host gives it back. */
+LRAF_API lraf_status lraf_ledger_reserve(lraf_ledger *l, const char *tenant,
+                                         const char *request_id, int64_t n,
+                                         int64_t quota, int64_t *available,
+                                         lraf_error *err);
+LRAF_API lraf_status lraf_ledger_release(lraf_ledger *l, const char *tenant,
+                                         const char *request_id,
+                                         lraf_error *err);
 /* What the group commit did since the ledger was opened: commits
    (transactions, each made durable by one flush: SQLite's fsync of its
    write-ahead log, PostgreSQL's of its own), the records they held, how
@@ -1015,7 +1054,21 @@ LRAF_API void lraf_ledger_close(lraf_ledger *l);
    concurrent request with the same key was stored first, this one ran,
    so it is stored under its own id: LRAF_BILL_CLASH.  A request that
    ran but whose record could not be stored is LRAF_BILL_UNRECORDED:
-   its caller must not take it as done (lraf serve answers 503). */
+   its caller must not take it as done (lraf serve answers 503).
+
+   Reservations.  A request with reserve N > 0 (at most the tenant's
+   per-request limit: the smaller is taken) runs within N.  When its
+   tenant has a quota kept in the ledger, N is first reserved from it
+   (lraf_ledger_reserve under the request's id): when less than N is
+   left, the request is not run, LRAF_BILL_REFUSED with what is
+   available.  It is billed at most N (a request stopped at N is billed
+   N: the few instructions of the charge that crossed N are not), and
+   its record settles the reservation in the transaction that
+   stores it (released whole when the record cannot be stored).  With a
+   quota leased from PostgreSQL, a reserved request runs outside the
+   leases (under the tenant's rate), so together the hosts never bill a
+   tenant's reserved requests past its quota.  Without a ledger, or for
+   a tenant without a quota, N only limits the request. */
 typedef struct lraf_billing lraf_billing;
 
 typedef enum lraf_term_kind {
@@ -1053,7 +1106,9 @@ typedef enum lraf_bill_outcome {
   LRAF_BILL_CLASH,       /* a concurrent request stored the key first:
                             this one ran, recorded under its own id */
   LRAF_BILL_BUSY,        /* max_tenants tenants, none idle: not run */
-  LRAF_BILL_UNRECORDED   /* ran, but its record was not stored */
+  LRAF_BILL_UNRECORDED,  /* ran, but its record was not stored */
+  LRAF_BILL_REFUSED      /* its reservation could not be made: not run,
+                            not recorded (status 429) */
 } lraf_bill_outcome;
 
 typedef struct lraf_bill {
@@ -1066,6 +1121,9 @@ typedef struct lraf_bill {
                               the record's (REPEAT), 0 (BUSY) */
   lraf_response response;  /* RAN, CLASH, UNRECORDED: what the handler
                               returned (lraf_bill_free frees it) */
+  int64_t reserved;        /* instructions reserved (0: none); REFUSED:
+                              what it asked for */
+  int64_t available;       /* REFUSED: what was left of the quota */
 } lraf_bill;
 
 /* Run req (its tenant_manager and limit are the billing's to set) for

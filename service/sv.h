@@ -140,7 +140,13 @@ typedef int (*sv_each_fn)(void *ud, const lraf_record *r);
    sets a tenant's shared quota; lease() takes up to want instructions
    of it (the amount granted in *got); give() returns some; each()
    calls f for every record of a tenant (NULL: every one) in a window,
-   by event time, tenant and key. */
+   by event time, tenant and key.  reserve() takes n of tenant's quota
+   for one request (request_id) if that much is left (*reserved 1;
+   *available: what was left before, -1 when the store has no quota for
+   tenant); write() settles the reservation of every record stored with
+   one (in the same transaction: the reservation goes, what the record
+   did not use goes back to the quota); release() gives a reservation
+   back whole (its record could not be stored). */
 typedef struct sv_store_ops {
   lraf_status (*write)(sv_store *s, const lraf_record *const *r, int n,
                        int *stored, lraf_error *err);
@@ -155,6 +161,11 @@ typedef struct sv_store_ops {
                        int64_t *got, lraf_error *err);
   lraf_status (*give)(sv_store *s, const char *tenant, int64_t n,
                       lraf_error *err);
+  lraf_status (*reserve)(sv_store *s, const char *tenant,
+                         const char *request_id, int64_t n, int64_t quota,
+                         int *reserved, int64_t *available, lraf_error *err);
+  lraf_status (*release)(sv_store *s, const char *tenant,
+                         const char *request_id, lraf_error *err);
   lraf_status (*each)(sv_store *s, const char *tenant, int64_t from,
                       int64_t to, sv_each_fn f, void *ud, lraf_error *err);
   void (*close)(sv_store *s);
@@ -163,6 +174,9 @@ typedef struct sv_store_ops {
 
 struct sv_store {
   const sv_store_ops *ops;
+  int reads_apart;  /* usage(), find() and each() use a connection of
+                       their own, so they may run while write() waits for
+                       its fsync */
 };
 
 lraf_status sv_sqlite_open(const char *path, sv_store **out,
@@ -191,6 +205,11 @@ lraf_status sv_ledger_window(lraf_ledger *l, const char *tenant,
 typedef struct sv_tenant {
   char name[65];
   lraf_manager *manager;   /* the tenant's budget */
+  lraf_manager *root;      /* its rate (or total), above the quota */
+  int64_t budget;          /* the budget of manager when it is a
+                              hierarchical one with a quota (SQLite, in
+                              memory), less what reserved requests
+                              billed; -1: not one */
   int64_t limit;           /* each request's own quota; -1: none */
   int64_t quota, rate;     /* its terms; -1, 0: none */
   int64_t requests, instructions, native;   /* since open */

@@ -2,7 +2,9 @@
 ** sv_billing.c - what lraf serve does with a request, for any host:
 ** answer a retry from the ledger, run the request for its tenant on
 ** the pool, store its record (under "k:" and the client's key, or "r:"
-** and its random request id), and count it for the tenant.
+** and its random request id), and count it for the tenant.  A request
+** with a reservation takes it from the tenant's quota in the ledger
+** before it runs, runs within it, and settles it with its record.
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -106,6 +108,7 @@ static lraf_status record(lraf_billing *b, const lraf_request *req,
   rec.cpu = res->cpu;
   rec.started = res->started;
   rec.ended = res->ended;
+  rec.reserved = bill->reserved;
   st = lraf_ledger_record(b->ledger, &rec, &stored, err);
   if (st == LRAF_OK && !stored && key != NULL) {
     rec.key = rkey;
@@ -120,6 +123,8 @@ static lraf_status record(lraf_billing *b, const lraf_request *req,
   if (st == LRAF_OK)
     sv_fail(err, LRAF_EIO, "request id %s taken", bill->request_id);
   snprintf(why, sizeof why, "%s", err->message);
+  if (bill->reserved > 0)   /* not billed: the reservation goes back */
+    lraf_ledger_release(b->ledger, t->name, bill->request_id, NULL);
   bill->outcome = LRAF_BILL_UNRECORDED;
   bill->status = 503;
   return sv_fail(err, LRAF_EIO, "the request ran but was not recorded: %s",
@@ -154,6 +159,46 @@ static void count(lraf_billing *b, sv_tenant *t, const lraf_bill *bill) {
   t->native += bill->response.native;
   if (cls >= 1 && cls <= 5) t->by_class[cls]++;
   pthread_mutex_unlock(&b->lock);
+}
+
+/* Reserve n of t's quota for bill's request; LRAF_OK with
+   bill->reserved set (0 when t's quota is not in the ledger), or the
+   refusal in bill (LRAF_OK too), or LRAF_EIO. */
+static lraf_status reserve(lraf_billing *b, sv_tenant *t, int64_t n,
+                           lraf_bill *bill, lraf_error *err) {
+  char why[sizeof err->message];
+  int64_t avail;
+  lraf_status st;
+  if (b->ledger == NULL || t->quota < 0) return LRAF_OK;
+  st = lraf_ledger_reserve(b->ledger, t->name, bill->request_id, n,
+                           t->quota, &avail, err);
+  if (st == LRAF_OK) {
+    bill->reserved = n;
+  } else if (st == LRAF_EQUOTA || st == LRAF_EARG) {
+    /* EARG: a shared quota without its row: nothing to reserve from */
+    bill->outcome = LRAF_BILL_REFUSED;
+    bill->status = 429;
+    bill->reserved = n;
+    bill->available = avail > 0 ? avail : 0;
+  } else {
+    snprintf(why, sizeof why, "%s", err->message);
+    return sv_fail(err, LRAF_EIO, "ledger unavailable: %s", why);
+  }
+  return LRAF_OK;
+}
+
+/* The body of a request stopped at its reservation. */
+static void say_reserved(lraf_response *res, int64_t n) {
+  char msg[120];
+  char *p;
+  int len = snprintf(msg, sizeof msg, "reservation exhausted: %" PRId64
+                     " instructions reserved (X-Lraf-Max-Instructions or "
+                     "the handler's contract)\n", n);
+  if ((p = malloc((size_t)len + 1)) == NULL) return;
+  memcpy(p, msg, (size_t)len + 1);
+  free(res->body);
+  res->body = p;
+  res->body_len = (size_t)len;
 }
 
 lraf_status lraf_billing_run(lraf_billing *b, const lraf_request *req,
@@ -192,12 +237,42 @@ lraf_status lraf_billing_run(lraf_billing *b, const lraf_request *req,
   rq.tenant = t->name;
   rq.tenant_manager = t->manager;
   rq.limit = t->limit;
+  if (req->reserve > 0) {
+    if (rq.limit < 0 || req->reserve < rq.limit) rq.limit = req->reserve;
+    if (reserve(b, t, rq.limit, bill, err) != LRAF_OK) {
+      sv_tenant_put(b, t);
+      return err->code;
+    }
+    if (bill->outcome == LRAF_BILL_REFUSED) {
+      count(b, t, bill);
+      sv_tenant_put(b, t);
+      return LRAF_OK;
+    }
+    /* the reservation is this request's share of the quota: it runs
+       outside the quota's manager (a lease, or the budget of the
+       tenant's requests in this process, which its bill is taken from
+       once recorded) */
+    if (bill->reserved > 0) rq.tenant_manager = t->root;
+  }
   lraf_pool_run(b->pool, &rq, &bill->response);
   bill->outcome = LRAF_BILL_RAN;
+  if (req->reserve > 0 && bill->response.instructions > rq.limit &&
+      bill->response.code == LRAF_EQUOTA) {
+    /* stopped at its reservation: billed what it reserved */
+    bill->response.instructions = rq.limit;
+    if (rq.limit == req->reserve) say_reserved(&bill->response, rq.limit);
+  }
   bill->status = bill->response.status;
   bill->instructions = bill->response.instructions;
   if (b->ledger != NULL)
     st = record(b, req, t, key != NULL ? kkey : NULL, bill, err);
+  if (bill->reserved > 0 && bill->outcome != LRAF_BILL_UNRECORDED &&
+      t->budget >= 0) {
+    pthread_mutex_lock(&b->lock);
+    t->budget -= bill->instructions;
+    lraf_limit_set(t->manager, t->budget > 0 ? t->budget : 0);
+    pthread_mutex_unlock(&b->lock);
+  }
   count(b, t, bill);
   sv_tenant_put(b, t);
   return st;

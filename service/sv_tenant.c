@@ -37,6 +37,7 @@ static int64_t term(const lraf_billing *b, lraf_term_kind kind,
 
 static void tenant_free(sv_tenant *t) {
   lraf_manager_release(t->manager);
+  lraf_manager_release(t->root);
   free(t);
 }
 
@@ -75,7 +76,8 @@ static lraf_manager *tenant_manager(lraf_billing *b, sv_tenant *t,
     m = lraf_hier_new(root, quota);
     if (m == NULL) sv_fail(err, LRAF_EMEM, "out of memory");
   }
-  lraf_manager_release(root);
+  if (m != NULL) t->root = root;  /* reserved requests run under it */
+  else lraf_manager_release(root);
   return m;
 }
 
@@ -114,6 +116,9 @@ sv_tenant *sv_tenant_get(lraf_billing *b, const char *name, int *full,
     free(t);
     return NULL;
   }
+  /* nothing ran under it yet: what is left is its budget */
+  t->budget = t->quota >= 0 && lraf_limit_remaining(t->manager) < INT64_MAX
+                  ? lraf_limit_remaining(t->manager) : -1;
   t->inflight = 1;
   t->used = b->clock;
   t->next = b->tenants;
