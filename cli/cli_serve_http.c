@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,18 +163,87 @@ static int admin(srv *s, struct MHD_Connection *c) {
                         c, MHD_HEADER_KIND, "Authorization"));
 }
 
+/* Append printf output to a growing buffer (ignores failures: the
+   buffer then ends early). */
+static void addf(char **b, size_t *len, size_t *cap, const char *fmt, ...) {
+  va_list ap;
+  int n;
+  if (*b == NULL) return;
+  for (;;) {
+    va_start(ap, fmt);
+    n = vsnprintf(*b + *len, *cap - *len, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < *cap - *len) break;
+    {
+      char *p = realloc(*b, *cap * 2 + (size_t)n);
+      if (p == NULL) return;
+      *b = p;
+      *cap = *cap * 2 + (size_t)n;
+    }
+  }
+  *len += (size_t)n;
+}
+
+/* Per-period totals of the records read in order (lraf_ledger_each). */
+typedef struct periods {
+  lraf_period period;
+  char name[16];
+  int64_t requests, instructions, n;
+  char *b;
+  size_t len, cap;
+} periods;
+
+static void period_flush(periods *p) {
+  if (p->n == 0) return;
+  addf(&p->b, &p->len, &p->cap, "%s{\"period\": \"%s\", \"requests\": %"
+       PRId64 ", \"instructions\": %" PRId64 "}",
+       p->len > 0 ? ", " : "", p->name, p->requests, p->instructions);
+  p->n = p->requests = p->instructions = 0;
+}
+
+static int period_add(void *ud, const lraf_record *r) {
+  periods *p = ud;
+  char name[16];
+  lraf_period_name(p->period, r->event_time, name);
+  if (p->n > 0 && strcmp(name, p->name) != 0) period_flush(p);
+  memcpy(p->name, name, sizeof name);
+  p->n++;
+  p->requests += strcmp(r->outcome, "adjustment") != 0;
+  p->instructions += r->instructions;
+  return 0;
+}
+
 static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
   const char *tenant =
       cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tenant");
+  const char *from =
+      cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "from");
+  const char *to =
+      cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "to");
+  const char *per =
+      cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "period");
   lraf_usage u;
   lraf_error err;
-  char buf[1024];
+  periods p;
+  double f, t;
+  char buf[1024], fs[32], ts[32];
   reply r;
+  int window = from != NULL || to != NULL || per != NULL;
+  enum MHD_Result ret;
   if (s->ledger == NULL) return text(c, 404, "no ledger\n");
   if (tenant != NULL && tenant[0] == '\0') tenant = NULL;
   if (tenant != NULL && !valid_name(tenant, 64))
     return text(c, 400, "bad tenant name\n");
-  if (lraf_ledger_usage(s->ledger, tenant, &u, &err) != LRAF_OK) {
+  memset(&p, 0, sizeof p);
+  p.period = LRAF_PERIOD_MONTH;
+  if (lraf_window_parse(from, to, &f, &t, &err) != LRAF_OK ||
+      (per != NULL && lraf_period_parse(per, &p.period, &err) != LRAF_OK)) {
+    snprintf(buf, sizeof buf, "bad /usage query: %s\n", err.message);
+    return text(c, 400, buf);
+  }
+  if (lraf_ledger_usage_window(s->ledger, tenant, f, t, &u, &err) !=
+      LRAF_OK) {
     snprintf(buf, sizeof buf, "ledger unavailable: %s\n", err.message);
     return text(c, 503, buf);
   }
@@ -181,16 +251,58 @@ static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
            "{\"tenant\": %s%s%s, \"requests\": %" PRId64
            ", \"instructions\": %" PRId64 ", \"native\": %" PRId64
            ", \"errors\": %" PRId64 ", \"memory_peak_max\": %" PRId64
-           ", \"wall_seconds\": %.6f, \"cpu_seconds\": %.6f}\n",
+           ", \"wall_seconds\": %.6f, \"cpu_seconds\": %.6f",
            tenant ? "\"" : "", tenant ? tenant : "null", tenant ? "\"" : "",
            u.requests, u.instructions, u.native, u.errors, u.memory_peak,
            u.wall, u.cpu);
-  memset(&r, 0, sizeof r);
-  r.status = 200;
-  r.body = buf;
-  r.len = strlen(buf);
-  r.type = "application/json";
-  return send_reply(c, &r);
+  if (!window) {
+    strcat(buf, "}\n");
+    memset(&r, 0, sizeof r);
+    r.status = 200;
+    r.body = buf;
+    r.len = strlen(buf);
+    r.type = "application/json";
+    return send_reply(c, &r);
+  }
+  p.cap = 1024;
+  p.b = malloc(p.cap);
+  if (p.b == NULL) return MHD_NO;
+  p.b[0] = '\0';
+  if (lraf_ledger_each(s->ledger, tenant, f, t, period_add, &p, &err) !=
+      LRAF_OK) {
+    free(p.b);
+    snprintf(buf, sizeof buf, "ledger unavailable: %s\n", err.message);
+    return text(c, 503, buf);
+  }
+  period_flush(&p);
+  lraf_time_format(f, fs);
+  lraf_time_format(t, ts);
+  {
+    char *all = NULL;
+    size_t len = 0, cap = 256 + strlen(buf) + p.len;
+    all = malloc(cap);
+    if (all == NULL) {
+      free(p.b);
+      return MHD_NO;
+    }
+    all[0] = '\0';
+    addf(&all, &len, &cap, "%s, \"from\": %s%s%s, \"to\": %s%s%s, "
+         "\"period\": \"%s\", \"periods\": [%s]}\n", buf,
+         from ? "\"" : "", from ? fs : "null", from ? "\"" : "",
+         to ? "\"" : "", to ? ts : "null", to ? "\"" : "",
+         p.period == LRAF_PERIOD_DAY ? "day" : p.period == LRAF_PERIOD_MONTH
+                                                 ? "month" : "total",
+         p.b);
+    memset(&r, 0, sizeof r);
+    r.status = 200;
+    r.body = all;
+    r.len = len;
+    r.type = "application/json";
+    ret = send_reply(c, &r);
+    free(all);
+  }
+  free(p.b);
+  return ret;
 }
 
 static enum MHD_Result metrics(srv *s, struct MHD_Connection *c) {
