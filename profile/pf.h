@@ -147,6 +147,26 @@ lraf_status pf_write(const pf_profile *P, pf_format fmt, int top, FILE *out,
                      lraf_error *err);
 void pf_write_svg(const pf_profile *P, FILE *out);
 
+/* ---- pf_svg.c: flame graphs ---- */
+/* A tree of boxes: box 0 is the root, parent[i] < i (children in
+   order), width[i] the box's inclusive units (the root's is the
+   total).  describe gives box i's name, the hover text after it and
+   its fill colour. */
+typedef struct pf_flame {
+  const char *title, *subtitle;
+  int n;
+  const int *parent;
+  const int64_t *width;
+  void (*describe)(const void *ud, int i, char *name, size_t nsize,
+                   char *info, size_t isize, int rgb[3]);
+  const void *ud;
+} pf_flame;
+/* The interactive SVG (click to zoom, reset, search). */
+void pf_svg_flame(const pf_flame *F, FILE *out);
+/* s as XML text (at most max bytes of it; bytes outside printable
+   ASCII become '?'). */
+void pf_svg_text(FILE *out, const char *s, size_t max);
+
 /* ---- pf_json.c: reading a JSON profile back (for lraf diff) ---- */
 typedef struct pf_entry {
   char *frame;
