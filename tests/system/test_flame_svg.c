@@ -33,6 +33,7 @@
 #include "tutil_sh.h"
 
 static tutil_sh sh;
+static char lraf[512];  /* the lraf under test, an absolute path */
 
 /* Run "lraf ARGS" with its output in the suite's directory. */
 static int run(const char *fmt, ...) {
@@ -41,7 +42,7 @@ static int run(const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(args, sizeof args, fmt, ap);
   va_end(ap);
-  return tutil_sh_run(&sh, "%s %s", tutil_sh_lraf(), args);
+  return tutil_sh_run(&sh, "%s %s", lraf, args);
 }
 
 static char *slurp_dir(const char *name, size_t *len) {
@@ -110,6 +111,12 @@ static long long total_of(const char *file) {
 
 static int setup(void **state) {
   (void)state;
+  char cwd[256];
+  if (getcwd(cwd, sizeof cwd) == NULL) return -1;
+  if (tutil_sh_lraf()[0] == '/')
+    snprintf(lraf, sizeof lraf, "%s", tutil_sh_lraf());
+  else
+    snprintf(lraf, sizeof lraf, "%s/%s", cwd, tutil_sh_lraf());
   if (tutil_sh_init(&sh, "flame") != 0) return -1;
   put("flame.lua", sort_lua);
   return 0;
@@ -327,6 +334,7 @@ static void open_page(const char *url) {
   char params[1024], target[128], v[64];
   char *m;
   long long deadline = now_ms() + WAIT_MS;
+  B.session[0] = '\0';  /* a command to the browser, not a page */
   snprintf(params, sizeof params, "{\"url\":\"%s\"}", url);
   m = call("Target.createTarget", params);
   string_of(m, "targetId", target, sizeof target);
@@ -452,12 +460,142 @@ static void test_chromium(void **state) {
   sort_share = 100.0 * (double)(inclusive("p.json", "merge_sort (") +
                                 inclusive("p.json", "[C] table.sort")) / tot;
   search("sort", sort_share);
+  /* the differential graph: the same zoom */
+  assert_int_equal(tutil_sh_run(&sh, "(cd %s && mkdir -p a b && cp flame.lua "
+                                "a/ && cp flame.lua b/ && %s profile --format "
+                                "json -o a.json a/flame.lua 200 && %s profile "
+                                "--format json -o b.json b/flame.lua 300 && "
+                                "%s diff a.json b.json --format svg > d.svg)",
+                                sh.dir, lraf, lraf, lraf), 0);
+  snprintf(url, sizeof url, "file://%s/d.svg", sh.dir);
+  open_page(url);
+  click(FRAME("merge ("));
+  eval(FRAME("merge (") ".querySelector('rect').getAttribute('width')", v,
+       sizeof v);
+  assert_string_equal(v, full);
   browser_stop();
+}
+
+/* The script, edited: merge copies its result twice. */
+static void slower(const char *dir) {
+  char *src = slurp_dir("flame.lua", NULL), *p, path[256], *edited;
+  const char *line = "  for k = 1, #t do a[lo + k - 1] = t[k] end\n";
+  size_t n = strlen(src) + strlen(line) + 1;
+  p = strstr(src, line);
+  assert_non_null(p);
+  edited = malloc(n);
+  assert_non_null(edited);
+  memcpy(edited, src, (size_t)(p - src) + strlen(line));
+  strcpy(edited + (p - src) + strlen(line), p);
+  snprintf(path, sizeof path, "%s/flame.lua", dir);
+  put(path, edited);
+  free(src);
+  free(edited);
+}
+
+/* The fills of the boxes whose data-n starts with prefix: how many are
+   red (255, g, g with g < 225), blue (b, b, 255) and grey. */
+static void fills(const char *svg, const char *prefix, int *red, int *blue,
+                  int *grey) {
+  char key[128];
+  const char *p = svg;
+  *red = *blue = *grey = 0;
+  snprintf(key, sizeof key, "data-n=\"%s", prefix);
+  while ((p = strstr(p, key)) != NULL) {
+    int r, g, b;
+    p = strstr(p, "fill=\"rgb(");
+    assert_non_null(p);
+    assert_int_equal(sscanf(p + 10, "%d,%d,%d", &r, &g, &b), 3);
+    if (r == 255 && g == b && g < 225) (*red)++;
+    else if (b == 255 && r == g && r < 225) (*blue)++;
+    else if (r == 225 && g == 225 && b == 225) (*grey)++;
+  }
+}
+
+static void xmllint(const char *file) {
+  assert_int_equal(tutil_sh_run(&sh, "xmllint --noout %s/%s", sh.dir, file),
+                   0);
+}
+
+/* lraf diff --format svg: growth red, shrinkage blue, unchanged grey;
+   valid XML; the same bytes every time. */
+static void test_diff_svg(void **state) {
+  char *up, *up2, *down;
+  size_t n1, n2;
+  int red, blue, grey;
+  (void)state;
+  assert_int_equal(tutil_sh_run(&sh, "mkdir -p %s/old %s/new && cp %s/"
+                                "flame.lua %s/old/", sh.dir, sh.dir, sh.dir,
+                                sh.dir), 0);
+  slower("new");
+  assert_int_equal(run("profile --format json -o %s/old.json %s/old/flame.lua"
+                       " 300", sh.dir, sh.dir), 0);
+  assert_int_equal(run("profile --format json -o %s/new.json %s/new/flame.lua"
+                       " 300", sh.dir, sh.dir), 0);
+  assert_int_equal(tutil_sh_run(&sh, "(cd %s && %s diff old.json new.json "
+                                "--format svg > up.svg && %s diff old.json "
+                                "new.json --format svg > up2.svg && %s diff "
+                                "new.json old.json --format svg > down.svg)",
+                                sh.dir, lraf, lraf, lraf), 0);
+  xmllint("up.svg");
+  xmllint("down.svg");
+  up = slurp_dir("up.svg", &n1);
+  up2 = slurp_dir("up2.svg", &n2);
+  down = slurp_dir("down.svg", NULL);
+  assert_true(n1 == n2 && memcmp(up, up2, n1) == 0);
+  assert_non_null(strstr(up, "\"middle\">lraf diff: old.json -&gt; new.json<"));
+  fills(up, "merge (", &red, &blue, &grey);
+  print_message("merge's boxes grown: %d red, %d blue, %d grey\n", red, blue,
+                grey);
+  assert_true(red > 0 && blue == 0 && grey == 0);
+  fills(down, "merge (", &red, &blue, &grey);
+  assert_true(blue > 0 && red == 0 && grey == 0);
+  fills(up, "merge_sort (", &red, &blue, &grey);
+  assert_true(grey > 0 && red == 0 && blue == 0);
+  /* with a gate it still writes the graph and exits 5 */
+  assert_int_equal(run("diff %s/old.json %s/new.json --format svg "
+                       "--threshold 1", sh.dir, sh.dir), 5);
+  free(up);
+  free(up2);
+  free(down);
+  assert_int_equal(run("diff %s/old.json %s/new.json --format png", sh.dir,
+                       sh.dir), 2);
+}
+
+/* Names with <, &, quotes and bytes that are not UTF-8, in the frames
+   and in the file's name: valid XML, the characters escaped. */
+static const char odd_lua[] =
+  "_G['a<b&c\"d\\'e]]>\xff\xfe'] = function (n) local s = 0 "
+  "for i = 1, n do s = s + i end return s end\n"
+  "local f = _G['a<b&c\"d\\'e]]>\xff\xfe']\n"
+  "print(f(1000))\n";
+
+static void test_escaped_names(void **state) {
+  char *svg, *diff;
+  (void)state;
+  put("we<ird&'\".lua", odd_lua);
+  assert_int_equal(tutil_sh_run(&sh, "(cd %s && %s profile --format svg -o "
+                                "odd.svg 'we<ird&'\\''\".lua' && %s profile "
+                                "--format json -o odd.json "
+                                "'we<ird&'\\''\".lua' && %s diff odd.json "
+                                "odd.json --format svg > odd-diff.svg)",
+                                sh.dir, lraf, lraf, lraf), 0);
+  xmllint("odd.svg");
+  xmllint("odd-diff.svg");
+  svg = slurp_dir("odd.svg", NULL);
+  diff = slurp_dir("odd-diff.svg", NULL);
+  assert_non_null(strstr(svg, "a&lt;b&amp;c&quot;d'e]]&gt;??"));
+  assert_non_null(strstr(diff, "a&lt;b&amp;c&quot;d'e]]&gt;??"));
+  assert_non_null(strstr(svg, "lraf profile: we&lt;ird&amp;'&quot;.lua"));
+  free(svg);
+  free(diff);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_chromium),
+    cmocka_unit_test(test_diff_svg),
+    cmocka_unit_test(test_escaped_names),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
