@@ -40,6 +40,7 @@ int cli_disasm(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_rewrite(int argc, char **argv);
 int cli_serve(int argc, char **argv);
+int cli_key(int argc, char **argv);
 int cli_profile(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 
@@ -179,6 +180,19 @@ int cli_contract_load(const char *path, cli_contract *k);
    assigns (their __newindex); 0 when the globals have a metatable. */
 struct lua_State;
 int cli_contract_install(struct lua_State *L, cli_contract *k);
+
+/* --timeline (cli_timeline.c).  Open path for writing (*f NULL when
+   path is NULL); CLI_OK or a usage error, said. */
+int cli_timeline_open(const char *path, FILE **f);
+/* Write timeline tl to f (an SVG when path ends in .svg) and close f;
+   sum gets the figures.  With expect_share > 0 (a fraction) warn on
+   stderr when a window got less.  0 when the write failed, said. */
+int cli_timeline_finish(lraf_manager *tl, FILE *f, const char *path,
+                        const char *title, double expect_share,
+                        lraf_timeline_summary *sum);
+/* The figures as one "lraf: timeline ..." line. */
+void cli_timeline_line(FILE *f, const char *path,
+                       const lraf_timeline_summary *s);
 
 /* ---- cli_limits.c: helpers of run and bench ---- */
 /* lraf_new failed under memory_limit: the usage error saying the limit

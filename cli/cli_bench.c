@@ -98,6 +98,10 @@ typedef struct bench_run {
   char where[192];       /* where a failed run stopped */
   int native;            /* native charging was on */
   int64_t native_units;  /* and added this much */
+  lraf_manager *timeline;  /* --timeline: above every run's limit */
+  const char *tl_path;   /* --timeline's file, or NULL */
+  FILE *tl_file;
+  double expect_share;   /* --expect-share (a fraction), 0: none */
 } bench_run;
 
 /* os.exit inside a benchmarked script ends that run, not lraf: the
@@ -164,7 +168,8 @@ static lraf_status run_once(const lraf_options *base, const char *script,
   lraf_options opt = *base;
   lraf_state *S;
   lraf_status st;
-  lraf_manager *m = lraf_limit_new(b->limit);
+  lraf_manager *m = b->timeline != NULL ? lraf_hier_new(b->timeline, b->limit)
+                                        : lraf_limit_new(b->limit);
   lua_State *L;
   double t0;
   if (m == NULL) {
@@ -323,11 +328,40 @@ static int parse_args(int argc, char **argv, lraf_options *opt,
   b->limit = a.limit >= 0 ? a.limit : BENCH_DEFAULT_LIMIT;
   b->limit_said = a.limit >= 0;
   b->memory = a.memory;
+  b->tl_path = a.timeline;
+  b->expect_share = a.expect_share;
   if (a.opt.weights != NULL) {
     memcpy(weights, a.weights, sizeof a.weights);
     opt->weights = weights;
   }
   return CLI_OK;
+}
+
+/* --timeline: one timeline above every run's limit, so that its file
+   shows the runs one after another. */
+static int bench_timeline_open(bench_run *b) {
+  int rc = cli_timeline_open(b->tl_path, &b->tl_file);
+  if (rc != CLI_OK || b->tl_file == NULL) return rc;
+  b->timeline = lraf_timeline_new(NULL);
+  if (b->timeline == NULL) {
+    fclose(b->tl_file);
+    return cli_error("out of memory");
+  }
+  return CLI_OK;
+}
+
+/* Write the timeline and its figures; 0 when that failed. */
+static int bench_timeline_done(bench_run *b, const char *title) {
+  lraf_timeline_summary sum;
+  int ok;
+  if (b->timeline == NULL) return 1;
+  fflush(stdout);
+  ok = cli_timeline_finish(b->timeline, b->tl_file, b->tl_path, title,
+                           b->expect_share, &sum);
+  if (ok) cli_timeline_line(stdout, b->tl_path, &sum);
+  lraf_manager_release(b->timeline);
+  b->timeline = NULL;
+  return ok;
 }
 
 /* A run that failed: the message and the status of the table in cli.h. */
@@ -384,6 +418,7 @@ int cli_bench(int argc, char **argv) {
   if (lraf_new(&opt, &probe, &err) != LRAF_OK)
     return cli_new_failed(&opt, &err);
   opt.memory_limit = 0;
+  if ((rc = bench_timeline_open(&b)) != CLI_OK) return rc;
   printf("lraf bench: %d run%s each, model %s\n", runs, runs == 1 ? "" : "s",
          lraf_model(probe));
   unit = cli_unit_name(opt.mode, strstr(lraf_model(probe), "/native-") != NULL);
@@ -394,8 +429,10 @@ int cli_bench(int argc, char **argv) {
     if (access(script, R_OK) != 0)
       return cli_error("cannot read %s: %s", script, strerror(errno));
     st = bench_script(&opt, script, &args, &b, runs, &res[i], &err);
-    if (st != LRAF_OK || (b.exited && b.exit_code != EXIT_SUCCESS))
+    if (st != LRAF_OK || (b.exited && b.exit_code != EXIT_SUCCESS)) {
+      bench_timeline_done(&b, script);
       return run_failed(script, &b, st, &err);
+    }
     print_result(&res[i], runs, unit);
     if (res[i].count_min != res[i].count_max) {
       cli_error("the count of %s differs between runs (%" PRId64 " .. %"
@@ -416,5 +453,6 @@ int cli_bench(int argc, char **argv) {
            res[1].wall_median > 0 ? res[0].wall_median / res[1].wall_median
                                   : 0.0);
   }
+  if (!bench_timeline_done(&b, argv[first])) return CLI_EUSAGE;
   return differs ? CLI_EFAIL : CLI_OK;
 }

@@ -112,6 +112,10 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "open connections of one address (default 64)"},
   {"--idle-timeout", KIND_COUNT, "SECONDS", 1, 86400,
    "close a connection idle that long (default 10)"},
+  {"--tenants", KIND_TEXT, "FILE", 0, 0,
+   "API keys to tenants (lines TENANT sha256:HASH)"},
+  {"--admin-token-file", KIND_TEXT, "FILE", 0, 0,
+   "/usage and /metrics need this token (Bearer)"},
   {"--min-change", KIND_COUNT, "N", 0, INT64_MAX,
    "gate: ignore changes of fewer than N units"},
   {"--fail-on", KIND_TEXT, "WHAT", 0, 0,
@@ -175,7 +179,8 @@ static const char *status_text(const cli_command *cmd, int s) {
 static const cli_command commands[] = {
   {"bench", cli_bench,
    CLI_BIT(CLI_OPT_RUNS) | CLI_BIT(CLI_OPT_LIMIT) |
-     CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | CLI_BIT(CLI_OPT_HELP),
+     CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | TIMELINE |
+     CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_AFTER, "SCRIPT [SCRIPT2] [-- ARGS...]",
    "run SCRIPT N times in fresh states, with ARGS: its instruction count\n"
    "(the same on every run) and wall time min/median/max; with SCRIPT2,\n"
@@ -237,15 +242,24 @@ static const cli_command commands[] = {
      CLI_BIT(CLI_OPT_LEDGER) | CLI_BIT(CLI_OPT_SLICE) |
      CLI_BIT(CLI_OPT_NO_METERING) | CLI_BIT(CLI_OPT_MAX_TENANTS) |
      CLI_BIT(CLI_OPT_MAX_CONNECTIONS) | CLI_BIT(CLI_OPT_MAX_PER_IP) |
-     CLI_BIT(CLI_OPT_IDLE_TIMEOUT) | DETERMINISM | CLI_BIT(CLI_OPT_HELP),
+     CLI_BIT(CLI_OPT_IDLE_TIMEOUT) | CLI_BIT(CLI_OPT_TENANTS) |
+     CLI_BIT(CLI_OPT_ADMIN_TOKEN) | DETERMINISM | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_MIXED, "DIR",
    "serve GET and POST /NAME on 127.0.0.1 by running DIR/NAME.lua, which\n"
    "returns function(req) return status, body[, headers] end, for the\n"
-   "tenant in the X-Tenant header; each request is metered (its count in\n"
-   "X-Lraf-Instructions) and recorded in the ledger; GET /usage?tenant=T\n"
-   "(JSON) and GET /metrics (OpenMetrics).  Per-tenant options repeat;\n"
-   "T may be * for every other tenant",
+   "tenant whose API key is in Authorization: Bearer KEY (--tenants), or\n"
+   "else the one in the X-Tenant header, which only a trusted gateway may\n"
+   "set; each request is metered (its count in X-Lraf-Instructions) and\n"
+   "recorded in the ledger; GET /usage?tenant=T (JSON) and GET /metrics\n"
+   "(OpenMetrics).  Per-tenant options repeat; T may be * for every other\n"
+   "tenant",
    ST(0) | ST(1) | ST(2)},
+  {"key", cli_key, CLI_BIT(CLI_OPT_HELP), CLI_OPERANDS_MIXED,
+   "hash TENANT",
+   "read an API key from standard input (one line) and print the line of\n"
+   "lraf serve --tenants FILE that gives it to TENANT: TENANT sha256:HASH\n"
+   "(the key itself is kept nowhere)",
+   ST(0) | ST(2)},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -464,6 +478,8 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
     case CLI_OPT_MAX_CONNECTIONS: a->max_conns = n; break;
     case CLI_OPT_MAX_PER_IP: a->max_per_ip = n; break;
     case CLI_OPT_IDLE_TIMEOUT: a->idle_timeout = n; break;
+    case CLI_OPT_TENANTS: a->keys_file = v; break;
+    case CLI_OPT_ADMIN_TOKEN: a->admin_token_file = v; break;
     case CLI_OPT_FORMAT: a->format = v; break;
     case CLI_OPT_WRITE_CONTRACT: a->write_contract = v; break;
     case CLI_OPT_CONTRACT: a->contract = v; break;

@@ -57,6 +57,8 @@ typedef enum cli_opt {
   CLI_OPT_MAX_CONNECTIONS, /* --max-connections N */
   CLI_OPT_MAX_PER_IP,    /* --max-connections-per-ip N */
   CLI_OPT_IDLE_TIMEOUT,  /* --idle-timeout SECONDS */
+  CLI_OPT_TENANTS,       /* --tenants FILE: API keys to tenants */
+  CLI_OPT_ADMIN_TOKEN,   /* --admin-token-file FILE */
   /* gates: lraf diff, lraf bench */
   CLI_OPT_MIN_CHANGE,    /* --min-change N */
   CLI_OPT_FAIL_ON,       /* --fail-on regression|change */
@@ -129,6 +131,7 @@ typedef struct cli_args {
   int64_t slice;          /* 0: not said */
   int no_metering;
   int64_t max_tenants, max_conns, max_per_ip, idle_timeout; /* -1: not said */
+  const char *keys_file, *admin_token_file;   /* NULL: not said */
   cli_tenant_value tenants[CLI_MAX_TENANT_VALUES];  /* in order given */
   int ntenants;
   int first;              /* argv index of the first operand */

@@ -2,30 +2,30 @@
 ** cli_serve_http.c - the HTTP front of lraf serve over libmicrohttpd:
 ** one thread per connection reads a request, runs its handler through
 ** the pool, waits for the ledger's group commit, and only then sends
-** the response.  /usage and /metrics read the ledger and the counters.
+** the response.  What is billed and what a retry gets are the
+** billing's (lraf_billing_run); this file maps its bills to HTTP.
+** /usage and /metrics read the ledger and the billing's counters.
 ** A request whose framing is ambiguous (two Content-Lengths, one with
 ** Transfer-Encoding, a transfer coding other than chunked) is refused
 ** with 400 before anything runs, and its connection closed, whatever
-** libmicrohttpd would make of it.  Request ids are random; ledger keys
-** are "r:" and the id, or "k:" and the client's Idempotency-Key, unique
-** per tenant.
+** libmicrohttpd would make of it.
 */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
+#include <time.h>
 
 #include <microhttpd.h>
 
 #include "cli.h"
 #include "cli_dl_mhd.h"
 #include "cli_serve.h"
+#include "cli_serve_metrics.h"
 
 #define MAX_BODY (1 << 20)
 #define MAX_PAIRS 64
@@ -124,6 +124,25 @@ static int valid_name(const char *s, size_t max) {
 
 /* ---- /usage and /metrics ---- */
 
+static enum MHD_Result unauthorized(srv *s, struct MHD_Connection *c,
+                                    const char *msg) {
+  reply r;
+  atomic_fetch_add(&s->metrics.unauthorized, 1);
+  memset(&r, 0, sizeof r);
+  r.status = 401;
+  r.body = (char *)msg;
+  r.len = strlen(msg);
+  r.type = "text/plain; charset=utf-8";
+  r.headers = SRV_AUTH_CHALLENGE;
+  return send_reply(c, &r);
+}
+
+/* Whether the request may read /usage and /metrics. */
+static int admin(srv *s, struct MHD_Connection *c) {
+  return srv_auth_admin(&s->auth, cli_mhd.lookup_connection_value(
+                        c, MHD_HEADER_KIND, "Authorization"));
+}
+
 static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
   const char *tenant =
       cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tenant");
@@ -155,70 +174,23 @@ static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
   return send_reply(c, &r);
 }
 
-/* Append printf output to a growing buffer (ignores failures: the
-   buffer then ends early). */
-static void addf(char **b, size_t *len, size_t *cap, const char *fmt, ...) {
-  va_list ap;
-  int n;
-  if (*b == NULL) return;
-  for (;;) {
-    va_start(ap, fmt);
-    n = vsnprintf(*b + *len, *cap - *len, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n < *cap - *len) break;
-    {
-      char *p = realloc(*b, *cap * 2 + (size_t)n);
-      if (p == NULL) return;
-      *b = p;
-      *cap = *cap * 2 + (size_t)n;
-    }
-  }
-  *len += (size_t)n;
-}
-
 static enum MHD_Result metrics(srv *s, struct MHD_Connection *c) {
-  size_t len = 0, cap = 4096;
-  char *b = malloc(cap);
-  srv_tenant *t;
+  srv_text t;
   reply r;
-  int k;
   enum MHD_Result ret;
-  if (b == NULL) return MHD_NO;
-  b[0] = '\0';
-  pthread_mutex_lock(&s->lock);
-  addf(&b, &len, &cap, "# TYPE lraf_requests counter\n"
-       "# HELP lraf_requests Requests run, by tenant and status class.\n");
-  for (t = s->tenants; t != NULL; t = t->next)
-    for (k = 1; k <= 5; k++)
-      addf(&b, &len, &cap, "lraf_requests_total{tenant=\"%s\",class=\"%dxx\"}"
-           " %" PRId64 "\n", t->name, k, t->by_class[k]);
-  addf(&b, &len, &cap, "# TYPE lraf_instructions counter\n"
-       "# HELP lraf_instructions Instructions charged to requests "
-       "(native units included).\n");
-  for (t = s->tenants; t != NULL; t = t->next)
-    addf(&b, &len, &cap, "lraf_instructions_total{tenant=\"%s\"} %" PRId64
-         "\n", t->name, t->instructions);
-  addf(&b, &len, &cap, "# TYPE lraf_native_units counter\n"
-       "# HELP lraf_native_units Native units among the instructions.\n");
-  for (t = s->tenants; t != NULL; t = t->next)
-    addf(&b, &len, &cap, "lraf_native_units_total{tenant=\"%s\"} %" PRId64
-         "\n", t->name, t->native);
-  addf(&b, &len, &cap, "# TYPE lraf_tenant_charged counter\n"
-       "# HELP lraf_tenant_charged Everything the tenant's manager was "
-       "charged: requests, finalizers, left-over coroutines.\n");
-  for (t = s->tenants; t != NULL; t = t->next)
-    addf(&b, &len, &cap, "lraf_tenant_charged_total{tenant=\"%s\"} %" PRId64
-         "\n", t->name, lraf_manager_total(t->manager));
-  pthread_mutex_unlock(&s->lock);
-  addf(&b, &len, &cap, "# EOF\n");
+  memset(&t, 0, sizeof t);
+  srv_metrics_render(s, &t);
+  if (t.failed) {
+    free(t.b);
+    return text(c, 503, "out of memory\n");
+  }
   memset(&r, 0, sizeof r);
   r.status = 200;
-  r.body = b;
-  r.len = len;
+  r.body = t.b;
+  r.len = t.len;
   r.type = "application/openmetrics-text; version=1.0.0; charset=utf-8";
   ret = send_reply(c, &r);
-  free(b);
+  free(t.b);
   return ret;
 }
 
@@ -284,21 +256,14 @@ static enum MHD_Result refuse_framing(struct MHD_Connection *c,
   return send_reply(c, &r);
 }
 
-/* A request id: 128 random bits in hex; 0 when the system has none. */
-static int new_id(char *id, size_t size) {
-  unsigned char b[16];
-  size_t i;
-  if (size < 33 || getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) return 0;
-  for (i = 0; i < sizeof b; i++) snprintf(id + 2 * i, 3, "%02x", b[i]);
-  return 1;
-}
-
 /* ---- running a handler ---- */
 
 typedef struct pairs {
   const char *kv[2 * MAX_PAIRS + 2];
   char lower[MAX_PAIRS][128];
   int n, headers;
+  int secret;      /* Authorization holds the server's API key: the
+                      handler does not see it */
 } pairs;
 
 static enum MHD_Result add_pair(void *cls, enum MHD_ValueKind kind,
@@ -312,6 +277,7 @@ static enum MHD_Result add_pair(void *cls, enum MHD_ValueKind kind,
       p->lower[p->n][i] = (char)tolower((unsigned char)key[i]);
     p->lower[p->n][i] = '\0';
     key = p->lower[p->n];
+    if (p->secret && strcmp(key, "authorization") == 0) return MHD_YES;
   }
   p->kv[2 * p->n] = key;
   p->kv[2 * p->n + 1] = value != NULL ? value : "";
@@ -329,76 +295,86 @@ static char *read_handler(srv *s, const char *name, size_t *len) {
   return data;
 }
 
-static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
-                           const char *method, conn *cn) {
+/* The reply to a bill. */
+static void bill_reply(const lraf_bill *bill, const lraf_error *err,
+                       reply *r, char *msg, size_t size) {
+  static const char clash[] = "Idempotency-Key already recorded for this "
+    "tenant by another request; this one ran and is billed under its "
+    "X-Request-Id\n";
+  const lraf_response *res = &bill->response;
+  memset(r, 0, sizeof *r);
+  r->status = bill->status;
+  r->instructions = bill->instructions;
+  r->type = "text/plain; charset=utf-8";
+  r->request_id = bill->request_id[0] ? bill->request_id : NULL;
+  switch (bill->outcome) {
+    case LRAF_BILL_RAN:
+      r->body = res->body;
+      r->len = res->body_len;
+      r->headers = res->headers;
+      if (res->code == LRAF_OK) r->type = NULL;
+      return;
+    case LRAF_BILL_REPEAT:
+      r->status = 409;
+      r->instructions = 0;
+      snprintf(msg, size, "already recorded: status %d, %" PRId64
+               " instructions\n", bill->status, bill->instructions);
+      break;
+    case LRAF_BILL_CLASH:
+      snprintf(msg, size, "%s", clash);
+      break;
+    case LRAF_BILL_BUSY:
+      r->request_id = NULL;
+      snprintf(msg, size, "%s: try again later\n", err->message);
+      break;
+    default:
+      snprintf(msg, size, "ledger unavailable: the request was not "
+               "recorded\n");
+  }
+  r->body = msg;
+  r->len = strlen(msg);
+}
+
+static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
+                                  const char *url, const char *method,
+                                  conn *cn) {
   const char *name = url + 1, *tenant, *key;
   char *source;
   size_t slen;
-  srv_tenant *t;
   lraf_error err;
   lraf_request rq;
-  lraf_response res;
+  lraf_bill bill;
+  lraf_status st;
   pairs q, h;
-  char id[40], rkey[48], kkey[208];
+  char msg[600];
   reply r;
   enum MHD_Result ret;
-  int cls, full;
   if (!valid_name(name, 128) || name[0] == '.')
     return text(c, 404, "no such handler\n");
-  tenant = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "X-Tenant");
-  if (tenant == NULL || !valid_name(tenant, 64))
-    return text(c, 400, "missing or bad X-Tenant header (1-64 of "
-                "A-Z a-z 0-9 _ - .)\n");
+  {
+    const char *why;
+    int status;
+    tenant = srv_auth_tenant(&s->auth, cli_mhd.lookup_connection_value(
+                               c, MHD_HEADER_KIND, "Authorization"),
+                             cli_mhd.lookup_connection_value(
+                               c, MHD_HEADER_KIND, "X-Tenant"),
+                             &status, &why);
+    if (tenant == NULL)   /* nothing runs, nothing is billed */
+      return status == 401 ? unauthorized(s, c, why) : text(c, status, why);
+  }
   key = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
   if (key != NULL && (key[0] == '\0' || strlen(key) > 200))
     return text(c, 400, "bad Idempotency-Key header (1-200 bytes)\n");
-  if (key != NULL) snprintf(kkey, sizeof kkey, "k:%s", key);
-  if (key != NULL && s->ledger != NULL) {
-    /* a retry of a recorded request: answered from the ledger, not run
-       (and so not billed) again */
-    int found, status;
-    int64_t n;
-    char msg[160];
-    if (lraf_ledger_find(s->ledger, tenant, kkey, &found, &n, &status,
-                         &err) != LRAF_OK) {
-      fprintf(stderr, "lraf serve: %s\n", err.message);
-      return text(c, 503, "ledger unavailable\n");
-    }
-    if (found) {
-      snprintf(msg, sizeof msg, "already recorded: status %d, %" PRId64
-               " instructions\n", status, n);
-      return text(c, 409, msg);
-    }
-  }
   source = read_handler(s, name, &slen);
   if (source == NULL) return text(c, 404, "no such handler\n");
-  if (!new_id(id, sizeof id)) {
-    free(source);
-    return text(c, 503, "no random request id: the system has no entropy\n");
-  }
-  snprintf(rkey, sizeof rkey, "r:%s", id);
-  t = srv_tenant_get(s, tenant, &full, &err);
-  if (t == NULL) {
-    char msg[600];
-    free(source);
-    if (full)
-      snprintf(msg, sizeof msg, "too many tenants: this server keeps %d at "
-               "once (--max-tenants) and none is idle; try again later\n",
-               s->max_tenants);
-    else
-      snprintf(msg, sizeof msg, "cannot set up the tenant: %s\n",
-               err.message);
-    return text(c, 503, msg);
-  }
   memset(&q, 0, sizeof q);
   memset(&h, 0, sizeof h);
   h.headers = 1;
+  h.secret = s->auth.keys != NULL;
   cli_mhd.get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_pair, &q);
   cli_mhd.get_connection_values(c, MHD_HEADER_KIND, add_pair, &h);
   memset(&rq, 0, sizeof rq);
-  rq.tenant = t->name;
-  rq.tenant_manager = t->manager;
-  rq.limit = t->limit;
+  rq.tenant = tenant;
   rq.handler = name;
   rq.source = source;
   rq.source_len = slen;
@@ -408,74 +384,46 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   rq.headers = h.kv;
   rq.body = cn->body;
   rq.body_len = cn->len;
-  lraf_pool_run(s->pool, &rq, &res);
+  st = lraf_billing_run(s->billing, &rq, key, &bill, &err);
+  if (st == LRAF_EIO) atomic_fetch_add(&s->metrics.ledger_errors, 1);
   free(source);
-  memset(&r, 0, sizeof r);
-  r.status = res.status;
-  r.body = res.body;
-  r.len = res.body_len;
-  r.headers = res.headers;
-  r.instructions = res.instructions;
-  r.request_id = id;
-  if (res.code != LRAF_OK) r.type = "text/plain; charset=utf-8";
-  if (s->ledger != NULL) {
-    lraf_record rec;
-    memset(&rec, 0, sizeof rec);
-    int stored = 0;
-    rec.key = key != NULL ? kkey : rkey;
-    rec.request_id = id;
-    rec.tenant = t->name;
-    rec.handler = name;
-    rec.model = res.model;
-    rec.instructions = res.instructions;
-    rec.native = res.native;
-    rec.memory_peak = res.memory_peak;
-    rec.status = res.status;
-    rec.wall = res.wall;
-    rec.cpu = res.cpu;
-    rec.started = res.started;
-    rec.ended = res.ended;
-    if (lraf_ledger_record(s->ledger, &rec, &stored, &err) == LRAF_OK &&
-        !stored) {
-      /* the tenant's key was recorded meanwhile (a request with the same
-         key at the same time): this one ran, so it is billed under its
-         own id, and the client hears of the clash */
-      static const char clash[] = "Idempotency-Key already recorded for "
-        "this tenant by another request; this one ran and is billed under "
-        "its X-Request-Id\n";
-      rec.key = rkey;
-      if (lraf_ledger_record(s->ledger, &rec, &stored, &err) == LRAF_OK &&
-          stored) {
-        r.status = 409;
-        r.body = (char *)clash;
-        r.len = strlen(clash);
-        r.headers = NULL;
-        r.type = "text/plain; charset=utf-8";
-      } else if (!stored) {
-        snprintf(err.message, sizeof err.message, "request id %s taken",
-                 id);
-      }
-    }
-    if (!stored) {
-      /* not recorded: the client must not take it as done */
-      fprintf(stderr, "lraf serve: %s\n", err.message);
-      r.status = 503;
-      r.body = "ledger unavailable: the request was not recorded\n";
-      r.len = strlen(r.body);
-      r.headers = NULL;
-      r.type = "text/plain; charset=utf-8";
-    }
+  if (st != LRAF_OK && bill.outcome != LRAF_BILL_UNRECORDED) {
+    /* nothing ran */
+    fprintf(stderr, "lraf serve: %s\n", err.message);
+    if (st == LRAF_EIO)
+      snprintf(msg, sizeof msg, "ledger unavailable\n");
+    else if (st == LRAF_ELIMIT)
+      snprintf(msg, sizeof msg, "no random request id: the system has no "
+               "entropy\n");
+    else
+      snprintf(msg, sizeof msg, "cannot set up the tenant: %s\n",
+               err.message);
+    lraf_bill_free(&bill);
+    return text(c, 503, msg);
   }
-  cls = r.status / 100;
-  pthread_mutex_lock(&s->lock);
-  t->requests++;
-  t->instructions += res.instructions;
-  t->native += res.native;
-  if (cls >= 1 && cls <= 5) t->by_class[cls]++;
-  pthread_mutex_unlock(&s->lock);
-  srv_tenant_put(s, t);
+  if (st != LRAF_OK) fprintf(stderr, "lraf serve: %s\n", err.message);
+  if (bill.outcome == LRAF_BILL_BUSY)
+    snprintf(err.message, sizeof err.message, "too many tenants: this "
+             "server keeps %d at once (--max-tenants) and none is idle",
+             s->max_tenants);
+  bill_reply(&bill, &err, &r, msg, sizeof msg);
   ret = send_reply(c, &r);
-  lraf_response_free(&res);
+  lraf_bill_free(&bill);
+  return ret;
+}
+
+/* A handler request, counted in flight and timed (/metrics). */
+static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
+                           const char *method, conn *cn) {
+  struct timespec t0, t1;
+  enum MHD_Result ret;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  atomic_fetch_add(&s->metrics.inflight, 1);
+  ret = run_billed(s, c, url, method, cn);
+  atomic_fetch_sub(&s->metrics.inflight, 1);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  srv_hist_add(&s->metrics.request, (double)(t1.tv_sec - t0.tv_sec) +
+               (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
   return ret;
 }
 
@@ -521,8 +469,12 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c,
   if (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0)
     return text(c, 405, "only GET and POST\n");
   if (cn->too_big) return text(c, 413, "request body over 1 MiB\n");
-  if (strcmp(url, "/usage") == 0) return usage(s, c);
-  if (strcmp(url, "/metrics") == 0) return metrics(s, c);
+  if (strcmp(url, "/usage") == 0 || strcmp(url, "/metrics") == 0) {
+    if (!admin(s, c))
+      return unauthorized(s, c, "the admin token is needed: Authorization: "
+                          "Bearer TOKEN\n");
+    return url[1] == 'u' ? usage(s, c) : metrics(s, c);
+  }
   return run(s, c, url, method, cn);
 }
 

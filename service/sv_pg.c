@@ -3,9 +3,11 @@
 ** transaction per group commit with ON CONFLICT DO NOTHING on the
 ** idempotency key of a tenant (a skipped record is reported: RETURNING
 ** gives no row; a table whose keys were unique over all tenants gets
-** the per-tenant key when opened), and tenant quotas in a table of their own from which
-** hosts lease slices (lraf_quota: quota, and granted = what hosts took
-** and did not give back).
+** the per-tenant key when opened; a table without the outcome, event
+** time, ingest time and note gets them, filled from the status, the
+** start and the end), and tenant quotas in a table of their own from
+** which hosts lease slices (lraf_quota: quota, and granted = what hosts
+** took and did not give back).
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -37,6 +39,10 @@ static const char schema[] =
   " cpu_us BIGINT NOT NULL,"
   " started_us BIGINT NOT NULL,"
   " ended_us BIGINT NOT NULL,"
+  " outcome TEXT NOT NULL,"
+  " event_us BIGINT NOT NULL,"
+  " ingest_us BIGINT NOT NULL,"
+  " note TEXT NOT NULL,"
   " PRIMARY KEY (tenant, key));"
   "CREATE INDEX IF NOT EXISTS lraf_ledger_tenant ON lraf_ledger(tenant);"
   "DO $$ BEGIN"
@@ -46,6 +52,21 @@ static const char schema[] =
   "  ALTER TABLE lraf_ledger DROP CONSTRAINT lraf_ledger_pkey,"
   "   ADD PRIMARY KEY (tenant, key);"
   " END IF; END $$;"
+  "DO $$ BEGIN"
+  " IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE"
+  "  table_name = 'lraf_ledger' AND column_name = 'event_us' AND"
+  "  table_schema = current_schema()) THEN"
+  "  ALTER TABLE lraf_ledger ADD COLUMN outcome TEXT, ADD COLUMN event_us"
+  "   BIGINT, ADD COLUMN ingest_us BIGINT, ADD COLUMN note TEXT;"
+  "  UPDATE lraf_ledger SET outcome = CASE WHEN status = 429 THEN 'quota'"
+  "   WHEN status = 507 THEN 'memory' WHEN status >= 500 THEN 'error'"
+  "   ELSE 'ok' END, event_us = started_us, ingest_us = ended_us,"
+  "   note = '';"
+  "  ALTER TABLE lraf_ledger ALTER outcome SET NOT NULL, ALTER event_us"
+  "   SET NOT NULL, ALTER ingest_us SET NOT NULL, ALTER note SET NOT NULL;"
+  " END IF; END $$;"
+  "CREATE INDEX IF NOT EXISTS lraf_ledger_event ON"
+  " lraf_ledger(tenant, event_us);"
   "CREATE TABLE IF NOT EXISTS lraf_quota ("
   " tenant TEXT PRIMARY KEY NOT NULL,"
   " quota BIGINT NOT NULL,"
@@ -91,13 +112,15 @@ static lraf_status exec_simple(sv_pg *p, const char *sql, lraf_error *err) {
 static lraf_status pg_write(sv_store *s, const lraf_record *const *r, int n,
                             int *stored, lraf_error *err) {
   sv_pg *p = (sv_pg *)s;
+  int64_t ingest = sv_us(sv_now());
   int i;
   if (sv_pq.status(p->c) != CONNECTION_OK) sv_pq.reset(p->c);
   if (exec_simple(p, "BEGIN", err) != LRAF_OK) return LRAF_EIO;
   for (i = 0; i < n; i++) {
-    char num[8][24];
-    const char *v[13];
+    char num[10][24];
+    const char *v[17];
     PGresult *res;
+    int k;
     snprintf(num[0], 24, "%" PRId64, r[i]->instructions);
     snprintf(num[1], 24, "%" PRId64, r[i]->native);
     snprintf(num[2], 24, "%" PRId64, r[i]->memory_peak);
@@ -106,17 +129,24 @@ static lraf_status pg_write(sv_store *s, const lraf_record *const *r, int n,
     snprintf(num[5], 24, "%" PRId64, (int64_t)(r[i]->cpu * 1e6 + 0.5));
     snprintf(num[6], 24, "%" PRId64, (int64_t)(r[i]->started * 1e6 + 0.5));
     snprintf(num[7], 24, "%" PRId64, (int64_t)(r[i]->ended * 1e6 + 0.5));
+    snprintf(num[8], 24, "%" PRId64, sv_us(r[i]->event_time));
+    snprintf(num[9], 24, "%" PRId64, ingest);
     v[0] = r[i]->key;
     v[1] = r[i]->request_id;
     v[2] = r[i]->tenant;
     v[3] = r[i]->handler;
     v[4] = r[i]->model;
-    memcpy(&v[5], (const char *[]){num[0], num[1], num[2], num[3], num[4],
-                                   num[5], num[6], num[7]},
-           8 * sizeof v[0]);
-    res = run(p, "INSERT INTO lraf_ledger VALUES ($1, $2, $3, $4, $5, $6,"
-              " $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (tenant, key)"
-              " DO NOTHING RETURNING 1", 13, v);
+    for (k = 0; k < 8; k++) v[5 + k] = num[k];
+    v[13] = r[i]->outcome;
+    v[14] = num[8];
+    v[15] = num[9];
+    v[16] = r[i]->note;
+    res = run(p, "INSERT INTO lraf_ledger (key, request_id, tenant, handler,"
+              " model, instructions, native, memory_peak, status, wall_us,"
+              " cpu_us, started_us, ended_us, outcome, event_us, ingest_us,"
+              " note) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
+              " $12, $13, $14, $15, $16, $17) ON CONFLICT (tenant, key)"
+              " DO NOTHING RETURNING 1", 17, v);
     if (!ok(res)) {
       lraf_status code = pg_fail(p, res, err, "cannot insert a record");
       sv_pq.clear(sv_pq.exec(p->c, "ROLLBACK"));
@@ -128,16 +158,22 @@ static lraf_status pg_write(sv_store *s, const lraf_record *const *r, int n,
   return exec_simple(p, "COMMIT", err);
 }
 
-static lraf_status pg_usage(sv_store *s, const char *tenant, lraf_usage *u,
-                            lraf_error *err) {
+static lraf_status pg_usage(sv_store *s, const char *tenant, int64_t from,
+                            int64_t to, lraf_usage *u, lraf_error *err) {
   sv_pg *p = (sv_pg *)s;
-  const char *v[1] = {tenant};
-  PGresult *res = run(p,
-    "SELECT count(*), coalesce(sum(instructions), 0),"
+  char f[24], t[24];
+  const char *v[3] = {tenant, f, t};
+  PGresult *res;
+  snprintf(f, sizeof f, "%" PRId64, from);
+  snprintf(t, sizeof t, "%" PRId64, to);
+  res = run(p,
+    "SELECT count(*) FILTER (WHERE outcome <> 'adjustment'),"
+    " coalesce(sum(instructions), 0),"
     " coalesce(sum(native), 0), count(*) FILTER (WHERE status >= 400),"
     " coalesce(max(memory_peak), 0), coalesce(sum(wall_us), 0),"
     " coalesce(sum(cpu_us), 0) FROM lraf_ledger"
-    " WHERE $1::text IS NULL OR tenant = $1", 1, v);
+    " WHERE ($1::text IS NULL OR tenant = $1) AND event_us >= $2::bigint"
+    " AND event_us < $3::bigint", 3, v);
   if (!ok(res) || sv_pq.ntuples(res) != 1)
     return pg_fail(p, res, err, "cannot read the totals");
   u->requests = strtoll(sv_pq.getvalue(res, 0, 0), NULL, 10);
@@ -221,6 +257,53 @@ static lraf_status pg_give(sv_store *s, const char *tenant, int64_t n,
   return LRAF_OK;
 }
 
+static lraf_status pg_each(sv_store *s, const char *tenant, int64_t from,
+                           int64_t to, sv_each_fn f, void *ud,
+                           lraf_error *err) {
+  sv_pg *p = (sv_pg *)s;
+  char a[24], b[24];
+  const char *v[3] = {tenant, a, b};
+  PGresult *res;
+  lraf_record r;
+  int i, n;
+  snprintf(a, sizeof a, "%" PRId64, from);
+  snprintf(b, sizeof b, "%" PRId64, to);
+  res = run(p,
+    "SELECT key, request_id, tenant, handler, model, instructions, native,"
+    " memory_peak, status, wall_us, cpu_us, started_us, ended_us, outcome,"
+    " event_us, ingest_us, note FROM lraf_ledger"
+    " WHERE ($1::text IS NULL OR tenant = $1) AND event_us >= $2::bigint"
+    " AND event_us < $3::bigint ORDER BY event_us, tenant, key", 3, v);
+  if (!ok(res)) return pg_fail(p, res, err, "cannot read the records");
+  n = sv_pq.ntuples(res);
+  for (i = 0; i < n; i++) {
+#define S(k) sv_pq.getvalue(res, i, k)
+#define I(k) strtoll(S(k), NULL, 10)
+    r.key = S(0);
+    r.request_id = S(1);
+    r.tenant = S(2);
+    r.handler = S(3);
+    r.model = S(4);
+    r.instructions = I(5);
+    r.native = I(6);
+    r.memory_peak = I(7);
+    r.status = (int)I(8);
+    r.wall = (double)I(9) * 1e-6;
+    r.cpu = (double)I(10) * 1e-6;
+    r.started = (double)I(11) * 1e-6;
+    r.ended = (double)I(12) * 1e-6;
+    r.outcome = S(13);
+    r.event_time = (double)I(14) * 1e-6;
+    r.ingest_time = (double)I(15) * 1e-6;
+    r.note = S(16);
+#undef S
+#undef I
+    if (f(ud, &r) != 0) break;
+  }
+  sv_pq.clear(res);
+  return LRAF_OK;
+}
+
 static void pg_close(sv_store *s) {
   sv_pg *p = (sv_pg *)s;
   sv_pq.finish(p->c);
@@ -228,8 +311,7 @@ static void pg_close(sv_store *s) {
 }
 
 static const sv_store_ops pg_ops = {pg_write, pg_usage, pg_find, pg_quota,
-                                    pg_lease,
-                                    pg_give, pg_close, 1};
+                                    pg_lease, pg_give, pg_each, pg_close, 1};
 
 lraf_status sv_pg_open(const char *conninfo, sv_store **out,
                        lraf_error *err) {

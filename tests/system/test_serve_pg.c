@@ -194,6 +194,16 @@ static void test_shared_quota(void **state) {
                    "'legacy'");
   assert_int_equal(pg_int(c, "SELECT instructions FROM lraf_ledger WHERE "
                              "tenant = 'legacy'"), 77);
+  /* migrated: the outcome from the status, event and ingest times from
+     the start and the end; new records carry their own */
+  assert_int_equal(pg_int(c, "SELECT count(*) FROM lraf_ledger WHERE "
+                             "tenant = 'legacy' AND outcome = 'ok' AND "
+                             "event_us = 1 AND ingest_us = 2"), 1);
+  assert_int_equal(pg_int(c, "SELECT count(*) FROM lraf_ledger WHERE "
+                             "tenant <> 'legacy' AND (model = '' OR "
+                             "outcome NOT IN ('ok', 'quota') OR "
+                             "event_us <> started_us OR "
+                             "ingest_us < ended_us)"), 0);
   assert_int_equal(pg_int(c, "SELECT array_length(conkey, 1) FROM "
                              "pg_constraint WHERE conrelid = "
                              "'lraf_ledger'::regclass AND contype = 'p'"),
