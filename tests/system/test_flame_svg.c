@@ -280,9 +280,12 @@ static char *call(const char *method, const char *params) {
   snprintf(head, sizeof head, "{\"id\":%d,", id);
   for (;;) {
     char *m = message(deadline);
-    if (m == NULL)
-      fail_msg("chromium gave no reply to %s within %d s (see %s/"
-               "chromium.log)", method, WAIT_MS / 1000, sh.dir);
+    if (m == NULL) {
+      size_t n = 0;
+      char *log = slurp_dir("chromium.log", &n);
+      fail_msg("chromium gave no reply to %s within %d s; its log ends:\n%s",
+               method, WAIT_MS / 1000, log + (n > 1500 ? n - 1500 : 0));
+    }
     if (strncmp(m, head, strlen(head)) == 0) {
       if (strstr(m, "\"error\":") != NULL && strstr(m, "\"result\":") == NULL)
         fail_msg("chromium: %s: %s", method, m);
