@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cli_serve_auth.h"
 #include "cli_serve_metrics.h"
+#include "cli_serve_timeline.h"
 
 typedef struct srv {
   const char *dir;
@@ -28,7 +29,14 @@ typedef struct srv {
   lraf_billing *billing;   /* the tenants, what to bill, retries */
   srv_auth auth;           /* API keys, the admin token */
   srv_metrics metrics;     /* what the HTTP front counts (/metrics) */
+  srv_timeline *timeline;  /* requests' phases, tenants' shares */
+  cli_contract *contract;  /* --contract: "HANDLER N" lines, or NULL */
 } srv;
+
+/* The value of an X-Lraf-Max-Instructions header: NULL with *n set when
+   v is 1 to 18 decimal digits of a number of at least 1 and nothing
+   else; else why not (cli_serve_http.c). */
+const char *srv_max_instructions(const char *v, int64_t *n);
 
 /* Start / stop the HTTP front; srv_http_start prints the address. */
 struct MHD_Daemon;

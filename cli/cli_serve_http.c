@@ -14,10 +14,12 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <microhttpd.h>
@@ -48,13 +50,15 @@ typedef struct reply {
   int64_t instructions;
   const char *request_id;
   int close;               /* close the connection after it */
+  const srv_req_times *times;  /* a request that ran, or NULL */
 } reply;
 
 /* Headers a handler may not set: the server's own, and those that frame
    the HTTP message or the connection. */
 static int reserved(const char *name) {
   static const char *const names[] = {
-    "X-Lraf-Instructions", "X-Request-Id", "Content-Length",
+    "X-Lraf-Instructions", "X-Request-Id", "X-Lraf-Queued",
+    "X-Lraf-Running", "X-Lraf-Ledger", "X-Lraf-Rate", "Content-Length",
     "Transfer-Encoding", "Connection", "Keep-Alive", "Upgrade", "Trailer",
     "TE", "Date", NULL
   };
@@ -62,6 +66,21 @@ static int reserved(const char *name) {
   for (i = 0; names[i] != NULL; i++)
     if (strcasecmp(name, names[i]) == 0) return 1;
   return 0;
+}
+
+/* A request's phases, seconds, and its instructions per second of
+   running. */
+static void add_times(struct MHD_Response *resp, const srv_req_times *t) {
+  char v[40];
+  double run = t->end - t->start;
+  snprintf(v, sizeof v, "%.6f", t->start - t->submit);
+  cli_mhd.add_response_header(resp, "X-Lraf-Queued", v);
+  snprintf(v, sizeof v, "%.6f", run);
+  cli_mhd.add_response_header(resp, "X-Lraf-Running", v);
+  snprintf(v, sizeof v, "%.6f", t->done - t->end);
+  cli_mhd.add_response_header(resp, "X-Lraf-Ledger", v);
+  snprintf(v, sizeof v, "%.0f", run > 0 ? (double)t->instructions / run : 0);
+  cli_mhd.add_response_header(resp, "X-Lraf-Rate", v);
 }
 
 static enum MHD_Result send_reply(struct MHD_Connection *c, const reply *r) {
@@ -96,6 +115,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, const reply *r) {
   cli_mhd.add_response_header(resp, "X-Lraf-Instructions", n);
   if (r->request_id != NULL)
     cli_mhd.add_response_header(resp, "X-Request-Id", r->request_id);
+  if (r->times != NULL) add_times(resp, r->times);
   if (r->close)
     cli_mhd.add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
   ret = cli_mhd.queue_response(c, (unsigned)r->status, resp);
@@ -143,18 +163,87 @@ static int admin(srv *s, struct MHD_Connection *c) {
                         c, MHD_HEADER_KIND, "Authorization"));
 }
 
+/* Append printf output to a growing buffer (ignores failures: the
+   buffer then ends early). */
+static void addf(char **b, size_t *len, size_t *cap, const char *fmt, ...) {
+  va_list ap;
+  int n;
+  if (*b == NULL) return;
+  for (;;) {
+    va_start(ap, fmt);
+    n = vsnprintf(*b + *len, *cap - *len, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < *cap - *len) break;
+    {
+      char *p = realloc(*b, *cap * 2 + (size_t)n);
+      if (p == NULL) return;
+      *b = p;
+      *cap = *cap * 2 + (size_t)n;
+    }
+  }
+  *len += (size_t)n;
+}
+
+/* Per-period totals of the records read in order (lraf_ledger_each). */
+typedef struct periods {
+  lraf_period period;
+  char name[16];
+  int64_t requests, instructions, n;
+  char *b;
+  size_t len, cap;
+} periods;
+
+static void period_flush(periods *p) {
+  if (p->n == 0) return;
+  addf(&p->b, &p->len, &p->cap, "%s{\"period\": \"%s\", \"requests\": %"
+       PRId64 ", \"instructions\": %" PRId64 "}",
+       p->len > 0 ? ", " : "", p->name, p->requests, p->instructions);
+  p->n = p->requests = p->instructions = 0;
+}
+
+static int period_add(void *ud, const lraf_record *r) {
+  periods *p = ud;
+  char name[16];
+  lraf_period_name(p->period, r->event_time, name);
+  if (p->n > 0 && strcmp(name, p->name) != 0) period_flush(p);
+  memcpy(p->name, name, sizeof name);
+  p->n++;
+  p->requests += strcmp(r->outcome, "adjustment") != 0;
+  p->instructions += r->instructions;
+  return 0;
+}
+
 static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
   const char *tenant =
       cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tenant");
+  const char *from =
+      cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "from");
+  const char *to =
+      cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "to");
+  const char *per =
+      cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "period");
   lraf_usage u;
   lraf_error err;
-  char buf[1024];
+  periods p;
+  double f, t;
+  char buf[1024], fs[32], ts[32];
   reply r;
+  int window = from != NULL || to != NULL || per != NULL;
+  enum MHD_Result ret;
   if (s->ledger == NULL) return text(c, 404, "no ledger\n");
   if (tenant != NULL && tenant[0] == '\0') tenant = NULL;
   if (tenant != NULL && !valid_name(tenant, 64))
     return text(c, 400, "bad tenant name\n");
-  if (lraf_ledger_usage(s->ledger, tenant, &u, &err) != LRAF_OK) {
+  memset(&p, 0, sizeof p);
+  p.period = LRAF_PERIOD_MONTH;
+  if (lraf_window_parse(from, to, &f, &t, &err) != LRAF_OK ||
+      (per != NULL && lraf_period_parse(per, &p.period, &err) != LRAF_OK)) {
+    snprintf(buf, sizeof buf, "bad /usage query: %s\n", err.message);
+    return text(c, 400, buf);
+  }
+  if (lraf_ledger_usage_window(s->ledger, tenant, f, t, &u, &err) !=
+      LRAF_OK) {
     snprintf(buf, sizeof buf, "ledger unavailable: %s\n", err.message);
     return text(c, 503, buf);
   }
@@ -162,16 +251,58 @@ static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
            "{\"tenant\": %s%s%s, \"requests\": %" PRId64
            ", \"instructions\": %" PRId64 ", \"native\": %" PRId64
            ", \"errors\": %" PRId64 ", \"memory_peak_max\": %" PRId64
-           ", \"wall_seconds\": %.6f, \"cpu_seconds\": %.6f}\n",
+           ", \"wall_seconds\": %.6f, \"cpu_seconds\": %.6f",
            tenant ? "\"" : "", tenant ? tenant : "null", tenant ? "\"" : "",
            u.requests, u.instructions, u.native, u.errors, u.memory_peak,
            u.wall, u.cpu);
-  memset(&r, 0, sizeof r);
-  r.status = 200;
-  r.body = buf;
-  r.len = strlen(buf);
-  r.type = "application/json";
-  return send_reply(c, &r);
+  if (!window) {
+    strcat(buf, "}\n");
+    memset(&r, 0, sizeof r);
+    r.status = 200;
+    r.body = buf;
+    r.len = strlen(buf);
+    r.type = "application/json";
+    return send_reply(c, &r);
+  }
+  p.cap = 1024;
+  p.b = malloc(p.cap);
+  if (p.b == NULL) return MHD_NO;
+  p.b[0] = '\0';
+  if (lraf_ledger_each(s->ledger, tenant, f, t, period_add, &p, &err) !=
+      LRAF_OK) {
+    free(p.b);
+    snprintf(buf, sizeof buf, "ledger unavailable: %s\n", err.message);
+    return text(c, 503, buf);
+  }
+  period_flush(&p);
+  lraf_time_format(f, fs);
+  lraf_time_format(t, ts);
+  {
+    char *all = NULL;
+    size_t len = 0, cap = 256 + strlen(buf) + p.len;
+    all = malloc(cap);
+    if (all == NULL) {
+      free(p.b);
+      return MHD_NO;
+    }
+    all[0] = '\0';
+    addf(&all, &len, &cap, "%s, \"from\": %s%s%s, \"to\": %s%s%s, "
+         "\"period\": \"%s\", \"periods\": [%s]}\n", buf,
+         from ? "\"" : "", from ? fs : "null", from ? "\"" : "",
+         to ? "\"" : "", to ? ts : "null", to ? "\"" : "",
+         p.period == LRAF_PERIOD_DAY ? "day" : p.period == LRAF_PERIOD_MONTH
+                                                 ? "month" : "total",
+         p.b);
+    memset(&r, 0, sizeof r);
+    r.status = 200;
+    r.body = all;
+    r.len = len;
+    r.type = "application/json";
+    ret = send_reply(c, &r);
+    free(all);
+  }
+  free(p.b);
+  return ret;
 }
 
 static enum MHD_Result metrics(srv *s, struct MHD_Connection *c) {
@@ -286,6 +417,71 @@ static enum MHD_Result add_pair(void *cls, enum MHD_ValueKind kind,
   return MHD_YES;
 }
 
+/* ---- reservations ---- */
+
+const char *srv_max_instructions(const char *v, int64_t *n) {
+  int64_t x = 0;
+  size_t i, len = strlen(v);
+  if (len == 0) return "empty";
+  if (len > 18) return "more than 18 digits";
+  for (i = 0; i < len; i++) {
+    if (!isdigit((unsigned char)v[i]))
+      return "not a whole number of decimal digits (no sign, space or unit)";
+    x = x * 10 + (v[i] - '0');
+  }
+  if (x < 1) return "0 (at least 1)";
+  *n = x;
+  return NULL;
+}
+
+static enum MHD_Result count_max(void *cls, enum MHD_ValueKind kind,
+                                 const char *key, const char *value) {
+  (void)kind, (void)value;
+  if (key != NULL && strcasecmp(key, "X-Lraf-Max-Instructions") == 0)
+    (*(int *)cls)++;
+  return MHD_YES;
+}
+
+/* The request's X-Lraf-Max-Instructions (*n 0 without one); NULL, or
+   why the header is refused (400). */
+static const char *max_header(struct MHD_Connection *c, int64_t *n,
+                              char *why, size_t size) {
+  const char *v, *bad;
+  int count = 0;
+  *n = 0;
+  cli_mhd.get_connection_values(c, MHD_HEADER_KIND, count_max, &count);
+  if (count == 0) return NULL;
+  if (count > 1) return "more than one X-Lraf-Max-Instructions header";
+  v = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND,
+                                      "X-Lraf-Max-Instructions");
+  if ((bad = srv_max_instructions(v != NULL ? v : "", n)) == NULL)
+    return NULL;
+  snprintf(why, size, "bad X-Lraf-Max-Instructions header: %s; expected "
+           "the instructions to reserve, 1 to 999999999999999999", bad);
+  return why;
+}
+
+/* What handler name reserves by default: "return N" in DIR/NAME.contract
+   (its own contract, from lraf bound --write-contract), else "NAME N"
+   in --contract FILE; 0 when neither declares it, -1 when the handler's
+   contract file cannot be read (said on stderr). */
+static int64_t declared(srv *s, const char *name) {
+  char path[4096];
+  int64_t n = 0;
+  cli_contract *k;
+  snprintf(path, sizeof path, "%s/%s.contract", s->dir, name);
+  if (access(path, F_OK) == 0) {
+    if ((k = malloc(sizeof *k)) == NULL) return -1;
+    if (cli_contract_load(path, k) != CLI_OK) n = -1;
+    else if (!cli_contract_find(k, "return", &n)) n = 0;
+    free(k);
+    if (n != 0) return n;
+  }
+  if (s->contract != NULL && cli_contract_find(s->contract, name, &n))
+    return n;
+  return 0;
+}
+
 static char *read_handler(srv *s, const char *name, size_t *len) {
   char path[4096];
   char *data;
@@ -327,6 +523,12 @@ static void bill_reply(const lraf_bill *bill, const lraf_error *err,
       r->request_id = NULL;
       snprintf(msg, size, "%s: try again later\n", err->message);
       break;
+    case LRAF_BILL_REFUSED:
+      r->request_id = NULL;
+      snprintf(msg, size, "reservation refused: cannot reserve %" PRId64
+               " instructions of the tenant's quota, %" PRId64 " available "
+               "(nothing ran)\n", bill->reserved, bill->available);
+      break;
     default:
       snprintf(msg, size, "ledger unavailable: the request was not "
                "recorded\n");
@@ -335,9 +537,36 @@ static void bill_reply(const lraf_bill *bill, const lraf_error *err,
   r->len = strlen(msg);
 }
 
+static double unix_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The phases of a request that ran, noted in the timeline. */
+static void note_times(srv *s, const lraf_request *rq, const lraf_bill *b,
+                       double submit, srv_req_times *t) {
+  const lraf_response *res = &b->response;
+  t->submit = submit;
+  t->start = res->started > submit ? res->started : submit;
+  t->end = res->ended > t->start ? res->ended : t->start;
+  t->done = unix_now();
+  if (t->done < t->end) t->done = t->end;
+  t->cpu = res->cpu;
+  t->instructions = res->instructions;
+  t->worker = res->worker;
+  t->status = b->status;
+  t->tenant = rq->tenant;
+  t->handler = rq->handler;
+  t->request_id = b->request_id;
+  srv_timeline_note(s->timeline, t);
+}
+
 static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
                                   const char *url, const char *method,
                                   conn *cn) {
+  double submit = unix_now();
+  srv_req_times times;
   const char *name = url + 1, *tenant, *key;
   char *source;
   size_t slen;
@@ -347,6 +576,8 @@ static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
   lraf_status st;
   pairs q, h;
   char msg[600];
+  const char *why;
+  int64_t reserve;
   reply r;
   enum MHD_Result ret;
   if (!valid_name(name, 128) || name[0] == '.')
@@ -365,8 +596,18 @@ static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
   key = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
   if (key != NULL && (key[0] == '\0' || strlen(key) > 200))
     return text(c, 400, "bad Idempotency-Key header (1-200 bytes)\n");
+  if ((why = max_header(c, &reserve, msg, sizeof msg - 1)) != NULL) {
+    if (why != msg) snprintf(msg, sizeof msg - 1, "%s", why);
+    strcat(msg, "\n");
+    return text(c, 400, msg);
+  }
   source = read_handler(s, name, &slen);
   if (source == NULL) return text(c, 404, "no such handler\n");
+  if (reserve == 0 && s->metering && (reserve = declared(s, name)) < 0) {
+    free(source);
+    return text(c, 500, "the handler's contract cannot be read (see the "
+                "server's log)\n");
+  }
   memset(&q, 0, sizeof q);
   memset(&h, 0, sizeof h);
   h.headers = 1;
@@ -384,6 +625,7 @@ static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
   rq.headers = h.kv;
   rq.body = cn->body;
   rq.body_len = cn->len;
+  rq.reserve = reserve;
   st = lraf_billing_run(s->billing, &rq, key, &bill, &err);
   if (st == LRAF_EIO) atomic_fetch_add(&s->metrics.ledger_errors, 1);
   free(source);
@@ -407,6 +649,11 @@ static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
              "server keeps %d at once (--max-tenants) and none is idle",
              s->max_tenants);
   bill_reply(&bill, &err, &r, msg, sizeof msg);
+  if (bill.outcome == LRAF_BILL_RAN || bill.outcome == LRAF_BILL_CLASH ||
+      bill.outcome == LRAF_BILL_UNRECORDED) {
+    note_times(s, &rq, &bill, submit, &times);
+    r.times = &times;
+  }
   ret = send_reply(c, &r);
   lraf_bill_free(&bill);
   return ret;

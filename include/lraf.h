@@ -764,6 +764,10 @@ typedef struct lraf_request {
   const char *const *headers;
   const char *body;
   size_t body_len;
+  int64_t reserve;               /* lraf_billing_run: instructions to
+                                    reserve of the tenant's quota before
+                                    it runs; 0: none (the pool ignores
+                                    it) */
 } lraf_request;
 
 /* What became of it.  The handler returns status, body[, headers]:
@@ -803,6 +807,7 @@ typedef struct lraf_response {
   double wall, cpu;      /* seconds (cpu: the worker thread's) */
   double started, ended; /* Unix time, seconds */
   char model[96];        /* the cost-model id */
+  int worker;            /* the pool's worker that ran it, from 0 */
 } lraf_response;
 
 LRAF_API lraf_status lraf_pool_new(const lraf_pool_options *o,
@@ -904,6 +909,10 @@ typedef struct lraf_record {
   int status;
   double wall, cpu;        /* seconds, 0 to 9e12 */
   double started, ended;   /* Unix time, -9e12 to 9e12 */
+  int64_t reserved;        /* the request's reservation
+                              (lraf_ledger_reserve under request_id),
+                              settled with the record; 0: none.  At
+                              least instructions */
   double event_time;       /* Unix time the usage belongs to (its
                               billing period's); 0: started */
   double ingest_time;      /* when the ledger stored it (set by the
@@ -969,6 +978,37 @@ LRAF_API lraf_manager *lraf_ledger_tenant(lraf_ledger *l,
                                           const char *tenant, int64_t quota,
                                           int64_t slice, lraf_manager *parent,
                                           lraf_error *err);
+/* Reservations: a request takes n instructions of tenant's quota before
+   it runs, atomically in the ledger (SQLite: a BEGIN IMMEDIATE
+   transaction; PostgreSQL: one conditional UPDATE of the tenant's
+   lraf_quota row, shared by every host, the same column leases take
+   from), under its request_id.  LRAF_OK: reserved; LRAF_EQUOTA: less
+   than n is left (*available says how much; nothing reserved);
+   LRAF_EARG: n < 1, or the tenant has no quota (quota < 0, or
+   PostgreSQL has no row for it: *available -1).  quota is the tenant's
+   as given to lraf_ledger_tenant (SQLite checks it against the
+   tenant's records and reservations; PostgreSQL against its row).
+   The request then runs within n, and its record, with reserved = n
+   and at most n instructions, settles the reservation in the
+   transaction that stores it: the reservation goes and what the
+   request did not use is free again, so a crash can neither lose nor
+   double the refund.  A reservation whose record cannot be stored is
+   given back with lraf_ledger_release.  One left by a host that
+   stopped without settling (its requests were never recorded) is
+   given back whole when the ledger is opened: SQLite releases every
+   reservation in the file (one server per file); PostgreSQL those of
+   the hosts whose database session is gone (each host holds an
+   advisory lock while it lives).  While reserved requests run, what
+   they reserved is not available to others; the quota held by leases
+   (lraf_ledger_tenant on PostgreSQL) is not available to reservations
+   until the host gives it back. */
+LRAF_API lraf_status lraf_ledger_reserve(lraf_ledger *l, const char *tenant,
+                                         const char *request_id, int64_t n,
+                                         int64_t quota, int64_t *available,
+                                         lraf_error *err);
+LRAF_API lraf_status lraf_ledger_release(lraf_ledger *l, const char *tenant,
+                                         const char *request_id,
+                                         lraf_error *err);
 /* What the group commit did since the ledger was opened: commits
    (transactions, each made durable by one flush: SQLite's fsync of its
    write-ahead log, PostgreSQL's of its own), the records they held, how
@@ -991,6 +1031,43 @@ LRAF_API void lraf_ledger_stats(lraf_ledger *l, lraf_ledger_counts *c);
 /* Give back unused leases, finish the pending commits, close. */
 LRAF_API void lraf_ledger_close(lraf_ledger *l);
 
+/* Times and billing periods (service/sv_period.c).  Times are Unix
+   seconds; periods are calendar days and months in UTC. */
+typedef enum lraf_period {
+  LRAF_PERIOD_NONE,    /* no period: a total over all time */
+  LRAF_PERIOD_DAY,
+  LRAF_PERIOD_MONTH
+} lraf_period;
+
+/* Read an ISO 8601 date (YYYY-MM-DD, its midnight UTC) or date and time
+   (YYYY-MM-DDTHH:MM[:SS[.fraction]], then Z, +HH:MM, -HH:MM or nothing
+   for UTC).  LRAF_EARG with a message naming the text and what is
+   wrong. */
+LRAF_API lraf_status lraf_time_parse(const char *text, double *t,
+                                     lraf_error *err);
+/* t as YYYY-MM-DDTHH:MM:SS.ffffffZ (microseconds). */
+LRAF_API void lraf_time_format(double t, char buf[32]);
+/* The start of the period that holds t and the start of the next
+   (-HUGE_VAL and HUGE_VAL for LRAF_PERIOD_NONE). */
+LRAF_API double lraf_period_start(lraf_period p, double t);
+LRAF_API double lraf_period_end(lraf_period p, double t);
+/* The period holding t by name: "2026-11-28" (day), "2026-11" (month),
+   "total" (none). */
+LRAF_API void lraf_period_name(lraf_period p, double t, char buf[16]);
+/* "day", "month" or "total"; LRAF_EARG otherwise. */
+LRAF_API lraf_status lraf_period_parse(const char *word, lraf_period *p,
+                                       lraf_error *err);
+/* A quota: N, N/day or N/month, N digits and an optional k, M or G
+   (x1000, x1e6, x1e9). */
+LRAF_API lraf_status lraf_quota_parse(const char *text, int64_t *n,
+                                      lraf_period *p, lraf_error *err);
+/* The window [from, to) of two times as lraf_time_parse reads them
+   (NULL: unbounded, -HUGE_VAL or HUGE_VAL); LRAF_EARG, saying which,
+   for a bad time or from not before to. */
+LRAF_API lraf_status lraf_window_parse(const char *from, const char *to,
+                                       double *f, double *t,
+                                       lraf_error *err);
+
 /* Billing (service/sv_billing.c, sv_tenant.c): what lraf serve does
    with each request, without its HTTP front.  A billing runs requests
    on a pool, each charged to its tenant's manager, records each in the
@@ -1007,6 +1084,13 @@ LRAF_API void lraf_ledger_close(lraf_ledger *l);
    whose quota the ledger keeps (SQLite), or who has none, makes room
    for a new one, the least recently used first.
 
+   Periods.  A quota with a period (a UTC calendar day or month) counts
+   only the records whose event time falls in the current period.  The
+   billing's clock gives each request its event time as it starts; the
+   first request of a new period finds the tenant's quota whole again
+   (less what the ledger already holds for that period).  PostgreSQL
+   leases each period's quota as a quota of its own.
+
    Retries.  A request may carry an idempotency key, unique per tenant.
    When the tenant's ledger already holds a record with it, the request
    is not run and not billed again: LRAF_BILL_REPEAT, with the record's
@@ -1015,7 +1099,21 @@ LRAF_API void lraf_ledger_close(lraf_ledger *l);
    concurrent request with the same key was stored first, this one ran,
    so it is stored under its own id: LRAF_BILL_CLASH.  A request that
    ran but whose record could not be stored is LRAF_BILL_UNRECORDED:
-   its caller must not take it as done (lraf serve answers 503). */
+   its caller must not take it as done (lraf serve answers 503).
+
+   Reservations.  A request with reserve N > 0 (at most the tenant's
+   per-request limit: the smaller is taken) runs within N.  When its
+   tenant has a quota kept in the ledger, N is first reserved from it
+   (lraf_ledger_reserve under the request's id): when less than N is
+   left, the request is not run, LRAF_BILL_REFUSED with what is
+   available.  It is billed at most N (a request stopped at N is billed
+   N: the few instructions of the charge that crossed N are not), and
+   its record settles the reservation in the transaction that
+   stores it (released whole when the record cannot be stored).  With a
+   quota leased from PostgreSQL, a reserved request runs outside the
+   leases (under the tenant's rate), so together the hosts never bill a
+   tenant's reserved requests past its quota.  Without a ledger, or for
+   a tenant without a quota, N only limits the request. */
 typedef struct lraf_billing lraf_billing;
 
 typedef enum lraf_term_kind {
@@ -1028,6 +1126,8 @@ typedef struct lraf_term {
   const char *tenant;     /* a tenant's name, or "*" for every other */
   lraf_term_kind kind;
   int64_t value;          /* >= 0 (a rate >= 1) */
+  lraf_period period;     /* a quota's: it starts again at each period's
+                             start; LRAF_PERIOD_NONE: a total */
 } lraf_term;
 
 typedef struct lraf_billing_options {
@@ -1039,6 +1139,9 @@ typedef struct lraf_billing_options {
   int max_tenants;        /* tenants kept at once; default 1000 */
   int64_t slice;          /* PostgreSQL: quota leased at a time;
                              default 1,000,000 */
+  double (*clock)(void *ud);  /* Unix time: each record's event time
+                             and so its period; NULL: the system's */
+  void *clock_ud;
 } lraf_billing_options;
 
 LRAF_API void lraf_billing_default_options(lraf_billing_options *o);
@@ -1053,7 +1156,9 @@ typedef enum lraf_bill_outcome {
   LRAF_BILL_CLASH,       /* a concurrent request stored the key first:
                             this one ran, recorded under its own id */
   LRAF_BILL_BUSY,        /* max_tenants tenants, none idle: not run */
-  LRAF_BILL_UNRECORDED   /* ran, but its record was not stored */
+  LRAF_BILL_UNRECORDED,  /* ran, but its record was not stored */
+  LRAF_BILL_REFUSED      /* its reservation could not be made: not run,
+                            not recorded (status 429) */
 } lraf_bill_outcome;
 
 typedef struct lraf_bill {
@@ -1066,6 +1171,9 @@ typedef struct lraf_bill {
                               the record's (REPEAT), 0 (BUSY) */
   lraf_response response;  /* RAN, CLASH, UNRECORDED: what the handler
                               returned (lraf_bill_free frees it) */
+  int64_t reserved;        /* instructions reserved (0: none); REFUSED:
+                              what it asked for */
+  int64_t available;       /* REFUSED: what was left of the quota */
 } lraf_bill;
 
 /* Run req (its tenant_manager and limit are the billing's to set) for

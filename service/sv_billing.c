@@ -2,7 +2,9 @@
 ** sv_billing.c - what lraf serve does with a request, for any host:
 ** answer a retry from the ledger, run the request for its tenant on
 ** the pool, store its record (under "k:" and the client's key, or "r:"
-** and its random request id), and count it for the tenant.
+** and its random request id), and count it for the tenant.  A request
+** with a reservation takes it from the tenant's quota in the ledger
+** before it runs, runs within it, and settles it with its record.
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +29,11 @@ static lraf_status check_term(const lraf_term *t, int i, lraf_error *err) {
       t->kind != LRAF_TERM_RATE)
     return sv_fail(err, LRAF_EARG, "billing term %d: unknown kind %d", i,
                    (int)t->kind);
+  if (t->period != LRAF_PERIOD_NONE &&
+      (t->kind != LRAF_TERM_QUOTA || (t->period != LRAF_PERIOD_DAY &&
+                                      t->period != LRAF_PERIOD_MONTH)))
+    return sv_fail(err, LRAF_EARG, "billing term %d: only a quota has a "
+                   "period (day or month)", i);
   if (t->value < (t->kind == LRAF_TERM_RATE ? 1 : 0))
     return sv_fail(err, LRAF_EARG, "billing term %d (tenant %s): value %"
                    PRId64 " is below %d", i, t->tenant, t->value,
@@ -57,12 +64,15 @@ lraf_status lraf_billing_open(const lraf_billing_options *o,
              o->terms[i].tenant);
     b->terms[i].kind = o->terms[i].kind;
     b->terms[i].value = o->terms[i].value;
+    b->terms[i].period = o->terms[i].period;
   }
   b->nterms = o->nterms;
   b->pool = o->pool;
   b->ledger = o->ledger;
   b->max_tenants = o->max_tenants > 0 ? o->max_tenants : 1000;
   b->slice = o->slice > 0 ? o->slice : 1000000;
+  b->clock = o->clock;
+  b->clock_ud = o->clock_ud;
   pthread_mutex_init(&b->lock, NULL);
   *out = b;
   return LRAF_OK;
@@ -80,8 +90,8 @@ static int new_id(char id[33]) {
 /* Store bill's record for t under key, else under its own id (a
    concurrent request stored the key first: LRAF_BILL_CLASH). */
 static lraf_status record(lraf_billing *b, const lraf_request *req,
-                          sv_tenant *t, const char *key, lraf_bill *bill,
-                          lraf_error *err) {
+                          sv_tenant *t, const char *key, double now,
+                          lraf_bill *bill, lraf_error *err) {
   const lraf_response *res = &bill->response;
   char rkey[40];
   char why[sizeof err->message];
@@ -105,7 +115,9 @@ static lraf_status record(lraf_billing *b, const lraf_request *req,
   rec.wall = res->wall;
   rec.cpu = res->cpu;
   rec.started = res->started;
+  rec.event_time = now;
   rec.ended = res->ended;
+  rec.reserved = bill->reserved;
   st = lraf_ledger_record(b->ledger, &rec, &stored, err);
   if (st == LRAF_OK && !stored && key != NULL) {
     rec.key = rkey;
@@ -120,6 +132,8 @@ static lraf_status record(lraf_billing *b, const lraf_request *req,
   if (st == LRAF_OK)
     sv_fail(err, LRAF_EIO, "request id %s taken", bill->request_id);
   snprintf(why, sizeof why, "%s", err->message);
+  if (bill->reserved > 0)   /* not billed: the reservation goes back */
+    lraf_ledger_release(b->ledger, t->name, bill->request_id, NULL);
   bill->outcome = LRAF_BILL_UNRECORDED;
   bill->status = 503;
   return sv_fail(err, LRAF_EIO, "the request ran but was not recorded: %s",
@@ -156,6 +170,46 @@ static void count(lraf_billing *b, sv_tenant *t, const lraf_bill *bill) {
   pthread_mutex_unlock(&b->lock);
 }
 
+/* Reserve n of t's quota for bill's request; LRAF_OK with
+   bill->reserved set (0 when t's quota is not in the ledger), or the
+   refusal in bill (LRAF_OK too), or LRAF_EIO. */
+static lraf_status reserve(lraf_billing *b, sv_tenant *t, int64_t n,
+                           lraf_bill *bill, lraf_error *err) {
+  char why[sizeof err->message];
+  int64_t avail;
+  lraf_status st;
+  if (b->ledger == NULL || t->quota < 0) return LRAF_OK;
+  st = lraf_ledger_reserve(b->ledger, t->name, bill->request_id, n,
+                           t->quota, &avail, err);
+  if (st == LRAF_OK) {
+    bill->reserved = n;
+  } else if (st == LRAF_EQUOTA || st == LRAF_EARG) {
+    /* EARG: a shared quota without its row: nothing to reserve from */
+    bill->outcome = LRAF_BILL_REFUSED;
+    bill->status = 429;
+    bill->reserved = n;
+    bill->available = avail > 0 ? avail : 0;
+  } else {
+    snprintf(why, sizeof why, "%s", err->message);
+    return sv_fail(err, LRAF_EIO, "ledger unavailable: %s", why);
+  }
+  return LRAF_OK;
+}
+
+/* The body of a request stopped at its reservation. */
+static void say_reserved(lraf_response *res, int64_t n) {
+  char msg[120];
+  char *p;
+  int len = snprintf(msg, sizeof msg, "reservation exhausted: %" PRId64
+                     " instructions reserved (X-Lraf-Max-Instructions or "
+                     "the handler's contract)\n", n);
+  if ((p = malloc((size_t)len + 1)) == NULL) return;
+  memcpy(p, msg, (size_t)len + 1);
+  free(res->body);
+  res->body = p;
+  res->body_len = (size_t)len;
+}
+
 lraf_status lraf_billing_run(lraf_billing *b, const lraf_request *req,
                              const char *key, lraf_bill *bill,
                              lraf_error *err) {
@@ -163,6 +217,8 @@ lraf_status lraf_billing_run(lraf_billing *b, const lraf_request *req,
   lraf_request rq;
   sv_tenant *t;
   lraf_status st = LRAF_OK;
+  lraf_manager *m;
+  double now;
   int full, found = 0;
   memset(bill, 0, sizeof *bill);
   err->message[0] = '\0';
@@ -180,7 +236,8 @@ lraf_status lraf_billing_run(lraf_billing *b, const lraf_request *req,
   if (!new_id(bill->request_id))
     return sv_fail(err, LRAF_ELIMIT, "no random request id: the system "
                    "has no entropy");
-  t = sv_tenant_get(b, req->tenant, &full, err);
+  now = b->clock != NULL ? b->clock(b->clock_ud) : sv_now();
+  t = sv_tenant_get(b, req->tenant, now, &m, &full, err);
   if (t == NULL) {
     if (!full) return err->code;
     bill->outcome = LRAF_BILL_BUSY;
@@ -190,14 +247,47 @@ lraf_status lraf_billing_run(lraf_billing *b, const lraf_request *req,
   }
   rq = *req;
   rq.tenant = t->name;
-  rq.tenant_manager = t->manager;
+  rq.tenant_manager = m;
   rq.limit = t->limit;
+  if (req->reserve > 0) {
+    if (rq.limit < 0 || req->reserve < rq.limit) rq.limit = req->reserve;
+    if (reserve(b, t, rq.limit, bill, err) != LRAF_OK) {
+      lraf_manager_release(m);
+      sv_tenant_put(b, t);
+      return err->code;
+    }
+    if (bill->outcome == LRAF_BILL_REFUSED) {
+      lraf_manager_release(m);
+      count(b, t, bill);
+      sv_tenant_put(b, t);
+      return LRAF_OK;
+    }
+    /* the reservation is this request's share of the quota: it runs
+       outside the quota's manager (a lease, or the budget of the
+       tenant's requests in this process, which its bill is taken from
+       once recorded) */
+    if (bill->reserved > 0) rq.tenant_manager = t->root;
+  }
   lraf_pool_run(b->pool, &rq, &bill->response);
+  lraf_manager_release(m);
   bill->outcome = LRAF_BILL_RAN;
+  if (req->reserve > 0 && bill->response.instructions > rq.limit &&
+      bill->response.code == LRAF_EQUOTA) {
+    /* stopped at its reservation: billed what it reserved */
+    bill->response.instructions = rq.limit;
+    if (rq.limit == req->reserve) say_reserved(&bill->response, rq.limit);
+  }
   bill->status = bill->response.status;
   bill->instructions = bill->response.instructions;
   if (b->ledger != NULL)
-    st = record(b, req, t, key != NULL ? kkey : NULL, bill, err);
+    st = record(b, req, t, key != NULL ? kkey : NULL, now, bill, err);
+  if (bill->reserved > 0 && bill->outcome != LRAF_BILL_UNRECORDED &&
+      t->budget >= 0) {
+    pthread_mutex_lock(&b->lock);
+    t->budget -= bill->instructions;
+    lraf_limit_set(t->manager, t->budget > 0 ? t->budget : 0);
+    pthread_mutex_unlock(&b->lock);
+  }
   count(b, t, bill);
   sv_tenant_put(b, t);
   return st;

@@ -31,6 +31,7 @@ typedef struct sv_pending {
 struct lraf_ledger {
   sv_store *store;
   pthread_mutex_t store_lock;  /* one user of the store at a time */
+  pthread_mutex_t read_lock;   /* its reader, when it has its own */
   pthread_mutex_t lock;        /* the queue */
   pthread_cond_t done;         /* a commit ended */
   sv_pending *head, *tail;
@@ -121,6 +122,7 @@ lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
   }
   l->store = s;
   pthread_mutex_init(&l->store_lock, NULL);
+  pthread_mutex_init(&l->read_lock, NULL);
   pthread_mutex_init(&l->lock, NULL);
   pthread_cond_init(&l->done, NULL);
   *out = l;
@@ -161,6 +163,10 @@ static lraf_status check(const lraf_record *r, lraf_error *err) {
       r->model == NULL)
     return sv_fail(err, LRAF_EARG, "ledger record without key, request id, "
                    "tenant, handler or model");
+  if (r->reserved < 0 || (r->reserved > 0 && r->instructions > r->reserved))
+    return sv_fail(err, LRAF_EARG, "ledger record: reserved is %" PRId64
+                   " (0: none; else at least its instructions, %" PRId64
+                   ")", r->reserved, r->instructions);
   if (r->outcome != NULL && outcome_of(r->outcome) < 0)
     return sv_fail(err, LRAF_EARG, "ledger record: outcome '%.40s' is not "
                    "ok, error, request-limit, quota, rate, memory or "
@@ -219,6 +225,12 @@ lraf_status lraf_ledger_append(lraf_ledger *l, const lraf_record *r,
   return lraf_ledger_record(l, r, NULL, err);
 }
 
+/* The lock of the store's reads: its own when its reader is apart from
+   its writer, so that a look-up does not wait for a commit's fsync. */
+static pthread_mutex_t *reader_lock(lraf_ledger *l) {
+  return l->store->reads_apart ? &l->read_lock : &l->store_lock;
+}
+
 lraf_status lraf_ledger_usage(lraf_ledger *l, const char *tenant,
                               lraf_usage *u, lraf_error *err) {
   return sv_ledger_window(l, tenant, INT64_MIN, INT64_MAX, u, err);
@@ -242,9 +254,9 @@ lraf_status sv_ledger_window(lraf_ledger *l, const char *tenant,
                              lraf_error *err) {
   lraf_status st;
   memset(u, 0, sizeof *u);
-  pthread_mutex_lock(&l->store_lock);
+  pthread_mutex_lock(reader_lock(l));
   st = l->store->ops->usage(l->store, tenant, from, to, u, err);
-  pthread_mutex_unlock(&l->store_lock);
+  pthread_mutex_unlock(reader_lock(l));
   return st;
 }
 
@@ -253,10 +265,10 @@ lraf_status lraf_ledger_each(lraf_ledger *l, const char *tenant, double from,
                              int (*f)(void *ud, const lraf_record *r),
                              void *ud, lraf_error *err) {
   lraf_status st;
-  pthread_mutex_lock(&l->store_lock);
+  pthread_mutex_lock(reader_lock(l));
   st = l->store->ops->each(l->store, tenant, bound_us(from), bound_us(to), f,
                            ud, err);
-  pthread_mutex_unlock(&l->store_lock);
+  pthread_mutex_unlock(reader_lock(l));
   return st;
 }
 
@@ -270,13 +282,15 @@ lraf_status lraf_ledger_find(lraf_ledger *l, const char *tenant,
   *found = 0;
   if (tenant == NULL || key == NULL || key[0] == '\0')
     return sv_fail(err, LRAF_EARG, "lraf_ledger_find: no tenant or key");
-  pthread_mutex_lock(&l->store_lock);
+  pthread_mutex_lock(reader_lock(l));
   st = l->store->ops->find(l->store, tenant, key, found, &n, &s, err);
-  pthread_mutex_unlock(&l->store_lock);
+  pthread_mutex_unlock(reader_lock(l));
   if (instructions != NULL) *instructions = n;
   if (status != NULL) *status = s;
   return st;
 }
+
+static int64_t bound_us(double t);
 
 /* A tenant whose quota the ledger shows spent: what it is charged goes
    to the parent, and it stops at once, as a spent limit does. */
@@ -303,9 +317,12 @@ static lraf_manager *spent_new(lraf_manager *parent) {
   return m;
 }
 
-lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
-                                 int64_t quota, int64_t slice,
-                                 lraf_manager *parent, lraf_error *err) {
+/* A manager for tenant's quota over the records in [from, to) (leased
+   from PostgreSQL under the name lease). */
+static lraf_manager *quota_manager(lraf_ledger *l, const char *tenant,
+                                   const char *lease, int64_t quota,
+                                   int64_t from, int64_t to, int64_t slice,
+                                   lraf_manager *parent, lraf_error *err) {
   lraf_manager *m, **grown;
   lraf_status st;
   if (quota < 0) {
@@ -315,7 +332,8 @@ lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
   }
   if (!l->store->ops->shared) {
     lraf_usage u;
-    if (lraf_ledger_usage(l, tenant, &u, err) != LRAF_OK) return NULL;
+    if (sv_ledger_window(l, tenant, from, to, &u, err) != LRAF_OK)
+      return NULL;
     /* spent: refused before it runs, as after a stop in this process */
     m = quota > u.instructions ? lraf_hier_new(parent, quota - u.instructions)
                                : spent_new(parent);
@@ -325,16 +343,80 @@ lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
   if (slice <= 0)
     return sv_fail(err, LRAF_EARG, "lease slice must be positive"), NULL;
   pthread_mutex_lock(&l->store_lock);
-  st = l->store->ops->quota(l->store, tenant, quota, err);
+  st = l->store->ops->quota(l->store, lease, quota, err);
   pthread_mutex_unlock(&l->store_lock);
   if (st != LRAF_OK) return NULL;
   grown = realloc(l->leases, (size_t)(l->nleases + 1) * sizeof *grown);
   if (grown == NULL) return sv_fail(err, LRAF_EMEM, "out of memory"), NULL;
   l->leases = grown;
-  m = sv_lease_new(l->store, &l->store_lock, tenant, slice, parent);
+  m = sv_lease_new(l->store, &l->store_lock, lease, slice, parent);
   if (m == NULL) return sv_fail(err, LRAF_EMEM, "out of memory"), NULL;
   l->leases[l->nleases++] = lraf_manager_retain(m);
   return m;
+}
+
+lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
+                                 int64_t quota, int64_t slice,
+                                 lraf_manager *parent, lraf_error *err) {
+  return quota_manager(l, tenant, tenant, quota, INT64_MIN, INT64_MAX, slice,
+                       parent, err);
+}
+
+lraf_manager *sv_ledger_period_tenant(lraf_ledger *l, const char *tenant,
+                                      int64_t quota, lraf_period p, double t,
+                                      int64_t slice, lraf_manager *parent,
+                                      lraf_error *err) {
+  char lease[96], name[16];
+  if (p == LRAF_PERIOD_NONE)
+    return lraf_ledger_tenant(l, tenant, quota, slice, parent, err);
+  lraf_period_name(p, t, name);
+  snprintf(lease, sizeof lease, "%s@%s", tenant, name);
+  return quota_manager(l, tenant, lease, quota,
+                       bound_us(lraf_period_start(p, t)),
+                       bound_us(lraf_period_end(p, t)), slice, parent, err);
+}
+
+lraf_status lraf_ledger_reserve(lraf_ledger *l, const char *tenant,
+                                const char *request_id, int64_t n,
+                                int64_t quota, int64_t *available,
+                                lraf_error *err) {
+  lraf_status st;
+  int reserved = 0;
+  int64_t left = -1;
+  if (available != NULL) *available = -1;
+  if (tenant == NULL || tenant[0] == '\0' || request_id == NULL ||
+      request_id[0] == '\0')
+    return sv_fail(err, LRAF_EARG, "lraf_ledger_reserve: no tenant or "
+                   "request id");
+  if (n <= 0)
+    return sv_fail(err, LRAF_EARG, "lraf_ledger_reserve: %" PRId64
+                   " instructions (at least 1)", n);
+  pthread_mutex_lock(&l->store_lock);
+  st = l->store->ops->reserve(l->store, tenant, request_id, n, quota,
+                              &reserved, &left, err);
+  pthread_mutex_unlock(&l->store_lock);
+  if (st != LRAF_OK) return st;
+  if (available != NULL) *available = left;
+  if (left < 0)
+    return sv_fail(err, LRAF_EARG, "tenant %s has no quota to reserve from",
+                   tenant);
+  if (!reserved)
+    return sv_fail(err, LRAF_EQUOTA, "cannot reserve %" PRId64 " "
+                   "instructions of tenant %s's quota: %" PRId64
+                   " available", n, tenant, left);
+  return LRAF_OK;
+}
+
+lraf_status lraf_ledger_release(lraf_ledger *l, const char *tenant,
+                                const char *request_id, lraf_error *err) {
+  lraf_status st;
+  if (tenant == NULL || request_id == NULL)
+    return sv_fail(err, LRAF_EARG, "lraf_ledger_release: no tenant or "
+                   "request id");
+  pthread_mutex_lock(&l->store_lock);
+  st = l->store->ops->release(l->store, tenant, request_id, err);
+  pthread_mutex_unlock(&l->store_lock);
+  return st;
 }
 
 void lraf_ledger_stats(lraf_ledger *l, lraf_ledger_counts *c) {
@@ -357,6 +439,7 @@ void lraf_ledger_close(lraf_ledger *l) {
   free(l->leases);
   l->store->ops->close(l->store);
   pthread_mutex_destroy(&l->store_lock);
+  pthread_mutex_destroy(&l->read_lock);
   pthread_mutex_destroy(&l->lock);
   pthread_cond_destroy(&l->done);
   free(l);

@@ -9,6 +9,13 @@
 ** 2 is migrated when opened (outcomes from the statuses, the event time
 ** the start, the ingest time the end), a newer one refused.  Closing
 ** checkpoints the write-ahead log into the file.
+**
+** Reservations (lraf_ledger_reserve) are rows of lraf_reservation,
+** taken in a BEGIN IMMEDIATE transaction (so no other connection, of
+** this process or another, writes between the check and the insert)
+** when the tenant's quota less its records and its reservations leaves
+** enough.  One server uses a file: opening it releases every
+** reservation left by a server that stopped without settling them.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +30,7 @@ typedef struct sv_sqlite {
   sv_store base;
   sqlite3 *w, *r;            /* writer, reader */
   sqlite3_stmt *insert, *sum, *find, *each;
+  sqlite3_stmt *left, *hold, *settle;   /* reservations (writer) */
 } sv_sqlite;
 
 #define SV_SCHEMA_VERSION 3
@@ -52,6 +60,10 @@ static const char schema[] =
   "CREATE INDEX IF NOT EXISTS lraf_ledger_tenant ON lraf_ledger(tenant);"
   "CREATE INDEX IF NOT EXISTS lraf_ledger_event ON"
   " lraf_ledger(tenant, event_us);"
+  "CREATE TABLE IF NOT EXISTS lraf_reservation ("
+  " tenant TEXT NOT NULL, request_id TEXT NOT NULL,"
+  " amount INTEGER NOT NULL, created_us INTEGER NOT NULL,"
+  " PRIMARY KEY (tenant, request_id));"
   "PRAGMA user_version = 3;";
 
 /* Versions 0 (keys unique over all tenants) and 2 to 3: the key unique
@@ -94,6 +106,18 @@ static const char find_sql[] =
   "SELECT instructions, status FROM lraf_ledger WHERE tenant = ?1 AND"
   " key = ?2";
 
+/* What tenant's quota ?2 leaves: less its records and reservations. */
+static const char left_sql[] =
+  "SELECT ?2 - (SELECT coalesce(sum(instructions), 0) FROM lraf_ledger"
+  " WHERE tenant = ?1) - (SELECT coalesce(sum(amount), 0) FROM"
+  " lraf_reservation WHERE tenant = ?1)";
+
+static const char hold_sql[] =
+  "INSERT INTO lraf_reservation VALUES (?1, ?2, ?3, ?4)";
+
+static const char settle_sql[] =
+  "DELETE FROM lraf_reservation WHERE tenant = ?1 AND request_id = ?2";
+
 static int64_t us(double s) { return sv_us(s); }
 
 static lraf_status db_fail(sqlite3 *db, lraf_error *err, const char *what) {
@@ -135,6 +159,18 @@ static lraf_status sq_write(sv_store *s, const lraf_record *const *r, int n,
     }
     stored[i] = sv_sq.changes(q->w) == 1;
     sv_sq.reset(st);
+    if (stored[i] && r[i]->reserved > 0) {
+      /* settled with its record: what it did not use is free again */
+      sv_sq.bind_text(q->settle, 1, r[i]->tenant, -1, SQLITE_STATIC);
+      sv_sq.bind_text(q->settle, 2, r[i]->request_id, -1, SQLITE_STATIC);
+      if (sv_sq.step(q->settle) != SQLITE_DONE) {
+        lraf_status code = db_fail(q->w, err, "cannot settle a reservation");
+        sv_sq.reset(q->settle);
+        sv_sq.exec(q->w, "ROLLBACK", NULL, NULL, NULL);
+        return code;
+      }
+      sv_sq.reset(q->settle);
+    }
   }
   if (sv_sq.exec(q->w, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
     lraf_status code = db_fail(q->w, err, "cannot commit");
@@ -246,8 +282,62 @@ static lraf_status sq_lease(sv_store *s, const char *tenant, int64_t want,
   return sq_none(s, tenant, want, err);
 }
 
+static lraf_status sq_reserve(sv_store *s, const char *tenant,
+                              const char *request_id, int64_t n,
+                              int64_t quota, int *reserved,
+                              int64_t *available, lraf_error *err) {
+  sv_sqlite *q = (sv_sqlite *)s;
+  int rc;
+  *reserved = 0;
+  *available = -1;
+  if (quota < 0) return LRAF_OK;
+  if (sv_sq.exec(q->w, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+    return db_fail(q->w, err, "cannot begin a transaction");
+  sv_sq.bind_text(q->left, 1, tenant, -1, SQLITE_STATIC);
+  sv_sq.bind_int64(q->left, 2, quota);
+  rc = sv_sq.step(q->left);
+  if (rc == SQLITE_ROW) *available = sv_sq.column_int64(q->left, 0);
+  sv_sq.reset(q->left);
+  if (rc != SQLITE_ROW) goto fail;
+  if (*available < 0) *available = 0;
+  if (*available >= n) {
+    sv_sq.bind_text(q->hold, 1, tenant, -1, SQLITE_STATIC);
+    sv_sq.bind_text(q->hold, 2, request_id, -1, SQLITE_STATIC);
+    sv_sq.bind_int64(q->hold, 3, n);
+    sv_sq.bind_int64(q->hold, 4, us(sv_now()));
+    rc = sv_sq.step(q->hold);
+    sv_sq.reset(q->hold);
+    if (rc != SQLITE_DONE) goto fail;
+    *reserved = 1;
+  }
+  if (sv_sq.exec(q->w, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+    return LRAF_OK;
+  *reserved = 0;
+fail: {
+    lraf_status code = db_fail(q->w, err, "cannot reserve");
+    sv_sq.exec(q->w, "ROLLBACK", NULL, NULL, NULL);
+    return code;
+  }
+}
+
+static lraf_status sq_release(sv_store *s, const char *tenant,
+                              const char *request_id, lraf_error *err) {
+  sv_sqlite *q = (sv_sqlite *)s;
+  int rc;
+  sv_sq.bind_text(q->settle, 1, tenant, -1, SQLITE_STATIC);
+  sv_sq.bind_text(q->settle, 2, request_id, -1, SQLITE_STATIC);
+  rc = sv_sq.step(q->settle);
+  sv_sq.reset(q->settle);
+  if (rc != SQLITE_DONE)
+    return db_fail(q->w, err, "cannot release a reservation");
+  return LRAF_OK;
+}
+
 static void sq_close(sv_store *s) {
   sv_sqlite *q = (sv_sqlite *)s;
+  sv_sq.finalize(q->left);
+  sv_sq.finalize(q->hold);
+  sv_sq.finalize(q->settle);
   sv_sq.finalize(q->insert);
   sv_sq.finalize(q->sum);
   sv_sq.finalize(q->find);
@@ -291,12 +381,18 @@ static lraf_status set_up(sv_sqlite *q, const char *path, lraf_error *err) {
   }
   if (sv_sq.exec(q->w, schema, NULL, NULL, NULL) != SQLITE_OK)
     return db_fail(q->w, err, "cannot create the schema");
+  /* a server that stopped between reserving and settling: its requests
+     were never recorded (record and settlement are one transaction),
+     so their reservations go back whole */
+  if (sv_sq.exec(q->w, "DELETE FROM lraf_reservation", NULL, NULL, NULL) !=
+      SQLITE_OK)
+    return db_fail(q->w, err, "cannot release the reservations left");
   return LRAF_OK;
 }
 
 static const sv_store_ops sqlite_ops = {sq_write, sq_usage, sq_find, sq_none,
-                                        sq_lease, sq_none, sq_each, sq_close,
-                                        0};
+                                        sq_lease, sq_none, sq_reserve,
+                                        sq_release, sq_each, sq_close, 0};
 
 lraf_status sv_sqlite_open(const char *path, sv_store **out,
                            lraf_error *err) {
@@ -324,7 +420,10 @@ lraf_status sv_sqlite_open(const char *path, sv_store **out,
       return code;
     }
   }
-  if (sv_sq.prepare_v2(q->w, insert_sql, -1, &q->insert, NULL) != SQLITE_OK)
+  if (sv_sq.prepare_v2(q->w, insert_sql, -1, &q->insert, NULL) != SQLITE_OK ||
+      sv_sq.prepare_v2(q->w, left_sql, -1, &q->left, NULL) != SQLITE_OK ||
+      sv_sq.prepare_v2(q->w, hold_sql, -1, &q->hold, NULL) != SQLITE_OK ||
+      sv_sq.prepare_v2(q->w, settle_sql, -1, &q->settle, NULL) != SQLITE_OK)
     goto fail;
   if (sv_sq.open_v2(path, &q->r, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
       sv_sq.prepare_v2(q->r, sum_sql, -1, &q->sum, NULL) != SQLITE_OK ||
@@ -335,6 +434,7 @@ lraf_status sv_sqlite_open(const char *path, sv_store **out,
     return code;
   }
   sv_sq.busy_timeout(q->r, 10000);
+  q->base.reads_apart = 1;
   *out = &q->base;
   return LRAF_OK;
 fail: {
