@@ -312,10 +312,12 @@ $(BUILD)/tests/test_serve_pg: TEST_LIBS := -lpq
 
 vpath test_%.c tests/unit tests/system
 # /metrics' text, linked from the command's objects
-$(BUILD)/tests/test_cli_metrics: tests/unit/test_cli_metrics.c $(BUILD)/cli/cli_serve_metrics.o \
+METRICS_OBJ := $(addprefix $(BUILD)/cli/,cli_serve_metrics.o \
+                 cli_serve_timeline.o cli_timeline.o cli_util.o)
+$(BUILD)/tests/test_cli_metrics: tests/unit/test_cli_metrics.c $(METRICS_OBJ) \
     $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Icli -Itests/support -o $@ $< $(BUILD)/cli/cli_serve_metrics.o \
+	$(CC) $(CFLAGS) -Icli -Itests/support -o $@ $< $(METRICS_OBJ) \
 	  $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) -lcmocka
 $(BUILD)/tests/%: %.c $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
@@ -467,7 +469,7 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_UTIL) \
 
 # fuzz_http: lraf serve's HTTP front linked in (cli/)
 FUZZ_SERVE_OBJ := $(addprefix $(FUZZ_BUILD)/cli/,cli_serve_http.o cli_serve_auth.o \
-                    cli_serve_metrics.o \
+                    cli_serve_metrics.o cli_serve_timeline.o cli_timeline.o \
                     cli_util.o cli_dl_mhd.o)
 $(FUZZ_BUILD)/fuzz_http: tests/fuzz/fuzz_http.c $(FUZZ_UTIL) \
                          tests/support/tutil_fuzz.h $(FUZZ_SERVE_OBJ) \

@@ -45,6 +45,7 @@ int cli_run(int argc, char **argv);
 int cli_rewrite(int argc, char **argv);
 int cli_serve(int argc, char **argv);
 int cli_key(int argc, char **argv);
+int cli_ledger(int argc, char **argv);
 int cli_profile(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 

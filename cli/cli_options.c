@@ -87,8 +87,8 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "threads running handlers (default 4)"},
   {"--request-limit", KIND_TENANT, "T=N", 0, INT64_MAX,
    "each request of tenant T may run N instructions"},
-  {"--quota", KIND_TENANT, "T=N", 0, INT64_MAX,
-   "tenant T's total, kept in the ledger (429 past it)"},
+  {"--quota", KIND_TENANT, "T=N[/P]", 0, INT64_MAX,
+   "tenant T's total, or per day or month (P; UTC)"},
   {"--rate", KIND_TENANT, "T=N", 1, INT64_MAX,
    "tenant T runs at most N instructions per second"},
   {"--memory-limit", KIND_BYTES, "BYTES", 1, INT64_MAX,
@@ -148,6 +148,20 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "the wall times and counts as JSON (as hyperfine's)"},
   {"--export-markdown", KIND_TEXT, "FILE", 0, 0,
    "the wall times and counts as a Markdown table"},
+  {"--tenant", KIND_TEXT, "T", 0, 0,
+   "the tenant (export and verify: only T's records)"},
+  {"--units", KIND_TEXT, "+N|-N", 0, 0,
+   "instructions to add to the tenant's usage (or take)"},
+  {"--reason", KIND_TEXT, "TEXT", 0, 0,
+   "why (kept with the adjustment)"},
+  {"--from", KIND_TEXT, "TIME", 0, 0,
+   "records from TIME on (ISO 8601, e.g. 2026-11-01)"},
+  {"--to", KIND_TEXT, "TIME", 0, 0,
+   "records before TIME (ISO 8601)"},
+  {"--format", KIND_TEXT, "FORMAT", 0, 0,
+   "csv (default), jsonl or cloudevents"},
+  {"--period", KIND_TEXT, "P", 0, 0,
+   "totals per month (default) or day"},
 };
 
 /* What the exit statuses mean; a command lists those it can give (and
@@ -174,6 +188,8 @@ static const char *const statuses[] = {
 static const char *const failed[][2] = {
   {"serve", "the server could not start or failed (its ledger, "
             "libmicrohttpd)"},
+  {"ledger", "the ledger failed, or verify found a total that differs "
+             "from its records"},
   {"rewrite", "lraf ran out of memory"},
   {"disasm", "lraf ran out of memory"},
 };
@@ -271,7 +287,7 @@ static const cli_command commands[] = {
      CLI_BIT(CLI_OPT_MAX_CONNECTIONS) | CLI_BIT(CLI_OPT_MAX_PER_IP) |
      CLI_BIT(CLI_OPT_IDLE_TIMEOUT) | CLI_BIT(CLI_OPT_TENANTS) |
      CLI_BIT(CLI_OPT_ADMIN_TOKEN) | CLI_BIT(CLI_OPT_CONTRACT) | DETERMINISM |
-     CLI_BIT(CLI_OPT_HELP),
+     TIMELINE | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_MIXED, "DIR",
    "serve GET and POST /NAME on 127.0.0.1 by running DIR/NAME.lua, which\n"
    "returns function(req) return status, body[, headers] end, for the\n"
@@ -284,6 +300,19 @@ static const cli_command commands[] = {
    "before the handler runs (429 when not available) and stops it at N;\n"
    "by default a handler reserves its contract's bound (\"return N\" in\n"
    "DIR/NAME.contract, or \"NAME N\" in --contract FILE)",
+   ST(0) | ST(1) | ST(2)},
+  {"ledger", cli_ledger,
+   CLI_BIT(CLI_OPT_LEDGER) | CLI_BIT(CLI_OPT_TENANT) | CLI_BIT(CLI_OPT_UNITS) |
+     CLI_BIT(CLI_OPT_REASON) | CLI_BIT(CLI_OPT_FROM) | CLI_BIT(CLI_OPT_TO) |
+     CLI_BIT(CLI_OPT_EXPORT_FORMAT) | CLI_BIT(CLI_OPT_PERIOD) |
+     CLI_BIT(CLI_OPT_OUTPUT) | CLI_BIT(CLI_OPT_HELP),
+   CLI_OPERANDS_MIXED, "adjust|export|verify",
+   "the usage ledger of lraf serve.  adjust --tenant T --units +N|-N\n"
+   "--reason TEXT adds a correcting record (records are never changed);\n"
+   "export writes one event per record in [--from, --to) (its\n"
+   "idempotency key the event id) as CSV, JSON lines or CloudEvents;\n"
+   "verify sums the records per tenant and period and compares each sum\n"
+   "with the totals /usage serves",
    ST(0) | ST(1) | ST(2)},
   {"key", cli_key, CLI_BIT(CLI_OPT_HELP), CLI_OPERANDS_MIXED,
    "hash TENANT",
@@ -451,7 +480,12 @@ static int add_tenant_value(int o, const char *v, cli_args *a) {
     return cli_error("%s: at most %d per-tenant values", info->name,
                      CLI_MAX_TENANT_VALUES);
   t = &a->tenants[a->ntenants];
-  {
+  t->period = LRAF_PERIOD_NONE;
+  if (o == CLI_OPT_QUOTA) {
+    lraf_error err;
+    if (lraf_quota_parse(eq + 1, &t->value, &t->period, &err) != LRAF_OK)
+      return cli_error("--quota: %s", err.message);
+  } else {
     opt_info count = *info;
     count.kind = KIND_COUNT;
     if ((rc = parse_integer(&count, eq + 1, &t->value)) != CLI_OK) return rc;
@@ -510,6 +544,13 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
     case CLI_OPT_MAX_PER_IP: a->max_per_ip = n; break;
     case CLI_OPT_IDLE_TIMEOUT: a->idle_timeout = n; break;
     case CLI_OPT_TENANTS: a->keys_file = v; break;
+    case CLI_OPT_TENANT: a->tenant = v; break;
+    case CLI_OPT_UNITS: a->units = v; break;
+    case CLI_OPT_REASON: a->reason = v; break;
+    case CLI_OPT_FROM: a->from = v; break;
+    case CLI_OPT_TO: a->to = v; break;
+    case CLI_OPT_EXPORT_FORMAT: a->format = v; break;
+    case CLI_OPT_PERIOD: a->period = v; break;
     case CLI_OPT_ADMIN_TOKEN: a->admin_token_file = v; break;
     case CLI_OPT_FORMAT: a->format = v; break;
     case CLI_OPT_WRITE_CONTRACT: a->write_contract = v; break;

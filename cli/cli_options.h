@@ -78,6 +78,14 @@ typedef enum cli_opt {
   CLI_OPT_SUITE,         /* --suite FILE */
   CLI_OPT_EXPORT_JSON,   /* --export-json FILE */
   CLI_OPT_EXPORT_MARKDOWN, /* --export-markdown FILE */
+  /* lraf ledger */
+  CLI_OPT_TENANT,        /* --tenant T */
+  CLI_OPT_UNITS,         /* --units +N|-N (adjust) */
+  CLI_OPT_REASON,        /* --reason TEXT (adjust) */
+  CLI_OPT_FROM,          /* --from TIME */
+  CLI_OPT_TO,            /* --to TIME */
+  CLI_OPT_EXPORT_FORMAT, /* --format csv|jsonl|cloudevents (export) */
+  CLI_OPT_PERIOD,        /* --period day|month (verify) */
   CLI_NUM_OPTS
 } cli_opt;
 
@@ -110,6 +118,7 @@ typedef struct cli_tenant_value {
   cli_opt opt;
   char tenant[65];
   int64_t value;
+  lraf_period period;     /* --quota T=N/day, /month */
 } cli_tenant_value;
 
 #define CLI_MAX_TENANT_VALUES 64
@@ -142,6 +151,7 @@ typedef struct cli_args {
   int no_metering;
   int64_t max_tenants, max_conns, max_per_ip, idle_timeout; /* -1: not said */
   const char *keys_file, *admin_token_file;   /* NULL: not said */
+  const char *tenant, *units, *reason, *from, *to, *period;  /* ledger */
   cli_tenant_value tenants[CLI_MAX_TENANT_VALUES];  /* in order given */
   int ntenants;
   int first;              /* argv index of the first operand */

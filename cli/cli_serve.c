@@ -41,6 +41,26 @@ static int port_free(const char *bind_to, int port) {
   return CLI_OK;
 }
 
+/* For tests only: the time written in the file $LRAF_TEST_CLOCK (an
+   ISO 8601 time, read at each request), else the system's.  Lets a
+   test cross a day or month boundary of the billing periods. */
+static double test_clock(void *ud) {
+  char buf[64];
+  double t;
+  size_t n;
+  FILE *f = fopen((const char *)ud, "r");
+  struct timespec ts;
+  if (f != NULL) {
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ')) n--;
+    buf[n] = '\0';
+    if (lraf_time_parse(buf, &t, NULL) == LRAF_OK) return t;
+  }
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* The per-tenant options as billing terms. */
 static lraf_term *terms(const srv *s) {
   lraf_term *t = calloc((size_t)s->ntv + 1, sizeof *t);
@@ -49,6 +69,7 @@ static lraf_term *terms(const srv *s) {
   for (i = 0; i < s->ntv; i++) {
     t[i].tenant = s->tv[i].tenant;
     t[i].value = s->tv[i].value;
+    t[i].period = s->tv[i].period;
     t[i].kind = s->tv[i].opt == CLI_OPT_QUOTA  ? LRAF_TERM_QUOTA
               : s->tv[i].opt == CLI_OPT_TENANT_RATE ? LRAF_TERM_RATE
                                                     : LRAF_TERM_REQUEST_LIMIT;
@@ -67,6 +88,10 @@ static int start_billing(srv *s) {
   bo.slice = s->slice;
   bo.nterms = s->ntv;
   bo.terms = terms(s);
+  if (getenv("LRAF_TEST_CLOCK") != NULL && getenv("LRAF_TEST_CLOCK")[0]) {
+    bo.clock = test_clock;
+    bo.clock_ud = getenv("LRAF_TEST_CLOCK");
+  }
   if (bo.terms == NULL) return cli_error("out of memory");
   st = lraf_billing_open(&bo, &s->billing, &err);
   free((void *)bo.terms);
@@ -105,6 +130,7 @@ static void stop(srv *s) {
   free(s->contract);
   srv_auth_close(&s->auth);
   srv_metrics_free(&s->metrics);
+  srv_timeline_close(s->timeline);
 }
 
 int cli_serve(int argc, char **argv) {
@@ -160,10 +186,17 @@ int cli_serve(int argc, char **argv) {
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
   srv_metrics_init(&s.metrics);
+  if ((st = srv_timeline_open(&s.timeline, a.timeline, a.expect_share)) !=
+      CLI_OK) {
+    srv_auth_close(&s.auth);
+    srv_metrics_free(&s.metrics);
+    return st;
+  }
   if ((st = start(&s)) != CLI_OK) {
     free(s.contract);
     srv_auth_close(&s.auth);
     srv_metrics_free(&s.metrics);
+    srv_timeline_close(s.timeline);
     return st;
   }
   d = srv_http_start(&s);

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cli_serve_auth.h"
 #include "cli_serve_metrics.h"
+#include "cli_serve_timeline.h"
 
 typedef struct srv {
   const char *dir;
@@ -28,6 +29,7 @@ typedef struct srv {
   lraf_billing *billing;   /* the tenants, what to bill, retries */
   srv_auth auth;           /* API keys, the admin token */
   srv_metrics metrics;     /* what the HTTP front counts (/metrics) */
+  srv_timeline *timeline;  /* requests' phases, tenants' shares */
   cli_contract *contract;  /* --contract: "HANDLER N" lines, or NULL */
 } srv;
 

@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,13 +50,15 @@ typedef struct reply {
   int64_t instructions;
   const char *request_id;
   int close;               /* close the connection after it */
+  const srv_req_times *times;  /* a request that ran, or NULL */
 } reply;
 
 /* Headers a handler may not set: the server's own, and those that frame
    the HTTP message or the connection. */
 static int reserved(const char *name) {
   static const char *const names[] = {
-    "X-Lraf-Instructions", "X-Request-Id", "Content-Length",
+    "X-Lraf-Instructions", "X-Request-Id", "X-Lraf-Queued",
+    "X-Lraf-Running", "X-Lraf-Ledger", "X-Lraf-Rate", "Content-Length",
     "Transfer-Encoding", "Connection", "Keep-Alive", "Upgrade", "Trailer",
     "TE", "Date", NULL
   };
@@ -63,6 +66,21 @@ static int reserved(const char *name) {
   for (i = 0; names[i] != NULL; i++)
     if (strcasecmp(name, names[i]) == 0) return 1;
   return 0;
+}
+
+/* A request's phases, seconds, and its instructions per second of
+   running. */
+static void add_times(struct MHD_Response *resp, const srv_req_times *t) {
+  char v[40];
+  double run = t->end - t->start;
+  snprintf(v, sizeof v, "%.6f", t->start - t->submit);
+  cli_mhd.add_response_header(resp, "X-Lraf-Queued", v);
+  snprintf(v, sizeof v, "%.6f", run);
+  cli_mhd.add_response_header(resp, "X-Lraf-Running", v);
+  snprintf(v, sizeof v, "%.6f", t->done - t->end);
+  cli_mhd.add_response_header(resp, "X-Lraf-Ledger", v);
+  snprintf(v, sizeof v, "%.0f", run > 0 ? (double)t->instructions / run : 0);
+  cli_mhd.add_response_header(resp, "X-Lraf-Rate", v);
 }
 
 static enum MHD_Result send_reply(struct MHD_Connection *c, const reply *r) {
@@ -97,6 +115,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, const reply *r) {
   cli_mhd.add_response_header(resp, "X-Lraf-Instructions", n);
   if (r->request_id != NULL)
     cli_mhd.add_response_header(resp, "X-Request-Id", r->request_id);
+  if (r->times != NULL) add_times(resp, r->times);
   if (r->close)
     cli_mhd.add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
   ret = cli_mhd.queue_response(c, (unsigned)r->status, resp);
@@ -144,18 +163,87 @@ static int admin(srv *s, struct MHD_Connection *c) {
                         c, MHD_HEADER_KIND, "Authorization"));
 }
 
+/* Append printf output to a growing buffer (ignores failures: the
+   buffer then ends early). */
+static void addf(char **b, size_t *len, size_t *cap, const char *fmt, ...) {
+  va_list ap;
+  int n;
+  if (*b == NULL) return;
+  for (;;) {
+    va_start(ap, fmt);
+    n = vsnprintf(*b + *len, *cap - *len, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < *cap - *len) break;
+    {
+      char *p = realloc(*b, *cap * 2 + (size_t)n);
+      if (p == NULL) return;
+      *b = p;
+      *cap = *cap * 2 + (size_t)n;
+    }
+  }
+  *len += (size_t)n;
+}
+
+/* Per-period totals of the records read in order (lraf_ledger_each). */
+typedef struct periods {
+  lraf_period period;
+  char name[16];
+  int64_t requests, instructions, n;
+  char *b;
+  size_t len, cap;
+} periods;
+
+static void period_flush(periods *p) {
+  if (p->n == 0) return;
+  addf(&p->b, &p->len, &p->cap, "%s{\"period\": \"%s\", \"requests\": %"
+       PRId64 ", \"instructions\": %" PRId64 "}",
+       p->len > 0 ? ", " : "", p->name, p->requests, p->instructions);
+  p->n = p->requests = p->instructions = 0;
+}
+
+static int period_add(void *ud, const lraf_record *r) {
+  periods *p = ud;
+  char name[16];
+  lraf_period_name(p->period, r->event_time, name);
+  if (p->n > 0 && strcmp(name, p->name) != 0) period_flush(p);
+  memcpy(p->name, name, sizeof name);
+  p->n++;
+  p->requests += strcmp(r->outcome, "adjustment") != 0;
+  p->instructions += r->instructions;
+  return 0;
+}
+
 static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
   const char *tenant =
       cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tenant");
+  const char *from =
+      cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "from");
+  const char *to =
+      cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "to");
+  const char *per =
+      cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "period");
   lraf_usage u;
   lraf_error err;
-  char buf[1024];
+  periods p;
+  double f, t;
+  char buf[1024], fs[32], ts[32];
   reply r;
+  int window = from != NULL || to != NULL || per != NULL;
+  enum MHD_Result ret;
   if (s->ledger == NULL) return text(c, 404, "no ledger\n");
   if (tenant != NULL && tenant[0] == '\0') tenant = NULL;
   if (tenant != NULL && !valid_name(tenant, 64))
     return text(c, 400, "bad tenant name\n");
-  if (lraf_ledger_usage(s->ledger, tenant, &u, &err) != LRAF_OK) {
+  memset(&p, 0, sizeof p);
+  p.period = LRAF_PERIOD_MONTH;
+  if (lraf_window_parse(from, to, &f, &t, &err) != LRAF_OK ||
+      (per != NULL && lraf_period_parse(per, &p.period, &err) != LRAF_OK)) {
+    snprintf(buf, sizeof buf, "bad /usage query: %s\n", err.message);
+    return text(c, 400, buf);
+  }
+  if (lraf_ledger_usage_window(s->ledger, tenant, f, t, &u, &err) !=
+      LRAF_OK) {
     snprintf(buf, sizeof buf, "ledger unavailable: %s\n", err.message);
     return text(c, 503, buf);
   }
@@ -163,16 +251,58 @@ static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
            "{\"tenant\": %s%s%s, \"requests\": %" PRId64
            ", \"instructions\": %" PRId64 ", \"native\": %" PRId64
            ", \"errors\": %" PRId64 ", \"memory_peak_max\": %" PRId64
-           ", \"wall_seconds\": %.6f, \"cpu_seconds\": %.6f}\n",
+           ", \"wall_seconds\": %.6f, \"cpu_seconds\": %.6f",
            tenant ? "\"" : "", tenant ? tenant : "null", tenant ? "\"" : "",
            u.requests, u.instructions, u.native, u.errors, u.memory_peak,
            u.wall, u.cpu);
-  memset(&r, 0, sizeof r);
-  r.status = 200;
-  r.body = buf;
-  r.len = strlen(buf);
-  r.type = "application/json";
-  return send_reply(c, &r);
+  if (!window) {
+    strcat(buf, "}\n");
+    memset(&r, 0, sizeof r);
+    r.status = 200;
+    r.body = buf;
+    r.len = strlen(buf);
+    r.type = "application/json";
+    return send_reply(c, &r);
+  }
+  p.cap = 1024;
+  p.b = malloc(p.cap);
+  if (p.b == NULL) return MHD_NO;
+  p.b[0] = '\0';
+  if (lraf_ledger_each(s->ledger, tenant, f, t, period_add, &p, &err) !=
+      LRAF_OK) {
+    free(p.b);
+    snprintf(buf, sizeof buf, "ledger unavailable: %s\n", err.message);
+    return text(c, 503, buf);
+  }
+  period_flush(&p);
+  lraf_time_format(f, fs);
+  lraf_time_format(t, ts);
+  {
+    char *all = NULL;
+    size_t len = 0, cap = 256 + strlen(buf) + p.len;
+    all = malloc(cap);
+    if (all == NULL) {
+      free(p.b);
+      return MHD_NO;
+    }
+    all[0] = '\0';
+    addf(&all, &len, &cap, "%s, \"from\": %s%s%s, \"to\": %s%s%s, "
+         "\"period\": \"%s\", \"periods\": [%s]}\n", buf,
+         from ? "\"" : "", from ? fs : "null", from ? "\"" : "",
+         to ? "\"" : "", to ? ts : "null", to ? "\"" : "",
+         p.period == LRAF_PERIOD_DAY ? "day" : p.period == LRAF_PERIOD_MONTH
+                                                 ? "month" : "total",
+         p.b);
+    memset(&r, 0, sizeof r);
+    r.status = 200;
+    r.body = all;
+    r.len = len;
+    r.type = "application/json";
+    ret = send_reply(c, &r);
+    free(all);
+  }
+  free(p.b);
+  return ret;
 }
 
 static enum MHD_Result metrics(srv *s, struct MHD_Connection *c) {
@@ -407,9 +537,36 @@ static void bill_reply(const lraf_bill *bill, const lraf_error *err,
   r->len = strlen(msg);
 }
 
+static double unix_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The phases of a request that ran, noted in the timeline. */
+static void note_times(srv *s, const lraf_request *rq, const lraf_bill *b,
+                       double submit, srv_req_times *t) {
+  const lraf_response *res = &b->response;
+  t->submit = submit;
+  t->start = res->started > submit ? res->started : submit;
+  t->end = res->ended > t->start ? res->ended : t->start;
+  t->done = unix_now();
+  if (t->done < t->end) t->done = t->end;
+  t->cpu = res->cpu;
+  t->instructions = res->instructions;
+  t->worker = res->worker;
+  t->status = b->status;
+  t->tenant = rq->tenant;
+  t->handler = rq->handler;
+  t->request_id = b->request_id;
+  srv_timeline_note(s->timeline, t);
+}
+
 static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
                                   const char *url, const char *method,
                                   conn *cn) {
+  double submit = unix_now();
+  srv_req_times times;
   const char *name = url + 1, *tenant, *key;
   char *source;
   size_t slen;
@@ -492,6 +649,11 @@ static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
              "server keeps %d at once (--max-tenants) and none is idle",
              s->max_tenants);
   bill_reply(&bill, &err, &r, msg, sizeof msg);
+  if (bill.outcome == LRAF_BILL_RAN || bill.outcome == LRAF_BILL_CLASH ||
+      bill.outcome == LRAF_BILL_UNRECORDED) {
+    note_times(s, &rq, &bill, submit, &times);
+    r.times = &times;
+  }
   ret = send_reply(c, &r);
   lraf_bill_free(&bill);
   return ret;

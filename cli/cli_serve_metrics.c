@@ -201,6 +201,58 @@ static void ledger_commits(srv_text *t, lraf_ledger *l) {
                n.commits, n.seconds);
 }
 
+/* The tenants' delivered rate and share (cli_serve_timeline.c), one
+   family at a time. */
+typedef struct share_pass {
+  srv_text *t;
+  int f;
+} share_pass;
+
+static void share_line(void *ud, const srv_share *s) {
+  share_pass *p = ud;
+  switch (p->f) {
+    case 0:
+      tenant_line(p->t, "lraf_tenant_delivered_rate", s->tenant, "",
+                  (int64_t)(s->rate + 0.5));
+      break;
+    case 1:
+      srv_text_add(p->t, "lraf_tenant_delivered_share{tenant=\"");
+      srv_text_label(p->t, s->tenant);
+      srv_text_add(p->t, "\",figure=\"count\"} %.4f\n"
+                   "lraf_tenant_delivered_share{tenant=\"", s->share);
+      srv_text_label(p->t, s->tenant);
+      srv_text_add(p->t, "\",figure=\"cpu\"} %.4f\n", s->cpu_share);
+      break;
+    default:
+      tenant_line(p->t, "lraf_tenant_short_windows_total", s->tenant, "",
+                  s->short_windows);
+  }
+}
+
+static void delivered(srv_text *t, srv_timeline *tl) {
+  share_pass p;
+  p.t = t;
+  srv_text_add(t, "# TYPE lraf_tenant_delivered_rate gauge\n"
+               "# HELP lraf_tenant_delivered_rate Instructions per second "
+               "of running time of the tenant's requests over its last "
+               "window of a second.\n");
+  p.f = 0;
+  srv_timeline_each(tl, share_line, &p);
+  srv_text_add(t, "# TYPE lraf_tenant_delivered_share gauge\n"
+               "# HELP lraf_tenant_delivered_share The share of a CPU the "
+               "tenant's requests got while running over that window: from "
+               "the count against their handlers' solo rates, and from CPU "
+               "time.\n");
+  p.f = 1;
+  if (srv_timeline_each(tl, share_line, &p) > 0) {
+    srv_text_add(t, "# TYPE lraf_tenant_short_windows counter\n"
+                 "# HELP lraf_tenant_short_windows Windows in which the "
+                 "tenant got less than --expect-share.\n");
+    p.f = 2;
+    srv_timeline_each(tl, share_line, &p);
+  }
+}
+
 static void build_info(srv_text *t, srv *s) {
   srv_text_add(t, "# TYPE lraf_build info\n# HELP lraf_build The lraf "
                "serving: its version, VM and cost model.\n"
@@ -237,6 +289,7 @@ void srv_metrics_render(srv *s, srv_text *t) {
                "lraf_ledger_errors_total %" PRId64 "\n",
                (int64_t)atomic_load(&s->metrics.ledger_errors));
   if (s->ledger != NULL) ledger_commits(t, s->ledger);
+  if (s->timeline != NULL) delivered(t, s->timeline);
   build_info(t, s);
   srv_text_add(t, "# EOF\n");
 }

@@ -5,7 +5,7 @@
 ** The host runs a tiny "API" of two Lua handlers for three customers.
 ** A pool of worker threads runs them; a billing (lraf_billing_open)
 ** gives each customer its terms (acme has a quota of 9,000
-** instructions, every request at most 5,000), runs each call for its
+** instructions a month, every request at most 5,000), runs each call for its
 ** customer, stores its record in an SQLite ledger, and answers a
 ** retried call (the same idempotency key) from the ledger without
 ** running it again.  At the end the host prints each call's bill and
@@ -85,8 +85,8 @@ static void bill_call(lraf_billing *b, int i) {
 int main(int argc, char **argv) {
   static const char *const customers[] = {"acme", "globex", "initech"};
   const lraf_term terms[] = {
-    {"*", LRAF_TERM_REQUEST_LIMIT, 5000},
-    {"acme", LRAF_TERM_QUOTA, 9000},
+    {"*", LRAF_TERM_REQUEST_LIMIT, 5000, LRAF_PERIOD_NONE},
+    {"acme", LRAF_TERM_QUOTA, 9000, LRAF_PERIOD_MONTH},
   };
   char spec[4200];
   lraf_pool_options po;

@@ -807,6 +807,7 @@ typedef struct lraf_response {
   double wall, cpu;      /* seconds (cpu: the worker thread's) */
   double started, ended; /* Unix time, seconds */
   char model[96];        /* the cost-model id */
+  int worker;            /* the pool's worker that ran it, from 0 */
 } lraf_response;
 
 LRAF_API lraf_status lraf_pool_new(const lraf_pool_options *o,
@@ -1030,6 +1031,43 @@ LRAF_API void lraf_ledger_stats(lraf_ledger *l, lraf_ledger_counts *c);
 /* Give back unused leases, finish the pending commits, close. */
 LRAF_API void lraf_ledger_close(lraf_ledger *l);
 
+/* Times and billing periods (service/sv_period.c).  Times are Unix
+   seconds; periods are calendar days and months in UTC. */
+typedef enum lraf_period {
+  LRAF_PERIOD_NONE,    /* no period: a total over all time */
+  LRAF_PERIOD_DAY,
+  LRAF_PERIOD_MONTH
+} lraf_period;
+
+/* Read an ISO 8601 date (YYYY-MM-DD, its midnight UTC) or date and time
+   (YYYY-MM-DDTHH:MM[:SS[.fraction]], then Z, +HH:MM, -HH:MM or nothing
+   for UTC).  LRAF_EARG with a message naming the text and what is
+   wrong. */
+LRAF_API lraf_status lraf_time_parse(const char *text, double *t,
+                                     lraf_error *err);
+/* t as YYYY-MM-DDTHH:MM:SS.ffffffZ (microseconds). */
+LRAF_API void lraf_time_format(double t, char buf[32]);
+/* The start of the period that holds t and the start of the next
+   (-HUGE_VAL and HUGE_VAL for LRAF_PERIOD_NONE). */
+LRAF_API double lraf_period_start(lraf_period p, double t);
+LRAF_API double lraf_period_end(lraf_period p, double t);
+/* The period holding t by name: "2026-11-28" (day), "2026-11" (month),
+   "total" (none). */
+LRAF_API void lraf_period_name(lraf_period p, double t, char buf[16]);
+/* "day", "month" or "total"; LRAF_EARG otherwise. */
+LRAF_API lraf_status lraf_period_parse(const char *word, lraf_period *p,
+                                       lraf_error *err);
+/* A quota: N, N/day or N/month, N digits and an optional k, M or G
+   (x1000, x1e6, x1e9). */
+LRAF_API lraf_status lraf_quota_parse(const char *text, int64_t *n,
+                                      lraf_period *p, lraf_error *err);
+/* The window [from, to) of two times as lraf_time_parse reads them
+   (NULL: unbounded, -HUGE_VAL or HUGE_VAL); LRAF_EARG, saying which,
+   for a bad time or from not before to. */
+LRAF_API lraf_status lraf_window_parse(const char *from, const char *to,
+                                       double *f, double *t,
+                                       lraf_error *err);
+
 /* Billing (service/sv_billing.c, sv_tenant.c): what lraf serve does
    with each request, without its HTTP front.  A billing runs requests
    on a pool, each charged to its tenant's manager, records each in the
@@ -1045,6 +1083,13 @@ LRAF_API void lraf_ledger_close(lraf_ledger *l);
    in memory otherwise.  At most max_tenants are kept; an idle one
    whose quota the ledger keeps (SQLite), or who has none, makes room
    for a new one, the least recently used first.
+
+   Periods.  A quota with a period (a UTC calendar day or month) counts
+   only the records whose event time falls in the current period.  The
+   billing's clock gives each request its event time as it starts; the
+   first request of a new period finds the tenant's quota whole again
+   (less what the ledger already holds for that period).  PostgreSQL
+   leases each period's quota as a quota of its own.
 
    Retries.  A request may carry an idempotency key, unique per tenant.
    When the tenant's ledger already holds a record with it, the request
@@ -1081,6 +1126,8 @@ typedef struct lraf_term {
   const char *tenant;     /* a tenant's name, or "*" for every other */
   lraf_term_kind kind;
   int64_t value;          /* >= 0 (a rate >= 1) */
+  lraf_period period;     /* a quota's: it starts again at each period's
+                             start; LRAF_PERIOD_NONE: a total */
 } lraf_term;
 
 typedef struct lraf_billing_options {
@@ -1092,6 +1139,9 @@ typedef struct lraf_billing_options {
   int max_tenants;        /* tenants kept at once; default 1000 */
   int64_t slice;          /* PostgreSQL: quota leased at a time;
                              default 1,000,000 */
+  double (*clock)(void *ud);  /* Unix time: each record's event time
+                             and so its period; NULL: the system's */
+  void *clock_ud;
 } lraf_billing_options;
 
 LRAF_API void lraf_billing_default_options(lraf_billing_options *o);

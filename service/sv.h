@@ -195,6 +195,12 @@ void sv_lease_return(lraf_manager *m);
 /* Whether l's quotas are leased from a store shared by many hosts
    (PostgreSQL), rather than kept by this host's records. */
 int sv_ledger_shared(const lraf_ledger *l);
+/* lraf_ledger_tenant for the quota of the period p that holds t (a PostgreSQL
+   lease named tenant@period). */
+lraf_manager *sv_ledger_period_tenant(lraf_ledger *l, const char *tenant,
+                                      int64_t quota, lraf_period p, double t,
+                                      int64_t slice, lraf_manager *parent,
+                                      lraf_error *err);
 /* lraf_ledger_usage_window in microseconds (INT64_MIN, INT64_MAX: no
    bound). */
 lraf_status sv_ledger_window(lraf_ledger *l, const char *tenant,
@@ -212,11 +218,13 @@ typedef struct sv_tenant {
                               billed; -1: not one */
   int64_t limit;           /* each request's own quota; -1: none */
   int64_t quota, rate;     /* its terms; -1, 0: none */
+  lraf_period period;      /* its quota's */
+  double period_start, period_end;   /* the period its manager counts */
   int64_t requests, instructions, native;   /* since open */
   int64_t by_class[6];     /* bills by status class 1xx..5xx */
   int inflight;            /* requests holding it (sv_tenant_get) */
   int keep;                /* never evicted: its quota lives here only */
-  uint64_t used;           /* b->clock at its last request */
+  uint64_t used;           /* b->tick at its last request */
   struct sv_tenant *next;
 } sv_tenant;
 
@@ -224,6 +232,7 @@ typedef struct sv_term {
   char tenant[65];
   lraf_term_kind kind;
   int64_t value;
+  lraf_period period;
 } sv_term;
 
 struct lraf_billing {
@@ -233,7 +242,9 @@ struct lraf_billing {
   int nterms;
   int max_tenants, ntenants;
   int64_t slice;
-  uint64_t clock;          /* counts sv_tenant_get calls */
+  uint64_t tick;           /* counts sv_tenant_get calls */
+  double (*clock)(void *ud);
+  void *clock_ud;
   pthread_mutex_t lock;    /* tenants and their counters */
   sv_tenant *tenants;
 };
@@ -241,11 +252,12 @@ struct lraf_billing {
 /* 1-max of A-Z a-z 0-9 _ - . */
 int sv_valid_name(const char *s, size_t max);
 /* The tenant called name (made at its first request), held until
-   sv_tenant_put; NULL with err set when its manager cannot be made, or
-   when there are max_tenants tenants and none can be evicted (*full is
-   then 1). */
-sv_tenant *sv_tenant_get(lraf_billing *b, const char *name, int *full,
-                         lraf_error *err);
+   sv_tenant_put, and in *m its manager for a request at time now
+   (retained: a new one when now is in a new period of its quota); NULL
+   with err set when its manager cannot be made, or when there are
+   max_tenants tenants and none can be evicted (*full is then 1). */
+sv_tenant *sv_tenant_get(lraf_billing *b, const char *name, double now,
+                         lraf_manager **m, int *full, lraf_error *err);
 void sv_tenant_put(lraf_billing *b, sv_tenant *t);
 void sv_tenant_free_all(lraf_billing *b);
 

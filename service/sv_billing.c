@@ -29,6 +29,11 @@ static lraf_status check_term(const lraf_term *t, int i, lraf_error *err) {
       t->kind != LRAF_TERM_RATE)
     return sv_fail(err, LRAF_EARG, "billing term %d: unknown kind %d", i,
                    (int)t->kind);
+  if (t->period != LRAF_PERIOD_NONE &&
+      (t->kind != LRAF_TERM_QUOTA || (t->period != LRAF_PERIOD_DAY &&
+                                      t->period != LRAF_PERIOD_MONTH)))
+    return sv_fail(err, LRAF_EARG, "billing term %d: only a quota has a "
+                   "period (day or month)", i);
   if (t->value < (t->kind == LRAF_TERM_RATE ? 1 : 0))
     return sv_fail(err, LRAF_EARG, "billing term %d (tenant %s): value %"
                    PRId64 " is below %d", i, t->tenant, t->value,
@@ -59,12 +64,15 @@ lraf_status lraf_billing_open(const lraf_billing_options *o,
              o->terms[i].tenant);
     b->terms[i].kind = o->terms[i].kind;
     b->terms[i].value = o->terms[i].value;
+    b->terms[i].period = o->terms[i].period;
   }
   b->nterms = o->nterms;
   b->pool = o->pool;
   b->ledger = o->ledger;
   b->max_tenants = o->max_tenants > 0 ? o->max_tenants : 1000;
   b->slice = o->slice > 0 ? o->slice : 1000000;
+  b->clock = o->clock;
+  b->clock_ud = o->clock_ud;
   pthread_mutex_init(&b->lock, NULL);
   *out = b;
   return LRAF_OK;
@@ -82,8 +90,8 @@ static int new_id(char id[33]) {
 /* Store bill's record for t under key, else under its own id (a
    concurrent request stored the key first: LRAF_BILL_CLASH). */
 static lraf_status record(lraf_billing *b, const lraf_request *req,
-                          sv_tenant *t, const char *key, lraf_bill *bill,
-                          lraf_error *err) {
+                          sv_tenant *t, const char *key, double now,
+                          lraf_bill *bill, lraf_error *err) {
   const lraf_response *res = &bill->response;
   char rkey[40];
   char why[sizeof err->message];
@@ -107,6 +115,7 @@ static lraf_status record(lraf_billing *b, const lraf_request *req,
   rec.wall = res->wall;
   rec.cpu = res->cpu;
   rec.started = res->started;
+  rec.event_time = now;
   rec.ended = res->ended;
   rec.reserved = bill->reserved;
   st = lraf_ledger_record(b->ledger, &rec, &stored, err);
@@ -208,6 +217,8 @@ lraf_status lraf_billing_run(lraf_billing *b, const lraf_request *req,
   lraf_request rq;
   sv_tenant *t;
   lraf_status st = LRAF_OK;
+  lraf_manager *m;
+  double now;
   int full, found = 0;
   memset(bill, 0, sizeof *bill);
   err->message[0] = '\0';
@@ -225,7 +236,8 @@ lraf_status lraf_billing_run(lraf_billing *b, const lraf_request *req,
   if (!new_id(bill->request_id))
     return sv_fail(err, LRAF_ELIMIT, "no random request id: the system "
                    "has no entropy");
-  t = sv_tenant_get(b, req->tenant, &full, err);
+  now = b->clock != NULL ? b->clock(b->clock_ud) : sv_now();
+  t = sv_tenant_get(b, req->tenant, now, &m, &full, err);
   if (t == NULL) {
     if (!full) return err->code;
     bill->outcome = LRAF_BILL_BUSY;
@@ -235,15 +247,17 @@ lraf_status lraf_billing_run(lraf_billing *b, const lraf_request *req,
   }
   rq = *req;
   rq.tenant = t->name;
-  rq.tenant_manager = t->manager;
+  rq.tenant_manager = m;
   rq.limit = t->limit;
   if (req->reserve > 0) {
     if (rq.limit < 0 || req->reserve < rq.limit) rq.limit = req->reserve;
     if (reserve(b, t, rq.limit, bill, err) != LRAF_OK) {
+      lraf_manager_release(m);
       sv_tenant_put(b, t);
       return err->code;
     }
     if (bill->outcome == LRAF_BILL_REFUSED) {
+      lraf_manager_release(m);
       count(b, t, bill);
       sv_tenant_put(b, t);
       return LRAF_OK;
@@ -255,6 +269,7 @@ lraf_status lraf_billing_run(lraf_billing *b, const lraf_request *req,
     if (bill->reserved > 0) rq.tenant_manager = t->root;
   }
   lraf_pool_run(b->pool, &rq, &bill->response);
+  lraf_manager_release(m);
   bill->outcome = LRAF_BILL_RAN;
   if (req->reserve > 0 && bill->response.instructions > rq.limit &&
       bill->response.code == LRAF_EQUOTA) {
@@ -265,7 +280,7 @@ lraf_status lraf_billing_run(lraf_billing *b, const lraf_request *req,
   bill->status = bill->response.status;
   bill->instructions = bill->response.instructions;
   if (b->ledger != NULL)
-    st = record(b, req, t, key != NULL ? kkey : NULL, bill, err);
+    st = record(b, req, t, key != NULL ? kkey : NULL, now, bill, err);
   if (bill->reserved > 0 && bill->outcome != LRAF_BILL_UNRECORDED &&
       t->budget >= 0) {
     pthread_mutex_lock(&b->lock);

@@ -290,6 +290,8 @@ lraf_status lraf_ledger_find(lraf_ledger *l, const char *tenant,
   return st;
 }
 
+static int64_t bound_us(double t);
+
 /* A tenant whose quota the ledger shows spent: what it is charged goes
    to the parent, and it stops at once, as a spent limit does. */
 static lraf_verdict spent_consume(void *ud, lraf_account *a, int64_t n,
@@ -315,9 +317,12 @@ static lraf_manager *spent_new(lraf_manager *parent) {
   return m;
 }
 
-lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
-                                 int64_t quota, int64_t slice,
-                                 lraf_manager *parent, lraf_error *err) {
+/* A manager for tenant's quota over the records in [from, to) (leased
+   from PostgreSQL under the name lease). */
+static lraf_manager *quota_manager(lraf_ledger *l, const char *tenant,
+                                   const char *lease, int64_t quota,
+                                   int64_t from, int64_t to, int64_t slice,
+                                   lraf_manager *parent, lraf_error *err) {
   lraf_manager *m, **grown;
   lraf_status st;
   if (quota < 0) {
@@ -327,7 +332,8 @@ lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
   }
   if (!l->store->ops->shared) {
     lraf_usage u;
-    if (lraf_ledger_usage(l, tenant, &u, err) != LRAF_OK) return NULL;
+    if (sv_ledger_window(l, tenant, from, to, &u, err) != LRAF_OK)
+      return NULL;
     /* spent: refused before it runs, as after a stop in this process */
     m = quota > u.instructions ? lraf_hier_new(parent, quota - u.instructions)
                                : spent_new(parent);
@@ -337,16 +343,37 @@ lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
   if (slice <= 0)
     return sv_fail(err, LRAF_EARG, "lease slice must be positive"), NULL;
   pthread_mutex_lock(&l->store_lock);
-  st = l->store->ops->quota(l->store, tenant, quota, err);
+  st = l->store->ops->quota(l->store, lease, quota, err);
   pthread_mutex_unlock(&l->store_lock);
   if (st != LRAF_OK) return NULL;
   grown = realloc(l->leases, (size_t)(l->nleases + 1) * sizeof *grown);
   if (grown == NULL) return sv_fail(err, LRAF_EMEM, "out of memory"), NULL;
   l->leases = grown;
-  m = sv_lease_new(l->store, &l->store_lock, tenant, slice, parent);
+  m = sv_lease_new(l->store, &l->store_lock, lease, slice, parent);
   if (m == NULL) return sv_fail(err, LRAF_EMEM, "out of memory"), NULL;
   l->leases[l->nleases++] = lraf_manager_retain(m);
   return m;
+}
+
+lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
+                                 int64_t quota, int64_t slice,
+                                 lraf_manager *parent, lraf_error *err) {
+  return quota_manager(l, tenant, tenant, quota, INT64_MIN, INT64_MAX, slice,
+                       parent, err);
+}
+
+lraf_manager *sv_ledger_period_tenant(lraf_ledger *l, const char *tenant,
+                                      int64_t quota, lraf_period p, double t,
+                                      int64_t slice, lraf_manager *parent,
+                                      lraf_error *err) {
+  char lease[96], name[16];
+  if (p == LRAF_PERIOD_NONE)
+    return lraf_ledger_tenant(l, tenant, quota, slice, parent, err);
+  lraf_period_name(p, t, name);
+  snprintf(lease, sizeof lease, "%s@%s", tenant, name);
+  return quota_manager(l, tenant, lease, quota,
+                       bound_us(lraf_period_start(p, t)),
+                       bound_us(lraf_period_end(p, t)), slice, parent, err);
 }
 
 lraf_status lraf_ledger_reserve(lraf_ledger *l, const char *tenant,

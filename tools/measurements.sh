@@ -86,9 +86,10 @@ EOF
     ;;
     timeline) cat <<'EOF'
 `lraf run --timeline` against `lraf run` on the 19 benchmark programs,
-whole processes, CPU time (the trace's writing included), best of REPS,
-interleaved: what recording a sample at every consume and writing the
-trace cost.
+whole processes, CPU time (the trace's writing included), each
+repetition running the two back to back in turn first (ABBA); a
+program's ratio is the median of its REPS ratios: what recording a
+sample at every consume and writing the trace cost.
 EOF
     ;;
     serve) cat <<'EOF'
