@@ -326,6 +326,10 @@ void cli_bench_export_json(FILE *out, const cli_bench_run *r) {
     json_num(out, x->stddev);
     fputs(",\n      \"median\": ", out);
     json_num(out, x->median);
+    fputs(",\n      \"user\": ", out);
+    json_num(out, x->user);
+    fputs(",\n      \"system\": ", out);
+    json_num(out, x->system);
     fputs(",\n      \"min\": ", out);
     json_num(out, x->min);
     fputs(",\n      \"max\": ", out);
