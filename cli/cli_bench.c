@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 
 #include <errno.h>
 
@@ -53,6 +54,15 @@ static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* User and system CPU seconds of the process, times sign, added to
+   t[0] and t[1] (-1 at the start of a run, 1 at its end). */
+static void cpu_times(double t[2], int sign) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return;
+  t[0] += sign * ((double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6);
+  t[1] += sign * ((double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6);
 }
 
 static int by_value(const void *a, const void *b) {
@@ -164,7 +174,8 @@ static int bench_call(lua_State *L) {
    by lraf_close included, and its wall time. */
 static lraf_status run_once(const lraf_options *base, const char *script,
                             const cli_script *src, const bench_args *args, bench_run *b,
-                            int64_t *count, double *wall, lraf_error *err) {
+                            int64_t *count, double *wall, double cpu[2],
+                            lraf_error *err) {
   lraf_options opt = *base;
   lraf_state *S;
   lraf_status st;
@@ -195,6 +206,7 @@ static lraf_status run_once(const lraf_options *base, const char *script,
   st = lraf_call(S, 3, 0, err);
   lraf_host_strings(S, 0);
   t0 = now();
+  cpu_times(cpu, -1);
   if (st == LRAF_OK) st = cli_script_load(S, src, err);
   if (st == LRAF_OK) {
     lua_pushcfunction(L, bench_call);
@@ -212,6 +224,7 @@ static lraf_status run_once(const lraf_options *base, const char *script,
   b->native_units = lraf_native_units(S);
   lraf_close(S);
   *wall = now() - t0;
+  cpu_times(cpu, 1);
   *count = b->exited ? b->exit_count : lraf_manager_total(m);
   lraf_manager_release(m);
   return st;
@@ -277,13 +290,15 @@ static lraf_status bench_script(const lraf_options *opt,
   b->runs = warmup + runs;
   for (i = 0; i < warmup + runs && st == LRAF_OK; i++) {
     int64_t count = 0;
-    double wall = 0;
+    double wall = 0, cpu[2] = {0, 0};
     b->run = i + 1;
     progress(it->script, i + 1, warmup + runs, t0);
-    st = run_once(opt, it->script, &src, &args, b, &count, &wall, err);
+    st = run_once(opt, it->script, &src, &args, b, &count, &wall, cpu, err);
     if (b->exited && b->exit_code != EXIT_SUCCESS) break;
     if (i < warmup) continue;
     r->times[i - warmup] = wall;
+    r->user += cpu[0] / runs;
+    r->system += cpu[1] / runs;
     if (i == warmup || count < r->count_min) r->count_min = count;
     if (i == warmup || count > r->count_max) r->count_max = count;
   }
@@ -330,6 +345,9 @@ static int items_of_args(bench_cmd *c, int argc, char **argv, bench_args *args) 
   const cli_command *cmd = cli_command_find("bench");
   int i = c->a.first, j, k;
   if (c->a.suite != NULL) {
+    if (i < argc && i > 0 && strcmp(argv[i - 1], "--") == 0)
+      return cli_error("--suite %s lists each benchmark's arguments (after "
+                       "\"--\" on its line)", c->a.suite);
     if (i < argc)
       return cli_error("--suite %s lists the scripts: '%s' is not an "
                        "option", c->a.suite, argv[i]);

@@ -70,6 +70,7 @@ typedef struct cli_bench_result {
   int runs, warmup;
   double *times;                  /* wall seconds of each run */
   double mean, stddev, median, min, max;
+  double user, system;            /* mean CPU seconds of a run */
 } cli_bench_result;
 
 /* ---- cli_baseline.c: a saved baseline ---- */
