@@ -74,7 +74,7 @@ LRAVM_SRC := build/lua-lravm
 LRAVM_C   := lapi lcode lctype ldebug ldo ldump lfunc lgc llex lmem lobject \
              lopcodes lparser lstate lstring ltable ltm lundump lvm lzio \
              lauxlib lbaselib lcorolib ldblib liolib lmathlib loadlib loslib \
-             lstrlib ltablib lutf8lib linit ldet
+             lstrlib ltablib lutf8lib linit ldet lacct
 LRAVM_OBJ := $(LRAVM_C:%=$(BUILD)/lua/%.o)
 # Debian's flags for liblua5.4 (debian/rules, src/Makefile), then ours
 # -falign-functions=64: every function of the VM starts a cache line, so
