@@ -53,6 +53,8 @@ PKGS    += libsqlite3-dev libpq-dev libmicrohttpd-dev
 # the lraf VM: apt-get source and Debian's patches
 PKGS    += dpkg-dev patch
 TEST_PKGS += sqlite3 postgresql curl
+# /metrics read by a strict OpenMetrics parser (test_cli_metrics, test_serve_auth)
+TEST_PKGS += python3-prometheus-client
 # the timeline's checks (test_timeline): the trace's schema, the SVG in a browser
 TEST_PKGS += python3 python3-jsonschema chromium util-linux
 BUILD   ?= build
@@ -308,10 +310,19 @@ $(BUILD)/tests/libtutil.a: $(TEST_SUPPORT_OBJ)
 
 TEST_LIBS :=
 $(addprefix $(BUILD)/tests/,test_sv_ledger test_fuzz_regress test_serve_crash \
-  test_serve_fuzz test_serve_load test_serve_billing): TEST_LIBS := -lsqlite3
+  test_serve_fuzz test_serve_load test_serve_billing test_serve_auth \
+  test_serve_reserve): TEST_LIBS := -lsqlite3
 $(BUILD)/tests/test_serve_pg: TEST_LIBS := -lpq
 
 vpath test_%.c tests/unit tests/system
+# /metrics' text, linked from the command's objects
+METRICS_OBJ := $(addprefix $(BUILD)/cli/,cli_serve_metrics.o \
+                 cli_serve_timeline.o cli_timeline.o cli_util.o)
+$(BUILD)/tests/test_cli_metrics: tests/unit/test_cli_metrics.c $(METRICS_OBJ) \
+    $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Icli -Itests/support -o $@ $< $(METRICS_OBJ) \
+	  $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) -lcmocka
 $(BUILD)/tests/%: %.c $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/support -o $@ $< $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) $(TEST_LIBS) -lcmocka
@@ -418,7 +429,8 @@ fuzz-diff: $(BUILD)/tests/test_diff_gen $(BUILD)/lraf
 # build-fuzz/, run one after another for FUZZ_TIME seconds each on seed
 # corpora made from tests/corpus and tests/gen (tests/fuzz/mkcorpus.sh).
 FUZZ_TIME    ?= 600
-FUZZ_TARGETS := read rewrite source pool pfjson ledger http profile timeline
+FUZZ_TARGETS := read rewrite source pool pfjson ledger http profile timeline \
+                keys bench
 FUZZ_BUILD   := build-fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
@@ -459,15 +471,25 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_UTIL) \
 	  -fsanitize=fuzzer -Itests/support -o $@ $< $(FUZZ_UTIL) \
 	  $(FUZZ_BUILD)/liblraf.a $(LIBS) $(SERVICE_LIBS)
 
-# fuzz_http: lraf serve's HTTP front and tenants linked in (cli/)
-FUZZ_SERVE_OBJ := $(addprefix $(FUZZ_BUILD)/cli/,cli_serve_http.o \
-                    cli_serve_tenant.o cli_util.o cli_dl_mhd.o)
+# fuzz_http: lraf serve's HTTP front linked in (cli/)
+FUZZ_SERVE_OBJ := $(addprefix $(FUZZ_BUILD)/cli/,cli_serve_http.o cli_serve_auth.o \
+                    cli_serve_metrics.o cli_serve_timeline.o cli_timeline.o \
+                    cli_util.o cli_dl_mhd.o)
 $(FUZZ_BUILD)/fuzz_http: tests/fuzz/fuzz_http.c $(FUZZ_UTIL) \
                          tests/support/tutil_fuzz.h $(FUZZ_SERVE_OBJ) \
                          $(FUZZ_BUILD)/liblraf.a
 	clang $(filter-out -fsanitize=fuzzer-no-link,$(CFLAGS)) -Icli \
 	  -fsanitize=fuzzer -Itests/support -o $@ $< $(FUZZ_UTIL) \
 	  $(FUZZ_SERVE_OBJ) $(FUZZ_BUILD)/liblraf.a $(LIBS) $(SERVICE_LIBS)
+
+# fuzz_bench: lraf bench's suite and baseline readers (cli/)
+FUZZ_BENCH_OBJ := $(addprefix $(FUZZ_BUILD)/cli/,cli_suite.o cli_json.o \
+                    cli_baseline.o cli_gate.o cli_util.o)
+$(FUZZ_BUILD)/fuzz_bench: tests/fuzz/fuzz_bench.c $(FUZZ_BENCH_OBJ) \
+                          $(FUZZ_BUILD)/liblraf.a
+	clang $(filter-out -fsanitize=fuzzer-no-link,$(CFLAGS)) -Icli \
+	  -fsanitize=fuzzer -o $@ $< $(FUZZ_BENCH_OBJ) $(FUZZ_BUILD)/liblraf.a \
+	  $(LIBS)
 
 # Every target of build-fuzz, then those of build-fuzz-vm (named vm-T in
 # the corpus directory).
@@ -478,7 +500,7 @@ fuzz: fuzz-build
 	  case $$bt in vm-*) t=$${bt#vm-}; b=$(FUZZ_VM_BUILD);; \
 	               *) t=$$bt; b=$(FUZZ_BUILD);; esac; \
 	  case $$t in source|pool|profile) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
-	              pfjson|ledger|http) seeds=tests/fuzz/$$t; dict=;; \
+	              pfjson|ledger|http|keys|bench) seeds=tests/fuzz/$$t; dict=;; \
 	              *) seeds=$(FUZZ_RUN)/chunks; dict=;; esac; \
 	  mkdir -p $(FUZZ_RUN)/out-$$bt $(FUZZ_RUN)/crash-$$bt; \
 	  echo "== $$b/fuzz_$$t for $(FUZZ_TIME) s"; \

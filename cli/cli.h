@@ -27,11 +27,15 @@
                           start a state, an unwritable report */
 #define CLI_EQUOTA 3   /* the --limit quota was exceeded */
 #define CLI_EMEMORY 4  /* the --memory-limit was exceeded */
-#define CLI_EREGRESS 5 /* a gate failed (lraf diff): a count
+#define CLI_EREGRESS 5 /* a gate failed (lraf diff, lraf bench
+                          --baseline): a count
                           grew past --threshold and --min-change, or,
                           with --fail-on change, changed past them */
 #define CLI_ECONTRACT 6 /* a call exceeded its --contract declaration (5:
                            reserved for regressions, lraf diff/bench) */
+#define CLI_EMISMATCH 7 /* lraf bench --baseline: the baseline was made
+                           with another cost model, lraf version or VM
+                           (--allow-mismatch compares anyway) */
 
 /* Subcommands. */
 int cli_bench(int argc, char **argv);
@@ -40,6 +44,8 @@ int cli_disasm(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_rewrite(int argc, char **argv);
 int cli_serve(int argc, char **argv);
+int cli_key(int argc, char **argv);
+int cli_ledger(int argc, char **argv);
 int cli_profile(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 
@@ -138,7 +144,7 @@ void cli_stop_message(const cli_outcome *o, lraf_state *S);
 void cli_outcome_json(FILE *f, lraf_state *S, const cli_outcome *o);
 void cli_outcome_summary(FILE *f, lraf_state *S, const cli_outcome *o);
 
-/* ---- cli_gate.c: the CI gate of lraf diff ---- */
+/* ---- cli_gate.c: the CI gate of lraf diff and lraf bench ---- */
 typedef struct cli_gate {
   int on;              /* --threshold, --min-change or --fail-on given */
   double threshold;    /* percent; a change must be larger (0: any) */
@@ -155,12 +161,17 @@ cli_verdict cli_gate_judge(const cli_gate *g, int64_t before, int64_t after);
 /* Whether a verdict fails the gate. */
 int cli_gate_fails(const cli_gate *g, cli_verdict v);
 const char *cli_verdict_name(cli_verdict v);
+/* "threshold 2%, min-change 0, fail on regression". */
+void cli_gate_text(FILE *out, const cli_gate *g);
+/* The gate's result over rows of which fails failed and regressions
+   regressed: "pass", "regression", "change" or "no gate". */
+const char *cli_gate_result(const cli_gate *g, int fails, int regressions);
 /* The change in percent as text: "+1.25%", "new", "gone" or "0.00%". */
 void cli_percent(char *buf, size_t size, int64_t before, int64_t after);
 /* s as a JSON string, s as a Markdown table cell. */
 void cli_json_str(FILE *out, const char *s);
 void cli_md_cell(FILE *out, const char *s);
-/* Which --format of diff: 0 text, 1 markdown, 2 json; -1
+/* Which --format of diff and bench: 0 text, 1 markdown, 2 json; -1
    (reported) when unknown. */
 int cli_report_format(const cli_args *a, const char *cmd);
 /* ---- cli_contract.c: lraf run --contract (docs/bound.md) ---- */
@@ -175,10 +186,27 @@ typedef struct cli_contract {
 } cli_contract;
 /* Read a contract file; an exit status (usage errors say where). */
 int cli_contract_load(const char *path, cli_contract *k);
+/* The declaration for name in k (the last line wins): 1 with *max set,
+   or 0. */
+int cli_contract_find(const cli_contract *k, const char *name,
+                      int64_t *max);
 /* Make the globals wrap each contracted Lua function the script
    assigns (their __newindex); 0 when the globals have a metatable. */
 struct lua_State;
 int cli_contract_install(struct lua_State *L, cli_contract *k);
+
+/* --timeline (cli_timeline.c).  Open path for writing (*f NULL when
+   path is NULL); CLI_OK or a usage error, said. */
+int cli_timeline_open(const char *path, FILE **f);
+/* Write timeline tl to f (an SVG when path ends in .svg) and close f;
+   sum gets the figures.  With expect_share > 0 (a fraction) warn on
+   stderr when a window got less.  0 when the write failed, said. */
+int cli_timeline_finish(lraf_manager *tl, FILE *f, const char *path,
+                        const char *title, double expect_share,
+                        lraf_timeline_summary *sum);
+/* The figures as one "lraf: timeline ..." line. */
+void cli_timeline_line(FILE *f, const char *path,
+                       const lraf_timeline_summary *s);
 
 /* ---- cli_limits.c: helpers of run and bench ---- */
 /* lraf_new failed under memory_limit: the usage error saying the limit

@@ -1,21 +1,28 @@
 /*
-** cli_bench.c - `lraf bench [-n N] [options] SCRIPT [SCRIPT2]
-** [-- ARGS...]`: run a script N times, each time in a fresh lraf state
-** with ARGS as its arg[1..] and `...`, and report its
-** instruction count next to its wall time (min, median, max).  The
-** count should be the same on every run and on every machine; when it
-** is not (the script reads the clock or addresses; with
-** --no-deterministic also math.random, pairs order, sort's pivot) bench
-** says why and exits with status 1.  With two scripts it also
-** compares them by instruction count.  The scripts' own output is
-** discarded while they run, and their input is /dev/null.
+** cli_bench.c - `lraf bench [options] SCRIPT [SCRIPT2] [-- ARGS...]` or
+** `lraf bench [options] --suite FILE`: run each benchmark N times
+** (after --warmup runs), each time in a fresh lraf state with its
+** arguments as arg[1..] and `...`, and report its instruction count,
+** the primary figure, next to its wall time (mean ± σ, min, median,
+** max).  The count should be the same on every run and on every
+** machine; when it is not (the script reads the clock or addresses;
+** with --no-deterministic also math.random, pairs order, sort's pivot)
+** bench says why and exits with status 1.  With two scripts it also
+** compares them by instruction count.  --save-baseline and --baseline
+** keep and compare the counts (cli_baseline.c, through lraf diff's
+** gate); cli_benchout.c writes the reports and exports.  The scripts'
+** own output is discarded while they run, and their input is
+** /dev/null.
 **
 ** Exit status (cli.h): 0 ok, 1 a script failed or called os.exit with
-** a failure status, 2 usage or bad input, 3 quota (--limit), 4 memory
-** limit (--memory-limit).  os.exit ends a run (the count up to it is
-** kept); progress is shown on stderr when it is a terminal.
+** a failure status, or a count differs between runs, 2 usage or bad
+** input, 3 quota (--limit), 4 memory limit (--memory-limit), 5 a
+** regression past the gate, 7 a baseline of another cost model, lraf
+** version or VM.  os.exit ends a run (the count up to it is kept);
+** progress is shown on stderr when it is a terminal.
 */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +35,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
-#include "cli.h"
+#include "cli_bench.h"
 
 #define BENCH_DEFAULT_RUNS 10
 /* Without --limit every run stops after this many instructions (a few
@@ -41,13 +48,6 @@ typedef struct bench_args {
   char **v;
   int n;
 } bench_args;
-
-/* What N runs of one script measured. */
-typedef struct bench_result {
-  const char *script;
-  int64_t count_min, count_max;
-  double wall_min, wall_median, wall_max;
-} bench_result;
 
 static double now(void) {
   struct timespec ts;
@@ -98,6 +98,10 @@ typedef struct bench_run {
   char where[192];       /* where a failed run stopped */
   int native;            /* native charging was on */
   int64_t native_units;  /* and added this much */
+  lraf_manager *timeline;  /* --timeline: above every run's limit */
+  const char *tl_path;   /* --timeline's file, or NULL */
+  FILE *tl_file;
+  double expect_share;   /* --expect-share (a fraction), 0: none */
 } bench_run;
 
 /* os.exit inside a benchmarked script ends that run, not lraf: the
@@ -164,7 +168,8 @@ static lraf_status run_once(const lraf_options *base, const char *script,
   lraf_options opt = *base;
   lraf_state *S;
   lraf_status st;
-  lraf_manager *m = lraf_limit_new(b->limit);
+  lraf_manager *m = b->timeline != NULL ? lraf_hier_new(b->timeline, b->limit)
+                                        : lraf_limit_new(b->limit);
   lua_State *L;
   double t0;
   if (m == NULL) {
@@ -223,111 +228,241 @@ static void progress(const char *script, int run, int runs, double t0) {
   fflush(stderr);
 }
 
-static lraf_status bench_script(const lraf_options *opt, const char *script,
-                                const bench_args *args, bench_run *b,
-                                int runs, bench_result *r, lraf_error *err) {
-  double *walls, t0 = now();
+/* Wall-time statistics of r->times: mean, sample standard deviation
+   (NAN for one run, as hyperfine gives none), median, min, max. */
+static void statistics(cli_bench_result *r) {
+  double *t = r->times, sum = 0, sq = 0, *sorted;
+  int i, n = r->runs;
+  for (i = 0; i < n; i++) sum += t[i];
+  r->mean = sum / n;
+  for (i = 0; i < n; i++) sq += (t[i] - r->mean) * (t[i] - r->mean);
+  r->stddev = n > 1 ? sqrt(sq / (n - 1)) : NAN;
+  sorted = t + n;  /* the second half of the buffer */
+  memcpy(sorted, t, (size_t)n * sizeof *t);
+  qsort(sorted, (size_t)n, sizeof *sorted, by_value);
+  r->min = sorted[0];
+  r->max = sorted[n - 1];
+  r->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+/* Warm-up runs, then the timed runs of one benchmark. */
+static lraf_status bench_script(const lraf_options *opt,
+                                const cli_bench_item *it, bench_run *b,
+                                int runs, int warmup, cli_bench_result *r,
+                                lraf_error *err) {
+  double t0 = now();
   lraf_status st;
   int i, saved, saved_in;
   cli_script src;
+  bench_args args;
+  args.v = it->args;
+  args.n = it->nargs;
+  r->item = it;
+  r->runs = runs;
+  r->warmup = warmup;
   /* read once: a pipe or <(...) gives its text only once */
-  if ((st = cli_script_read(script, &src, err)) != LRAF_OK) {
+  if ((st = cli_script_read(it->script, &src, err)) != LRAF_OK) {
     b->exited = 0;
     return st;
   }
-  walls = malloc((size_t)runs * sizeof *walls);
-  if (walls == NULL) {
+  r->times = malloc(2 * (size_t)runs * sizeof *r->times);
+  if (r->times == NULL) {
     cli_script_free(&src);
     err->code = LRAF_EMEM;
     snprintf(err->message, sizeof err->message, "out of memory");
     return LRAF_EMEM;
   }
-  r->script = script;
   saved = detach(STDOUT_FILENO);
   saved_in = detach(STDIN_FILENO);
-  b->runs = runs;
-  for (i = 0; i < runs && st == LRAF_OK; i++) {
+  b->runs = warmup + runs;
+  for (i = 0; i < warmup + runs && st == LRAF_OK; i++) {
     int64_t count = 0;
+    double wall = 0;
     b->run = i + 1;
-    progress(script, i + 1, runs, t0);
-    st = run_once(opt, script, &src, args, b, &count, &walls[i], err);
-    if (i == 0 || count < r->count_min) r->count_min = count;
-    if (i == 0 || count > r->count_max) r->count_max = count;
+    progress(it->script, i + 1, warmup + runs, t0);
+    st = run_once(opt, it->script, &src, &args, b, &count, &wall, err);
     if (b->exited && b->exit_code != EXIT_SUCCESS) break;
+    if (i < warmup) continue;
+    r->times[i - warmup] = wall;
+    if (i == warmup || count < r->count_min) r->count_min = count;
+    if (i == warmup || count > r->count_max) r->count_max = count;
   }
-  progress(script, runs + 1, runs, t0);
+  progress(it->script, b->runs + 1, b->runs, t0);
   reattach(STDIN_FILENO, saved_in);
   reattach(STDOUT_FILENO, saved);
-  if (st == LRAF_OK && i == runs) {  /* every run done */
-    qsort(walls, (size_t)runs, sizeof *walls, by_value);
-    r->wall_min = walls[0];
-    r->wall_max = walls[runs - 1];
-    r->wall_median = runs % 2 ? walls[runs / 2]
-                              : (walls[runs / 2 - 1] + walls[runs / 2]) / 2;
-  }
-  free(walls);
+  if (st == LRAF_OK && i == warmup + runs) statistics(r);
   cli_script_free(&src);
   return st;
 }
 
 /* unit: the cost model's (cli_unit_name). */
-static void print_result(const bench_result *r, int runs, const char *unit) {
-  printf("%s\n", r->script);
+static void print_result(const cli_bench_result *r, const char *unit) {
+  printf("%s\n", r->item->name);
   if (r->count_min == r->count_max)
     printf("  %s  %" PRId64 " (the same in all %d runs)\n", unit,
-           r->count_min, runs);
+           r->count_min, r->runs);
   else
     printf("  %s  %" PRId64 " .. %" PRId64
            "  WARNING: THE COUNT DIFFERS BETWEEN RUNS (the script depends "
            "on the clock, random numbers or hash order)\n",
            unit, r->count_min, r->count_max);
-  printf("  wall seconds  min %.6f  median %.6f  max %.6f\n", r->wall_min,
-         r->wall_median, r->wall_max);
+  printf("  wall seconds  mean %.6f", r->mean);
+  if (!isnan(r->stddev)) printf(" ± %.6f", r->stddev);
+  printf("  min %.6f  median %.6f  max %.6f", r->min, r->median, r->max);
+  if (r->warmup > 0) printf("  (after %d warm-up)", r->warmup);
+  putchar('\n');
 }
 
-/* Options (cli_options.c); *first gets the index of the first script,
-   *nscripts their number, args what follows "--" after them. */
-static int parse_args(int argc, char **argv, lraf_options *opt,
-                      uint32_t *weights, int *runs, int *first,
-                      int *nscripts, bench_args *args, bench_run *b) {
-  const cli_command *cmd = cli_command_find("bench");
+/* What the command line asked for. */
+typedef struct bench_cmd {
+  lraf_options opt;
+  uint32_t weights[LRAF_NUM_OPCODES];
   cli_args a;
-  int i, j, rc = cli_parse(cmd, argc, argv, &a);
-  if (rc != CLI_OK) return rc;
-  i = a.first;
+  int runs, format;
+  cli_bench_item *items;   /* n of them: the scripts, or the suite's */
+  int n;
+  cli_suite suite;
+  char dir[4096];          /* the baselines' directory */
+} bench_cmd;
+
+/* The scripts of the command line as benchmarks (same arguments). */
+static int items_of_args(bench_cmd *c, int argc, char **argv, bench_args *args) {
+  const cli_command *cmd = cli_command_find("bench");
+  int i = c->a.first, j, k;
+  if (c->a.suite != NULL) {
+    if (i < argc)
+      return cli_error("--suite %s lists the scripts: '%s' is not an "
+                       "option", c->a.suite, argv[i]);
+    return CLI_OK;
+  }
   if (i >= argc || strcmp(argv[i], "--") == 0) {
-    cli_error("no script");
+    cli_error("no script (or --suite FILE)");
     cli_usage(stderr, cmd);
     return CLI_EUSAGE;
   }
   for (j = i; j < argc && strcmp(argv[j], "--") != 0; j++)
     ;
   if (j - i > 2) {
-    cli_error("at most two scripts (script arguments go after \"--\")");
+    cli_error("at most two scripts (script arguments go after \"--\"; a "
+              "suite file lists more)");
     cli_usage(stderr, cmd);
     return CLI_EUSAGE;
   }
-  *first = i;
-  *nscripts = j - i;
   args->v = j < argc ? &argv[j + 1] : NULL;
   args->n = j < argc ? argc - j - 1 : 0;
-  *opt = a.opt;
-  opt->traceback = 1;
+  c->n = j - i;
+  c->items = calloc((size_t)c->n, sizeof *c->items);
+  if (c->items == NULL) return cli_error("out of memory");
+  for (k = 0; k < c->n; k++) {
+    cli_bench_item *it = &c->items[k];
+    it->script = argv[i + k];
+    it->args = args->v;
+    it->nargs = args->n;
+    it->threshold = -1;
+    it->min_change = -1;
+    if (!cli_bench_name(it->name, sizeof it->name, it->script, it->args,
+                        it->nargs) &&
+        (c->a.baseline != NULL || c->a.save_baseline != NULL))
+      return cli_error("the benchmark's name (its script and arguments) is "
+                       "longer than %d bytes: use a suite file with name=",
+                       CLI_BENCH_NAME_MAX - 1);
+  }
+  if (c->n == 2 && strcmp(c->items[0].name, c->items[1].name) == 0 &&
+      (c->a.baseline != NULL || c->a.save_baseline != NULL))
+    return cli_error("both benchmarks are named '%s': a baseline needs "
+                     "names apart", c->items[0].name);
+  return CLI_OK;
+}
+
+static int load_suite(bench_cmd *c) {
+  char *text;
+  size_t len;
+  lraf_error err;
+  lraf_status st;
+  if (cli_read_file_max(c->a.suite, CLI_WEIGHTS_MAX, &text, &len, &err) !=
+      LRAF_OK)
+    return cli_report(&err);
+  st = cli_suite_parse(text, len, c->a.suite, &c->suite, &err);
+  free(text);
+  if (st != LRAF_OK) return cli_report(&err);
+  c->items = c->suite.item;
+  c->n = c->suite.n;
+  return CLI_OK;
+}
+
+/* Options (cli_options.c) into c and b. */
+static int parse_args(int argc, char **argv, bench_cmd *c, bench_args *args,
+                      bench_run *b) {
+  const cli_command *cmd = cli_command_find("bench");
+  cli_args *a = &c->a;
+  const char *why;
+  int rc = cli_parse(cmd, argc, argv, a);
+  if (rc != CLI_OK) return rc;
+  if ((c->format = cli_report_format(a, "bench")) < 0) return CLI_EUSAGE;
+  if (a->baseline != NULL && !cli_baseline_name_ok(a->baseline, &why))
+    return cli_error("--baseline '%s': a baseline's name %s", a->baseline,
+                     why);
+  if (a->save_baseline != NULL &&
+      !cli_baseline_name_ok(a->save_baseline, &why))
+    return cli_error("--save-baseline '%s': a baseline's name %s",
+                     a->save_baseline, why);
+  if (a->baseline == NULL && (a->allow_mismatch || a->threshold >= 0 ||
+                              a->min_change >= 0 || a->fail_on_set))
+    return cli_error("--threshold, --min-change, --fail-on and "
+                     "--allow-mismatch gate a comparison: give --baseline "
+                     "NAME");
+  snprintf(c->dir, sizeof c->dir, "%s",
+           a->baseline_dir ? a->baseline_dir : CLI_BASELINE_DIR);
+  if ((rc = a->suite ? load_suite(c) : CLI_OK) != CLI_OK) return rc;
+  if ((rc = items_of_args(c, argc, argv, args)) != CLI_OK) return rc;
+  c->opt = a->opt;
+  c->opt.traceback = 1;
   /* a limit is a defence only if no C call does unbounded work for one
      unit: --limit and --memory-limit turn native charging on, as in
      lraf run (--no-native turns it off) */
-  if (a.native >= 0) opt->native = a.native;
-  else if (a.limit >= 0 || a.memory > 0) opt->native = 1;
-  if (opt->deterministic == LRAF_DETERMINISTIC_AUTO) opt->deterministic = 1;
-  if (a.runs > 0) *runs = a.runs;
-  b->limit = a.limit >= 0 ? a.limit : BENCH_DEFAULT_LIMIT;
-  b->limit_said = a.limit >= 0;
-  b->memory = a.memory;
-  if (a.opt.weights != NULL) {
-    memcpy(weights, a.weights, sizeof a.weights);
-    opt->weights = weights;
+  if (a->native >= 0) c->opt.native = a->native;
+  else if (a->limit >= 0 || a->memory > 0) c->opt.native = 1;
+  if (c->opt.deterministic == LRAF_DETERMINISTIC_AUTO)
+    c->opt.deterministic = 1;
+  if (a->runs > 0) c->runs = a->runs;
+  b->limit = a->limit >= 0 ? a->limit : BENCH_DEFAULT_LIMIT;
+  b->limit_said = a->limit >= 0;
+  b->memory = a->memory;
+  b->tl_path = a->timeline;
+  b->expect_share = a->expect_share;
+  if (a->opt.weights != NULL) {
+    memcpy(c->weights, a->weights, sizeof a->weights);
+    c->opt.weights = c->weights;
   }
   return CLI_OK;
+}
+
+/* --timeline: one timeline above every run's limit, so that its file
+   shows the runs one after another. */
+static int bench_timeline_open(bench_run *b) {
+  int rc = cli_timeline_open(b->tl_path, &b->tl_file);
+  if (rc != CLI_OK || b->tl_file == NULL) return rc;
+  b->timeline = lraf_timeline_new(NULL);
+  if (b->timeline == NULL) {
+    fclose(b->tl_file);
+    return cli_error("out of memory");
+  }
+  return CLI_OK;
+}
+
+/* Write the timeline and its figures (its line to out); 0 when that
+   failed. */
+static int bench_timeline_done(bench_run *b, const char *title, FILE *out) {
+  lraf_timeline_summary sum;
+  int ok;
+  if (b->timeline == NULL) return 1;
+  fflush(stdout);
+  ok = cli_timeline_finish(b->timeline, b->tl_file, b->tl_path, title,
+                           b->expect_share, &sum);
+  if (ok) cli_timeline_line(out, b->tl_path, &sum);
+  lraf_manager_release(b->timeline);
+  b->timeline = NULL;
+  return ok;
 }
 
 /* A run that failed: the message and the status of the table in cli.h. */
@@ -366,41 +501,91 @@ static int run_failed(const char *script, const bench_run *b, lraf_status st,
              : CLI_EUSAGE;
 }
 
-int cli_bench(int argc, char **argv) {
-  lraf_options opt;
-  uint32_t weights[LRAF_NUM_OPCODES];
-  bench_result res[2];
-  bench_args args = {NULL, 0};
-  bench_run b;
-  int runs = BENCH_DEFAULT_RUNS, first = 0, n = 0, i, rc, differs = 0;
-  lraf_state *probe;
+/* The baseline --baseline names; an exit status. */
+static int read_baseline(const bench_cmd *c, cli_baseline *base,
+                         char *path, size_t size) {
+  char *text;
+  size_t len;
   lraf_error err;
-  const char *unit;
-  memset(&b, 0, sizeof b);
-  rc = parse_args(argc, argv, &opt, weights, &runs, &first, &n, &args, &b);
-  if (rc != CLI_OK) return rc == CLI_HELP ? CLI_OK : rc;
-  /* the cost-model id, from a state that runs nothing */
-  if (b.memory > 0) opt.memory_limit = (size_t)b.memory;
-  if (lraf_new(&opt, &probe, &err) != LRAF_OK)
-    return cli_new_failed(&opt, &err);
-  opt.memory_limit = 0;
-  printf("lraf bench: %d run%s each, model %s\n", runs, runs == 1 ? "" : "s",
-         lraf_model(probe));
-  unit = cli_unit_name(opt.mode, strstr(lraf_model(probe), "/native-") != NULL);
-  lraf_close(probe);
-  for (i = 0; i < n; i++) {
-    const char *script = argv[first + i];
+  lraf_status st;
+  cli_baseline_path(path, size, c->dir, c->a.baseline);
+  if (access(path, F_OK) != 0)
+    return cli_error("no baseline '%s' (%s: %s); lraf bench --save-baseline "
+                     "%s makes it", c->a.baseline, path, strerror(errno),
+                     c->a.baseline);
+  if (cli_read_file_max(path, (size_t)64 << 20, &text, &len, &err) !=
+      LRAF_OK)
+    return cli_report(&err);
+  st = cli_baseline_parse(text, len, path, base, &err);
+  free(text);
+  return st == LRAF_OK ? CLI_OK : cli_report(&err);
+}
+
+/* A report or export into path ("-": standard output). */
+static int write_to(const char *path, void (*fn)(FILE *, const cli_bench_run *),
+                    const cli_bench_run *r) {
+  FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+  int ok;
+  if (f == NULL) return cli_error("cannot write %s: %s", path, strerror(errno));
+  fn(f, r);
+  ok = fflush(f) == 0 && !ferror(f);
+  if (f != stdout && fclose(f) != 0) ok = 0;
+  if (!ok) return cli_error("cannot write %s", path);
+  return CLI_OK;
+}
+
+/* After the runs: compare, report, export, save; an exit status. */
+static int finish(bench_cmd *c, cli_bench_run *r, int differs) {
+  const char *save = c->a.save_baseline;
+  int rc = CLI_OK;
+  if (c->format == 0) cli_bench_text(stdout, r);
+  else rc = write_to("-", c->format == 1 ? cli_bench_markdown
+                                         : cli_bench_json, r);
+  if (rc == CLI_OK && fflush(stdout) != 0)
+    rc = cli_error("cannot write the report");
+  cli_bench_complaints(stderr, r);
+  if (rc == CLI_OK && c->a.export_json != NULL)
+    rc = write_to(c->a.export_json, cli_bench_export_json, r);
+  if (rc == CLI_OK && c->a.export_markdown != NULL)
+    rc = write_to(c->a.export_markdown, cli_bench_export_markdown, r);
+  if (rc == CLI_OK && save != NULL && differs) {
+    cli_error("baseline %s not saved: a count differs between runs", save);
+  } else if (rc == CLI_OK && save != NULL) {
+    char path[4200];
+    lraf_error err;
+    cli_baseline_path(path, sizeof path, c->dir, save);
+    if (cli_mkdirs(c->dir, &err) != LRAF_OK ||
+        cli_baseline_save(r, save, path, &err) != LRAF_OK)
+      return cli_report(&err);
+    fprintf(stderr, "lraf bench: saved baseline %s (%s)\n", save, path);
+  }
+  if (rc != CLI_OK) return rc;
+  if (differs) return CLI_EFAIL;
+  if (r->mismatches > 0 && !r->allow_mismatch) return CLI_EMISMATCH;
+  return r->fails > 0 ? CLI_EREGRESS : CLI_OK;
+}
+
+/* The runs of every benchmark; an exit status. */
+static int bench_all(bench_cmd *c, bench_run *b, cli_bench_run *r) {
+  lraf_error err;
+  int i, differs = 0;
+  for (i = 0; i < c->n; i++) {
+    const cli_bench_item *it = &c->items[i];
     lraf_status st;
-    if (access(script, R_OK) != 0)
-      return cli_error("cannot read %s: %s", script, strerror(errno));
-    st = bench_script(&opt, script, &args, &b, runs, &res[i], &err);
-    if (st != LRAF_OK || (b.exited && b.exit_code != EXIT_SUCCESS))
-      return run_failed(script, &b, st, &err);
-    print_result(&res[i], runs, unit);
-    if (res[i].count_min != res[i].count_max) {
+    if (access(it->script, R_OK) != 0)
+      return cli_error("cannot read %s: %s", it->script, strerror(errno));
+    st = bench_script(&c->opt, it, b, c->runs, c->a.warmup, &r->res[i], &err);
+    if (st != LRAF_OK || (b->exited && b->exit_code != EXIT_SUCCESS)) {
+      bench_timeline_done(b, it->script, c->format == 0 ? stdout : stderr);
+      return run_failed(it->script, b, st, &err);
+    }
+    r->n = i + 1;
+    if (c->format == 0) print_result(&r->res[i], r->unit);
+    if (r->res[i].count_min != r->res[i].count_max) {
       cli_error("the count of %s differs between runs (%" PRId64 " .. %"
-                PRId64 "): %s", script, res[i].count_min, res[i].count_max,
-                opt.deterministic
+                PRId64 "): %s", it->name, r->res[i].count_min,
+                r->res[i].count_max,
+                c->opt.deterministic
                     ? "it reads the clock (os.time, os.clock, os.date) or "
                       "addresses (%p, tostring of a table or function)"
                     : "--no-deterministic: Lua's random hash seed, sort "
@@ -408,13 +593,80 @@ int cli_bench(int argc, char **argv) {
       differs = 1;
     }
   }
-  if (n == 2) {
-    double a = (double)res[0].count_max, b2 = (double)res[1].count_max;
-    printf("comparison (%s)\n  %s / %s = %.4f\n", unit, res[0].script,
-           res[1].script, b2 > 0 ? a / b2 : 0.0);
-    printf("  wall time median ratio %.4f (varies with the machine)\n",
-           res[1].wall_median > 0 ? res[0].wall_median / res[1].wall_median
-                                  : 0.0);
+  if (c->n == 2 && c->a.suite == NULL && c->format == 0) {
+    const cli_bench_result *x = &r->res[0], *y = &r->res[1];
+    double a = (double)x->count_max, b2 = (double)y->count_max;
+    printf("comparison (%s)\n  %s / %s = %.4f\n", r->unit, x->item->script,
+           y->item->script, b2 > 0 ? a / b2 : 0.0);
+    printf("  wall time mean ratio %.4f (varies with the machine)\n",
+           y->mean > 0 ? x->mean / y->mean : 0.0);
   }
-  return differs ? CLI_EFAIL : CLI_OK;
+  if (!bench_timeline_done(b, c->items[0].script,
+                           c->format == 0 ? stdout : stderr))
+    return CLI_EUSAGE;
+  if (r->base != NULL) cli_bench_judge(r);
+  return finish(c, r, differs);
+}
+
+int cli_bench(int argc, char **argv) {
+  static bench_cmd c;
+  bench_args args = {NULL, 0};
+  bench_run b;
+  cli_bench_run r;
+  cli_baseline base;
+  char model[256], path[4200];
+  lraf_state *probe;
+  lraf_error err;
+  int rc, i;
+  memset(&c, 0, sizeof c);
+  memset(&b, 0, sizeof b);
+  memset(&r, 0, sizeof r);
+  memset(&base, 0, sizeof base);
+  c.runs = BENCH_DEFAULT_RUNS;
+  rc = parse_args(argc, argv, &c, &args, &b);
+  if (rc != CLI_OK) goto done;
+  if (c.a.baseline != NULL &&
+      (rc = read_baseline(&c, &base, path, sizeof path)) != CLI_OK)
+    goto done;
+  /* the cost-model id, from a state that runs nothing */
+  if (b.memory > 0) c.opt.memory_limit = (size_t)b.memory;
+  if (lraf_new(&c.opt, &probe, &err) != LRAF_OK) {
+    rc = cli_new_failed(&c.opt, &err);
+    goto done;
+  }
+  c.opt.memory_limit = 0;
+  snprintf(model, sizeof model, "%s", lraf_model(probe));
+  lraf_close(probe);
+  r.model = model;
+  r.unit = cli_unit_name(c.opt.mode, strstr(model, "/native-") != NULL);
+  r.vm = strncmp(model, "lraf-vm", 7) == 0 ? "lraf" : "stock";
+  r.baseline_name = c.a.baseline;
+  r.baseline_file = path;
+  r.base = c.a.baseline ? &base : NULL;
+  r.allow_mismatch = c.a.allow_mismatch;
+  cli_gate_of(&c.a, &r.gate);
+  r.res = calloc((size_t)c.n, sizeof *r.res);
+  r.before = calloc((size_t)c.n, sizeof *r.before);
+  r.verdict = calloc((size_t)c.n, sizeof *r.verdict);
+  r.mismatch = calloc((size_t)c.n, sizeof *r.mismatch);
+  if (!r.res || !r.before || !r.verdict || !r.mismatch) {
+    rc = cli_error("out of memory");
+    goto done;
+  }
+  if ((rc = bench_timeline_open(&b)) != CLI_OK) goto done;
+  if (c.format == 0)
+    printf("lraf bench: %d run%s each%s, model %s\n", c.runs,
+           c.runs == 1 ? "" : "s", c.a.warmup > 0 ? " after warm-up" : "",
+           model);
+  rc = bench_all(&c, &b, &r);
+done:
+  for (i = 0; r.res != NULL && i < c.n; i++) free(r.res[i].times);
+  free(r.res);
+  free(r.before);
+  free(r.verdict);
+  free(r.mismatch);
+  if (c.a.suite != NULL) cli_suite_free(&c.suite);
+  else free(c.items);
+  cli_baseline_free(&base);
+  return rc == CLI_HELP ? CLI_OK : rc;
 }

@@ -77,6 +77,17 @@ int cli_contract_load(const char *path, cli_contract *k) {
   return rc;
 }
 
+int cli_contract_find(const cli_contract *k, const char *name,
+                      int64_t *max) {
+  int i;
+  for (i = k->n - 1; i >= 0; i--)
+    if (strcmp(k->fn[i].name, name) == 0) {
+      *max = k->fn[i].max;
+      return 1;
+    }
+  return 0;
+}
+
 /* The wrapper: upvalues the function, its index in the contract and the
    contract.  The calling thread's consumption before the call sits
    below the arguments. */

@@ -49,16 +49,7 @@ static void count_rows(diff_view *v) {
 }
 
 static const char *result(const diff_view *v) {
-  if (!v->gate.on) return "no gate";
-  return v->fails == 0 ? "pass"
-       : v->gate.fail_on_change && v->regressions == 0 ? "change"
-       : "regression";
-}
-
-static void gate_text(FILE *out, const cli_gate *g) {
-  fprintf(out, "threshold %g%%, min-change %" PRId64 ", fail on %s",
-          g->threshold, g->min_change,
-          g->fail_on_change ? "change" : "regression");
+  return cli_gate_result(&v->gate, v->fails, v->regressions);
 }
 
 /* ---- text ---- */
@@ -121,7 +112,7 @@ static void write_text(const diff_view *v) {
   if (v->gate.on) {
     text_list(v, 3, "improvements", v->improvements);
     printf("\ngate: ");
-    gate_text(stdout, &v->gate);
+    cli_gate_text(stdout, &v->gate);
     printf(": %s\n", result(v));
   }
 }
@@ -139,7 +130,7 @@ static void report_fails(const diff_view *v) {
     cli_percent(pct, sizeof pct, c.before, c.after);
     fprintf(stderr, "lraf diff: %s: %s %+" PRId64 " (%s; ",
             cli_verdict_name(w), c.frame, c.after - c.before, pct);
-    gate_text(stderr, &v->gate);
+    cli_gate_text(stderr, &v->gate);
     fputs(")\n", stderr);
   }
 }
@@ -172,7 +163,7 @@ static void write_markdown(const diff_view *v) {
   printf(", similarity %.6f", lraf_profile_diff_similarity(v->d));
   if (v->gate.on) {
     printf(", gate ");
-    gate_text(stdout, &v->gate);
+    cli_gate_text(stdout, &v->gate);
     printf(": **%s**", result(v));
   }
   printf(".  %d regressed, %d improved, %d added, %d removed, %d moved."

@@ -1,10 +1,11 @@
 /*
-** cli_gate.c - the CI gate of lraf diff (written to serve any command
-** that compares counts): whether a count's change from before to after is a
+** cli_gate.c - the CI gate of lraf diff and lraf bench --baseline:
+** whether a count's change from before to after is a
 ** regression, an improvement or within the gate (--threshold P
 ** percent, --min-change N units, --fail-on regression|change), and the
 ** small writers of their Markdown and JSON reports.
 */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +33,19 @@ cli_verdict cli_gate_judge(const cli_gate *g, int64_t before,
 int cli_gate_fails(const cli_gate *g, cli_verdict v) {
   if (!g->on) return 0;
   return v == CLI_REGRESSION || (g->fail_on_change && v == CLI_IMPROVEMENT);
+}
+
+void cli_gate_text(FILE *out, const cli_gate *g) {
+  fprintf(out, "threshold %g%%, min-change %" PRId64 ", fail on %s",
+          g->threshold, g->min_change,
+          g->fail_on_change ? "change" : "regression");
+}
+
+const char *cli_gate_result(const cli_gate *g, int fails, int regressions) {
+  if (!g->on) return "no gate";
+  return fails == 0 ? "pass"
+       : g->fail_on_change && regressions == 0 ? "change"
+       : "regression";
 }
 
 const char *cli_verdict_name(cli_verdict v) {

@@ -87,8 +87,8 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "threads running handlers (default 4)"},
   {"--request-limit", KIND_TENANT, "T=N", 0, INT64_MAX,
    "each request of tenant T may run N instructions"},
-  {"--quota", KIND_TENANT, "T=N", 0, INT64_MAX,
-   "tenant T's total, kept in the ledger (429 past it)"},
+  {"--quota", KIND_TENANT, "T=N[/P]", 0, INT64_MAX,
+   "tenant T's total, or per day or month (P; UTC)"},
   {"--rate", KIND_TENANT, "T=N", 1, INT64_MAX,
    "tenant T runs at most N instructions per second"},
   {"--memory-limit", KIND_BYTES, "BYTES", 1, INT64_MAX,
@@ -112,10 +112,14 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "open connections of one address (default 64)"},
   {"--idle-timeout", KIND_COUNT, "SECONDS", 1, 86400,
    "close a connection idle that long (default 10)"},
+  {"--tenants", KIND_TEXT, "FILE", 0, 0,
+   "API keys to tenants (lines TENANT sha256:HASH)"},
+  {"--admin-token-file", KIND_TEXT, "FILE", 0, 0,
+   "/usage and /metrics need this token (Bearer)"},
   {"--min-change", KIND_COUNT, "N", 0, INT64_MAX,
    "gate: ignore changes of fewer than N units"},
   {"--fail-on", KIND_TEXT, "WHAT", 0, 0,
-   "gate: regression (default; improvements pass) or change"},
+   "gate: fail on regression (default) or any change"},
   {"--format", KIND_TEXT, "FORMAT", 0, 0,
    "text (default), markdown (a PR comment) or json"},
   {"--timeline", KIND_TEXT, "FILE", 0, 0,
@@ -125,7 +129,39 @@ static const opt_info options[CLI_NUM_OPTS] = {
   {"--write-contract", KIND_TEXT, "FILE", 0, 0,
    "also write the bounds as a contract (lraf run)"},
   {"--contract", KIND_TEXT, "FILE", 0, 0,
-   "stop a call above its declared cost (exit 6)"},
+   "declared costs: run stops above (6), serve reserves"},
+  {"--runs", KIND_COUNT, "N", 1, RUNS_MAX,
+   "run each script N times (default 10), as -n"},
+  {"--warmup", KIND_COUNT, "N", 0, RUNS_MAX,
+   "N runs first, untimed (default 0)"},
+  {"--save-baseline", KIND_TEXT, "NAME", 0, 0,
+   "save the counts as baseline NAME (.lraf/baselines)"},
+  {"--baseline", KIND_TEXT, "NAME", 0, 0,
+   "compare the counts with baseline NAME (exit 5, 7)"},
+  {"--baseline-dir", KIND_TEXT, "DIR", 0, 0,
+   "where baselines are (default .lraf/baselines)"},
+  {"--allow-mismatch", KIND_FLAG, NULL, 0, 0,
+   "compare with a baseline of another model, VM, lraf"},
+  {"--suite", KIND_TEXT, "FILE", 0, 0,
+   "the benchmarks: \"SCRIPT [LIMITS] [-- ARGS]\" lines"},
+  {"--export-json", KIND_TEXT, "FILE", 0, 0,
+   "the wall times and counts as JSON (as hyperfine's)"},
+  {"--export-markdown", KIND_TEXT, "FILE", 0, 0,
+   "the wall times and counts as a Markdown table"},
+  {"--tenant", KIND_TEXT, "T", 0, 0,
+   "the tenant (export and verify: only T's records)"},
+  {"--units", KIND_TEXT, "+N|-N", 0, 0,
+   "instructions to add to the tenant's usage (or take)"},
+  {"--reason", KIND_TEXT, "TEXT", 0, 0,
+   "why (kept with the adjustment)"},
+  {"--from", KIND_TEXT, "TIME", 0, 0,
+   "records from TIME on (ISO 8601, e.g. 2026-11-01)"},
+  {"--to", KIND_TEXT, "TIME", 0, 0,
+   "records before TIME (ISO 8601)"},
+  {"--format", KIND_TEXT, "FORMAT", 0, 0,
+   "csv (default), jsonl or cloudevents"},
+  {"--period", KIND_TEXT, "P", 0, 0,
+   "totals per month (default) or day"},
 };
 
 /* What the exit statuses mean; a command lists those it can give (and
@@ -139,6 +175,8 @@ static const char *const statuses[] = {
   "a regression: a count grew past the gate (--threshold, --min-change;"
   " with --fail-on change, any change past it)",
   "a call exceeded its declared cost (--contract)",
+  "the baseline was made with another cost model, lraf version or VM"
+  " (--allow-mismatch compares anyway)",
 };
 #define NSTATUSES ((int)(sizeof statuses / sizeof statuses[0]))
 
@@ -150,6 +188,8 @@ static const char *const statuses[] = {
 static const char *const failed[][2] = {
   {"serve", "the server could not start or failed (its ledger, "
             "libmicrohttpd)"},
+  {"ledger", "the ledger failed, or verify found a total that differs "
+             "from its records"},
   {"rewrite", "lraf ran out of memory"},
   {"disasm", "lraf ran out of memory"},
 };
@@ -174,15 +214,23 @@ static const char *status_text(const cli_command *cmd, int s) {
 
 static const cli_command commands[] = {
   {"bench", cli_bench,
-   CLI_BIT(CLI_OPT_RUNS) | CLI_BIT(CLI_OPT_LIMIT) |
-     CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | CLI_BIT(CLI_OPT_HELP),
-   CLI_OPERANDS_AFTER, "SCRIPT [SCRIPT2] [-- ARGS...]",
+   CLI_BIT(CLI_OPT_RUNS) | CLI_BIT(CLI_OPT_RUNS_LONG) |
+     CLI_BIT(CLI_OPT_WARMUP) | CLI_BIT(CLI_OPT_LIMIT) |
+     CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | TIMELINE |
+     CLI_BIT(CLI_OPT_SUITE) |
+     CLI_BIT(CLI_OPT_SAVE_BASELINE) | CLI_BIT(CLI_OPT_BASELINE) |
+     CLI_BIT(CLI_OPT_BASELINE_DIR) | CLI_BIT(CLI_OPT_ALLOW_MISMATCH) |
+     GATE | CLI_BIT(CLI_OPT_REPORT_FORMAT) | CLI_BIT(CLI_OPT_EXPORT_JSON) |
+     CLI_BIT(CLI_OPT_EXPORT_MARKDOWN) | CLI_BIT(CLI_OPT_HELP),
+   CLI_OPERANDS_AFTER, "SCRIPT [SCRIPT2] [-- ARGS...] | --suite FILE",
    "run SCRIPT N times in fresh states, with ARGS: its instruction count\n"
-   "(the same on every run) and wall time min/median/max; with SCRIPT2,\n"
-   "compare the two by instruction count.  os.exit ends a run; --limit\n"
+   "(the same on every run) and wall time mean +- sigma, min/median/max;\n"
+   "with SCRIPT2, compare the two by instruction count.  --save-baseline\n"
+   "keeps the counts, --baseline compares with them through the gate\n"
+   "(exit 5 on a regression; docs/bench.md).  os.exit ends a run; --limit\n"
    "(default 1G) and --memory-limit apply to each run; progress on\n"
    "stderr when it is a terminal",
-   ST(0) | ST(1) | ST(2) | ST(3) | ST(4)},
+   ST(0) | ST(1) | ST(2) | ST(3) | ST(4) | ST(5) | ST(7)},
   {"bound", cli_bound,
    CLI_BIT(CLI_OPT_FORMAT) | CLI_BIT(CLI_OPT_WRITE_CONTRACT) |
      CLI_BIT(CLI_OPT_MODE) | CLI_BIT(CLI_OPT_HELP),
@@ -237,15 +285,41 @@ static const cli_command commands[] = {
      CLI_BIT(CLI_OPT_LEDGER) | CLI_BIT(CLI_OPT_SLICE) |
      CLI_BIT(CLI_OPT_NO_METERING) | CLI_BIT(CLI_OPT_MAX_TENANTS) |
      CLI_BIT(CLI_OPT_MAX_CONNECTIONS) | CLI_BIT(CLI_OPT_MAX_PER_IP) |
-     CLI_BIT(CLI_OPT_IDLE_TIMEOUT) | DETERMINISM | CLI_BIT(CLI_OPT_HELP),
+     CLI_BIT(CLI_OPT_IDLE_TIMEOUT) | CLI_BIT(CLI_OPT_TENANTS) |
+     CLI_BIT(CLI_OPT_ADMIN_TOKEN) | CLI_BIT(CLI_OPT_CONTRACT) | DETERMINISM |
+     TIMELINE | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_MIXED, "DIR",
    "serve GET and POST /NAME on 127.0.0.1 by running DIR/NAME.lua, which\n"
    "returns function(req) return status, body[, headers] end, for the\n"
-   "tenant in the X-Tenant header; each request is metered (its count in\n"
-   "X-Lraf-Instructions) and recorded in the ledger; GET /usage?tenant=T\n"
-   "(JSON) and GET /metrics (OpenMetrics).  Per-tenant options repeat;\n"
-   "T may be * for every other tenant",
+   "tenant whose API key is in Authorization: Bearer KEY (--tenants), or\n"
+   "else the one in the X-Tenant header, which only a trusted gateway may\n"
+   "set; each request is metered (its count in X-Lraf-Instructions) and\n"
+   "recorded in the ledger; GET /usage?tenant=T (JSON) and GET /metrics\n"
+   "(OpenMetrics).  Per-tenant options repeat; T may be * for every other\n"
+   "tenant.  X-Lraf-Max-Instructions: N reserves N of the tenant's quota\n"
+   "before the handler runs (429 when not available) and stops it at N;\n"
+   "by default a handler reserves its contract's bound (\"return N\" in\n"
+   "DIR/NAME.contract, or \"NAME N\" in --contract FILE)",
    ST(0) | ST(1) | ST(2)},
+  {"ledger", cli_ledger,
+   CLI_BIT(CLI_OPT_LEDGER) | CLI_BIT(CLI_OPT_TENANT) | CLI_BIT(CLI_OPT_UNITS) |
+     CLI_BIT(CLI_OPT_REASON) | CLI_BIT(CLI_OPT_FROM) | CLI_BIT(CLI_OPT_TO) |
+     CLI_BIT(CLI_OPT_EXPORT_FORMAT) | CLI_BIT(CLI_OPT_PERIOD) |
+     CLI_BIT(CLI_OPT_OUTPUT) | CLI_BIT(CLI_OPT_HELP),
+   CLI_OPERANDS_MIXED, "adjust|export|verify",
+   "the usage ledger of lraf serve.  adjust --tenant T --units +N|-N\n"
+   "--reason TEXT adds a correcting record (records are never changed);\n"
+   "export writes one event per record in [--from, --to) (its\n"
+   "idempotency key the event id) as CSV, JSON lines or CloudEvents;\n"
+   "verify sums the records per tenant and period and compares each sum\n"
+   "with the totals /usage serves",
+   ST(0) | ST(1) | ST(2)},
+  {"key", cli_key, CLI_BIT(CLI_OPT_HELP), CLI_OPERANDS_MIXED,
+   "hash TENANT",
+   "read an API key from standard input (one line) and print the line of\n"
+   "lraf serve --tenants FILE that gives it to TENANT: TENANT sha256:HASH\n"
+   "(the key itself is kept nowhere)",
+   ST(0) | ST(2)},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -406,7 +480,12 @@ static int add_tenant_value(int o, const char *v, cli_args *a) {
     return cli_error("%s: at most %d per-tenant values", info->name,
                      CLI_MAX_TENANT_VALUES);
   t = &a->tenants[a->ntenants];
-  {
+  t->period = LRAF_PERIOD_NONE;
+  if (o == CLI_OPT_QUOTA) {
+    lraf_error err;
+    if (lraf_quota_parse(eq + 1, &t->value, &t->period, &err) != LRAF_OK)
+      return cli_error("--quota: %s", err.message);
+  } else {
     opt_info count = *info;
     count.kind = KIND_COUNT;
     if ((rc = parse_integer(&count, eq + 1, &t->value)) != CLI_OK) return rc;
@@ -464,9 +543,27 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
     case CLI_OPT_MAX_CONNECTIONS: a->max_conns = n; break;
     case CLI_OPT_MAX_PER_IP: a->max_per_ip = n; break;
     case CLI_OPT_IDLE_TIMEOUT: a->idle_timeout = n; break;
+    case CLI_OPT_TENANTS: a->keys_file = v; break;
+    case CLI_OPT_TENANT: a->tenant = v; break;
+    case CLI_OPT_UNITS: a->units = v; break;
+    case CLI_OPT_REASON: a->reason = v; break;
+    case CLI_OPT_FROM: a->from = v; break;
+    case CLI_OPT_TO: a->to = v; break;
+    case CLI_OPT_EXPORT_FORMAT: a->format = v; break;
+    case CLI_OPT_PERIOD: a->period = v; break;
+    case CLI_OPT_ADMIN_TOKEN: a->admin_token_file = v; break;
     case CLI_OPT_FORMAT: a->format = v; break;
     case CLI_OPT_WRITE_CONTRACT: a->write_contract = v; break;
     case CLI_OPT_CONTRACT: a->contract = v; break;
+    case CLI_OPT_RUNS_LONG: a->runs = (int)n; break;
+    case CLI_OPT_WARMUP: a->warmup = (int)n; break;
+    case CLI_OPT_SAVE_BASELINE: a->save_baseline = v; break;
+    case CLI_OPT_BASELINE: a->baseline = v; break;
+    case CLI_OPT_BASELINE_DIR: a->baseline_dir = v; break;
+    case CLI_OPT_ALLOW_MISMATCH: a->allow_mismatch = 1; break;
+    case CLI_OPT_SUITE: a->suite = v; break;
+    case CLI_OPT_EXPORT_JSON: a->export_json = v; break;
+    case CLI_OPT_EXPORT_MARKDOWN: a->export_markdown = v; break;
     case CLI_OPT_TOP: a->top = n; break;
     case CLI_OPT_THRESHOLD: {
       char *end;

@@ -57,6 +57,8 @@ typedef enum cli_opt {
   CLI_OPT_MAX_CONNECTIONS, /* --max-connections N */
   CLI_OPT_MAX_PER_IP,    /* --max-connections-per-ip N */
   CLI_OPT_IDLE_TIMEOUT,  /* --idle-timeout SECONDS */
+  CLI_OPT_TENANTS,       /* --tenants FILE: API keys to tenants */
+  CLI_OPT_ADMIN_TOKEN,   /* --admin-token-file FILE */
   /* gates: lraf diff, lraf bench */
   CLI_OPT_MIN_CHANGE,    /* --min-change N */
   CLI_OPT_FAIL_ON,       /* --fail-on regression|change */
@@ -66,6 +68,24 @@ typedef enum cli_opt {
   /* declared costs (lraf bound, lraf run) */
   CLI_OPT_WRITE_CONTRACT, /* --write-contract FILE (lraf bound) */
   CLI_OPT_CONTRACT,      /* --contract FILE (lraf run) */
+  /* lraf bench: baselines, suites, wall time */
+  CLI_OPT_RUNS_LONG,     /* --runs N: -n N */
+  CLI_OPT_WARMUP,        /* --warmup N */
+  CLI_OPT_SAVE_BASELINE, /* --save-baseline NAME */
+  CLI_OPT_BASELINE,      /* --baseline NAME */
+  CLI_OPT_BASELINE_DIR,  /* --baseline-dir DIR */
+  CLI_OPT_ALLOW_MISMATCH, /* --allow-mismatch */
+  CLI_OPT_SUITE,         /* --suite FILE */
+  CLI_OPT_EXPORT_JSON,   /* --export-json FILE */
+  CLI_OPT_EXPORT_MARKDOWN, /* --export-markdown FILE */
+  /* lraf ledger */
+  CLI_OPT_TENANT,        /* --tenant T */
+  CLI_OPT_UNITS,         /* --units +N|-N (adjust) */
+  CLI_OPT_REASON,        /* --reason TEXT (adjust) */
+  CLI_OPT_FROM,          /* --from TIME */
+  CLI_OPT_TO,            /* --to TIME */
+  CLI_OPT_EXPORT_FORMAT, /* --format csv|jsonl|cloudevents (export) */
+  CLI_OPT_PERIOD,        /* --period day|month (verify) */
   CLI_NUM_OPTS
 } cli_opt;
 
@@ -98,6 +118,7 @@ typedef struct cli_tenant_value {
   cli_opt opt;
   char tenant[65];
   int64_t value;
+  lraf_period period;     /* --quota T=N/day, /month */
 } cli_tenant_value;
 
 #define CLI_MAX_TENANT_VALUES 64
@@ -129,6 +150,8 @@ typedef struct cli_args {
   int64_t slice;          /* 0: not said */
   int no_metering;
   int64_t max_tenants, max_conns, max_per_ip, idle_timeout; /* -1: not said */
+  const char *keys_file, *admin_token_file;   /* NULL: not said */
+  const char *tenant, *units, *reason, *from, *to, *period;  /* ledger */
   cli_tenant_value tenants[CLI_MAX_TENANT_VALUES];  /* in order given */
   int ntenants;
   int first;              /* argv index of the first operand */
@@ -136,6 +159,15 @@ typedef struct cli_args {
                              there in order; AFTER: argc - first) */
   const char *contract;       /* --contract; NULL: none */
   const char *write_contract; /* --write-contract; NULL: none */
+  /* lraf bench */
+  int warmup;                 /* --warmup; 0: none */
+  const char *save_baseline;  /* --save-baseline NAME; NULL: none */
+  const char *baseline;       /* --baseline NAME; NULL: none */
+  const char *baseline_dir;   /* --baseline-dir; NULL: .lraf/baselines */
+  int allow_mismatch;         /* --allow-mismatch */
+  const char *suite;          /* --suite FILE; NULL: none */
+  const char *export_json;    /* --export-json FILE; NULL: none */
+  const char *export_markdown; /* --export-markdown FILE; NULL: none */
   int ndirs, nmodules;     /* --allow-dir, --allow-module given (opt
                              points to lists that live as long as the
                              process) */

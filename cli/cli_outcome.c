@@ -232,11 +232,6 @@ void cli_outcome_summary(FILE *f, lraf_state *S, const cli_outcome *o) {
   fprintf(f, "lraf: wall %.3f s, cpu %.3f s, %.1f M %s per cpu second\n",
           o->wall, o->cpu, o->cpu > 0 ? (double)t.total / o->cpu / 1e6 : 0.0,
           unit);
-  if (o->tsum != NULL)
-    fprintf(f, "lraf: timeline %s: delivered share %.1f%% (least %.1f%%), "
-            "cpu share %.1f%%, %" PRId64 " gaps (%.1f ms, longest %.1f ms)\n",
-            o->timeline, 100 * o->tsum->share, 100 * o->tsum->min_share,
-            100 * o->tsum->cpu_share, o->tsum->gaps, 1e3 * o->tsum->gap_time,
-            1e3 * o->tsum->longest_gap);
+  if (o->tsum != NULL) cli_timeline_line(f, o->timeline, o->tsum);
   free(t.e);
 }

@@ -94,28 +94,14 @@ static void outcome(const run_ctx *c, cli_outcome *o, const char *status,
 /* --timeline: write the file and the figures of the report, once;
    --expect-share: say which window got less. */
 static void timeline_done(run_ctx *c, cli_outcome *o) {
-  lraf_error err;
-  const char *path = c->args.timeline;
-  size_t len = path != NULL ? strlen(path) : 0;
-  int svg = len > 4 && strcmp(path + len - 4, ".svg") == 0;
   if (c->tfile == NULL) return;
-  if (lraf_timeline_write(c->timeline, c->tfile,
-                          svg ? LRAF_TIMELINE_SVG : LRAF_TIMELINE_JSON, NULL,
-                          c->script, &c->tsum, &err) != LRAF_OK) {
-    cli_error("cannot write the timeline %s: %s", path, err.message);
-  } else {
-    o->timeline = path;
+  if (cli_timeline_finish(c->timeline, c->tfile, c->args.timeline,
+                          c->script, c->args.expect_share, &c->tsum)) {
+    o->timeline = c->args.timeline;
     o->tsum = &c->tsum;
     o->expect_share = c->args.expect_share;
   }
-  if (fclose(c->tfile) != 0)
-    cli_error("cannot write the timeline %s: %s", path, strerror(errno));
   c->tfile = NULL;
-  if (o->tsum != NULL && c->args.expect_share > 0 &&
-      c->tsum.min_share < c->args.expect_share)
-    fprintf(stderr, "lraf: delivered share %.1f%% in the window at %.3f s, "
-            "below --expect-share %.1f%%\n", 100 * c->tsum.min_share,
-            c->tsum.min_share_at, 100 * c->args.expect_share);
 }
 
 /* Write the report once: the summary on stderr, or the JSON file (a
@@ -163,12 +149,7 @@ static int open_report(run_ctx *c) {
 
 /* The timeline's file, opened before anything runs, as the report's. */
 static int open_timeline(run_ctx *c) {
-  if (c->args.timeline == NULL) return CLI_OK;
-  c->tfile = fopen(c->args.timeline, "w");
-  if (c->tfile == NULL)
-    return cli_error("cannot write the timeline %s: %s", c->args.timeline,
-                     strerror(errno));
-  return CLI_OK;
+  return cli_timeline_open(c->args.timeline, &c->tfile);
 }
 
 /* os.exit: write the report, then do what lua5.4's os.exit does (close

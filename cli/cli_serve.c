@@ -1,7 +1,8 @@
 /*
-** cli_serve.c - lraf serve DIR: the options, the tenants and their
-** managers, and the life of the server (start, wait for SIGINT or
-** SIGTERM, stop).  The HTTP front is cli_serve_http.c.
+** cli_serve.c - lraf serve DIR: the options, the pool, the ledger and
+** the billing (lraf_billing_*, service/) they make, and the life of the
+** server (start, wait for SIGINT or SIGTERM, stop).  The HTTP front is
+** cli_serve_http.c.
 */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -40,10 +41,68 @@ static int port_free(const char *bind_to, int port) {
   return CLI_OK;
 }
 
+/* For tests only: the time written in the file $LRAF_TEST_CLOCK (an
+   ISO 8601 time, read at each request), else the system's.  Lets a
+   test cross a day or month boundary of the billing periods. */
+static double test_clock(void *ud) {
+  char buf[64];
+  double t;
+  size_t n;
+  FILE *f = fopen((const char *)ud, "r");
+  struct timespec ts;
+  if (f != NULL) {
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ')) n--;
+    buf[n] = '\0';
+    if (lraf_time_parse(buf, &t, NULL) == LRAF_OK) return t;
+  }
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The per-tenant options as billing terms. */
+static lraf_term *terms(const srv *s) {
+  lraf_term *t = calloc((size_t)s->ntv + 1, sizeof *t);
+  int i;
+  if (t == NULL) return NULL;
+  for (i = 0; i < s->ntv; i++) {
+    t[i].tenant = s->tv[i].tenant;
+    t[i].value = s->tv[i].value;
+    t[i].period = s->tv[i].period;
+    t[i].kind = s->tv[i].opt == CLI_OPT_QUOTA  ? LRAF_TERM_QUOTA
+              : s->tv[i].opt == CLI_OPT_TENANT_RATE ? LRAF_TERM_RATE
+                                                    : LRAF_TERM_REQUEST_LIMIT;
+  }
+  return t;
+}
+
+static int start_billing(srv *s) {
+  lraf_billing_options bo;
+  lraf_error err;
+  lraf_status st;
+  lraf_billing_default_options(&bo);
+  bo.pool = s->pool;
+  bo.ledger = s->ledger;
+  bo.max_tenants = s->max_tenants;
+  bo.slice = s->slice;
+  bo.nterms = s->ntv;
+  bo.terms = terms(s);
+  if (getenv("LRAF_TEST_CLOCK") != NULL && getenv("LRAF_TEST_CLOCK")[0]) {
+    bo.clock = test_clock;
+    bo.clock_ud = getenv("LRAF_TEST_CLOCK");
+  }
+  if (bo.terms == NULL) return cli_error("out of memory");
+  st = lraf_billing_open(&bo, &s->billing, &err);
+  free((void *)bo.terms);
+  return st == LRAF_OK ? CLI_OK : cli_report(&err);
+}
+
 static int start(srv *s) {
   lraf_pool_options po;
   lraf_error err;
   struct stat sb;
+  int st;
   if (stat(s->dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
     return cli_error("%s is not a directory", s->dir);
   lraf_pool_default_options(&po);
@@ -57,20 +116,21 @@ static int start(srv *s) {
     lraf_pool_close(s->pool);
     return cli_report(&err);
   }
-  return CLI_OK;
+  if ((st = start_billing(s)) != CLI_OK) {
+    lraf_pool_close(s->pool);
+    lraf_ledger_close(s->ledger);
+  }
+  return st;
 }
 
 static void stop(srv *s) {
-  srv_tenant *t, *next;
   lraf_pool_close(s->pool);
-  for (t = s->tenants; t != NULL; t = next) {
-    next = t->next;
-    lraf_manager_release(t->manager);
-    free(t);
-  }
-  s->tenants = NULL;
+  lraf_billing_close(s->billing);
   lraf_ledger_close(s->ledger);
-  pthread_mutex_destroy(&s->lock);
+  free(s->contract);
+  srv_auth_close(&s->auth);
+  srv_metrics_free(&s->metrics);
+  srv_timeline_close(s->timeline);
 }
 
 int cli_serve(int argc, char **argv) {
@@ -106,15 +166,37 @@ int cli_serve(int argc, char **argv) {
   s.tv = a.tenants;
   s.ntv = a.ntenants;
   if ((st = port_free(s.bind, s.port)) != CLI_OK) return st;
-  pthread_mutex_init(&s.lock, NULL);
+  if (a.contract != NULL) {
+    if ((s.contract = malloc(sizeof *s.contract)) == NULL)
+      return cli_error("out of memory");
+    if ((st = cli_contract_load(a.contract, s.contract)) != CLI_OK) {
+      free(s.contract);
+      return st;
+    }
+  }
+  if ((st = srv_auth_open(&s.auth, a.keys_file, a.admin_token_file)) !=
+      CLI_OK) {
+    free(s.contract);
+    return st;
+  }
   /* every thread started from here on leaves these signals to sigwait */
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGINT);
   sigaddset(&sigs, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
+  srv_metrics_init(&s.metrics);
+  if ((st = srv_timeline_open(&s.timeline, a.timeline, a.expect_share)) !=
+      CLI_OK) {
+    srv_auth_close(&s.auth);
+    srv_metrics_free(&s.metrics);
+    return st;
+  }
   if ((st = start(&s)) != CLI_OK) {
-    pthread_mutex_destroy(&s.lock);
+    free(s.contract);
+    srv_auth_close(&s.auth);
+    srv_metrics_free(&s.metrics);
+    srv_timeline_close(s.timeline);
     return st;
   }
   d = srv_http_start(&s);

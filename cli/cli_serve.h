@@ -1,27 +1,17 @@
 /*
 ** cli_serve.h - what the two halves of lraf serve share: the server's
-** settings and tenants (cli_serve.c) and the HTTP front
-** (cli_serve_http.c).
+** settings (cli_serve.c) and the HTTP front (cli_serve_http.c).  The
+** tenants, what to bill and retries are service/'s (lraf_billing_*).
 */
 #ifndef LRAF_CLI_SERVE_H
 #define LRAF_CLI_SERVE_H
 
-#include <pthread.h>
 #include <stdint.h>
 
 #include "cli.h"
-
-typedef struct srv_tenant {
-  char name[65];
-  lraf_manager *manager;   /* the tenant's budget */
-  int64_t limit;           /* each request's own quota; -1: none */
-  int64_t requests, instructions, native;   /* since start */
-  int64_t by_class[6];     /* responses by status class 1xx..5xx */
-  int inflight;            /* requests holding it (srv_tenant_get) */
-  int keep;                /* never evicted: its quota lives here only */
-  uint64_t used;           /* s->clock at its last request */
-  struct srv_tenant *next;
-} srv_tenant;
+#include "cli_serve_auth.h"
+#include "cli_serve_metrics.h"
+#include "cli_serve_timeline.h"
 
 typedef struct srv {
   const char *dir;
@@ -30,25 +20,23 @@ typedef struct srv {
   int port, workers, metering;
   int deterministic;       /* lraf_options.deterministic */
   int max_conns, max_per_ip, idle_timeout;
-  int max_tenants, ntenants;
-  uint64_t clock;          /* counts srv_tenant_get calls */
+  int max_tenants;
   int64_t memory_limit, slice;
   const cli_tenant_value *tv;  /* the per-tenant options, in order */
   int ntv;
   lraf_pool *pool;
   lraf_ledger *ledger;     /* NULL without metering */
-  pthread_mutex_t lock;    /* tenants and their counters */
-  srv_tenant *tenants;
+  lraf_billing *billing;   /* the tenants, what to bill, retries */
+  srv_auth auth;           /* API keys, the admin token */
+  srv_metrics metrics;     /* what the HTTP front counts (/metrics) */
+  srv_timeline *timeline;  /* requests' phases, tenants' shares */
+  cli_contract *contract;  /* --contract: "HANDLER N" lines, or NULL */
 } srv;
 
-/* The tenant called name (created at its first request), held until
-   srv_tenant_put; NULL with err set when its manager cannot be made, or
-   when there are max_tenants tenants and none can be evicted (*full is
-   then 1).  An idle tenant whose state the ledger keeps (or who has
-   none) is evicted to make room, the least recently used first. */
-srv_tenant *srv_tenant_get(srv *s, const char *name, int *full,
-                           lraf_error *err);
-void srv_tenant_put(srv *s, srv_tenant *t);
+/* The value of an X-Lraf-Max-Instructions header: NULL with *n set when
+   v is 1 to 18 decimal digits of a number of at least 1 and nothing
+   else; else why not (cli_serve_http.c). */
+const char *srv_max_instructions(const char *v, int64_t *n);
 
 /* Start / stop the HTTP front; srv_http_start prints the address. */
 struct MHD_Daemon;

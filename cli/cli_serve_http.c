@@ -2,13 +2,13 @@
 ** cli_serve_http.c - the HTTP front of lraf serve over libmicrohttpd:
 ** one thread per connection reads a request, runs its handler through
 ** the pool, waits for the ledger's group commit, and only then sends
-** the response.  /usage and /metrics read the ledger and the counters.
+** the response.  What is billed and what a retry gets are the
+** billing's (lraf_billing_run); this file maps its bills to HTTP.
+** /usage and /metrics read the ledger and the billing's counters.
 ** A request whose framing is ambiguous (two Content-Lengths, one with
 ** Transfer-Encoding, a transfer coding other than chunked) is refused
 ** with 400 before anything runs, and its connection closed, whatever
-** libmicrohttpd would make of it.  Request ids are random; ledger keys
-** are "r:" and the id, or "k:" and the client's Idempotency-Key, unique
-** per tenant.
+** libmicrohttpd would make of it.
 */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -19,13 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
+#include <unistd.h>
+#include <time.h>
 
 #include <microhttpd.h>
 
 #include "cli.h"
 #include "cli_dl_mhd.h"
 #include "cli_serve.h"
+#include "cli_serve_metrics.h"
 
 #define MAX_BODY (1 << 20)
 #define MAX_PAIRS 64
@@ -48,13 +50,15 @@ typedef struct reply {
   int64_t instructions;
   const char *request_id;
   int close;               /* close the connection after it */
+  const srv_req_times *times;  /* a request that ran, or NULL */
 } reply;
 
 /* Headers a handler may not set: the server's own, and those that frame
    the HTTP message or the connection. */
 static int reserved(const char *name) {
   static const char *const names[] = {
-    "X-Lraf-Instructions", "X-Request-Id", "Content-Length",
+    "X-Lraf-Instructions", "X-Request-Id", "X-Lraf-Queued",
+    "X-Lraf-Running", "X-Lraf-Ledger", "X-Lraf-Rate", "Content-Length",
     "Transfer-Encoding", "Connection", "Keep-Alive", "Upgrade", "Trailer",
     "TE", "Date", NULL
   };
@@ -62,6 +66,21 @@ static int reserved(const char *name) {
   for (i = 0; names[i] != NULL; i++)
     if (strcasecmp(name, names[i]) == 0) return 1;
   return 0;
+}
+
+/* A request's phases, seconds, and its instructions per second of
+   running. */
+static void add_times(struct MHD_Response *resp, const srv_req_times *t) {
+  char v[40];
+  double run = t->end - t->start;
+  snprintf(v, sizeof v, "%.6f", t->start - t->submit);
+  cli_mhd.add_response_header(resp, "X-Lraf-Queued", v);
+  snprintf(v, sizeof v, "%.6f", run);
+  cli_mhd.add_response_header(resp, "X-Lraf-Running", v);
+  snprintf(v, sizeof v, "%.6f", t->done - t->end);
+  cli_mhd.add_response_header(resp, "X-Lraf-Ledger", v);
+  snprintf(v, sizeof v, "%.0f", run > 0 ? (double)t->instructions / run : 0);
+  cli_mhd.add_response_header(resp, "X-Lraf-Rate", v);
 }
 
 static enum MHD_Result send_reply(struct MHD_Connection *c, const reply *r) {
@@ -96,6 +115,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, const reply *r) {
   cli_mhd.add_response_header(resp, "X-Lraf-Instructions", n);
   if (r->request_id != NULL)
     cli_mhd.add_response_header(resp, "X-Request-Id", r->request_id);
+  if (r->times != NULL) add_times(resp, r->times);
   if (r->close)
     cli_mhd.add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
   ret = cli_mhd.queue_response(c, (unsigned)r->status, resp);
@@ -124,35 +144,23 @@ static int valid_name(const char *s, size_t max) {
 
 /* ---- /usage and /metrics ---- */
 
-static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
-  const char *tenant =
-      cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tenant");
-  lraf_usage u;
-  lraf_error err;
-  char buf[1024];
+static enum MHD_Result unauthorized(srv *s, struct MHD_Connection *c,
+                                    const char *msg) {
   reply r;
-  if (s->ledger == NULL) return text(c, 404, "no ledger\n");
-  if (tenant != NULL && tenant[0] == '\0') tenant = NULL;
-  if (tenant != NULL && !valid_name(tenant, 64))
-    return text(c, 400, "bad tenant name\n");
-  if (lraf_ledger_usage(s->ledger, tenant, &u, &err) != LRAF_OK) {
-    snprintf(buf, sizeof buf, "ledger unavailable: %s\n", err.message);
-    return text(c, 503, buf);
-  }
-  snprintf(buf, sizeof buf,
-           "{\"tenant\": %s%s%s, \"requests\": %" PRId64
-           ", \"instructions\": %" PRId64 ", \"native\": %" PRId64
-           ", \"errors\": %" PRId64 ", \"memory_peak_max\": %" PRId64
-           ", \"wall_seconds\": %.6f, \"cpu_seconds\": %.6f}\n",
-           tenant ? "\"" : "", tenant ? tenant : "null", tenant ? "\"" : "",
-           u.requests, u.instructions, u.native, u.errors, u.memory_peak,
-           u.wall, u.cpu);
+  atomic_fetch_add(&s->metrics.unauthorized, 1);
   memset(&r, 0, sizeof r);
-  r.status = 200;
-  r.body = buf;
-  r.len = strlen(buf);
-  r.type = "application/json";
+  r.status = 401;
+  r.body = (char *)msg;
+  r.len = strlen(msg);
+  r.type = "text/plain; charset=utf-8";
+  r.headers = SRV_AUTH_CHALLENGE;
   return send_reply(c, &r);
+}
+
+/* Whether the request may read /usage and /metrics. */
+static int admin(srv *s, struct MHD_Connection *c) {
+  return srv_auth_admin(&s->auth, cli_mhd.lookup_connection_value(
+                        c, MHD_HEADER_KIND, "Authorization"));
 }
 
 /* Append printf output to a growing buffer (ignores failures: the
@@ -177,48 +185,143 @@ static void addf(char **b, size_t *len, size_t *cap, const char *fmt, ...) {
   *len += (size_t)n;
 }
 
-static enum MHD_Result metrics(srv *s, struct MHD_Connection *c) {
-  size_t len = 0, cap = 4096;
-  char *b = malloc(cap);
-  srv_tenant *t;
+/* Per-period totals of the records read in order (lraf_ledger_each). */
+typedef struct periods {
+  lraf_period period;
+  char name[16];
+  int64_t requests, instructions, n;
+  char *b;
+  size_t len, cap;
+} periods;
+
+static void period_flush(periods *p) {
+  if (p->n == 0) return;
+  addf(&p->b, &p->len, &p->cap, "%s{\"period\": \"%s\", \"requests\": %"
+       PRId64 ", \"instructions\": %" PRId64 "}",
+       p->len > 0 ? ", " : "", p->name, p->requests, p->instructions);
+  p->n = p->requests = p->instructions = 0;
+}
+
+static int period_add(void *ud, const lraf_record *r) {
+  periods *p = ud;
+  char name[16];
+  lraf_period_name(p->period, r->event_time, name);
+  if (p->n > 0 && strcmp(name, p->name) != 0) period_flush(p);
+  memcpy(p->name, name, sizeof name);
+  p->n++;
+  p->requests += strcmp(r->outcome, "adjustment") != 0;
+  p->instructions += r->instructions;
+  return 0;
+}
+
+static enum MHD_Result usage(srv *s, struct MHD_Connection *c) {
+  const char *tenant =
+      cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tenant");
+  const char *from =
+      cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "from");
+  const char *to =
+      cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "to");
+  const char *per =
+      cli_mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "period");
+  lraf_usage u;
+  lraf_error err;
+  periods p;
+  double f, t;
+  char buf[1024], fs[32], ts[32];
   reply r;
-  int k;
+  int window = from != NULL || to != NULL || per != NULL;
   enum MHD_Result ret;
-  if (b == NULL) return MHD_NO;
-  b[0] = '\0';
-  pthread_mutex_lock(&s->lock);
-  addf(&b, &len, &cap, "# TYPE lraf_requests counter\n"
-       "# HELP lraf_requests Requests run, by tenant and status class.\n");
-  for (t = s->tenants; t != NULL; t = t->next)
-    for (k = 1; k <= 5; k++)
-      addf(&b, &len, &cap, "lraf_requests_total{tenant=\"%s\",class=\"%dxx\"}"
-           " %" PRId64 "\n", t->name, k, t->by_class[k]);
-  addf(&b, &len, &cap, "# TYPE lraf_instructions counter\n"
-       "# HELP lraf_instructions Instructions charged to requests "
-       "(native units included).\n");
-  for (t = s->tenants; t != NULL; t = t->next)
-    addf(&b, &len, &cap, "lraf_instructions_total{tenant=\"%s\"} %" PRId64
-         "\n", t->name, t->instructions);
-  addf(&b, &len, &cap, "# TYPE lraf_native_units counter\n"
-       "# HELP lraf_native_units Native units among the instructions.\n");
-  for (t = s->tenants; t != NULL; t = t->next)
-    addf(&b, &len, &cap, "lraf_native_units_total{tenant=\"%s\"} %" PRId64
-         "\n", t->name, t->native);
-  addf(&b, &len, &cap, "# TYPE lraf_tenant_charged counter\n"
-       "# HELP lraf_tenant_charged Everything the tenant's manager was "
-       "charged: requests, finalizers, left-over coroutines.\n");
-  for (t = s->tenants; t != NULL; t = t->next)
-    addf(&b, &len, &cap, "lraf_tenant_charged_total{tenant=\"%s\"} %" PRId64
-         "\n", t->name, lraf_manager_total(t->manager));
-  pthread_mutex_unlock(&s->lock);
-  addf(&b, &len, &cap, "# EOF\n");
+  if (s->ledger == NULL) return text(c, 404, "no ledger\n");
+  if (tenant != NULL && tenant[0] == '\0') tenant = NULL;
+  if (tenant != NULL && !valid_name(tenant, 64))
+    return text(c, 400, "bad tenant name\n");
+  memset(&p, 0, sizeof p);
+  p.period = LRAF_PERIOD_MONTH;
+  if (lraf_window_parse(from, to, &f, &t, &err) != LRAF_OK ||
+      (per != NULL && lraf_period_parse(per, &p.period, &err) != LRAF_OK)) {
+    snprintf(buf, sizeof buf, "bad /usage query: %s\n", err.message);
+    return text(c, 400, buf);
+  }
+  if (lraf_ledger_usage_window(s->ledger, tenant, f, t, &u, &err) !=
+      LRAF_OK) {
+    snprintf(buf, sizeof buf, "ledger unavailable: %s\n", err.message);
+    return text(c, 503, buf);
+  }
+  snprintf(buf, sizeof buf,
+           "{\"tenant\": %s%s%s, \"requests\": %" PRId64
+           ", \"instructions\": %" PRId64 ", \"native\": %" PRId64
+           ", \"errors\": %" PRId64 ", \"memory_peak_max\": %" PRId64
+           ", \"wall_seconds\": %.6f, \"cpu_seconds\": %.6f",
+           tenant ? "\"" : "", tenant ? tenant : "null", tenant ? "\"" : "",
+           u.requests, u.instructions, u.native, u.errors, u.memory_peak,
+           u.wall, u.cpu);
+  if (!window) {
+    strcat(buf, "}\n");
+    memset(&r, 0, sizeof r);
+    r.status = 200;
+    r.body = buf;
+    r.len = strlen(buf);
+    r.type = "application/json";
+    return send_reply(c, &r);
+  }
+  p.cap = 1024;
+  p.b = malloc(p.cap);
+  if (p.b == NULL) return MHD_NO;
+  p.b[0] = '\0';
+  if (lraf_ledger_each(s->ledger, tenant, f, t, period_add, &p, &err) !=
+      LRAF_OK) {
+    free(p.b);
+    snprintf(buf, sizeof buf, "ledger unavailable: %s\n", err.message);
+    return text(c, 503, buf);
+  }
+  period_flush(&p);
+  lraf_time_format(f, fs);
+  lraf_time_format(t, ts);
+  {
+    char *all = NULL;
+    size_t len = 0, cap = 256 + strlen(buf) + p.len;
+    all = malloc(cap);
+    if (all == NULL) {
+      free(p.b);
+      return MHD_NO;
+    }
+    all[0] = '\0';
+    addf(&all, &len, &cap, "%s, \"from\": %s%s%s, \"to\": %s%s%s, "
+         "\"period\": \"%s\", \"periods\": [%s]}\n", buf,
+         from ? "\"" : "", from ? fs : "null", from ? "\"" : "",
+         to ? "\"" : "", to ? ts : "null", to ? "\"" : "",
+         p.period == LRAF_PERIOD_DAY ? "day" : p.period == LRAF_PERIOD_MONTH
+                                                 ? "month" : "total",
+         p.b);
+    memset(&r, 0, sizeof r);
+    r.status = 200;
+    r.body = all;
+    r.len = len;
+    r.type = "application/json";
+    ret = send_reply(c, &r);
+    free(all);
+  }
+  free(p.b);
+  return ret;
+}
+
+static enum MHD_Result metrics(srv *s, struct MHD_Connection *c) {
+  srv_text t;
+  reply r;
+  enum MHD_Result ret;
+  memset(&t, 0, sizeof t);
+  srv_metrics_render(s, &t);
+  if (t.failed) {
+    free(t.b);
+    return text(c, 503, "out of memory\n");
+  }
   memset(&r, 0, sizeof r);
   r.status = 200;
-  r.body = b;
-  r.len = len;
+  r.body = t.b;
+  r.len = t.len;
   r.type = "application/openmetrics-text; version=1.0.0; charset=utf-8";
   ret = send_reply(c, &r);
-  free(b);
+  free(t.b);
   return ret;
 }
 
@@ -284,21 +387,14 @@ static enum MHD_Result refuse_framing(struct MHD_Connection *c,
   return send_reply(c, &r);
 }
 
-/* A request id: 128 random bits in hex; 0 when the system has none. */
-static int new_id(char *id, size_t size) {
-  unsigned char b[16];
-  size_t i;
-  if (size < 33 || getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) return 0;
-  for (i = 0; i < sizeof b; i++) snprintf(id + 2 * i, 3, "%02x", b[i]);
-  return 1;
-}
-
 /* ---- running a handler ---- */
 
 typedef struct pairs {
   const char *kv[2 * MAX_PAIRS + 2];
   char lower[MAX_PAIRS][128];
   int n, headers;
+  int secret;      /* Authorization holds the server's API key: the
+                      handler does not see it */
 } pairs;
 
 static enum MHD_Result add_pair(void *cls, enum MHD_ValueKind kind,
@@ -312,12 +408,78 @@ static enum MHD_Result add_pair(void *cls, enum MHD_ValueKind kind,
       p->lower[p->n][i] = (char)tolower((unsigned char)key[i]);
     p->lower[p->n][i] = '\0';
     key = p->lower[p->n];
+    if (p->secret && strcmp(key, "authorization") == 0) return MHD_YES;
   }
   p->kv[2 * p->n] = key;
   p->kv[2 * p->n + 1] = value != NULL ? value : "";
   p->n++;
   p->kv[2 * p->n] = NULL;
   return MHD_YES;
+}
+
+/* ---- reservations ---- */
+
+const char *srv_max_instructions(const char *v, int64_t *n) {
+  int64_t x = 0;
+  size_t i, len = strlen(v);
+  if (len == 0) return "empty";
+  if (len > 18) return "more than 18 digits";
+  for (i = 0; i < len; i++) {
+    if (!isdigit((unsigned char)v[i]))
+      return "not a whole number of decimal digits (no sign, space or unit)";
+    x = x * 10 + (v[i] - '0');
+  }
+  if (x < 1) return "0 (at least 1)";
+  *n = x;
+  return NULL;
+}
+
+static enum MHD_Result count_max(void *cls, enum MHD_ValueKind kind,
+                                 const char *key, const char *value) {
+  (void)kind, (void)value;
+  if (key != NULL && strcasecmp(key, "X-Lraf-Max-Instructions") == 0)
+    (*(int *)cls)++;
+  return MHD_YES;
+}
+
+/* The request's X-Lraf-Max-Instructions (*n 0 without one); NULL, or
+   why the header is refused (400). */
+static const char *max_header(struct MHD_Connection *c, int64_t *n,
+                              char *why, size_t size) {
+  const char *v, *bad;
+  int count = 0;
+  *n = 0;
+  cli_mhd.get_connection_values(c, MHD_HEADER_KIND, count_max, &count);
+  if (count == 0) return NULL;
+  if (count > 1) return "more than one X-Lraf-Max-Instructions header";
+  v = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND,
+                                      "X-Lraf-Max-Instructions");
+  if ((bad = srv_max_instructions(v != NULL ? v : "", n)) == NULL)
+    return NULL;
+  snprintf(why, size, "bad X-Lraf-Max-Instructions header: %s; expected "
+           "the instructions to reserve, 1 to 999999999999999999", bad);
+  return why;
+}
+
+/* What handler name reserves by default: "return N" in DIR/NAME.contract
+   (its own contract, from lraf bound --write-contract), else "NAME N"
+   in --contract FILE; 0 when neither declares it, -1 when the handler's
+   contract file cannot be read (said on stderr). */
+static int64_t declared(srv *s, const char *name) {
+  char path[4096];
+  int64_t n = 0;
+  cli_contract *k;
+  snprintf(path, sizeof path, "%s/%s.contract", s->dir, name);
+  if (access(path, F_OK) == 0) {
+    if ((k = malloc(sizeof *k)) == NULL) return -1;
+    if (cli_contract_load(path, k) != CLI_OK) n = -1;
+    else if (!cli_contract_find(k, "return", &n)) n = 0;
+    free(k);
+    if (n != 0) return n;
+  }
+  if (s->contract != NULL && cli_contract_find(s->contract, name, &n))
+    return n;
+  return 0;
 }
 
 static char *read_handler(srv *s, const char *name, size_t *len) {
@@ -329,76 +491,131 @@ static char *read_handler(srv *s, const char *name, size_t *len) {
   return data;
 }
 
-static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
-                           const char *method, conn *cn) {
+/* The reply to a bill. */
+static void bill_reply(const lraf_bill *bill, const lraf_error *err,
+                       reply *r, char *msg, size_t size) {
+  static const char clash[] = "Idempotency-Key already recorded for this "
+    "tenant by another request; this one ran and is billed under its "
+    "X-Request-Id\n";
+  const lraf_response *res = &bill->response;
+  memset(r, 0, sizeof *r);
+  r->status = bill->status;
+  r->instructions = bill->instructions;
+  r->type = "text/plain; charset=utf-8";
+  r->request_id = bill->request_id[0] ? bill->request_id : NULL;
+  switch (bill->outcome) {
+    case LRAF_BILL_RAN:
+      r->body = res->body;
+      r->len = res->body_len;
+      r->headers = res->headers;
+      if (res->code == LRAF_OK) r->type = NULL;
+      return;
+    case LRAF_BILL_REPEAT:
+      r->status = 409;
+      r->instructions = 0;
+      snprintf(msg, size, "already recorded: status %d, %" PRId64
+               " instructions\n", bill->status, bill->instructions);
+      break;
+    case LRAF_BILL_CLASH:
+      snprintf(msg, size, "%s", clash);
+      break;
+    case LRAF_BILL_BUSY:
+      r->request_id = NULL;
+      snprintf(msg, size, "%s: try again later\n", err->message);
+      break;
+    case LRAF_BILL_REFUSED:
+      r->request_id = NULL;
+      snprintf(msg, size, "reservation refused: cannot reserve %" PRId64
+               " instructions of the tenant's quota, %" PRId64 " available "
+               "(nothing ran)\n", bill->reserved, bill->available);
+      break;
+    default:
+      snprintf(msg, size, "ledger unavailable: the request was not "
+               "recorded\n");
+  }
+  r->body = msg;
+  r->len = strlen(msg);
+}
+
+static double unix_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The phases of a request that ran, noted in the timeline. */
+static void note_times(srv *s, const lraf_request *rq, const lraf_bill *b,
+                       double submit, srv_req_times *t) {
+  const lraf_response *res = &b->response;
+  t->submit = submit;
+  t->start = res->started > submit ? res->started : submit;
+  t->end = res->ended > t->start ? res->ended : t->start;
+  t->done = unix_now();
+  if (t->done < t->end) t->done = t->end;
+  t->cpu = res->cpu;
+  t->instructions = res->instructions;
+  t->worker = res->worker;
+  t->status = b->status;
+  t->tenant = rq->tenant;
+  t->handler = rq->handler;
+  t->request_id = b->request_id;
+  srv_timeline_note(s->timeline, t);
+}
+
+static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
+                                  const char *url, const char *method,
+                                  conn *cn) {
+  double submit = unix_now();
+  srv_req_times times;
   const char *name = url + 1, *tenant, *key;
   char *source;
   size_t slen;
-  srv_tenant *t;
   lraf_error err;
   lraf_request rq;
-  lraf_response res;
+  lraf_bill bill;
+  lraf_status st;
   pairs q, h;
-  char id[40], rkey[48], kkey[208];
+  char msg[600];
+  const char *why;
+  int64_t reserve;
   reply r;
   enum MHD_Result ret;
-  int cls, full;
   if (!valid_name(name, 128) || name[0] == '.')
     return text(c, 404, "no such handler\n");
-  tenant = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "X-Tenant");
-  if (tenant == NULL || !valid_name(tenant, 64))
-    return text(c, 400, "missing or bad X-Tenant header (1-64 of "
-                "A-Z a-z 0-9 _ - .)\n");
+  {
+    const char *why;
+    int status;
+    tenant = srv_auth_tenant(&s->auth, cli_mhd.lookup_connection_value(
+                               c, MHD_HEADER_KIND, "Authorization"),
+                             cli_mhd.lookup_connection_value(
+                               c, MHD_HEADER_KIND, "X-Tenant"),
+                             &status, &why);
+    if (tenant == NULL)   /* nothing runs, nothing is billed */
+      return status == 401 ? unauthorized(s, c, why) : text(c, status, why);
+  }
   key = cli_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Idempotency-Key");
   if (key != NULL && (key[0] == '\0' || strlen(key) > 200))
     return text(c, 400, "bad Idempotency-Key header (1-200 bytes)\n");
-  if (key != NULL) snprintf(kkey, sizeof kkey, "k:%s", key);
-  if (key != NULL && s->ledger != NULL) {
-    /* a retry of a recorded request: answered from the ledger, not run
-       (and so not billed) again */
-    int found, status;
-    int64_t n;
-    char msg[160];
-    if (lraf_ledger_find(s->ledger, tenant, kkey, &found, &n, &status,
-                         &err) != LRAF_OK) {
-      fprintf(stderr, "lraf serve: %s\n", err.message);
-      return text(c, 503, "ledger unavailable\n");
-    }
-    if (found) {
-      snprintf(msg, sizeof msg, "already recorded: status %d, %" PRId64
-               " instructions\n", status, n);
-      return text(c, 409, msg);
-    }
+  if ((why = max_header(c, &reserve, msg, sizeof msg - 1)) != NULL) {
+    if (why != msg) snprintf(msg, sizeof msg - 1, "%s", why);
+    strcat(msg, "\n");
+    return text(c, 400, msg);
   }
   source = read_handler(s, name, &slen);
   if (source == NULL) return text(c, 404, "no such handler\n");
-  if (!new_id(id, sizeof id)) {
+  if (reserve == 0 && s->metering && (reserve = declared(s, name)) < 0) {
     free(source);
-    return text(c, 503, "no random request id: the system has no entropy\n");
-  }
-  snprintf(rkey, sizeof rkey, "r:%s", id);
-  t = srv_tenant_get(s, tenant, &full, &err);
-  if (t == NULL) {
-    char msg[600];
-    free(source);
-    if (full)
-      snprintf(msg, sizeof msg, "too many tenants: this server keeps %d at "
-               "once (--max-tenants) and none is idle; try again later\n",
-               s->max_tenants);
-    else
-      snprintf(msg, sizeof msg, "cannot set up the tenant: %s\n",
-               err.message);
-    return text(c, 503, msg);
+    return text(c, 500, "the handler's contract cannot be read (see the "
+                "server's log)\n");
   }
   memset(&q, 0, sizeof q);
   memset(&h, 0, sizeof h);
   h.headers = 1;
+  h.secret = s->auth.keys != NULL;
   cli_mhd.get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_pair, &q);
   cli_mhd.get_connection_values(c, MHD_HEADER_KIND, add_pair, &h);
   memset(&rq, 0, sizeof rq);
-  rq.tenant = t->name;
-  rq.tenant_manager = t->manager;
-  rq.limit = t->limit;
+  rq.tenant = tenant;
   rq.handler = name;
   rq.source = source;
   rq.source_len = slen;
@@ -408,74 +625,52 @@ static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
   rq.headers = h.kv;
   rq.body = cn->body;
   rq.body_len = cn->len;
-  lraf_pool_run(s->pool, &rq, &res);
+  rq.reserve = reserve;
+  st = lraf_billing_run(s->billing, &rq, key, &bill, &err);
+  if (st == LRAF_EIO) atomic_fetch_add(&s->metrics.ledger_errors, 1);
   free(source);
-  memset(&r, 0, sizeof r);
-  r.status = res.status;
-  r.body = res.body;
-  r.len = res.body_len;
-  r.headers = res.headers;
-  r.instructions = res.instructions;
-  r.request_id = id;
-  if (res.code != LRAF_OK) r.type = "text/plain; charset=utf-8";
-  if (s->ledger != NULL) {
-    lraf_record rec;
-    memset(&rec, 0, sizeof rec);
-    int stored = 0;
-    rec.key = key != NULL ? kkey : rkey;
-    rec.request_id = id;
-    rec.tenant = t->name;
-    rec.handler = name;
-    rec.model = res.model;
-    rec.instructions = res.instructions;
-    rec.native = res.native;
-    rec.memory_peak = res.memory_peak;
-    rec.status = res.status;
-    rec.wall = res.wall;
-    rec.cpu = res.cpu;
-    rec.started = res.started;
-    rec.ended = res.ended;
-    if (lraf_ledger_record(s->ledger, &rec, &stored, &err) == LRAF_OK &&
-        !stored) {
-      /* the tenant's key was recorded meanwhile (a request with the same
-         key at the same time): this one ran, so it is billed under its
-         own id, and the client hears of the clash */
-      static const char clash[] = "Idempotency-Key already recorded for "
-        "this tenant by another request; this one ran and is billed under "
-        "its X-Request-Id\n";
-      rec.key = rkey;
-      if (lraf_ledger_record(s->ledger, &rec, &stored, &err) == LRAF_OK &&
-          stored) {
-        r.status = 409;
-        r.body = (char *)clash;
-        r.len = strlen(clash);
-        r.headers = NULL;
-        r.type = "text/plain; charset=utf-8";
-      } else if (!stored) {
-        snprintf(err.message, sizeof err.message, "request id %s taken",
-                 id);
-      }
-    }
-    if (!stored) {
-      /* not recorded: the client must not take it as done */
-      fprintf(stderr, "lraf serve: %s\n", err.message);
-      r.status = 503;
-      r.body = "ledger unavailable: the request was not recorded\n";
-      r.len = strlen(r.body);
-      r.headers = NULL;
-      r.type = "text/plain; charset=utf-8";
-    }
+  if (st != LRAF_OK && bill.outcome != LRAF_BILL_UNRECORDED) {
+    /* nothing ran */
+    fprintf(stderr, "lraf serve: %s\n", err.message);
+    if (st == LRAF_EIO)
+      snprintf(msg, sizeof msg, "ledger unavailable\n");
+    else if (st == LRAF_ELIMIT)
+      snprintf(msg, sizeof msg, "no random request id: the system has no "
+               "entropy\n");
+    else
+      snprintf(msg, sizeof msg, "cannot set up the tenant: %s\n",
+               err.message);
+    lraf_bill_free(&bill);
+    return text(c, 503, msg);
   }
-  cls = r.status / 100;
-  pthread_mutex_lock(&s->lock);
-  t->requests++;
-  t->instructions += res.instructions;
-  t->native += res.native;
-  if (cls >= 1 && cls <= 5) t->by_class[cls]++;
-  pthread_mutex_unlock(&s->lock);
-  srv_tenant_put(s, t);
+  if (st != LRAF_OK) fprintf(stderr, "lraf serve: %s\n", err.message);
+  if (bill.outcome == LRAF_BILL_BUSY)
+    snprintf(err.message, sizeof err.message, "too many tenants: this "
+             "server keeps %d at once (--max-tenants) and none is idle",
+             s->max_tenants);
+  bill_reply(&bill, &err, &r, msg, sizeof msg);
+  if (bill.outcome == LRAF_BILL_RAN || bill.outcome == LRAF_BILL_CLASH ||
+      bill.outcome == LRAF_BILL_UNRECORDED) {
+    note_times(s, &rq, &bill, submit, &times);
+    r.times = &times;
+  }
   ret = send_reply(c, &r);
-  lraf_response_free(&res);
+  lraf_bill_free(&bill);
+  return ret;
+}
+
+/* A handler request, counted in flight and timed (/metrics). */
+static enum MHD_Result run(srv *s, struct MHD_Connection *c, const char *url,
+                           const char *method, conn *cn) {
+  struct timespec t0, t1;
+  enum MHD_Result ret;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  atomic_fetch_add(&s->metrics.inflight, 1);
+  ret = run_billed(s, c, url, method, cn);
+  atomic_fetch_sub(&s->metrics.inflight, 1);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  srv_hist_add(&s->metrics.request, (double)(t1.tv_sec - t0.tv_sec) +
+               (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
   return ret;
 }
 
@@ -521,8 +716,12 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c,
   if (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0)
     return text(c, 405, "only GET and POST\n");
   if (cn->too_big) return text(c, 413, "request body over 1 MiB\n");
-  if (strcmp(url, "/usage") == 0) return usage(s, c);
-  if (strcmp(url, "/metrics") == 0) return metrics(s, c);
+  if (strcmp(url, "/usage") == 0 || strcmp(url, "/metrics") == 0) {
+    if (!admin(s, c))
+      return unauthorized(s, c, "the admin token is needed: Authorization: "
+                          "Bearer TOKEN\n");
+    return url[1] == 'u' ? usage(s, c) : metrics(s, c);
+  }
   return run(s, c, url, method, cn);
 }
 

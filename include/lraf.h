@@ -764,6 +764,10 @@ typedef struct lraf_request {
   const char *const *headers;
   const char *body;
   size_t body_len;
+  int64_t reserve;               /* lraf_billing_run: instructions to
+                                    reserve of the tenant's quota before
+                                    it runs; 0: none (the pool ignores
+                                    it) */
 } lraf_request;
 
 /* What became of it.  The handler returns status, body[, headers]:
@@ -772,8 +776,26 @@ typedef struct lraf_request {
    when it fails, status is 500 (a Lua error or bad results, code
    LRAF_ERUN or LRAF_ESYNTAX), 429 (code LRAF_EQUOTA) or 507 (code
    LRAF_EMEMLIMIT), and body is a short reason. */
+/* Why a request ended as it did: it ran (whatever status its handler
+   gave), it failed (a Lua error, bad results), or a limit stopped or
+   refused it: its own request limit, its tenant's quota, its tenant's
+   rate, the memory limit.  lraf_outcome_name gives the ledger's word:
+   "ok", "error", "request-limit", "quota", "rate", "memory" (and
+   "adjustment" for LRAF_OUTCOME_ADJUSTMENT, a ledger correction). */
+typedef enum lraf_outcome {
+  LRAF_OUTCOME_OK,
+  LRAF_OUTCOME_ERROR,
+  LRAF_OUTCOME_REQUEST_LIMIT,
+  LRAF_OUTCOME_QUOTA,
+  LRAF_OUTCOME_RATE,
+  LRAF_OUTCOME_MEMORY,
+  LRAF_OUTCOME_ADJUSTMENT
+} lraf_outcome;
+LRAF_API const char *lraf_outcome_name(lraf_outcome o);
+
 typedef struct lraf_response {
   lraf_status code;
+  lraf_outcome outcome;
   int status;
   char *body;            /* malloc'ed (lraf_response_free) */
   size_t body_len;
@@ -785,6 +807,7 @@ typedef struct lraf_response {
   double wall, cpu;      /* seconds (cpu: the worker thread's) */
   double started, ended; /* Unix time, seconds */
   char model[96];        /* the cost-model id */
+  int worker;            /* the pool's worker that ran it, from 0 */
 } lraf_response;
 
 LRAF_API lraf_status lraf_pool_new(const lraf_pool_options *o,
@@ -813,6 +836,41 @@ LRAF_API void lraf_pool_stats(lraf_pool *p, lraf_pool_counts *c);
    charged to their tenants), stop the workers. */
 LRAF_API void lraf_pool_close(lraf_pool *p);
 
+/* API keys (service/sv_keys.c): which tenant a request is from, told by
+   a secret key rather than by the tenant's name.  A key is kept only as
+   its hash, "sha256:" and the 64 lowercase hex digits of the SHA-256
+   (FIPS 180-4) of its bytes.  A key file has one line per key, "TENANT
+   sha256:HASH" (fields separated by spaces or tabs; a tenant may have
+   several keys, e.g. while one replaces another); blank lines and lines
+   whose first field starts with # are skipped.  Tenant names are 1-64
+   of A-Z a-z 0-9 _ - . ; the same key twice is an error. */
+typedef struct lraf_keys lraf_keys;
+#define LRAF_KEY_HASH_SIZE 72   /* "sha256:", 64 hex digits, NUL */
+
+/* The hash of the len bytes of key, as a key file holds it. */
+LRAF_API void lraf_key_hash(const char *key, size_t len,
+                            char out[LRAF_KEY_HASH_SIZE]);
+/* 1 when the len bytes of key hash to hash (a string as lraf_key_hash
+   makes), else 0; compares the two hashes in constant time. */
+LRAF_API int lraf_key_matches(const char *key, size_t len, const char *hash);
+/* Read a key file: the len bytes of text (name, e.g. its path, heads
+   the errors), or the file at path.  Errors name the file and line:
+   LRAF_EFORMAT for a malformed line, a key given twice or a file with
+   no key; LRAF_EIO when the file cannot be read. */
+LRAF_API lraf_status lraf_keys_parse(const char *text, size_t len,
+                                     const char *name, lraf_keys **out,
+                                     lraf_error *err);
+LRAF_API lraf_status lraf_keys_load(const char *path, lraf_keys **out,
+                                    lraf_error *err);
+/* The tenant whose key is the len bytes of key, or NULL.  The key's
+   hash is compared with every entry in constant time; the time depends
+   only on the number of entries.  Thread-safe (k is not changed). */
+LRAF_API const char *lraf_keys_tenant(const lraf_keys *k, const char *key,
+                                      size_t len);
+/* How many keys k holds. */
+LRAF_API int lraf_keys_count(const lraf_keys *k);
+LRAF_API void lraf_keys_free(lraf_keys *k);
+
 /* The usage ledger: one record per request in SQLite ("sqlite:PATH")
    or PostgreSQL (a "postgresql://" or "postgres://" connection string).
    lraf_ledger_append returns once the record is durable: appends from
@@ -825,9 +883,14 @@ LRAF_API void lraf_pool_close(lraf_pool *p);
    tenant (two tenants may use the same key): a second record of a
    tenant with a key already stored is not stored again, so a retry
    never bills twice; lraf_ledger_record says so (*stored 0), and
-   lraf_ledger_append returns LRAF_OK then too.  (An SQLite file whose
-   keys were unique over all tenants, from an older lraf, is migrated
-   when opened.)  A record with a missing string, a negative count or a time
+   lraf_ledger_append returns LRAF_OK then too.  Records are
+   append-only: a correction is a record of its own (outcome
+   "adjustment", lraf ledger adjust).  Each record keeps its outcome,
+   its cost-model id, its event time (the time its usage belongs to)
+   and its ingest time (when the ledger stored it).  (A ledger from an
+   older lraf, SQLite or PostgreSQL, is migrated when opened: keys
+   unique per tenant, the outcome from the status, the event time the
+   start, the ingest time the end.)  A record with a missing string, a negative count or a time
    out of its range (NaN included) is refused: LRAF_EARG, naming the
    field.  Totals that do not fit int64 are refused by
    lraf_ledger_usage (LRAF_EIO, "integer overflow"). */
@@ -836,15 +899,32 @@ typedef struct lraf_ledger lraf_ledger;
 typedef struct lraf_record {
   const char *key;         /* idempotency key (not empty) */
   const char *request_id;
-  const char *tenant, *handler, *model;
-  int64_t instructions, native, memory_peak;   /* >= 0 */
+  const char *tenant, *handler;
+  const char *model;       /* the cost-model id (lraf_model) */
+  const char *outcome;     /* a word of lraf_outcome_name; NULL: "ok",
+                              or for status 429 "quota", 507 "memory",
+                              500 and up "error" */
+  int64_t instructions, native, memory_peak;   /* >= 0 (instructions of
+                              an "adjustment" may be negative) */
   int status;
   double wall, cpu;        /* seconds, 0 to 9e12 */
   double started, ended;   /* Unix time, -9e12 to 9e12 */
+  int64_t reserved;        /* the request's reservation
+                              (lraf_ledger_reserve under request_id),
+                              settled with the record; 0: none.  At
+                              least instructions */
+  double event_time;       /* Unix time the usage belongs to (its
+                              billing period's); 0: started */
+  double ingest_time;      /* when the ledger stored it (set by the
+                              ledger; ignored when appending) */
+  const char *note;        /* free text, such as an adjustment's reason;
+                              NULL: "" */
 } lraf_record;
 
 typedef struct lraf_usage {
-  int64_t requests, instructions, native, errors; /* errors: status >= 400 */
+  int64_t requests;        /* records, adjustments not counted */
+  int64_t instructions;    /* adjustments included */
+  int64_t native, errors;  /* errors: status >= 400 */
   int64_t memory_peak;     /* the largest */
   double wall, cpu;
 } lraf_usage;
@@ -862,6 +942,21 @@ LRAF_API lraf_status lraf_ledger_record(lraf_ledger *l,
 /* Totals of tenant's records (every tenant's when tenant is NULL). */
 LRAF_API lraf_status lraf_ledger_usage(lraf_ledger *l, const char *tenant,
                               lraf_usage *u, lraf_error *err);
+/* Totals of the records whose event time is in [from, to) (Unix
+   seconds; -HUGE_VAL, HUGE_VAL: no bound). */
+LRAF_API lraf_status lraf_ledger_usage_window(lraf_ledger *l,
+                                              const char *tenant,
+                                              double from, double to,
+                                              lraf_usage *u,
+                                              lraf_error *err);
+/* Call f for each record of tenant (NULL: every tenant's) whose event
+   time is in [from, to), by event time, tenant and key, until f returns
+   non-zero.  The record and its strings live during the call only. */
+LRAF_API lraf_status lraf_ledger_each(lraf_ledger *l, const char *tenant,
+                                      double from, double to,
+                                      int (*f)(void *ud,
+                                               const lraf_record *r),
+                                      void *ud, lraf_error *err);
 /* Whether tenant has a record with key (*found 1 or 0), and then its
    instructions and status (either pointer may be NULL).  A host can
    answer a retry from it without running the request again. */
@@ -883,8 +978,240 @@ LRAF_API lraf_manager *lraf_ledger_tenant(lraf_ledger *l,
                                           const char *tenant, int64_t quota,
                                           int64_t slice, lraf_manager *parent,
                                           lraf_error *err);
+/* Reservations: a request takes n instructions of tenant's quota before
+   it runs, atomically in the ledger (SQLite: a BEGIN IMMEDIATE
+   transaction; PostgreSQL: one conditional UPDATE of the tenant's
+   lraf_quota row, shared by every host, the same column leases take
+   from), under its request_id.  LRAF_OK: reserved; LRAF_EQUOTA: less
+   than n is left (*available says how much; nothing reserved);
+   LRAF_EARG: n < 1, or the tenant has no quota (quota < 0, or
+   PostgreSQL has no row for it: *available -1).  quota is the tenant's
+   as given to lraf_ledger_tenant (SQLite checks it against the
+   tenant's records and reservations; PostgreSQL against its row).
+   The request then runs within n, and its record, with reserved = n
+   and at most n instructions, settles the reservation in the
+   transaction that stores it: the reservation goes and what the
+   request did not use is free again, so a crash can neither lose nor
+   double the refund.  A reservation whose record cannot be stored is
+   given back with lraf_ledger_release.  One left by a host that
+   stopped without settling (its requests were never recorded) is
+   given back whole when the ledger is opened: SQLite releases every
+   reservation in the file (one server per file); PostgreSQL those of
+   the hosts whose database session is gone (each host holds an
+   advisory lock while it lives).  While reserved requests run, what
+   they reserved is not available to others; the quota held by leases
+   (lraf_ledger_tenant on PostgreSQL) is not available to reservations
+   until the host gives it back. */
+LRAF_API lraf_status lraf_ledger_reserve(lraf_ledger *l, const char *tenant,
+                                         const char *request_id, int64_t n,
+                                         int64_t quota, int64_t *available,
+                                         lraf_error *err);
+LRAF_API lraf_status lraf_ledger_release(lraf_ledger *l, const char *tenant,
+                                         const char *request_id,
+                                         lraf_error *err);
+/* What the group commit did since the ledger was opened: commits
+   (transactions, each made durable by one flush: SQLite's fsync of its
+   write-ahead log, PostgreSQL's of its own), the records they held, how
+   many commits held 1, 2, 3-4, 5-8, ... 129-256 records
+   (commit_size[i]: at most 2^i, more than 2^(i-1)), and the seconds
+   spent writing and flushing.  records / commits is how many requests
+   one fsync covers: every append that waits when a commit starts goes
+   into it (at most 256).  commit_time[i] counts the commits that took
+   at most 100 us x 2^i (0.1 ms, 0.2 ms, ... 1.6384 s), more than half
+   that; the last, those that took longer. */
+#define LRAF_LEDGER_SIZES 9
+#define LRAF_LEDGER_TIMES 16
+typedef struct lraf_ledger_counts {
+  int64_t commits, records;
+  int64_t commit_size[LRAF_LEDGER_SIZES];
+  int64_t commit_time[LRAF_LEDGER_TIMES];
+  double seconds;
+} lraf_ledger_counts;
+LRAF_API void lraf_ledger_stats(lraf_ledger *l, lraf_ledger_counts *c);
 /* Give back unused leases, finish the pending commits, close. */
 LRAF_API void lraf_ledger_close(lraf_ledger *l);
+
+/* Times and billing periods (service/sv_period.c).  Times are Unix
+   seconds; periods are calendar days and months in UTC. */
+typedef enum lraf_period {
+  LRAF_PERIOD_NONE,    /* no period: a total over all time */
+  LRAF_PERIOD_DAY,
+  LRAF_PERIOD_MONTH
+} lraf_period;
+
+/* Read an ISO 8601 date (YYYY-MM-DD, its midnight UTC) or date and time
+   (YYYY-MM-DDTHH:MM[:SS[.fraction]], then Z, +HH:MM, -HH:MM or nothing
+   for UTC).  LRAF_EARG with a message naming the text and what is
+   wrong. */
+LRAF_API lraf_status lraf_time_parse(const char *text, double *t,
+                                     lraf_error *err);
+/* t as YYYY-MM-DDTHH:MM:SS.ffffffZ (microseconds). */
+LRAF_API void lraf_time_format(double t, char buf[32]);
+/* The start of the period that holds t and the start of the next
+   (-HUGE_VAL and HUGE_VAL for LRAF_PERIOD_NONE). */
+LRAF_API double lraf_period_start(lraf_period p, double t);
+LRAF_API double lraf_period_end(lraf_period p, double t);
+/* The period holding t by name: "2026-11-28" (day), "2026-11" (month),
+   "total" (none). */
+LRAF_API void lraf_period_name(lraf_period p, double t, char buf[16]);
+/* "day", "month" or "total"; LRAF_EARG otherwise. */
+LRAF_API lraf_status lraf_period_parse(const char *word, lraf_period *p,
+                                       lraf_error *err);
+/* A quota: N, N/day or N/month, N digits and an optional k, M or G
+   (x1000, x1e6, x1e9). */
+LRAF_API lraf_status lraf_quota_parse(const char *text, int64_t *n,
+                                      lraf_period *p, lraf_error *err);
+/* The window [from, to) of two times as lraf_time_parse reads them
+   (NULL: unbounded, -HUGE_VAL or HUGE_VAL); LRAF_EARG, saying which,
+   for a bad time or from not before to. */
+LRAF_API lraf_status lraf_window_parse(const char *from, const char *to,
+                                       double *f, double *t,
+                                       lraf_error *err);
+
+/* Billing (service/sv_billing.c, sv_tenant.c): what lraf serve does
+   with each request, without its HTTP front.  A billing runs requests
+   on a pool, each charged to its tenant's manager, records each in the
+   ledger, and answers a retry from the ledger.
+
+   Tenants.  A tenant is made at its first request with its terms: the
+   per-request limit, the quota and the rate given for it by name, else
+   those given for "*" (the last term given of a kind wins).  Its
+   manager is a rate (or a total) at the root with the quota below it:
+   kept in the ledger when there is one (lraf_ledger_tenant: what the
+   ledger's records leave of it, so a restart goes on where the last
+   run stopped, and a spent tenant is refused before it runs, billed 0),
+   in memory otherwise.  At most max_tenants are kept; an idle one
+   whose quota the ledger keeps (SQLite), or who has none, makes room
+   for a new one, the least recently used first.
+
+   Periods.  A quota with a period (a UTC calendar day or month) counts
+   only the records whose event time falls in the current period.  The
+   billing's clock gives each request its event time as it starts; the
+   first request of a new period finds the tenant's quota whole again
+   (less what the ledger already holds for that period).  PostgreSQL
+   leases each period's quota as a quota of its own.
+
+   Retries.  A request may carry an idempotency key, unique per tenant.
+   When the tenant's ledger already holds a record with it, the request
+   is not run and not billed again: LRAF_BILL_REPEAT, with the record's
+   status and count.  Otherwise it runs and its record is stored under
+   "k:" and the key ("r:" and its request id without a key); when a
+   concurrent request with the same key was stored first, this one ran,
+   so it is stored under its own id: LRAF_BILL_CLASH.  A request that
+   ran but whose record could not be stored is LRAF_BILL_UNRECORDED:
+   its caller must not take it as done (lraf serve answers 503).
+
+   Reservations.  A request with reserve N > 0 (at most the tenant's
+   per-request limit: the smaller is taken) runs within N.  When its
+   tenant has a quota kept in the ledger, N is first reserved from it
+   (lraf_ledger_reserve under the request's id): when less than N is
+   left, the request is not run, LRAF_BILL_REFUSED with what is
+   available.  It is billed at most N (a request stopped at N is billed
+   N: the few instructions of the charge that crossed N are not), and
+   its record settles the reservation in the transaction that
+   stores it (released whole when the record cannot be stored).  With a
+   quota leased from PostgreSQL, a reserved request runs outside the
+   leases (under the tenant's rate), so together the hosts never bill a
+   tenant's reserved requests past its quota.  Without a ledger, or for
+   a tenant without a quota, N only limits the request. */
+typedef struct lraf_billing lraf_billing;
+
+typedef enum lraf_term_kind {
+  LRAF_TERM_REQUEST_LIMIT,  /* instructions each request may run */
+  LRAF_TERM_QUOTA,          /* the tenant's total */
+  LRAF_TERM_RATE            /* instructions per second */
+} lraf_term_kind;
+
+typedef struct lraf_term {
+  const char *tenant;     /* a tenant's name, or "*" for every other */
+  lraf_term_kind kind;
+  int64_t value;          /* >= 0 (a rate >= 1) */
+  lraf_period period;     /* a quota's: it starts again at each period's
+                             start; LRAF_PERIOD_NONE: a total */
+} lraf_term;
+
+typedef struct lraf_billing_options {
+  lraf_pool *pool;        /* runs the requests (required; not owned) */
+  lraf_ledger *ledger;    /* records and quotas; NULL: none, quotas in
+                             memory (not owned) */
+  const lraf_term *terms; /* copied by lraf_billing_open */
+  int nterms;
+  int max_tenants;        /* tenants kept at once; default 1000 */
+  int64_t slice;          /* PostgreSQL: quota leased at a time;
+                             default 1,000,000 */
+  double (*clock)(void *ud);  /* Unix time: each record's event time
+                             and so its period; NULL: the system's */
+  void *clock_ud;
+} lraf_billing_options;
+
+LRAF_API void lraf_billing_default_options(lraf_billing_options *o);
+/* LRAF_EARG for a missing pool, a bad term (a tenant name that is not
+   1-64 of A-Z a-z 0-9 _ - . or "*", a negative value, a rate of 0). */
+LRAF_API lraf_status lraf_billing_open(const lraf_billing_options *o,
+                                       lraf_billing **out, lraf_error *err);
+
+typedef enum lraf_bill_outcome {
+  LRAF_BILL_RAN,         /* ran and recorded (or no ledger) */
+  LRAF_BILL_REPEAT,      /* the key was recorded before: not run */
+  LRAF_BILL_CLASH,       /* a concurrent request stored the key first:
+                            this one ran, recorded under its own id */
+  LRAF_BILL_BUSY,        /* max_tenants tenants, none idle: not run */
+  LRAF_BILL_UNRECORDED,  /* ran, but its record was not stored */
+  LRAF_BILL_REFUSED      /* its reservation could not be made: not run,
+                            not recorded (status 429) */
+} lraf_bill_outcome;
+
+typedef struct lraf_bill {
+  lraf_bill_outcome outcome;
+  char request_id[33];     /* 128 random bits in hex ("" unless run) */
+  int status;              /* RAN, CLASH: the response's; REPEAT: the
+                              record's; BUSY: 503; UNRECORDED: 503 */
+  int64_t instructions;    /* billed: the response's (RAN, CLASH,
+                              UNRECORDED: charged though not stored),
+                              the record's (REPEAT), 0 (BUSY) */
+  lraf_response response;  /* RAN, CLASH, UNRECORDED: what the handler
+                              returned (lraf_bill_free frees it) */
+  int64_t reserved;        /* instructions reserved (0: none); REFUSED:
+                              what it asked for */
+  int64_t available;       /* REFUSED: what was left of the quota */
+} lraf_bill;
+
+/* Run req (its tenant_manager and limit are the billing's to set) for
+   its tenant with idempotency key (NULL: none; else 1-200 bytes).  The
+   bill is always filled; free it with lraf_bill_free.  Thread-safe.
+   LRAF_EARG for a bad tenant name or key, LRAF_EIO when the ledger
+   cannot be read (nothing ran) or the record not stored
+   (LRAF_BILL_UNRECORDED), LRAF_EMEM when the tenant cannot be set up,
+   LRAF_ELIMIT when the system gives no random request id. */
+LRAF_API lraf_status lraf_billing_run(lraf_billing *b,
+                                      const lraf_request *req,
+                                      const char *key, lraf_bill *bill,
+                                      lraf_error *err);
+LRAF_API void lraf_bill_free(lraf_bill *bill);
+
+/* What the billing counted for one tenant it keeps, since it opened. */
+typedef struct lraf_tenant_stats {
+  const char *tenant;
+  int64_t requests;        /* run or refused (repeats not) */
+  int64_t instructions;    /* billed, native units included */
+  int64_t native;
+  int64_t by_class[6];     /* by the bill's status: [1] 1xx .. [5] 5xx */
+  int64_t charged;         /* everything its manager was charged:
+                              requests, finalizers, left-over work */
+  int64_t quota;           /* its quota; -1: none */
+  int64_t quota_left;      /* what is left of it now (below 0: overshoot);
+                              INT64_MAX when unknown here (no quota, or
+                              leased from PostgreSQL) */
+} lraf_tenant_stats;
+/* Call f for each tenant kept, under the billing's lock (f must not
+   call the billing). */
+LRAF_API void lraf_billing_each(lraf_billing *b,
+                                void (*f)(void *ud,
+                                          const lraf_tenant_stats *t),
+                                void *ud);
+/* Release the tenants.  Close the pool first (its states hold the
+   tenants' managers); the pool and the ledger stay open. */
+LRAF_API void lraf_billing_close(lraf_billing *b);
 
 /* ================================================================== */
 /* Profiles (runtime/rt_profile.c, profile/)                           */

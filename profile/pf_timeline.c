@@ -354,32 +354,64 @@ static double select_kth(double *r, size_t n, size_t k) {
   return r[k];
 }
 
-/* The solo rate: the median of the intervals' rates, over intervals of
-   at least 1 us with instructions (shorter ones are below what the clock
-   can tell).  A thread is held back in few of its intervals, since a
-   scheduler's time slice is far longer than an interval, so the median
-   interval ran undisturbed. */
-static double solo_rate(const pf_tl_sample *s, size_t n) {
-  double *r = malloc((n ? n : 1) * sizeof *r), rate = 0;
+/* The rate of each interval of at least 1 us with instructions (shorter
+   ones are below what the clock can tell) to r, with its count and
+   length to nn and dt; their number. */
+static size_t interval_rates(const pf_tl_sample *s, size_t n, double *r,
+                             double *nn, double *dt) {
   size_t i, k = 0;
   int64_t *prev;
   int nthreads = 0;
   for (i = 0; i < n; i++)
     if (s[i].thread >= nthreads) nthreads = s[i].thread + 1;
   prev = malloc((nthreads ? nthreads : 1) * sizeof *prev);
-  if (r == NULL || prev == NULL) goto done;
+  if (prev == NULL) return 0;
   for (i = 0; i < (size_t)nthreads; i++) prev[i] = -1;
   for (i = 0; i < n; i++) {
     int64_t from = prev[s[i].thread];
     prev[s[i].thread] = s[i].t + s[i].wait;
-    if (from >= 0 && s[i].n > 0 && s[i].t - from >= 1000)
-      r[k++] = (double)s[i].n * 1e9 / (double)(s[i].t - from);
+    if (from >= 0 && s[i].n > 0 && s[i].t - from >= 1000) {
+      nn[k] = (double)s[i].n;
+      dt[k] = (double)(s[i].t - from) * 1e-9;
+      r[k] = nn[k] / dt[k];
+      k++;
+    }
   }
-  if (k > 0) rate = select_kth(r, k, (k - 1) / 2);
-done:
-  free(r);
   free(prev);
-  return rate;
+  return k;
+}
+
+/* The solo rate: how fast the script runs while it has the CPU, from
+   its own intervals, so that it runs the script's own mix, on this
+   machine, at its clock speed and with its caches as they are during
+   the run.  A scheduler's time slice is a millisecond or more and an
+   interval tens of microseconds, so most intervals ran undisturbed and
+   their median is near the rate; an interval that held a preemption is
+   many times slower.  The rate is the count over the time of the
+   intervals at least half as fast as the median: the time of the
+   undisturbed ones, their slow ones (a cold cache after a switch, a
+   collection, the clock reads) included, which a median would leave
+   out. */
+static double solo_rate(const pf_tl_sample *s, size_t n) {
+  double *r = malloc((n ? n : 1) * 3 * sizeof *r), *nn, *dt;
+  double median, count = 0, time = 0;
+  size_t i, k;
+  if (r == NULL) return 0;
+  nn = r + (n ? n : 1);
+  dt = nn + (n ? n : 1);
+  k = interval_rates(s, n, r, nn, dt);
+  if (k == 0) {
+    free(r);
+    return 0;
+  }
+  median = select_kth(r, k, (k - 1) / 2);   /* reorders r only */
+  for (i = 0; i < k; i++)
+    if (nn[i] >= median / 2 * dt[i]) {
+      count += nn[i];
+      time += dt[i];
+    }
+  free(r);
+  return time > 0 ? count / time : median;
 }
 
 void pf_timeline_options(const lraf_timeline_opts *o, double *gap,

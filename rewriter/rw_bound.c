@@ -555,6 +555,15 @@ static int bound_fn(bctx *c, int fi) {
   return fn->bounded;
 }
 
+/* The register of local variable k of p: the locals declared before it
+   that are still active where it starts. */
+static int local_reg(const bc_proto *p, int k) {
+  int j, reg = 0, at = p->locvars[k].startpc;
+  for (j = 0; j < k; j++)
+    if (p->locvars[j].startpc <= at && at < p->locvars[j].endpc) reg++;
+  return reg;
+}
+
 static void name_fn(rw_bound_result *r, int fi) {
   rw_bound_fn *fn = &r->fn[fi];
   const bc_proto *p;
@@ -582,12 +591,36 @@ static void name_fn(rw_bound_result *r, int fi) {
     }
     for (k = 0; k < p->sizelocvars; k++)
       if ((p->locvars[k].startpc == pc || p->locvars[k].startpc == pc + 1) &&
-          p->locvars[k].name.data != NULL) {
+          p->locvars[k].name.data != NULL &&
+          local_reg(p, k) == bc_a(in)) {
         snprintf(fn->name, sizeof fn->name, "%s", p->locvars[k].name.data);
         return;
       }
     return;
   }
+}
+
+/* Mark the function the main chunk returns (a lraf serve handler):
+   every return of values in the main chunk returns one value, from a
+   register that only a CLOSURE of that one function writes. */
+static void mark_returned(rw_bound_result *r) {
+  const bc_proto *f = r->fn[0].f;
+  int pc, child = -1;
+  for (pc = 0; pc < f->sizecode; pc++) {
+    bc_instr in = f->code[pc];
+    int op = bc_op(in), c;
+    if (op == BC_OP_RETURN0 || (op == BC_OP_RETURN && bc_b(in) == 1))
+      continue;                      /* no value */
+    if (op == BC_OP_RETURN && bc_b(in) != 2) return;  /* not one value */
+    if (op != BC_OP_RETURN && op != BC_OP_RETURN1) continue;
+    c = local_closure(r, 0, bc_a(in));
+    if (c < 0 || (child >= 0 && c != child)) return;
+    child = c;
+  }
+  if (child < 0) return;
+  r->fn[child].returned = 1;
+  if (strcmp(r->fn[child].name, "?") == 0)
+    strcpy(r->fn[child].name, "(returned)");
 }
 
 static int count_fns(const bc_proto *f) {
@@ -618,6 +651,7 @@ lraf_status rw_bound_chunk(const bc_chunk *chunk, rw_bound_result *out,
     return err_fail(err, LRAF_EMEM, "out of memory bounding a chunk");
   list_fns(out, chunk->main, -1, 0, &n);
   for (i = 0; i < out->n; i++) name_fn(out, i);
+  mark_returned(out);
   memset(&c, 0, sizeof c);
   c.chunk = chunk;
   c.r = out;

@@ -22,6 +22,8 @@ typedef struct rw_bound_fn {
   char name[64];       /* "main chunk", a global or local name, or "?" */
   int line;            /* linedefined (0: main chunk) */
   int global;          /* name is the global the chunk assigns it to */
+  int returned;        /* the function the main chunk returns (a lraf
+                          serve handler) */
   int bounded;
   uint64_t bound;      /* instructions of one call, callees included */
   int loopfree;        /* bounded with no loop in it or its callees */

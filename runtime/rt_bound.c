@@ -49,8 +49,9 @@ static void write_json(FILE *f, const rw_bound_result *r) {
     const rw_bound_fn *fn = &r->fn[i];
     fprintf(f, "  {\"name\": ");
     json_str(f, fn->name);
-    fprintf(f, ", \"line\": %d, \"global\": %s, \"bounded\": %s", fn->line,
-            fn->global ? "true" : "false", fn->bounded ? "true" : "false");
+    fprintf(f, ", \"line\": %d, \"global\": %s, \"returned\": %s, "
+            "\"bounded\": %s", fn->line, fn->global ? "true" : "false",
+            fn->returned ? "true" : "false", fn->bounded ? "true" : "false");
     if (fn->bounded)
       fprintf(f, ", \"bound\": %llu, \"loop_free\": %s, "
               "\"assumes_no_lua_metamethods\": %s}",
@@ -94,6 +95,10 @@ static void write_contract(FILE *f, const rw_bound_result *r,
         !name_shared(r, i))
       fprintf(f, "%s %llu\n", r->fn[i].name,
               (unsigned long long)r->fn[i].bound);
+  for (i = 0; i < r->n; i++)
+    if (r->fn[i].returned && r->fn[i].bounded)
+      fprintf(f, "# the function the chunk returns (a lraf serve handler)\n"
+                 "return %llu\n", (unsigned long long)r->fn[i].bound);
 }
 
 lraf_status lraf_bound(const void *data, size_t size, const char *name,

@@ -20,6 +20,7 @@
 /* ---- sv_util.c ---- */
 uint64_t sv_hash(const char *s, size_t len);   /* FNV-1a, 64 bits */
 double sv_now(void);                           /* Unix time */
+int64_t sv_us(double s);                       /* seconds to microseconds */
 double sv_mono(void);                          /* monotonic seconds */
 double sv_cpu(void);                           /* this thread's CPU time */
 char *sv_strdup(const char *s);
@@ -127,16 +128,30 @@ void sv_request_run(sv_worker *w, const lraf_request *rq,
 /* ---- sv_ledger.c / sv_sqlite.c / sv_pg.c: the stores ---- */
 typedef struct sv_store sv_store;
 
-/* A store: a backend of the ledger.  write() stores n records in one
-   transaction (a record whose tenant already has its key is skipped,
-   stored[i] 0); usage() sums; find() looks up a tenant's key; quota() sets a tenant's shared quota; lease()
-   takes up to want instructions of it (the amount granted in *got);
-   give() returns some. */
+/* A record read back from a store: f returns non-zero to stop. */
+typedef int (*sv_each_fn)(void *ud, const lraf_record *r);
+
+/* A store: a backend of the ledger.  Times are microseconds since the
+   Unix epoch; a window [from, to) is on the records' event time.
+   write() stores n records in one transaction (a record whose tenant
+   already has its key is skipped, stored[i] 0), with the time of the
+   write as their ingest time; usage() sums a tenant's records (every
+   tenant's: NULL) in a window; find() looks up a tenant's key; quota()
+   sets a tenant's shared quota; lease() takes up to want instructions
+   of it (the amount granted in *got); give() returns some; each()
+   calls f for every record of a tenant (NULL: every one) in a window,
+   by event time, tenant and key.  reserve() takes n of tenant's quota
+   for one request (request_id) if that much is left (*reserved 1;
+   *available: what was left before, -1 when the store has no quota for
+   tenant); write() settles the reservation of every record stored with
+   one (in the same transaction: the reservation goes, what the record
+   did not use goes back to the quota); release() gives a reservation
+   back whole (its record could not be stored). */
 typedef struct sv_store_ops {
   lraf_status (*write)(sv_store *s, const lraf_record *const *r, int n,
                        int *stored, lraf_error *err);
-  lraf_status (*usage)(sv_store *s, const char *tenant, lraf_usage *u,
-                       lraf_error *err);
+  lraf_status (*usage)(sv_store *s, const char *tenant, int64_t from,
+                       int64_t to, lraf_usage *u, lraf_error *err);
   lraf_status (*find)(sv_store *s, const char *tenant, const char *key,
                       int *found, int64_t *instructions, int *status,
                       lraf_error *err);
@@ -146,12 +161,22 @@ typedef struct sv_store_ops {
                        int64_t *got, lraf_error *err);
   lraf_status (*give)(sv_store *s, const char *tenant, int64_t n,
                       lraf_error *err);
+  lraf_status (*reserve)(sv_store *s, const char *tenant,
+                         const char *request_id, int64_t n, int64_t quota,
+                         int *reserved, int64_t *available, lraf_error *err);
+  lraf_status (*release)(sv_store *s, const char *tenant,
+                         const char *request_id, lraf_error *err);
+  lraf_status (*each)(sv_store *s, const char *tenant, int64_t from,
+                      int64_t to, sv_each_fn f, void *ud, lraf_error *err);
   void (*close)(sv_store *s);
   int shared;  /* quotas are leased (PostgreSQL) */
 } sv_store_ops;
 
 struct sv_store {
   const sv_store_ops *ops;
+  int reads_apart;  /* usage(), find() and each() use a connection of
+                       their own, so they may run while write() waits for
+                       its fsync */
 };
 
 lraf_status sv_sqlite_open(const char *path, sv_store **out,
@@ -165,5 +190,75 @@ lraf_manager *sv_lease_new(sv_store *s, pthread_mutex_t *store_lock,
                            lraf_manager *parent);
 /* Give back what m leased and did not use. */
 void sv_lease_return(lraf_manager *m);
+
+/* ---- sv_ledger.c ---- */
+/* Whether l's quotas are leased from a store shared by many hosts
+   (PostgreSQL), rather than kept by this host's records. */
+int sv_ledger_shared(const lraf_ledger *l);
+/* lraf_ledger_tenant for the quota of the period p that holds t (a PostgreSQL
+   lease named tenant@period). */
+lraf_manager *sv_ledger_period_tenant(lraf_ledger *l, const char *tenant,
+                                      int64_t quota, lraf_period p, double t,
+                                      int64_t slice, lraf_manager *parent,
+                                      lraf_error *err);
+/* lraf_ledger_usage_window in microseconds (INT64_MIN, INT64_MAX: no
+   bound). */
+lraf_status sv_ledger_window(lraf_ledger *l, const char *tenant,
+                             int64_t from, int64_t to, lraf_usage *u,
+                             lraf_error *err);
+
+/* ---- sv_tenant.c / sv_billing.c: billing ---- */
+typedef struct sv_tenant {
+  char name[65];
+  lraf_manager *manager;   /* the tenant's budget */
+  lraf_manager *root;      /* its rate (or total), above the quota */
+  int64_t budget;          /* the budget of manager when it is a
+                              hierarchical one with a quota (SQLite, in
+                              memory), less what reserved requests
+                              billed; -1: not one */
+  int64_t limit;           /* each request's own quota; -1: none */
+  int64_t quota, rate;     /* its terms; -1, 0: none */
+  lraf_period period;      /* its quota's */
+  double period_start, period_end;   /* the period its manager counts */
+  int64_t requests, instructions, native;   /* since open */
+  int64_t by_class[6];     /* bills by status class 1xx..5xx */
+  int inflight;            /* requests holding it (sv_tenant_get) */
+  int keep;                /* never evicted: its quota lives here only */
+  uint64_t used;           /* b->tick at its last request */
+  struct sv_tenant *next;
+} sv_tenant;
+
+typedef struct sv_term {
+  char tenant[65];
+  lraf_term_kind kind;
+  int64_t value;
+  lraf_period period;
+} sv_term;
+
+struct lraf_billing {
+  lraf_pool *pool;
+  lraf_ledger *ledger;
+  sv_term *terms;
+  int nterms;
+  int max_tenants, ntenants;
+  int64_t slice;
+  uint64_t tick;           /* counts sv_tenant_get calls */
+  double (*clock)(void *ud);
+  void *clock_ud;
+  pthread_mutex_t lock;    /* tenants and their counters */
+  sv_tenant *tenants;
+};
+
+/* 1-max of A-Z a-z 0-9 _ - . */
+int sv_valid_name(const char *s, size_t max);
+/* The tenant called name (made at its first request), held until
+   sv_tenant_put, and in *m its manager for a request at time now
+   (retained: a new one when now is in a new period of its quota); NULL
+   with err set when its manager cannot be made, or when there are
+   max_tenants tenants and none can be evicted (*full is then 1). */
+sv_tenant *sv_tenant_get(lraf_billing *b, const char *name, double now,
+                         lraf_manager **m, int *full, lraf_error *err);
+void sv_tenant_put(lraf_billing *b, sv_tenant *t);
+void sv_tenant_free_all(lraf_billing *b);
 
 #endif

@@ -46,6 +46,7 @@ typedef struct sv_dl_sqlite {
   int (*step)(sqlite3_stmt *);
   int (*column_int)(sqlite3_stmt *, int iCol);
   sqlite3_int64 (*column_int64)(sqlite3_stmt *, int iCol);
+  const unsigned char *(*column_text)(sqlite3_stmt *, int iCol);
   int (*reset)(sqlite3_stmt *pStmt);
   int (*finalize)(sqlite3_stmt *pStmt);
   int (*changes)(sqlite3 *);

@@ -31,7 +31,8 @@ static void load(void) {
   loaded = GET(open_v2) && GET(close) && GET(busy_timeout) && GET(exec) &&
            GET(errmsg) && GET(prepare_v2) && GET(bind_text) &&
            GET(bind_int) && GET(bind_int64) && GET(bind_null) && GET(step) &&
-           GET(column_int) && GET(column_int64) && GET(reset) &&
+           GET(column_int) && GET(column_int64) && GET(column_text) &&
+           GET(reset) &&
            GET(finalize) && GET(changes) && GET(wal_checkpoint_v2);
 }
 

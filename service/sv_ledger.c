@@ -2,10 +2,13 @@
 ** sv_ledger.c - the usage ledger: the store named by a spec, the group
 ** commit, and tenant managers whose quota is kept in the ledger.
 **
-** Group commit: lraf_ledger_append queues its record and waits; one
-** committer thread writes everything queued in one transaction and
-** then wakes each waiter with the outcome, so an append returns only
-** once its record is durable.
+** Group commit: lraf_ledger_append queues its record; when no commit
+** is running, that append itself writes everything queued in one
+** transaction (one fsync) and then wakes each waiter with the outcome;
+** otherwise it waits for the running commit, after which one of the
+** appends still waiting writes the next batch.  An append returns only
+** once its record is durable, and no thread hands the work over to
+** another: on a busy machine each handover is a wait for a core.
 */
 #include <inttypes.h>
 #include <math.h>
@@ -16,7 +19,7 @@
 #include "sv.h"
 
 typedef struct sv_pending {
-  const lraf_record *r;
+  lraf_record r;               /* the caller's, its defaults filled in */
   int done, stored;
   lraf_status code;
   char message[256];
@@ -28,55 +31,67 @@ typedef struct sv_pending {
 struct lraf_ledger {
   sv_store *store;
   pthread_mutex_t store_lock;  /* one user of the store at a time */
+  pthread_mutex_t read_lock;   /* its reader, when it has its own */
   pthread_mutex_t lock;        /* the queue */
-  pthread_cond_t more, done;
+  pthread_cond_t done;         /* a commit ended */
   sv_pending *head, *tail;
-  int stop;
-  pthread_t committer;
+  int committing;              /* an append is writing a batch */
   lraf_manager **leases;       /* tenant managers on leases (retained) */
   int nleases;
+  lraf_ledger_counts counts;   /* under lock */
 };
 
-static void *commit_loop(void *arg) {
-  lraf_ledger *l = arg;
+/* Count a commit of n records that took seconds. */
+static void count_commit(lraf_ledger *l, int n, double seconds) {
+  int i = 0;
+  while (i < LRAF_LEDGER_SIZES - 1 && n > (1 << i)) i++;
+  l->counts.commits++;
+  l->counts.records += n;
+  l->counts.commit_size[i]++;
+  for (i = 0; i < LRAF_LEDGER_TIMES - 1 && seconds > 1e-4 * (1 << i); i++) {}
+  l->counts.commit_time[i]++;
+  l->counts.seconds += seconds;
+}
+
+/* Commit everything queued (up to SV_BATCH records) as the leader: the
+   queue's lock is held on entry and on return, and dropped while the
+   store writes. */
+static void commit_queued(lraf_ledger *l) {
   const lraf_record *batch[SV_BATCH];
   sv_pending *taken[SV_BATCH];
   int stored[SV_BATCH];
-  for (;;) {
-    int n = 0, i;
-    lraf_error err;
-    lraf_status code;
-    pthread_mutex_lock(&l->lock);
-    while (l->head == NULL && !l->stop) pthread_cond_wait(&l->more, &l->lock);
-    if (l->head == NULL) {
-      pthread_mutex_unlock(&l->lock);
-      return NULL;
-    }
-    while (l->head != NULL && n < SV_BATCH) {
-      taken[n] = l->head;
-      batch[n] = l->head->r;
-      l->head = l->head->next;
-      n++;
-    }
-    if (l->head == NULL) l->tail = NULL;
-    pthread_mutex_unlock(&l->lock);
-    err.message[0] = '\0';
-    pthread_mutex_lock(&l->store_lock);
-    for (i = 0; i < n; i++) stored[i] = 0;
-    code = l->store->ops->write(l->store, batch, n, stored, &err);
-    pthread_mutex_unlock(&l->store_lock);
-    pthread_mutex_lock(&l->lock);
-    for (i = 0; i < n; i++) {
-      taken[i]->code = code;
-      taken[i]->stored = stored[i];
-      if (code != LRAF_OK)
-        snprintf(taken[i]->message, sizeof taken[i]->message, "%.250s",
-                 err.message);
-      taken[i]->done = 1;
-    }
-    pthread_cond_broadcast(&l->done);
-    pthread_mutex_unlock(&l->lock);
+  int n = 0, i;
+  lraf_error err;
+  lraf_status code;
+  double t0;
+  while (l->head != NULL && n < SV_BATCH) {
+    taken[n] = l->head;
+    batch[n] = &l->head->r;
+    stored[n] = 0;
+    l->head = l->head->next;
+    n++;
   }
+  if (l->head == NULL) l->tail = NULL;
+  l->committing = 1;
+  pthread_mutex_unlock(&l->lock);
+  err.message[0] = '\0';
+  pthread_mutex_lock(&l->store_lock);
+  t0 = sv_mono();
+  code = l->store->ops->write(l->store, batch, n, stored, &err);
+  t0 = sv_mono() - t0;
+  pthread_mutex_unlock(&l->store_lock);
+  pthread_mutex_lock(&l->lock);
+  if (code == LRAF_OK) count_commit(l, n, t0);
+  for (i = 0; i < n; i++) {
+    taken[i]->code = code;
+    taken[i]->stored = stored[i];
+    if (code != LRAF_OK)
+      snprintf(taken[i]->message, sizeof taken[i]->message, "%.250s",
+               err.message);
+    taken[i]->done = 1;
+  }
+  l->committing = 0;
+  pthread_cond_broadcast(&l->done);
 }
 
 lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
@@ -107,14 +122,9 @@ lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
   }
   l->store = s;
   pthread_mutex_init(&l->store_lock, NULL);
+  pthread_mutex_init(&l->read_lock, NULL);
   pthread_mutex_init(&l->lock, NULL);
-  pthread_cond_init(&l->more, NULL);
   pthread_cond_init(&l->done, NULL);
-  if (pthread_create(&l->committer, NULL, commit_loop, l) != 0) {
-    s->ops->close(s);
-    free(l);
-    return sv_fail(err, LRAF_EMEM, "cannot start the ledger's committer");
-  }
   *out = l;
   return LRAF_OK;
 }
@@ -122,31 +132,64 @@ lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
 /* A time the stores can hold in int64 microseconds. */
 #define SV_MAX_SECONDS 9e12
 
+/* The outcome r names, or -1 when it names none. */
+static int outcome_of(const char *word) {
+  int o;
+  for (o = LRAF_OUTCOME_OK; o <= LRAF_OUTCOME_ADJUSTMENT; o++)
+    if (strcmp(word, lraf_outcome_name((lraf_outcome)o)) == 0) return o;
+  return -1;
+}
+
+/* The outcome of a record that names none. */
+static const char *default_outcome(int status) {
+  return lraf_outcome_name(status == 429   ? LRAF_OUTCOME_QUOTA
+                           : status == 507 ? LRAF_OUTCOME_MEMORY
+                           : status >= 500 ? LRAF_OUTCOME_ERROR
+                                           : LRAF_OUTCOME_OK);
+}
+
 /* LRAF_OK, or LRAF_EARG naming the first field that is not as
    lraf_record says. */
 static lraf_status check(const lraf_record *r, lraf_error *err) {
   static const char *const cname[] = {"instructions", "native",
                                       "memory_peak"};
-  static const char *const tname[] = {"wall", "cpu", "started", "ended"};
+  static const char *const tname[] = {"wall", "cpu", "started", "ended",
+                                      "event_time"};
   int64_t n[3];
-  double t[4];
-  int i;
+  double t[5];
+  int i, adjust;
   if (r == NULL || r->key == NULL || r->key[0] == '\0' ||
       r->request_id == NULL || r->tenant == NULL || r->handler == NULL ||
       r->model == NULL)
     return sv_fail(err, LRAF_EARG, "ledger record without key, request id, "
                    "tenant, handler or model");
+  if (r->reserved < 0 || (r->reserved > 0 && r->instructions > r->reserved))
+    return sv_fail(err, LRAF_EARG, "ledger record: reserved is %" PRId64
+                   " (0: none; else at least its instructions, %" PRId64
+                   ")", r->reserved, r->instructions);
+  if (r->outcome != NULL && outcome_of(r->outcome) < 0)
+    return sv_fail(err, LRAF_EARG, "ledger record: outcome '%.40s' is not "
+                   "ok, error, request-limit, quota, rate, memory or "
+                   "adjustment", r->outcome);
+  if (r->note != NULL && strlen(r->note) > 1000)
+    return sv_fail(err, LRAF_EARG, "ledger record: note over 1000 bytes");
+  adjust = r->outcome != NULL &&
+           outcome_of(r->outcome) == LRAF_OUTCOME_ADJUSTMENT;
   n[0] = r->instructions, n[1] = r->native, n[2] = r->memory_peak;
-  for (i = 0; i < 3; i++)
+  for (i = adjust ? 1 : 0; i < 3; i++)
     if (n[i] < 0)
       return sv_fail(err, LRAF_EARG, "ledger record: %s is negative "
                      "(%" PRId64 ")", cname[i], n[i]);
+  if (adjust && r->instructions == INT64_MIN)
+    return sv_fail(err, LRAF_EARG, "ledger record: instructions out of "
+                   "range");
   t[0] = r->wall, t[1] = r->cpu, t[2] = r->started, t[3] = r->ended;
-  for (i = 0; i < 4; i++)
+  t[4] = r->event_time;
+  for (i = 0; i < 5; i++)
     if (!isfinite(t[i]) || fabs(t[i]) > SV_MAX_SECONDS || (i < 2 && t[i] < 0))
       return sv_fail(err, LRAF_EARG, "ledger record: %s is %g seconds "
-                     "(wall and cpu: 0 to 9e12; started and ended: -9e12 to "
-                     "9e12)", tname[i], t[i]);
+                     "(wall and cpu: 0 to 9e12; started, ended and "
+                     "event_time: -9e12 to 9e12)", tname[i], t[i]);
   return LRAF_OK;
 }
 
@@ -157,13 +200,20 @@ lraf_status lraf_ledger_record(lraf_ledger *l, const lraf_record *r,
   if (stored != NULL) *stored = 0;
   if (st != LRAF_OK) return st;
   memset(&p, 0, sizeof p);
-  p.r = r;
+  p.r = *r;
+  if (p.r.outcome == NULL) p.r.outcome = default_outcome(r->status);
+  if (p.r.event_time == 0) p.r.event_time = r->started;
+  if (p.r.note == NULL) p.r.note = "";
   pthread_mutex_lock(&l->lock);
   if (l->tail) l->tail->next = &p;
   else l->head = &p;
   l->tail = &p;
-  pthread_cond_signal(&l->more);
-  while (!p.done) pthread_cond_wait(&l->done, &l->lock);
+  /* the first to find no commit running writes what is queued; the
+     others wait for that commit, and then one of them leads the next */
+  while (!p.done) {
+    if (!l->committing) commit_queued(l);
+    else pthread_cond_wait(&l->done, &l->lock);
+  }
   pthread_mutex_unlock(&l->lock);
   if (p.code != LRAF_OK) return sv_fail(err, p.code, "%s", p.message);
   if (stored != NULL) *stored = p.stored;
@@ -175,13 +225,50 @@ lraf_status lraf_ledger_append(lraf_ledger *l, const lraf_record *r,
   return lraf_ledger_record(l, r, NULL, err);
 }
 
+/* The lock of the store's reads: its own when its reader is apart from
+   its writer, so that a look-up does not wait for a commit's fsync. */
+static pthread_mutex_t *reader_lock(lraf_ledger *l) {
+  return l->store->reads_apart ? &l->read_lock : &l->store_lock;
+}
+
 lraf_status lraf_ledger_usage(lraf_ledger *l, const char *tenant,
                               lraf_usage *u, lraf_error *err) {
+  return sv_ledger_window(l, tenant, INT64_MIN, INT64_MAX, u, err);
+}
+
+/* A time in seconds as the stores' microseconds, clamped. */
+static int64_t bound_us(double t) {
+  if (t != t || t <= -SV_MAX_SECONDS) return INT64_MIN;
+  if (t >= SV_MAX_SECONDS) return INT64_MAX;
+  return sv_us(t);
+}
+
+lraf_status lraf_ledger_usage_window(lraf_ledger *l, const char *tenant,
+                                     double from, double to, lraf_usage *u,
+                                     lraf_error *err) {
+  return sv_ledger_window(l, tenant, bound_us(from), bound_us(to), u, err);
+}
+
+lraf_status sv_ledger_window(lraf_ledger *l, const char *tenant,
+                             int64_t from, int64_t to, lraf_usage *u,
+                             lraf_error *err) {
   lraf_status st;
   memset(u, 0, sizeof *u);
-  pthread_mutex_lock(&l->store_lock);
-  st = l->store->ops->usage(l->store, tenant, u, err);
-  pthread_mutex_unlock(&l->store_lock);
+  pthread_mutex_lock(reader_lock(l));
+  st = l->store->ops->usage(l->store, tenant, from, to, u, err);
+  pthread_mutex_unlock(reader_lock(l));
+  return st;
+}
+
+lraf_status lraf_ledger_each(lraf_ledger *l, const char *tenant, double from,
+                             double to,
+                             int (*f)(void *ud, const lraf_record *r),
+                             void *ud, lraf_error *err) {
+  lraf_status st;
+  pthread_mutex_lock(reader_lock(l));
+  st = l->store->ops->each(l->store, tenant, bound_us(from), bound_us(to), f,
+                           ud, err);
+  pthread_mutex_unlock(reader_lock(l));
   return st;
 }
 
@@ -195,13 +282,15 @@ lraf_status lraf_ledger_find(lraf_ledger *l, const char *tenant,
   *found = 0;
   if (tenant == NULL || key == NULL || key[0] == '\0')
     return sv_fail(err, LRAF_EARG, "lraf_ledger_find: no tenant or key");
-  pthread_mutex_lock(&l->store_lock);
+  pthread_mutex_lock(reader_lock(l));
   st = l->store->ops->find(l->store, tenant, key, found, &n, &s, err);
-  pthread_mutex_unlock(&l->store_lock);
+  pthread_mutex_unlock(reader_lock(l));
   if (instructions != NULL) *instructions = n;
   if (status != NULL) *status = s;
   return st;
 }
+
+static int64_t bound_us(double t);
 
 /* A tenant whose quota the ledger shows spent: what it is charged goes
    to the parent, and it stops at once, as a spent limit does. */
@@ -228,9 +317,12 @@ static lraf_manager *spent_new(lraf_manager *parent) {
   return m;
 }
 
-lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
-                                 int64_t quota, int64_t slice,
-                                 lraf_manager *parent, lraf_error *err) {
+/* A manager for tenant's quota over the records in [from, to) (leased
+   from PostgreSQL under the name lease). */
+static lraf_manager *quota_manager(lraf_ledger *l, const char *tenant,
+                                   const char *lease, int64_t quota,
+                                   int64_t from, int64_t to, int64_t slice,
+                                   lraf_manager *parent, lraf_error *err) {
   lraf_manager *m, **grown;
   lraf_status st;
   if (quota < 0) {
@@ -240,7 +332,8 @@ lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
   }
   if (!l->store->ops->shared) {
     lraf_usage u;
-    if (lraf_ledger_usage(l, tenant, &u, err) != LRAF_OK) return NULL;
+    if (sv_ledger_window(l, tenant, from, to, &u, err) != LRAF_OK)
+      return NULL;
     /* spent: refused before it runs, as after a stop in this process */
     m = quota > u.instructions ? lraf_hier_new(parent, quota - u.instructions)
                                : spent_new(parent);
@@ -250,16 +343,90 @@ lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
   if (slice <= 0)
     return sv_fail(err, LRAF_EARG, "lease slice must be positive"), NULL;
   pthread_mutex_lock(&l->store_lock);
-  st = l->store->ops->quota(l->store, tenant, quota, err);
+  st = l->store->ops->quota(l->store, lease, quota, err);
   pthread_mutex_unlock(&l->store_lock);
   if (st != LRAF_OK) return NULL;
   grown = realloc(l->leases, (size_t)(l->nleases + 1) * sizeof *grown);
   if (grown == NULL) return sv_fail(err, LRAF_EMEM, "out of memory"), NULL;
   l->leases = grown;
-  m = sv_lease_new(l->store, &l->store_lock, tenant, slice, parent);
+  m = sv_lease_new(l->store, &l->store_lock, lease, slice, parent);
   if (m == NULL) return sv_fail(err, LRAF_EMEM, "out of memory"), NULL;
   l->leases[l->nleases++] = lraf_manager_retain(m);
   return m;
+}
+
+lraf_manager *lraf_ledger_tenant(lraf_ledger *l, const char *tenant,
+                                 int64_t quota, int64_t slice,
+                                 lraf_manager *parent, lraf_error *err) {
+  return quota_manager(l, tenant, tenant, quota, INT64_MIN, INT64_MAX, slice,
+                       parent, err);
+}
+
+lraf_manager *sv_ledger_period_tenant(lraf_ledger *l, const char *tenant,
+                                      int64_t quota, lraf_period p, double t,
+                                      int64_t slice, lraf_manager *parent,
+                                      lraf_error *err) {
+  char lease[96], name[16];
+  if (p == LRAF_PERIOD_NONE)
+    return lraf_ledger_tenant(l, tenant, quota, slice, parent, err);
+  lraf_period_name(p, t, name);
+  snprintf(lease, sizeof lease, "%s@%s", tenant, name);
+  return quota_manager(l, tenant, lease, quota,
+                       bound_us(lraf_period_start(p, t)),
+                       bound_us(lraf_period_end(p, t)), slice, parent, err);
+}
+
+lraf_status lraf_ledger_reserve(lraf_ledger *l, const char *tenant,
+                                const char *request_id, int64_t n,
+                                int64_t quota, int64_t *available,
+                                lraf_error *err) {
+  lraf_status st;
+  int reserved = 0;
+  int64_t left = -1;
+  if (available != NULL) *available = -1;
+  if (tenant == NULL || tenant[0] == '\0' || request_id == NULL ||
+      request_id[0] == '\0')
+    return sv_fail(err, LRAF_EARG, "lraf_ledger_reserve: no tenant or "
+                   "request id");
+  if (n <= 0)
+    return sv_fail(err, LRAF_EARG, "lraf_ledger_reserve: %" PRId64
+                   " instructions (at least 1)", n);
+  pthread_mutex_lock(&l->store_lock);
+  st = l->store->ops->reserve(l->store, tenant, request_id, n, quota,
+                              &reserved, &left, err);
+  pthread_mutex_unlock(&l->store_lock);
+  if (st != LRAF_OK) return st;
+  if (available != NULL) *available = left;
+  if (left < 0)
+    return sv_fail(err, LRAF_EARG, "tenant %s has no quota to reserve from",
+                   tenant);
+  if (!reserved)
+    return sv_fail(err, LRAF_EQUOTA, "cannot reserve %" PRId64 " "
+                   "instructions of tenant %s's quota: %" PRId64
+                   " available", n, tenant, left);
+  return LRAF_OK;
+}
+
+lraf_status lraf_ledger_release(lraf_ledger *l, const char *tenant,
+                                const char *request_id, lraf_error *err) {
+  lraf_status st;
+  if (tenant == NULL || request_id == NULL)
+    return sv_fail(err, LRAF_EARG, "lraf_ledger_release: no tenant or "
+                   "request id");
+  pthread_mutex_lock(&l->store_lock);
+  st = l->store->ops->release(l->store, tenant, request_id, err);
+  pthread_mutex_unlock(&l->store_lock);
+  return st;
+}
+
+void lraf_ledger_stats(lraf_ledger *l, lraf_ledger_counts *c) {
+  pthread_mutex_lock(&l->lock);
+  *c = l->counts;
+  pthread_mutex_unlock(&l->lock);
+}
+
+int sv_ledger_shared(const lraf_ledger *l) {
+  return l->store->ops->shared;
 }
 
 void lraf_ledger_close(lraf_ledger *l) {
@@ -270,15 +437,10 @@ void lraf_ledger_close(lraf_ledger *l) {
     lraf_manager_release(l->leases[i]);
   }
   free(l->leases);
-  pthread_mutex_lock(&l->lock);
-  l->stop = 1;
-  pthread_cond_signal(&l->more);
-  pthread_mutex_unlock(&l->lock);
-  pthread_join(l->committer, NULL);
   l->store->ops->close(l->store);
   pthread_mutex_destroy(&l->store_lock);
+  pthread_mutex_destroy(&l->read_lock);
   pthread_mutex_destroy(&l->lock);
-  pthread_cond_destroy(&l->more);
   pthread_cond_destroy(&l->done);
   free(l);
 }

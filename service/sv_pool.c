@@ -63,6 +63,7 @@ static void *work(void *arg) {
     if (p->head == NULL) p->tail = NULL;
     pthread_mutex_unlock(&p->lock);
     sv_request_run(w, j->req, j->res);
+    j->res->worker = (int)(t - p->workers);
     pthread_mutex_lock(&p->lock);
     j->done = 1;
     pthread_cond_signal(&j->cond);

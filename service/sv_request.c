@@ -202,6 +202,9 @@ static void fail(lraf_response *res, lraf_status code, const char *msg) {
   char reason[300];
   res->code = code;
   res->status = code == LRAF_EQUOTA ? 429 : code == LRAF_EMEMLIMIT ? 507 : 500;
+  res->outcome = code == LRAF_EQUOTA      ? LRAF_OUTCOME_QUOTA
+               : code == LRAF_EMEMLIMIT ? LRAF_OUTCOME_MEMORY
+                                        : LRAF_OUTCOME_ERROR;
   free(res->headers);
   res->headers = NULL;
   if (code == LRAF_EQUOTA)
@@ -286,9 +289,11 @@ static void run_metered(sv_worker *w, sv_state *st, sv_call *c) {
     if (code == LRAF_EMEMLIMIT)
       snprintf(why, sizeof why, "memory limit exceeded: a state may hold "
                "%zu bytes\n", w->opt->state.memory_limit);
-    else if (rq->limit >= 0 && res->instructions > rq->limit)
+    else if (rq->limit >= 0 && res->instructions > rq->limit) {
       snprintf(why, sizeof why, "request limit exceeded: %" PRId64
                " instructions per request\n", rq->limit);
+      res->outcome = LRAF_OUTCOME_REQUEST_LIMIT;
+    }
     else
       snprintf(why, sizeof why, "tenant quota exceeded\n");
     set_body(res, why, strlen(why));

@@ -27,6 +27,11 @@ static double seconds(clockid_t id) {
 }
 
 double sv_now(void) { return seconds(CLOCK_REALTIME); }
+int64_t sv_us(double s) {
+  double u = s * 1e6;
+  return (int64_t)(u < 0 ? u - 0.5 : u + 0.5);
+}
+
 double sv_mono(void) { return seconds(CLOCK_MONOTONIC); }
 double sv_cpu(void) { return seconds(CLOCK_THREAD_CPUTIME_ID); }
 
@@ -45,4 +50,11 @@ lraf_status sv_fail(lraf_error *err, lraf_status code, const char *fmt, ...) {
   vsnprintf(err->message, sizeof err->message, fmt, ap);
   va_end(ap);
   return code;
+}
+
+const char *lraf_outcome_name(lraf_outcome o) {
+  static const char *const names[] = {"ok", "error", "request-limit",
+                                      "quota", "rate", "memory",
+                                      "adjustment"};
+  return (unsigned)o < sizeof names / sizeof names[0] ? names[o] : "?";
 }

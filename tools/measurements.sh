@@ -86,15 +86,21 @@ EOF
     ;;
     timeline) cat <<'EOF'
 `lraf run --timeline` against `lraf run` on the 19 benchmark programs,
-whole processes, CPU time (the trace's writing included), best of REPS,
-interleaved: what recording a sample at every consume and writing the
-trace cost.
+whole processes, CPU time (the trace's writing included), each
+repetition running the two back to back in turn first (ABBA); a
+program's ratio is the median of its REPS ratios: what recording a
+sample at every consume and writing the trace cost.
 EOF
     ;;
     serve) cat <<'EOF'
-The request pool alone (`tests/bench/pool.c`), then `lraf serve` with
-metering and the ledger against metering off (`tests/bench/serve.c`),
-on a light and a heavier handler.
+The request pool alone (`tests/bench/pool.c`, the stock target), then
+`lraf serve` of the lraf VM build (`tests/bench/serve.c`) with metering
+off, metering without a ledger, metering with the SQLite ledger and
+with the PostgreSQL ledger (a throwaway server), side by side, on a
+light and a heavier handler: requests/s, p50 and p99 latency, their
+ratios to metering off, how many records one commit (one fsync) held,
+and the fsync time of the disk, which bounds what 16 clients waiting
+for their records can get.
 EOF
     ;;
     manual) cat <<'EOF'

@@ -1,17 +1,25 @@
 /*
 ** serve.c - make bench: lraf serve's throughput and latency with
-** metering and the SQLite ledger (group commit, synchronous=FULL),
-** with metering and no ledger, and with metering off (plain Lua), on
-** the same handler, clients and machine, side by side in one run.
+** metering off (plain Lua), with metering and no ledger, with metering
+** and the SQLite ledger (group commit, synchronous=FULL), and, when $PG
+** names a PostgreSQL server, with metering and the PostgreSQL ledger,
+** on the same handler, clients and machine, side by side in one run.
 ** Each configuration runs ROUNDS times, interleaved; the median of
-** each figure is reported with its ratio to metering off.  Before each
-** timed run, 60 requests warm the server up (states made, handlers
-** rewritten and loaded).
+** each figure is reported with its ratio to metering off, and for the
+** ledgers how many records one commit (one fsync) held on average,
+** from /metrics.  Before each timed run, 60 requests warm the server
+** up (states made, handlers rewritten and loaded).  Every answered
+** request waits for its record's fsync, so with CLIENTS clients the
+** ledger serves at most CLIENTS / (the disk's fsync time) requests per
+** second: the fsync time of the temporary directory's disk is measured
+** and that bound printed.
 **
 **   usage: serve HANDLER_DIR [HANDLER QUERY]   ($LRAF: the command)
-**   env: CLIENTS (16), REQUESTS per client (1000), ROUNDS (3)
+**   env: CLIENTS (16), REQUESTS per client (1000), ROUNDS (3),
+**        PG (a postgresql:// connection string; unset: no PostgreSQL)
 ** Traffic goes to 127.0.0.1 only.
 */
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,10 +30,11 @@
 
 #include "tutil_serve.h"
 
-#define NCONF 3
+#define NCONF 4
 
 static const char *const conf_name[NCONF] = {
-  "metering off", "metering", "metering + ledger"
+  "metering off", "metering, no ledger", "metering + SQLite",
+  "metering + PostgreSQL"
 };
 
 static int clients, per_client, port;
@@ -67,15 +76,36 @@ static int by_value(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* One run of configuration c: requests/s, p50 and p99 in ms. */
+/* From the server's /metrics: the commits and the records they held. */
+static void commits_of(int port, double *commits, double *records) {
+  tutil_http r;
+  const char *p;
+  *commits = *records = 0;
+  if (tutil_http_once(port, "GET", "/metrics", NULL, NULL, &r) != 0) return;
+  if (r.status == 200 && r.body != NULL) {
+    if ((p = strstr(r.body, "lraf_ledger_commit_records_count ")) != NULL)
+      *commits = atof(p + 33);
+    if ((p = strstr(r.body, "lraf_ledger_commit_records_sum ")) != NULL)
+      *records = atof(p + 31);
+  }
+  tutil_http_free(&r);
+}
+
+/* One run of configuration c: requests/s, p50 and p99 in ms, the
+   commits and the records they held. */
 static int measure(int c, const char *dir, const char *tmp, double *rps,
-                   double *p50, double *p99) {
-  char spec[160], log[160];
+                   double *p50, double *p99, double *commits,
+                   double *records) {
+  char spec[160], log[160], cmd[200];
   const char *args[16];
   pthread_t th[256];
   int n = 0, i, total = clients * per_client;
   double t0, t1;
   pid_t pid;
+  /* each SQLite run starts from an empty ledger */
+  snprintf(cmd, sizeof cmd, "rm -f %s/ledger.db %s/ledger.db-wal "
+           "%s/ledger.db-shm", tmp, tmp, tmp);
+  if (system(cmd) != 0) return -1;
   snprintf(spec, sizeof spec, "sqlite:%s/ledger.db", tmp);
   snprintf(log, sizeof log, "%s/serve.log", tmp);
   args[n++] = "--port";
@@ -84,7 +114,7 @@ static int measure(int c, const char *dir, const char *tmp, double *rps,
   args[n++] = "2";
   if (c == 0) args[n++] = "--no-metering";
   args[n++] = "--ledger";
-  args[n++] = c == 2 ? spec : "none";
+  args[n++] = c == 2 ? spec : c == 3 ? getenv("PG") : "none";
   args[n++] = dir;
   args[n] = NULL;
   pid = tutil_serve_start(args, log, &port);
@@ -101,11 +131,18 @@ static int measure(int c, const char *dir, const char *tmp, double *rps,
       failures++;
     tutil_http_free(&r);
   }
+  commits_of(port, &t0, &t1);
+  *commits = -t0, *records = -t1;
   t0 = now();
   for (i = 0; i < clients; i++)
     pthread_create(&th[i], NULL, client, (void *)(long)i);
   for (i = 0; i < clients; i++) pthread_join(th[i], NULL);
   t1 = now();
+  {
+    double cm, rc;
+    commits_of(port, &cm, &rc);
+    *commits += cm, *records += rc;
+  }
   tutil_serve_stop(pid, SIGTERM);
   if (failures > 0) return -1;
   qsort(lat, (size_t)total, sizeof *lat, by_value);
@@ -113,6 +150,27 @@ static int measure(int c, const char *dir, const char *tmp, double *rps,
   *p50 = lat[total / 2] * 1e3;
   *p99 = lat[(int)(total * 0.99)] * 1e3;
   return 0;
+}
+
+/* The median time of fdatasync after a 4 KiB write in dir, in ms. */
+static double fsync_ms(const char *dir) {
+  char path[200], page[4096];
+  double t[41], t0;
+  int fd, i;
+  snprintf(path, sizeof path, "%s/fsync.probe", dir);
+  if ((fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600)) < 0) return -1;
+  memset(page, 'x', sizeof page);
+  for (i = 0; i < 41; i++) {
+    if (pwrite(fd, page, sizeof page, 0) != (ssize_t)sizeof page) break;
+    t0 = now();
+    if (fdatasync(fd) != 0) break;
+    t[i] = (now() - t0) * 1e3;
+  }
+  close(fd);
+  unlink(path);
+  if (i < 41) return -1;
+  qsort(t, 41, sizeof *t, by_value);
+  return t[20];
 }
 
 static double median3(double *v, int n) {
@@ -123,8 +181,9 @@ static double median3(double *v, int n) {
 int main(int argc, char **argv) {
   static char buf[256];
   char tmp[] = "/tmp/lraf-bench-serve-XXXXXX", cmd[128];
-  int rounds, r, c;
+  int rounds, r, c, nconf;
   double rps[NCONF][16], p50[NCONF][16], p99[NCONF][16], m[NCONF][3];
+  double commits[NCONF], records[NCONF], fs;
   if (argc < 2) {
     fprintf(stderr, "usage: serve HANDLER_DIR [HANDLER QUERY]\n");
     return 2;
@@ -135,30 +194,49 @@ int main(int argc, char **argv) {
   clients = getenv("CLIENTS") ? atoi(getenv("CLIENTS")) : 16;
   per_client = getenv("REQUESTS") ? atoi(getenv("REQUESTS")) : 1000;
   rounds = getenv("ROUNDS") ? atoi(getenv("ROUNDS")) : 3;
+  nconf = getenv("PG") != NULL && getenv("PG")[0] != '\0' ? 4 : 3;
   if (clients < 1 || clients > 256 || per_client < 10 || rounds < 1 ||
       rounds > 16 || mkdtemp(tmp) == NULL)
     return 2;
   lat = malloc((size_t)clients * (size_t)per_client * sizeof *lat);
   if (lat == NULL) return 1;
-  printf("lraf serve: %s, %d clients x %d requests, 2 workers, %d rounds\n",
-         target, clients, per_client, rounds);
+  printf("lraf serve (%s): %s, %d clients x %d requests, 2 workers, "
+         "%d rounds\n", getenv("LRAF") ? getenv("LRAF") : "lraf", target,
+         clients, per_client, rounds);
+  memset(commits, 0, sizeof commits);
+  memset(records, 0, sizeof records);
   for (r = 0; r < rounds; r++)
-    for (c = 0; c < NCONF; c++)
-      if (measure(c, argv[1], tmp, &rps[c][r], &p50[c][r], &p99[c][r]) != 0) {
+    for (c = 0; c < nconf; c++) {
+      double cm, rc;
+      if (measure(c, argv[1], tmp, &rps[c][r], &p50[c][r], &p99[c][r], &cm,
+                  &rc) != 0) {
         fprintf(stderr, "serve bench: %s failed\n", conf_name[c]);
         return 1;
       }
-  for (c = 0; c < NCONF; c++) {
+      commits[c] += cm, records[c] += rc;
+    }
+  for (c = 0; c < nconf; c++) {
     m[c][0] = median3(rps[c], rounds);
     m[c][1] = median3(p50[c], rounds);
     m[c][2] = median3(p99[c], rounds);
   }
-  printf("%-20s %10s %9s %9s   %s\n", "", "req/s", "p50 ms", "p99 ms",
-         "ratios to metering off (req/s, p50, p99)");
-  for (c = 0; c < NCONF; c++)
-    printf("%-20s %10.0f %9.3f %9.3f   %.2f %.2f %.2f\n", conf_name[c],
+  printf("%-22s %9s %8s %8s  %-16s %s\n", "", "req/s", "p50 ms", "p99 ms",
+         "ratios to off", "records per fsync");
+  printf("%-22s %9s %8s %8s  %-16s\n", "", "", "", "",
+         "req/s  p50  p99");
+  for (c = 0; c < nconf; c++) {
+    printf("%-22s %9.0f %8.3f %8.3f  %.2f  %.2f %.2f", conf_name[c],
            m[c][0], m[c][1], m[c][2], m[c][0] / m[0][0], m[c][1] / m[0][1],
            m[c][2] / m[0][2]);
+    if (c >= 2 && commits[c] > 0)
+      printf("  %.1f (%.0f commits)", records[c] / commits[c], commits[c]);
+    printf("\n");
+  }
+  fs = fsync_ms(tmp);
+  if (fs > 0)
+    printf("fdatasync in %s: %.2f ms (median of 41); %d clients each "
+           "waiting for one: at most %.0f req/s with a ledger\n", tmp, fs,
+           clients, clients / (fs * 1e-3));
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
   free(lat);
   return system(cmd) == 0 ? 0 : 1;

@@ -1,7 +1,7 @@
 /*
 ** fuzz_http.c - libFuzzer target: the bytes as a raw HTTP request to
-** lraf serve's HTTP front (cli/cli_serve_http.c, linked in with the
-** tenants of cli_serve_tenant.c), started once in this process on a
+** lraf serve's HTTP front (cli/cli_serve_http.c, linked in, over the
+** library's billing), started once in this process on a
 ** free port of 127.0.0.1 with a request pool of 2 workers, the
 ** handlers of $LRAF_FUZZ_HANDLERS (default tests/system/serve-fuzz) and
 ** an SQLite ledger in a temporary directory ($TMPDIR, else /dev/shm or
@@ -45,6 +45,7 @@ static void die(const char *what, const lraf_error *err) {
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   const char *tmp = getenv("TMPDIR"), *handlers = getenv("LRAF_FUZZ_HANDLERS");
   lraf_pool_options po;
+  lraf_billing_options bo;
   lraf_error err;
   struct MHD_Daemon *d;
   const union MHD_DaemonInfo *info;
@@ -56,6 +57,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   atexit(cleanup);
   snprintf(spec, sizeof spec, "sqlite:%s/ledger.db", dir);
   memset(&s, 0, sizeof s);
+  srv_metrics_init(&s.metrics);
   s.dir = handlers != NULL ? handlers : "tests/system/serve-fuzz";
   s.ledger_spec = spec;
   s.bind = "127.0.0.1";
@@ -68,12 +70,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   s.max_conns = 256;
   s.max_per_ip = 256;   /* every input comes from 127.0.0.1 */
   s.idle_timeout = 10;
-  pthread_mutex_init(&s.lock, NULL);
   lraf_pool_default_options(&po);
   po.workers = s.workers;
   po.state.memory_limit = (size_t)s.memory_limit;
   if (lraf_pool_new(&po, &s.pool, &err) != LRAF_OK) die("pool", &err);
   if (lraf_ledger_open(spec, &s.ledger, &err) != LRAF_OK) die("ledger", &err);
+  lraf_billing_default_options(&bo);
+  bo.pool = s.pool;
+  bo.ledger = s.ledger;
+  if (lraf_billing_open(&bo, &s.billing, &err) != LRAF_OK)
+    die("billing", &err);
   d = srv_http_start(&s);
   if (d == NULL) die("the HTTP front did not start", NULL);
   info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);

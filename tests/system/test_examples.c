@@ -3,8 +3,9 @@
 ** next to the lraf binary named by $LRAF) run and print what they
 ** should: embed (and the README carries its code verbatim), the plugin
 ** host, the sorting benchmark (the same numbers on every run, equal to
-** the count-hook oracle) and the billing ledger (format, and its lines
-** add up to the customers' managers).
+** the count-hook oracle), the billing ledger (format, and its lines
+** add up to the customers' managers) and the metered API (a retry not
+** billed, the limits hit, the ledger's totals the sum of the bills).
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -235,12 +236,77 @@ static void test_billing(void **state) {
   free(out);
 }
 
+/* metered_api: the retry answered from the ledger with the first call's
+   count, the request limit and acme's quota stop calls (429), the
+   spent customer is refused billed 0, and each customer's total in the
+   ledger is the sum of its bills that ran; a second run on a new
+   ledger prints the same. */
+static void test_metered_api(void **state) {
+  static const char *const customers[] = {"acme", "globex", "initech"};
+  char args[256], *out, *again, *line;
+  long long sum[3] = {0, 0, 0}, count[3] = {0, 0, 0}, first = -1;
+  int calls = 0, refused = 0, i;
+  (void)state;
+  assert_int_equal(run("metered_api", "", shell.out), 2);
+  snprintf(args, sizeof args, "%s/m1.db", shell.dir);
+  assert_int_equal(run("metered_api", args, shell.out), 0);
+  out = slurp(shell.out);
+  snprintf(args, sizeof args, "%s/m2.db", shell.dir);
+  assert_int_equal(run("metered_api", args, out2_path), 0);
+  again = slurp(out2_path);
+  assert_string_equal(out, again);
+  for (line = out; strncmp(line, "call ", 5) == 0;
+       line = strchr(line, '\n') + 1) {
+    char cust[32], handler[16], key[32], outcome[16];
+    int n, status, k;
+    long long units;
+    assert_int_equal(sscanf(line, "call %d %31s %15s %31s %15s %d %lld", &n,
+                            cust, handler, key, outcome, &status, &units),
+                     7);
+    for (k = 0; k < 3 && strcmp(customers[k], cust) != 0; k++) {}
+    assert_true(k < 3);
+    if (n == 1) first = units;
+    if (n == 2) {   /* the retry: the first call's record, not run */
+      assert_string_equal(outcome, "repeat");
+      assert_int_equal(units, first);
+      continue;
+    }
+    assert_string_equal(outcome, "ran");
+    if (status == 429) refused++;
+    if (n == 8) {   /* acme spent: refused before it runs */
+      assert_int_equal(status, 429);
+      assert_int_equal(units, 0);
+    }
+    if (n == 4) assert_int_equal(status, 429);   /* the request limit */
+    sum[k] += units;
+    count[k]++;
+    calls++;
+  }
+  assert_int_equal(calls, 7);
+  assert_int_equal(refused, 3);
+  assert_true(first > 0);
+  for (i = 0; i < 3; i++) {
+    char label[64];
+    long long n, units;
+    snprintf(label, sizeof label, "total %s ", customers[i]);
+    assert_non_null(strstr(out, label));
+    assert_int_equal(sscanf(strstr(out, label) + strlen(label), "%lld %lld",
+                            &n, &units), 2);
+    assert_int_equal(n, count[i]);
+    assert_int_equal(units, sum[i]);
+  }
+  assert_true(sum[0] >= 9000 && sum[0] < 9100);   /* acme's quota */
+  free(out);
+  free(again);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_embed),
     cmocka_unit_test(test_sortbench),
     cmocka_unit_test(test_plugin_host),
     cmocka_unit_test(test_billing),
+    cmocka_unit_test(test_metered_api),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

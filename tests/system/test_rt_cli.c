@@ -452,7 +452,9 @@ static void test_bench(void **state) {
   snprintf(want, sizeof want, "instructions  %lld (the same in all 3 runs)",
            hook.count);
   assert_non_null(strstr(out, want));
-  assert_non_null(strstr(out, "wall seconds  min "));
+  assert_non_null(strstr(out, "wall seconds  mean "));
+  assert_non_null(strstr(out, " ± "));
+  assert_non_null(strstr(out, " min "));
   assert_non_null(strstr(out, " median "));
   assert_non_null(strstr(out, " max "));
   free(out);

@@ -6,8 +6,10 @@
 **   - two requests with one key at the same time are both billed, and
 **     the second hears of the clash (409);
 **   - Idempotency-Keys are a tenant's own;
-**   - a ledger file from before per-tenant keys is migrated, its
-**     records kept;
+**   - a ledger file from before per-tenant keys, or from before
+**     outcomes and event times, is migrated, its records kept;
+**   - every record has its outcome, cost-model id, event time and
+**     ingest time;
 **   - a clean stop leaves every record in the database file itself (no
 **     write-ahead log needed);
 **   - after a restart, a tenant whose quota is spent is refused before
@@ -110,6 +112,8 @@ static void write_handlers(void) {
                    "end\n"), 0);
   assert_int_equal(tutil_sh_write(&sh, "spin.lua",
                    "return function(req) while true do end end\n"), 0);
+  assert_int_equal(tutil_sh_write(&sh, "bad.lua",
+                   "return function(req) error('no') end\n"), 0);
 }
 
 /* The id is 32 hex digits; a key guessed from it (the next id in the
@@ -301,8 +305,49 @@ static void test_migrate_old_ledger(void **state) {
   assert_int_equal(usage_of(port, "alice", "requests"), 1);
   assert_int_equal(usage_of(port, "bob", "requests"), 1);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
-  assert_int_equal(sql_int(ledger, "PRAGMA user_version"), 2);
+  assert_int_equal(sql_int(ledger, "PRAGMA user_version"), 3);
   assert_int_equal(sql_int(ledger, "SELECT count(*) FROM lraf_ledger"), 2);
+  assert_int_equal(sql_int(ledger, "SELECT count(*) FROM lraf_ledger WHERE"
+                           " request_id = 'old-1' AND outcome = 'ok' AND"
+                           " event_us = 1 AND ingest_us = 2 AND note = ''"),
+                   1);
+}
+
+/* A ledger of schema 2 (no outcome, event or ingest time): migrated to
+   3, the outcome from the status. */
+static void test_migrate_v2_ledger(void **state) {
+  static const char *const args[] = {NULL};
+  sqlite3 *db;
+  int port;
+  pid_t pid;
+  (void)state;
+  new_ledger("v2.db");
+  assert_int_equal(sqlite3_open(ledger, &db), SQLITE_OK);
+  assert_int_equal(sqlite3_exec(db,
+    "CREATE TABLE lraf_ledger (key TEXT NOT NULL,"
+    " request_id TEXT NOT NULL, tenant TEXT NOT NULL, handler TEXT NOT NULL,"
+    " model TEXT NOT NULL, instructions INTEGER NOT NULL,"
+    " native INTEGER NOT NULL, memory_peak INTEGER NOT NULL,"
+    " status INTEGER NOT NULL, wall_us INTEGER NOT NULL,"
+    " cpu_us INTEGER NOT NULL, started_us INTEGER NOT NULL,"
+    " ended_us INTEGER NOT NULL, PRIMARY KEY (tenant, key));"
+    "INSERT INTO lraf_ledger VALUES ('k1', 'r1', 'a', 'h', 'm',"
+    " 10, 0, 0, 200, 1, 1, 5, 6);"
+    "INSERT INTO lraf_ledger VALUES ('k2', 'r2', 'a', 'h', 'm',"
+    " 20, 0, 0, 429, 1, 1, 7, 8);"
+    "INSERT INTO lraf_ledger VALUES ('k3', 'r3', 'a', 'h', 'm',"
+    " 30, 0, 0, 500, 1, 1, 9, 10);"
+    "PRAGMA user_version = 2;", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(db);
+  pid = start(args, &port);
+  assert_int_equal(usage_of(port, "a", "instructions"), 60);
+  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
+  assert_int_equal(sql_int(ledger, "PRAGMA user_version"), 3);
+  assert_int_equal(sql_int(ledger, "SELECT count(*) FROM lraf_ledger WHERE"
+                           " (key = 'k1' AND outcome = 'ok' AND event_us = 5"
+                           " AND ingest_us = 6) OR (key = 'k2' AND outcome ="
+                           " 'quota') OR (key = 'k3' AND outcome = 'error')"),
+                   3);
 }
 
 /* After SIGTERM the database file alone holds every record. */
@@ -388,7 +433,47 @@ static void test_limit_named(void **state) {
   assert_non_null(strstr(r.body, "memory limit"));
   assert_non_null(strstr(r.body, "2097152 bytes"));
   tutil_http_free(&r);
+  assert_int_equal(ask(port, "/hello", "v", NULL, &r), 0);
+  assert_int_equal(r.status, 200);
+  tutil_http_free(&r);
+  assert_int_equal(ask(port, "/bad", "v", NULL, &r), 0);
+  assert_int_equal(r.status, 500);
+  tutil_http_free(&r);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
+  /* each record's outcome, model, event and ingest time */
+  assert_int_equal(sql_int(ledger, "SELECT count(*) FROM lraf_ledger WHERE"
+                           " (tenant = 't' AND outcome = 'request-limit') OR"
+                           " (tenant = 'u' AND outcome = 'memory') OR"
+                           " (tenant = 'v' AND handler = 'hello' AND"
+                           " outcome = 'ok') OR (tenant = 'v' AND handler ="
+                           " 'bad' AND outcome = 'error')"), 4);
+  assert_int_equal(sql_int(ledger, "SELECT count(*) FROM lraf_ledger WHERE"
+                           " model <> '' AND abs(event_us - started_us) <"
+                           " 1000000 AND"
+                           " ingest_us >= ended_us AND ingest_us - ended_us"
+                           " < 60000000"), 4);
+}
+
+/* A tenant's quota stops one request and refuses the next (billed 0):
+   both records say quota. */
+static void test_outcome_quota(void **state) {
+  static const char *const args[] = {"--quota", "q=1000", NULL};
+  tutil_http r;
+  int port, i;
+  pid_t pid;
+  (void)state;
+  new_ledger("outcome.db");
+  pid = start(args, &port);
+  for (i = 0; i < 2; i++) {
+    assert_int_equal(ask(port, "/spin", "q", NULL, &r), 0);
+    assert_int_equal(r.status, 429);
+    tutil_http_free(&r);
+  }
+  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
+  assert_int_equal(sql_int(ledger, "SELECT count(*) FROM lraf_ledger WHERE"
+                           " outcome = 'quota'"), 2);
+  assert_int_equal(sql_int(ledger, "SELECT count(*) FROM lraf_ledger WHERE"
+                           " outcome = 'quota' AND instructions = 0"), 1);
 }
 
 static int setup(void **state) {
@@ -409,6 +494,8 @@ int main(void) {
     cmocka_unit_test(test_key_clash_billed),
     cmocka_unit_test(test_keys_per_tenant),
     cmocka_unit_test(test_migrate_old_ledger),
+    cmocka_unit_test(test_migrate_v2_ledger),
+    cmocka_unit_test(test_outcome_quota),
     cmocka_unit_test(test_stop_checkpoints),
     cmocka_unit_test(test_restart_spent),
     cmocka_unit_test(test_limit_named),

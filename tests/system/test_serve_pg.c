@@ -16,6 +16,14 @@
 **   - a table of an older lraf (keys unique over all tenants) gets the
 **     per-tenant primary key when the hosts open it, its rows kept;
 **   - a restarted host refuses the spent tenant before its request runs;
+**   - with reservations (X-Lraf-Max-Instructions on every request, a
+**     runaway handler among them), the same two hosts and clients end
+**     with the tenant's records at most its quota, exactly, and every
+**     reservation settled: what the hosts took equals the records;
+**     the overshoot of both ways is printed side by side;
+**   - a host killed while a reserved request runs leaves its
+**     reservation; the next host to open the ledger releases it (its
+**     advisory lock is free);
 **   - when the database goes away under a running host, its requests
 **     get 503 ("not recorded") and the host still stops cleanly.
 ** Traffic goes to 127.0.0.1 only.
@@ -35,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libpq-fe.h>
@@ -51,6 +60,8 @@ static char dir[64], bindir[256], conninfo[160];
 static int started;          /* the PostgreSQL server runs */
 static int ports[2];
 static int64_t sent_count[CLIENTS], responses[CLIENTS];
+static const char *tenant = "shared";
+static int reserving;        /* clients send X-Lraf-Max-Instructions */
 
 /* Run a shell command, as nobody when we are root. */
 static int sh(const char *fmt, ...) {
@@ -106,9 +117,13 @@ static void *client(void *arg) {
     tutil_http r;
     int h = (i + id) & 1;
     if (fd[h] < 0) break;
-    snprintf(extra, sizeof extra, "X-Tenant: shared\r\nIdempotency-Key: "
-             "p%d-%d\r\n", id, i);
-    if (tutil_http_do(fd[h], "GET", "/hello?n=1000", extra, NULL, &r) != 0) {
+    int spin = reserving && i % 5 == 4;
+    snprintf(extra, sizeof extra, "X-Tenant: %s\r\nIdempotency-Key: "
+             "p%d-%d\r\n%s", tenant, id, i,
+             !reserving ? "" : spin ? "X-Lraf-Max-Instructions: 7777\r\n"
+                                   : "X-Lraf-Max-Instructions: 20000\r\n");
+    if (tutil_http_do(fd[h], "GET", spin ? "/spin" : "/hello?n=1000", extra,
+                      NULL, &r) != 0) {
       tutil_http_free(&r);
       break;
     }
@@ -140,11 +155,11 @@ static void test_shared_quota(void **state) {
                         HANDLERS, NULL};
   pid_t pid[2];
   pthread_t th[CLIENTS];
-  int64_t sent = 0, nresp = 0, used, granted, rows;
+  int64_t sent = 0, nresp = 0, used, granted, rows, lease_over;
   int i, st;
   PGconn *c;
   (void)state;
-  why = start_postgres();
+  why = started ? NULL : start_postgres();
   if (why != NULL) {
     printf("   PostgreSQL test SKIPPED: %s\n", why);
     skip();
@@ -194,6 +209,16 @@ static void test_shared_quota(void **state) {
                    "'legacy'");
   assert_int_equal(pg_int(c, "SELECT instructions FROM lraf_ledger WHERE "
                              "tenant = 'legacy'"), 77);
+  /* migrated: the outcome from the status, event and ingest times from
+     the start and the end; new records carry their own */
+  assert_int_equal(pg_int(c, "SELECT count(*) FROM lraf_ledger WHERE "
+                             "tenant = 'legacy' AND outcome = 'ok' AND "
+                             "event_us = 1 AND ingest_us = 2"), 1);
+  assert_int_equal(pg_int(c, "SELECT count(*) FROM lraf_ledger WHERE "
+                             "tenant <> 'legacy' AND (model = '' OR "
+                             "outcome NOT IN ('ok', 'quota') OR "
+                             "abs(event_us - started_us) > 1000000 OR "
+                             "ingest_us < ended_us)"), 0);
   assert_int_equal(pg_int(c, "SELECT array_length(conkey, 1) FROM "
                              "pg_constraint WHERE conrelid = "
                              "'lraf_ledger'::regclass AND contype = 'p'"),
@@ -212,6 +237,51 @@ static void test_shared_quota(void **state) {
   assert_true(granted <= QUOTA && granted <= used);
   assert_true(used <= QUOTA + 2 * SLICE);
   assert_true(used >= QUOTA - 2 * SLICE);
+  lease_over = used - QUOTA;
+
+  /* with reservations: at most the quota, exactly */
+  snprintf(quota, sizeof quota, "reserved=%d", QUOTA);
+  tenant = "reserved";
+  reserving = 1;
+  for (i = 0; i < CLIENTS; i++) sent_count[i] = responses[i] = 0;
+  for (i = 0; i < 2; i++) {
+    pid[i] = tutil_serve_start(args, log[i], &ports[i]);
+    assert_true(pid[i] > 0);
+  }
+  for (i = 0; i < CLIENTS; i++)
+    assert_int_equal(pthread_create(&th[i], NULL, client,
+                                    (void *)(intptr_t)i), 0);
+  for (i = 0; i < CLIENTS; i++) pthread_join(th[i], NULL);
+  for (i = 0; i < 2; i++) {
+    st = tutil_serve_stop(pid[i], SIGTERM);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  sent = nresp = 0;
+  for (i = 0; i < CLIENTS; i++) {
+    sent += sent_count[i];
+    nresp += responses[i];
+  }
+  c = PQconnectdb(conninfo);
+  assert_int_equal(PQstatus(c), CONNECTION_OK);
+  used = pg_int(c, "SELECT coalesce(sum(instructions), 0) FROM lraf_ledger"
+                   " WHERE tenant = 'reserved'");
+  granted = pg_int(c, "SELECT granted FROM lraf_quota WHERE tenant = "
+                      "'reserved'");
+  assert_int_equal(pg_int(c, "SELECT count(*) FROM lraf_reservation"), 0);
+  PQfinish(c);
+  printf("   with reservations: %" PRId64 " used of %d (overshoot %" PRId64
+         "), %" PRId64 " taken from the quota; leases alone: overshoot %"
+         PRId64 " (bound hosts x slice = %d)\n", used, QUOTA,
+         used > QUOTA ? used - QUOTA : 0, granted,
+         lease_over > 0 ? lease_over : 0, 2 * SLICE);
+  assert_int_equal(used, sent);
+  assert_true(used <= QUOTA);
+  assert_int_equal(granted, used);
+  /* spent, but for less than one reservation */
+  assert_true(used > QUOTA - 20000);
+  tenant = "shared";
+  reserving = 0;
+  snprintf(quota, sizeof quota, "shared=%d", QUOTA);
 
   /* the database goes away under a running host: its requests get 503,
      nothing claims to be recorded, and the host still stops cleanly */
@@ -245,6 +315,74 @@ static void test_shared_quota(void **state) {
   assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+static int crash_port;
+static void *slow_request(void *arg) {
+  tutil_http r;
+  (void)arg;
+  if (tutil_http_once(crash_port, "GET", "/spin", "X-Tenant: crash\r\n"
+                      "X-Lraf-Max-Instructions: 600000\r\n", NULL, &r) == 0)
+    tutil_http_free(&r);
+  return NULL;
+}
+
+/* A host killed with a reservation in flight: the next host releases
+   it when it opens the ledger. */
+static void test_crash_releases(void **state) {
+  char db[200];
+  const char *args[] = {"--port", "0", "--workers", "2", "--ledger",
+                        db, "--quota", "crash=1000000", "--rate",
+                        "crash=100000", HANDLERS, NULL};
+  char log[128];
+  const char *why;
+  pthread_t th;
+  PGconn *c;
+  pid_t pid;
+  int i;
+  (void)state;
+  why = start_postgres();
+  if (why != NULL) {
+    printf("   PostgreSQL test SKIPPED: %s\n", why);
+    skip();
+  }
+  /* a database of its own, so that the next test starts empty */
+  c = PQconnectdb(conninfo);
+  assert_int_equal(PQstatus(c), CONNECTION_OK);
+  PQclear(PQexec(c, "CREATE DATABASE crash"));
+  PQfinish(c);
+  snprintf(db, sizeof db, "postgresql://lraf@/crash?host=%s", dir);
+  snprintf(log, sizeof log, "%s/crash.log", dir);
+  pid = tutil_serve_start(args, log, &crash_port);
+  assert_true(pid > 0);
+  assert_int_equal(pthread_create(&th, NULL, slow_request, NULL), 0);
+  c = PQconnectdb(db);
+  assert_int_equal(PQstatus(c), CONNECTION_OK);
+  for (i = 0; i < 100; i++) {
+    if (pg_int(c, "SELECT count(*) FROM lraf_reservation") == 1) break;
+    nanosleep(&(struct timespec){0, 50000000}, NULL);
+  }
+  assert_int_equal(pg_int(c, "SELECT granted FROM lraf_quota WHERE tenant"
+                             " = 'crash'"), 600000);
+  tutil_serve_stop(pid, SIGKILL);
+  pthread_join(th, NULL);
+  /* the dead host's session (and its lock) goes with its socket */
+  for (i = 0; i < 100; i++) {
+    if (pg_int(c, "SELECT count(*) FROM pg_stat_activity WHERE"
+                  " application_name = '' AND backend_type = 'client "
+                  "backend'") <= 1) break;
+    nanosleep(&(struct timespec){0, 50000000}, NULL);
+  }
+  assert_int_equal(pg_int(c, "SELECT count(*) FROM lraf_reservation"), 1);
+  pid = tutil_serve_start(args, log, &crash_port);
+  assert_true(pid > 0);
+  assert_int_equal(pg_int(c, "SELECT count(*) FROM lraf_reservation"), 0);
+  assert_int_equal(pg_int(c, "SELECT granted FROM lraf_quota WHERE tenant"
+                             " = 'crash'"), 0);
+  assert_int_equal(pg_int(c, "SELECT count(*) FROM lraf_ledger WHERE tenant"
+                             " = 'crash'"), 0);
+  PQfinish(c);
+  assert_int_equal(tutil_serve_stop(pid, SIGTERM) >> 8, 0);
+}
+
 static int setup(void **state) {
   (void)state;
   strcpy(dir, "/tmp/lraf-pg-XXXXXX");
@@ -262,6 +400,7 @@ static int teardown(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_crash_releases),
     cmocka_unit_test(test_shared_quota),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -146,6 +146,11 @@ static const char *value_for(const char *opt) {
     {"--allow-dir", "."}, {"--allow-module", "lpeg"}, {"--key-file", "key.txt"},
     {"--timeline", "tl.json"}, {"--expect-share", "1"},
     {"--contract", "contract.txt"},
+    {"--threshold", "5"}, {"--min-change", "10"}, {"--fail-on", "change"},
+    {"--format", "json"}, {"--runs", "2"}, {"--warmup", "1"},
+    {"--save-baseline", "b"}, {"--baseline", "b"}, {"--baseline-dir", "bd"},
+    {"--suite", "suite.txt"}, {"--export-json", "e.json"},
+    {"--export-markdown", "e.md"},
   };
   size_t i;
   for (i = 0; i < sizeof values / sizeof values[0]; i++)
@@ -171,8 +176,16 @@ static void test_every_listed_option_works(void **state) {
       snprintf(args, sizeof args, "%s %s %s", p, v ? v : "",
                strcmp(commands[i], "rewrite") == 0 && strcmp(p, "-o") != 0
                    ? "-o out.luac" : "");
-      if (strcmp(commands[i], "bench") == 0)
-        rc = tutil_sh_lraf_run(&sh, "bench -n 1 %s ok.lua", args);
+      if (strcmp(commands[i], "bench") == 0) {  /* a baseline b, a suite */
+        int gate = strstr(p, "-fail-on") || strstr(p, "-thres") ||
+                   strstr(p, "-min-ch") || strstr(p, "-allow-mis");
+        assert_int_equal(tutil_sh_lraf_run(&sh, "bench -n 1 --save-baseline "
+                                           "b ok.lua"), 0);
+        assert_int_equal(tutil_sh_write(&sh, "suite.txt", "ok.lua\n"), 0);
+        rc = tutil_sh_lraf_run(&sh, "bench -n 1 %s %s %s", args,
+                               gate ? "--baseline b" : "",
+                               strcmp(p, "--suite") == 0 ? "" : "ok.lua");
+      }
       else
         rc = tutil_sh_lraf_run(&sh, "%s %s ok.lua", commands[i], args);
       if (rc != 0) {

@@ -1,0 +1,208 @@
+/*
+** test_sv_keys.c - API keys (service/sv_keys.c, sv_sha256.c) through
+** the public API: SHA-256 on the examples of FIPS 180-4 and, for every
+** length around the block and padding boundaries, against sha256sum;
+** key files read (comments, blank lines, CRLF, several keys per
+** tenant), their errors naming file and line; the lookup of a key.
+*/
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lraf.h"
+#include "tutil_run.h"
+#include "tutil_sh.h"
+
+static tutil_sh sh;
+
+static void expect_hash(const char *msg, size_t len, const char *hex) {
+  char h[LRAF_KEY_HASH_SIZE], want[LRAF_KEY_HASH_SIZE];
+  snprintf(want, sizeof want, "sha256:%s", hex);
+  lraf_key_hash(msg, len, h);
+  assert_string_equal(h, want);
+  assert_int_equal(lraf_key_matches(msg, len, want), 1);
+}
+
+/* FIPS 180-4's examples (one block, two blocks, a million bytes) and the
+   empty message. */
+static void test_sha256_standard(void **state) {
+  char *million = malloc(1000000);
+  (void)state;
+  assert_non_null(million);
+  expect_hash("abc", 3, "ba7816bf8f01cfea414140de5dae2223"
+                        "b00361a396177a9cb410ff61f20015ad");
+  expect_hash("", 0, "e3b0c44298fc1c149afbf4c8996fb924"
+                     "27ae41e4649b934ca495991b7852b855");
+  expect_hash("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 56,
+              "248d6a61d20638b8e5c026930c3e6039"
+              "a33ce45964ff2167f6ecedd419db06c1");
+  memset(million, 'a', 1000000);
+  expect_hash(million, 1000000, "cdc76e5c9914fb9281a1c7e284d73e67"
+                                "f1809a48a497200e046d39ccc7112cd0");
+  free(million);
+}
+
+/* Every length from 0 to 200 bytes (the padding takes one block or two
+   at 55/56 and 119/120) against coreutils' sha256sum. */
+static void test_sha256_lengths(void **state) {
+  char msg[201], h[LRAF_KEY_HASH_SIZE], path[128], *out;
+  size_t n, len;
+  (void)state;
+  for (n = 0; n <= 200; n++) msg[n] = (char)('!' + (n * 7) % 90);
+  for (n = 0; n <= 200; n++) {
+    FILE *f;
+    snprintf(path, sizeof path, "%s/m", sh.dir);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(msg, 1, n, f), n);
+    fclose(f);
+    assert_int_equal(tutil_sh_run(&sh, "sha256sum < %s", path), 0);
+    out = tutil_run_slurp(sh.out, &len);
+    assert_non_null(out);
+    assert_true(len >= 64);
+    lraf_key_hash(msg, n, h);
+    if (memcmp(h + 7, out, 64) != 0)
+      fail_msg("length %zu: %s, sha256sum %.64s", n, h, out);
+    free(out);
+  }
+}
+
+static lraf_keys *parse(const char *text, lraf_error *err) {
+  lraf_keys *k = NULL;
+  memset(err, 0, sizeof *err);
+  if (lraf_keys_parse(text, strlen(text), "t.keys", &k, err) != LRAF_OK)
+    return NULL;
+  return k;
+}
+
+static void test_keys_lookup(void **state) {
+  char a[LRAF_KEY_HASH_SIZE], b[LRAF_KEY_HASH_SIZE], c[LRAF_KEY_HASH_SIZE];
+  char text[1024];
+  lraf_keys *k;
+  lraf_error err;
+  (void)state;
+  lraf_key_hash("key-of-acme", 11, a);
+  lraf_key_hash("second-key-of-acme", 18, b);
+  lraf_key_hash("key-of-globex", 13, c);
+  snprintf(text, sizeof text,
+           "# tenants\n\n  acme\t%s  \r\n"
+           "acme %s\n"
+           "   # indented comment\n"
+           "globex.eu-1 %s", a, b, c);
+  k = parse(text, &err);
+  if (k == NULL) fail_msg("%s", err.message);
+  assert_int_equal(lraf_keys_count(k), 3);
+  assert_string_equal(lraf_keys_tenant(k, "key-of-acme", 11), "acme");
+  assert_string_equal(lraf_keys_tenant(k, "second-key-of-acme", 18), "acme");
+  assert_string_equal(lraf_keys_tenant(k, "key-of-globex", 13),
+                      "globex.eu-1");
+  assert_null(lraf_keys_tenant(k, "key-of-acm", 10));
+  assert_null(lraf_keys_tenant(k, "key-of-acmf", 11));
+  assert_null(lraf_keys_tenant(k, "", 0));
+  /* the hash itself is not a key */
+  assert_null(lraf_keys_tenant(k, a, strlen(a)));
+  lraf_keys_free(k);
+  /* upper-case hex reads the same */
+  for (size_t i = 7; a[i]; i++)
+    if (a[i] >= 'a' && a[i] <= 'f') a[i] = (char)(a[i] - 32);
+  snprintf(text, sizeof text, "acme %s\n", a);
+  k = parse(text, &err);
+  if (k == NULL) fail_msg("%s", err.message);
+  assert_string_equal(lraf_keys_tenant(k, "key-of-acme", 11), "acme");
+  lraf_keys_free(k);
+}
+
+/* A bad file is refused with its name and the line. */
+static void expect_error(const char *text, const char *where,
+                         const char *what) {
+  lraf_error err;
+  lraf_keys *k = parse(text, &err);
+  if (k != NULL) fail_msg("accepted: %s", text);
+  assert_int_equal(err.code, LRAF_EFORMAT);
+  if (strstr(err.message, where) == NULL || strstr(err.message, what) == NULL)
+    fail_msg("'%s' does not say '%s' and '%s'", err.message, where, what);
+}
+
+static void test_keys_errors(void **state) {
+  char h[LRAF_KEY_HASH_SIZE], text[1024];
+  lraf_keys *k = NULL;
+  lraf_error err;
+  (void)state;
+  lraf_key_hash("k", 1, h);
+  expect_error("", "t.keys", "no keys");
+  expect_error("# only a comment\n\n", "t.keys", "no keys");
+  snprintf(text, sizeof text, "a %s\nb\n", h);
+  expect_error(text, "t.keys:2:", "two fields");
+  snprintf(text, sizeof text, "a %s extra\n", h);
+  expect_error(text, "t.keys:1:", "two fields");
+  snprintf(text, sizeof text, "\n\nbad/name %s\n", h);
+  expect_error(text, "t.keys:3:", "bad tenant name");
+  snprintf(text, sizeof text, "%070d %s\n", 1, h);
+  expect_error(text, "t.keys:1:", "longer than 64");
+  expect_error("a sha256:abc\n", "t.keys:1:", "64 hex digits");
+  expect_error("a 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+               "\n", "t.keys:1:", "64 hex digits");
+  snprintf(text, sizeof text, "a %s\n", h);
+  text[strlen(text) - 2] = 'g';
+  expect_error(text, "t.keys:1:", "64 hex digits");
+  snprintf(text, sizeof text, "a %s\n# x\nb %s\n", h, h);
+  expect_error(text, "t.keys:3:", "the same key as line 1");
+  /* a NUL byte: not a text file */
+  memcpy(text, "a\0b\n", 4);
+  memset(&err, 0, sizeof err);
+  assert_int_equal(lraf_keys_parse(text, 4, "t.keys", &k, &err),
+                   LRAF_EFORMAT);
+  assert_null(k);
+  assert_non_null(strstr(err.message, "NUL"));
+  /* a file that is not there */
+  assert_int_equal(lraf_keys_load("/nonexistent/keys", &k, &err), LRAF_EIO);
+  assert_non_null(strstr(err.message, "/nonexistent/keys"));
+  assert_null(k);
+}
+
+/* The file read from disk is the same table. */
+static void test_keys_load(void **state) {
+  char h[LRAF_KEY_HASH_SIZE], text[256], path[128];
+  lraf_keys *k = NULL;
+  lraf_error err;
+  (void)state;
+  lraf_key_hash("s3cret", 6, h);
+  snprintf(text, sizeof text, "t1 %s\n", h);
+  assert_int_equal(tutil_sh_write(&sh, "tenants", text), 0);
+  snprintf(path, sizeof path, "%s/tenants", sh.dir);
+  if (lraf_keys_load(path, &k, &err) != LRAF_OK) fail_msg("%s", err.message);
+  assert_string_equal(lraf_keys_tenant(k, "s3cret", 6), "t1");
+  assert_null(lraf_keys_tenant(k, "s3cre", 5));
+  lraf_keys_free(k);
+  assert_int_equal(lraf_key_matches("s3cret", 6, h), 1);
+  assert_int_equal(lraf_key_matches("s3creT", 6, h), 0);
+  assert_int_equal(lraf_key_matches("s3cret", 6, "sha256:00"), 0);
+  assert_int_equal(lraf_key_matches("s3cret", 6, NULL), 0);
+}
+
+static int setup(void **state) {
+  (void)state;
+  return tutil_sh_init(&sh, "keys");
+}
+
+static int teardown(void **state) {
+  (void)state;
+  return tutil_sh_cleanup(&sh);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_sha256_standard),
+    cmocka_unit_test(test_sha256_lengths),
+    cmocka_unit_test(test_keys_lookup),
+    cmocka_unit_test(test_keys_errors),
+    cmocka_unit_test(test_keys_load),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
