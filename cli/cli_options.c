@@ -123,7 +123,7 @@ static const opt_info options[CLI_NUM_OPTS] = {
   {"--max-count", KIND_COUNT, "N", 0, INT64_MAX,
    "a hard limit: fail when a count is above N"},
   {"--format", KIND_TEXT, "FORMAT", 0, 0,
-   "text (default), markdown (a PR comment), json; diff: or svg"},
+   "text (default), markdown, json; diff: also svg"},
   {"--timeline", KIND_TEXT, "FILE", 0, 0,
    "when it ran: a trace (JSON) or, FILE.svg, a picture"},
   {"--expect-share", KIND_TEXT, "P", 0, 0,
