@@ -430,7 +430,7 @@ fuzz-diff: $(BUILD)/tests/test_diff_gen $(BUILD)/lraf
 # corpora made from tests/corpus and tests/gen (tests/fuzz/mkcorpus.sh).
 FUZZ_TIME    ?= 600
 FUZZ_TARGETS := read rewrite source pool pfjson ledger http profile timeline \
-                keys bench
+                keys bench maxhdr
 FUZZ_BUILD   := build-fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
@@ -474,8 +474,10 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_UTIL) \
 # fuzz_http: lraf serve's HTTP front linked in (cli/)
 FUZZ_SERVE_OBJ := $(addprefix $(FUZZ_BUILD)/cli/,cli_serve_http.o cli_serve_auth.o \
                     cli_serve_metrics.o cli_serve_timeline.o cli_timeline.o \
+                    cli_contract.o \
                     cli_util.o cli_dl_mhd.o)
-$(FUZZ_BUILD)/fuzz_http: tests/fuzz/fuzz_http.c $(FUZZ_UTIL) \
+$(FUZZ_BUILD)/fuzz_http $(FUZZ_BUILD)/fuzz_maxhdr: \
+  $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_UTIL) \
                          tests/support/tutil_fuzz.h $(FUZZ_SERVE_OBJ) \
                          $(FUZZ_BUILD)/liblraf.a
 	clang $(filter-out -fsanitize=fuzzer-no-link,$(CFLAGS)) -Icli \
@@ -500,7 +502,7 @@ fuzz: fuzz-build
 	  case $$bt in vm-*) t=$${bt#vm-}; b=$(FUZZ_VM_BUILD);; \
 	               *) t=$$bt; b=$(FUZZ_BUILD);; esac; \
 	  case $$t in source|pool|profile) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
-	              pfjson|ledger|http|keys|bench) seeds=tests/fuzz/$$t; dict=;; \
+	              pfjson|ledger|http|keys|bench|maxhdr) seeds=tests/fuzz/$$t; dict=;; \
 	              *) seeds=$(FUZZ_RUN)/chunks; dict=;; esac; \
 	  mkdir -p $(FUZZ_RUN)/out-$$bt $(FUZZ_RUN)/crash-$$bt; \
 	  echo "== $$b/fuzz_$$t for $(FUZZ_TIME) s"; \

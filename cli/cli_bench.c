@@ -17,7 +17,8 @@
 ** Exit status (cli.h): 0 ok, 1 a script failed or called os.exit with
 ** a failure status, or a count differs between runs, 2 usage or bad
 ** input, 3 quota (--limit), 4 memory limit (--memory-limit), 5 a
-** regression past the gate, 7 a baseline of another cost model, lraf
+** regression past the gate or a count above its hard limit (--max-count,
+** a suite's max=), 7 a baseline of another cost model, lraf
 ** version or VM.  os.exit ends a run (the count up to it is kept);
 ** progress is shown on stderr when it is a terminal.
 */
@@ -29,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 
 #include <errno.h>
 
@@ -53,6 +55,15 @@ static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* User and system CPU seconds of the process, times sign, added to
+   t[0] and t[1] (-1 at the start of a run, 1 at its end). */
+static void cpu_times(double t[2], int sign) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return;
+  t[0] += sign * ((double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6);
+  t[1] += sign * ((double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6);
 }
 
 static int by_value(const void *a, const void *b) {
@@ -164,7 +175,8 @@ static int bench_call(lua_State *L) {
    by lraf_close included, and its wall time. */
 static lraf_status run_once(const lraf_options *base, const char *script,
                             const cli_script *src, const bench_args *args, bench_run *b,
-                            int64_t *count, double *wall, lraf_error *err) {
+                            int64_t *count, double *wall, double cpu[2],
+                            lraf_error *err) {
   lraf_options opt = *base;
   lraf_state *S;
   lraf_status st;
@@ -195,6 +207,7 @@ static lraf_status run_once(const lraf_options *base, const char *script,
   st = lraf_call(S, 3, 0, err);
   lraf_host_strings(S, 0);
   t0 = now();
+  cpu_times(cpu, -1);
   if (st == LRAF_OK) st = cli_script_load(S, src, err);
   if (st == LRAF_OK) {
     lua_pushcfunction(L, bench_call);
@@ -212,6 +225,7 @@ static lraf_status run_once(const lraf_options *base, const char *script,
   b->native_units = lraf_native_units(S);
   lraf_close(S);
   *wall = now() - t0;
+  cpu_times(cpu, 1);
   *count = b->exited ? b->exit_count : lraf_manager_total(m);
   lraf_manager_release(m);
   return st;
@@ -277,13 +291,15 @@ static lraf_status bench_script(const lraf_options *opt,
   b->runs = warmup + runs;
   for (i = 0; i < warmup + runs && st == LRAF_OK; i++) {
     int64_t count = 0;
-    double wall = 0;
+    double wall = 0, cpu[2] = {0, 0};
     b->run = i + 1;
     progress(it->script, i + 1, warmup + runs, t0);
-    st = run_once(opt, it->script, &src, &args, b, &count, &wall, err);
+    st = run_once(opt, it->script, &src, &args, b, &count, &wall, cpu, err);
     if (b->exited && b->exit_code != EXIT_SUCCESS) break;
     if (i < warmup) continue;
     r->times[i - warmup] = wall;
+    r->user += cpu[0] / runs;
+    r->system += cpu[1] / runs;
     if (i == warmup || count < r->count_min) r->count_min = count;
     if (i == warmup || count > r->count_max) r->count_max = count;
   }
@@ -330,6 +346,9 @@ static int items_of_args(bench_cmd *c, int argc, char **argv, bench_args *args) 
   const cli_command *cmd = cli_command_find("bench");
   int i = c->a.first, j, k;
   if (c->a.suite != NULL) {
+    if (i < argc && i > 0 && strcmp(argv[i - 1], "--") == 0)
+      return cli_error("--suite %s lists each benchmark's arguments (after "
+                       "\"--\" on its line)", c->a.suite);
     if (i < argc)
       return cli_error("--suite %s lists the scripts: '%s' is not an "
                        "option", c->a.suite, argv[i]);
@@ -360,6 +379,7 @@ static int items_of_args(bench_cmd *c, int argc, char **argv, bench_args *args) 
     it->nargs = args->n;
     it->threshold = -1;
     it->min_change = -1;
+    it->max_count = -1;
     if (!cli_bench_name(it->name, sizeof it->name, it->script, it->args,
                         it->nargs) &&
         (c->a.baseline != NULL || c->a.save_baseline != NULL))
@@ -535,7 +555,7 @@ static int write_to(const char *path, void (*fn)(FILE *, const cli_bench_run *),
 }
 
 /* After the runs: compare, report, export, save; an exit status. */
-static int finish(bench_cmd *c, cli_bench_run *r, int differs) {
+static int finish(bench_cmd *c, cli_bench_run *r, int differs, int over) {
   const char *save = c->a.save_baseline;
   int rc = CLI_OK;
   if (c->format == 0) cli_bench_text(stdout, r);
@@ -562,13 +582,27 @@ static int finish(bench_cmd *c, cli_bench_run *r, int differs) {
   if (rc != CLI_OK) return rc;
   if (differs) return CLI_EFAIL;
   if (r->mismatches > 0 && !r->allow_mismatch) return CLI_EMISMATCH;
-  return r->fails > 0 ? CLI_EREGRESS : CLI_OK;
+  return r->fails > 0 || over ? CLI_EREGRESS : CLI_OK;
+}
+
+/* Whether result x is above its hard limit (the suite's max=, else
+   --max-count); says so on stderr. */
+static int over_max(const bench_cmd *c, const cli_bench_result *x,
+                    const char *unit) {
+  int64_t max = x->item->max_count >= 0 ? x->item->max_count
+                                        : c->a.max_count;
+  if (max < 0 || x->count_max <= max) return 0;
+  fflush(stdout);
+  cli_error("%s: %" PRId64 " %s, above its hard limit of %" PRId64 " (%s)",
+            x->item->name, x->count_max, unit, max,
+            x->item->max_count >= 0 ? "the suite's max=" : "--max-count");
+  return 1;
 }
 
 /* The runs of every benchmark; an exit status. */
 static int bench_all(bench_cmd *c, bench_run *b, cli_bench_run *r) {
   lraf_error err;
-  int i, differs = 0;
+  int i, differs = 0, over = 0;
   for (i = 0; i < c->n; i++) {
     const cli_bench_item *it = &c->items[i];
     lraf_status st;
@@ -581,6 +615,7 @@ static int bench_all(bench_cmd *c, bench_run *b, cli_bench_run *r) {
     }
     r->n = i + 1;
     if (c->format == 0) print_result(&r->res[i], r->unit);
+    over += over_max(c, &r->res[i], r->unit);
     if (r->res[i].count_min != r->res[i].count_max) {
       cli_error("the count of %s differs between runs (%" PRId64 " .. %"
                 PRId64 "): %s", it->name, r->res[i].count_min,
@@ -605,7 +640,7 @@ static int bench_all(bench_cmd *c, bench_run *b, cli_bench_run *r) {
                            c->format == 0 ? stdout : stderr))
     return CLI_EUSAGE;
   if (r->base != NULL) cli_bench_judge(r);
-  return finish(c, r, differs);
+  return finish(c, r, differs, over);
 }
 
 int cli_bench(int argc, char **argv) {

@@ -45,6 +45,7 @@ typedef struct cli_bench_item {
   int nargs;
   double threshold;    /* percent; < 0: the command line's */
   int64_t min_change;  /* units; < 0: the command line's */
+  int64_t max_count;   /* a hard limit in units; < 0: the command line's */
 } cli_bench_item;
 
 /* ---- cli_suite.c: a suite file ---- */
@@ -70,6 +71,7 @@ typedef struct cli_bench_result {
   int runs, warmup;
   double *times;                  /* wall seconds of each run */
   double mean, stddev, median, min, max;
+  double user, system;            /* mean CPU seconds of a run */
 } cli_bench_result;
 
 /* ---- cli_baseline.c: a saved baseline ---- */

@@ -82,10 +82,17 @@ void cli_bench_text(FILE *out, const cli_bench_run *r) {
       continue;
     }
     cli_percent(pct, sizeof pct, r->before[i]->count, x->count_max);
-    fprintf(out, "%14" PRId64 " %14" PRId64 " %+14" PRId64 " %9s  %-11s  %s\n",
+    fprintf(out, "%14" PRId64 " %14" PRId64 " %+14" PRId64 " %9s  %-11s  %s",
             r->before[i]->count, x->count_max,
             x->count_max - r->before[i]->count, pct, verdict(r, i),
             x->item->name);
+    if (x->item->threshold >= 0 || x->item->min_change >= 0) {
+      cli_gate g;
+      cli_bench_gate(r, i, &g);  /* the suite's own limits */
+      fprintf(out, "  (threshold %g%%, min-change %" PRId64 ")", g.threshold,
+              g.min_change);
+    }
+    fputc('\n', out);
   }
   for (k = cli_bench_removed(r, 0); k >= 0; k = cli_bench_removed(r, k + 1))
     fprintf(out, "%14" PRId64 " %14s %14s %9s  %-11s  %s\n",
@@ -326,6 +333,10 @@ void cli_bench_export_json(FILE *out, const cli_bench_run *r) {
     json_num(out, x->stddev);
     fputs(",\n      \"median\": ", out);
     json_num(out, x->median);
+    fputs(",\n      \"user\": ", out);
+    json_num(out, x->user);
+    fputs(",\n      \"system\": ", out);
+    json_num(out, x->system);
     fputs(",\n      \"min\": ", out);
     json_num(out, x->min);
     fputs(",\n      \"max\": ", out);

@@ -3,7 +3,7 @@
 ** profile --format json) function by function, matched by name and file
 ** (lraf_profile_diff_*), sorted by absolute change, with their
 ** similarity and the functions added, removed or moved; as text,
-** Markdown (a PR comment) or JSON.  With a gate (--threshold,
+** Markdown (a PR comment), JSON or a differential flame graph (SVG).  With a gate (--threshold,
 ** --min-change, --fail-on; cli_gate.c) exit status 5 when the total or
 ** a function regressed past it; 2 for bad usage or input.
 */
@@ -253,7 +253,11 @@ static int report(const lraf_profile_diff *d, const cli_args *a,
   count_rows(&v);
   if (format == 1) write_markdown(&v);
   else if (format == 2) write_json(&v);
-  else write_text(&v);
+  else if (format == 3) {
+    lraf_error err;
+    if (lraf_profile_diff_write_svg(d, stdout, &err) != LRAF_OK)
+      return cli_report(&err);
+  } else write_text(&v);
   report_fails(&v);
   if (fflush(stdout) != 0 || ferror(stdout))
     return cli_error("lraf diff: cannot write the report");
@@ -269,7 +273,17 @@ int cli_diff(int argc, char **argv) {
   lraf_error err;
   int rc = cli_parse(cmd, argc, argv, &a), i, format;
   if (rc != CLI_OK) return rc == CLI_HELP ? CLI_OK : rc;
-  if ((format = cli_report_format(&a, "diff")) < 0) return CLI_EUSAGE;
+  if (a.format != NULL && strcmp(a.format, "svg") == 0) {
+    format = 3;
+  } else if (a.format != NULL && strcmp(a.format, "text") != 0 &&
+             strcmp(a.format, "markdown") != 0 &&
+             strcmp(a.format, "json") != 0) {
+    cli_error("lraf diff --format needs text, markdown, json or svg, not "
+              "'%s'", a.format);
+    return CLI_EUSAGE;
+  } else {
+    format = cli_report_format(&a, "diff");
+  }
   if (a.noperands != 2) {
     cli_error("lraf diff needs two JSON profiles");
     cli_usage(stderr, cmd);

@@ -1324,6 +1324,13 @@ LRAF_API const char *lraf_profile_diff_model(const lraf_profile_diff *d,
 /* The change from before to after in percent: 0 when equal, +HUGE_VAL
    when before is 0. */
 LRAF_API double lraf_profile_change_percent(int64_t before, int64_t after);
+/* The differential flame graph as SVG: the second profile's
+   calling-context tree, each frame red when its self count grew since
+   the first profile, blue when it shrank (deeper for a larger change),
+   with the interactive SVG's zoom and search (docs/profiling.md).
+   LRAF_EIO when writing fails. */
+LRAF_API lraf_status lraf_profile_diff_write_svg(const lraf_profile_diff *d,
+                                                 FILE *out, lraf_error *err);
 LRAF_API void lraf_profile_diff_free(lraf_profile_diff *d);
 
 #endif

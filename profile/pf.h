@@ -147,6 +147,26 @@ lraf_status pf_write(const pf_profile *P, pf_format fmt, int top, FILE *out,
                      lraf_error *err);
 void pf_write_svg(const pf_profile *P, FILE *out);
 
+/* ---- pf_svg.c: flame graphs ---- */
+/* A tree of boxes: box 0 is the root, parent[i] < i (children in
+   order), width[i] the box's inclusive units (the root's is the
+   total).  describe gives box i's name, the hover text after it and
+   its fill colour. */
+typedef struct pf_flame {
+  const char *title, *subtitle;
+  int n;
+  const int *parent;
+  const int64_t *width;
+  void (*describe)(const void *ud, int i, char *name, size_t nsize,
+                   char *info, size_t isize, int rgb[3]);
+  const void *ud;
+} pf_flame;
+/* The interactive SVG (click to zoom, reset, search). */
+void pf_svg_flame(const pf_flame *F, FILE *out);
+/* s as XML text (at most max bytes of it; bytes outside printable
+   ASCII become '?'). */
+void pf_svg_text(FILE *out, const char *s, size_t max);
+
 /* ---- pf_json.c: reading a JSON profile back (for lraf diff) ---- */
 typedef struct pf_entry {
   char *frame;
@@ -155,11 +175,19 @@ typedef struct pf_entry {
   int line;             /* line defined; -1 for C functions or none */
   int is_c;
 } pf_entry;
+/* A node of the calling-context tree: fn indexes e (-1: the root),
+   parent an earlier node (-1: the root). */
+typedef struct pf_tnode {
+  int fn, parent;
+  int64_t calls, self, incl;
+} pf_tnode;
 typedef struct pf_read {
   char model[96];
   int64_t total;
   pf_entry *e;
   int n;
+  pf_tnode *t;          /* the tree, when the profile has one */
+  int nt;
 } pf_read;
 /* Parse text as a JSON profile written by pf_write; errors name the
    byte offset and what was expected. */
@@ -180,10 +208,12 @@ typedef struct pf_diffrow {
   int64_t before, after;
   int in_before, in_after;     /* present in a, in b */
   int line_before, line_after; /* lines defined (differ: it moved) */
+  int ia, ib;                  /* an entry of a, of b (-1: none) */
 } pf_diffrow;
 typedef struct pf_diff {
   pf_diffrow *row;   /* sorted by absolute change, then frame */
   int n;
+  int *arow, *brow;  /* each entry of a, of b: its row */
   int64_t before, after;
   double similarity; /* weighted cosine, see pf_diff.c */
 } pf_diff;
@@ -192,5 +222,12 @@ lraf_status pf_diff_make(const pf_read *a, const pf_read *b, pf_diff *d,
 /* The change of before -> after in percent (+inf / -100 at the ends). */
 double pf_diff_percent(int64_t before, int64_t after);
 void pf_diff_free(pf_diff *d);
+
+/* ---- pf_diffsvg.c: the differential flame graph ---- */
+/* b's calling-context tree, each box coloured by the change of its
+   self count since a (matched by the path of matched functions from
+   the root): red for growth, blue for shrinkage, deeper for larger. */
+void pf_diff_svg(const pf_read *a, const pf_read *b, const pf_diff *d,
+                 const char *name_a, const char *name_b, FILE *out);
 
 #endif

@@ -43,6 +43,7 @@ typedef struct item {
   int line;
   int64_t self;
   const pf_entry *e;
+  int idx;           /* e's index */
 } item;
 
 static int by_key(const void *a, const void *b) {
@@ -122,8 +123,9 @@ static void free_items(item *it, int n) {
 }
 
 /* r's functions keyed, sorted by key and line, equal ones summed (b is
-   the other profile when r is the first: its files are followed). */
-static item *items(const pf_read *r, const pf_read *b, int *n) {
+   the other profile when r is the first: its files are followed); rep:
+   each entry's index, or the index of the entry it was summed into. */
+static item *items(const pf_read *r, const pf_read *b, int *n, int *rep) {
   item *it = malloc(((size_t)r->n + 1) * sizeof *it);
   int i, k = 0;
   if (it == NULL) return NULL;
@@ -135,6 +137,8 @@ static item *items(const pf_read *r, const pf_read *b, int *n) {
     it[i].line = e->name && e->source && !e->is_c ? e->line : -1;
     it[i].self = e->self;
     it[i].e = e;
+    it[i].idx = i;
+    rep[i] = i;
     if (it[i].key == NULL) { free_items(it, i); return NULL; }
   }
   qsort(it, (size_t)r->n, sizeof *it, by_key);
@@ -142,6 +146,7 @@ static item *items(const pf_read *r, const pf_read *b, int *n) {
     if (k > 0 && by_key(&it[k - 1], &it[i]) == 0) {
       it[k - 1].self = it[i].self > INT64_MAX - it[k - 1].self  /* >= 0 */
                        ? INT64_MAX : it[k - 1].self + it[i].self;
+      rep[it[i].idx] = it[k - 1].idx;
       free(it[i].key);
     } else {
       it[k++] = it[i];
@@ -160,6 +165,8 @@ static pf_diffrow *add_row(pf_diff *d, const item *x, const item *y) {
   r->in_after = y != NULL;
   r->line_before = x ? x->line : -1;
   r->line_after = y ? y->line : -1;
+  r->ia = x ? x->idx : -1;
+  r->ib = y ? y->idx : -1;
   return r;
 }
 
@@ -225,13 +232,34 @@ static double cosine(const pf_diff *d) {
   return qa > 0 && qb > 0 ? dot / (sqrt(qa) * sqrt(qb)) : qa == qb ? 1.0 : 0;
 }
 
+/* Each entry's row, through rep (items) to the entry that has a row. */
+static void map_rows(const pf_diff *d, int *arow, const int *arep, int na,
+                     int *brow, const int *brep, int nb) {
+  int r, i;
+  for (i = 0; i < na; i++) arow[i] = -1;
+  for (i = 0; i < nb; i++) brow[i] = -1;
+  for (r = 0; r < d->n; r++) {
+    if (d->row[r].ia >= 0) arow[d->row[r].ia] = r;
+    if (d->row[r].ib >= 0) brow[d->row[r].ib] = r;
+  }
+  for (i = 0; i < na; i++) arow[i] = arow[arep[i]];
+  for (i = 0; i < nb; i++) brow[i] = brow[brep[i]];
+}
+
 lraf_status pf_diff_make(const pf_read *a, const pf_read *b, pf_diff *d,
                          lraf_error *err) {
   int na = 0, nb = 0, i = 0, j = 0, ok = 1;
-  item *ia = items(a, b, &na), *ib = items(b, NULL, &nb);
+  int *arep = malloc(((size_t)a->n + 1) * sizeof *arep);
+  int *brep = malloc(((size_t)b->n + 1) * sizeof *brep);
+  item *ia = arep ? items(a, b, &na, arep) : NULL;
+  item *ib = brep ? items(b, NULL, &nb, brep) : NULL;
   memset(d, 0, sizeof *d);
   d->row = malloc(((size_t)a->n + (size_t)b->n + 1) * sizeof *d->row);
-  if (ia == NULL || ib == NULL || d->row == NULL) ok = 0;
+  d->arow = malloc(((size_t)a->n + 1) * sizeof *d->arow);
+  d->brow = malloc(((size_t)b->n + 1) * sizeof *d->brow);
+  if (ia == NULL || ib == NULL || d->row == NULL || d->arow == NULL ||
+      d->brow == NULL)
+    ok = 0;
   while (ok && (i < na || j < nb)) {
     int c = i >= na ? 1 : j >= nb ? -1 : strcmp(ia[i].key, ib[j].key);
     int ei = i, ej = j;
@@ -246,15 +274,18 @@ lraf_status pf_diff_make(const pf_read *a, const pf_read *b, pf_diff *d,
   free_items(ia, na);
   free_items(ib, nb);
   if (!ok) {
-    free(d->row);
-    d->row = NULL;
-    d->n = 0;
+    free(arep);
+    free(brep);
+    pf_diff_free(d);
     return err_fail(err, LRAF_EMEM, "lraf diff: out of memory");
   }
   d->before = a->total;
   d->after = b->total;
   d->similarity = cosine(d);
   qsort(d->row, (size_t)d->n, sizeof *d->row, by_change);
+  map_rows(d, d->arow, arep, a->n, d->brow, brep, b->n);
+  free(arep);
+  free(brep);
   return LRAF_OK;
 }
 
@@ -266,6 +297,9 @@ double pf_diff_percent(int64_t before, int64_t after) {
 
 void pf_diff_free(pf_diff *d) {
   free(d->row);
+  free(d->arow);
+  free(d->brow);
+  d->arow = d->brow = NULL;
   d->row = NULL;
   d->n = 0;
 }
@@ -275,6 +309,7 @@ void pf_diff_free(pf_diff *d) {
 struct lraf_profile_diff {
   pf_read a, b;
   pf_diff d;
+  char name_a[256], name_b[256];
 };
 
 lraf_status lraf_profile_diff_new(const char *a, size_t a_len,
@@ -299,7 +334,17 @@ lraf_status lraf_profile_diff_new(const char *a, size_t a_len,
     free(D);
     return st;
   }
+  snprintf(D->name_a, sizeof D->name_a, "%s", a_name ? a_name : "a");
+  snprintf(D->name_b, sizeof D->name_b, "%s", b_name ? b_name : "b");
   *out = D;
+  return LRAF_OK;
+}
+
+lraf_status lraf_profile_diff_write_svg(const lraf_profile_diff *D,
+                                        FILE *out, lraf_error *err) {
+  pf_diff_svg(&D->a, &D->b, &D->d, D->name_a, D->name_b, out);
+  if (fflush(out) != 0 || ferror(out))
+    return err_fail(err, LRAF_EIO, "lraf diff: write error");
   return LRAF_OK;
 }
 

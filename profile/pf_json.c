@@ -1,7 +1,8 @@
 /*
 ** pf_json.c - reading a JSON profile back (lraf diff): a strict JSON
 ** parser (RFC 8259; nesting at most 64 deep) that keeps the model, the
-** total and each function's frame and self count.  Any input gets
+** total, each function's frame and self count, and the calling-context
+** tree (for the differential flame graph).  Any input gets
 ** either a profile or an error naming the file, the byte offset and
 ** what was expected there.
 */
@@ -322,10 +323,72 @@ static void functions(parser *p) {
   }
 }
 
+/* One element of "tree": "function", "parent", "calls", "self" and
+   "inclusive" (checked against the functions and the nodes before it
+   at the end). */
+static void tree_node(parser *p) {
+  pf_tnode t = {-2, -2, 0, 0, 0};
+  if (!expect(p, '{')) return;
+  if (peek(p) != '}') {
+    for (;;) {
+      char *key = string(p);
+      if (key == NULL || !expect(p, ':')) { free(key); break; }
+      if (strcmp(key, "function") == 0) t.fn = integer(p, "\"function\"");
+      else if (strcmp(key, "parent") == 0)
+        t.parent = integer(p, "\"parent\"");
+      else if (strcmp(key, "calls") == 0) t.calls = count(p, "\"calls\"");
+      else if (strcmp(key, "self") == 0) t.self = count(p, "\"self\"");
+      else if (strcmp(key, "inclusive") == 0)
+        t.incl = count(p, "\"inclusive\"");
+      else value(p, 2);
+      free(key);
+      if (p->failed) break;
+      if (peek(p) == ',') { p->i++; continue; }
+      break;
+    }
+  }
+  if (!p->failed && expect(p, '}') && (t.fn == -2 || t.parent == -2))
+    fail(p, "a tree node needs \"function\" and \"parent\"");
+  if (p->failed) return;
+  {
+    pf_tnode *a = realloc(p->out->t, ((size_t)p->out->nt + 1) * sizeof *a);
+    if (a == NULL) { fail(p, "out of memory"); return; }
+    p->out->t = a;
+    a[p->out->nt++] = t;
+  }
+}
+
+static void tree(parser *p) {
+  if (!expect(p, '[')) return;
+  if (peek(p) == ']') { p->i++; return; }
+  for (;;) {
+    tree_node(p);
+    if (p->failed) return;
+    if (peek(p) == ',') { p->i++; continue; }
+    expect(p, ']');
+    return;
+  }
+}
+
+/* The tree's root first (function and parent -1), every other node
+   after its parent, naming a function of the profile. */
+static void check_tree(parser *p) {
+  int i;
+  for (i = 0; i < p->out->nt && !p->failed; i++) {
+    const pf_tnode *t = &p->out->t[i];
+    if (i == 0 ? t->fn != -1 || t->parent != -1
+               : t->parent < 0 || t->parent >= i || t->fn < 0 ||
+                 t->fn >= p->out->n)
+      fail(p, "tree node %d: %s", i, i == 0 ? "the root needs \"function\" "
+           "and \"parent\" -1" : "\"parent\" must be an earlier node and "
+           "\"function\" a function of the profile");
+  }
+}
+
 lraf_status pf_read_json(const char *text, size_t len, const char *name,
                          pf_read *out, lraf_error *err) {
   parser p;
-  int have_format = 0, have_functions = 0, have_total = 0;
+  int have_format = 0, have_functions = 0, have_total = 0, have_tree = 0;
   memset(out, 0, sizeof *out);
   memset(&p, 0, sizeof p);
   p.s = text;
@@ -353,6 +416,9 @@ lraf_status pf_read_json(const char *text, size_t len, const char *name,
       } else if (strcmp(key, "functions") == 0 && !have_functions) {
         functions(&p);
         have_functions = 1;
+      } else if (strcmp(key, "tree") == 0 && !have_tree) {
+        tree(&p);
+        have_tree = 1;
       } else {
         value(&p, 1);
       }
@@ -364,6 +430,7 @@ lraf_status pf_read_json(const char *text, size_t len, const char *name,
   }
   if (!p.failed) expect(&p, '}');
   if (!p.failed && peek(&p) != -1) fail(&p, "text after the profile");
+  if (!p.failed) check_tree(&p);
   if (!p.failed && (!have_format || !have_functions || !have_total))
     fail(&p, "not an lraf profile (it needs \"format\": \"lraf-profile\", "
          "\"total\" and \"functions\")");
@@ -378,6 +445,8 @@ void pf_read_free(pf_read *r) {
   int i;
   for (i = 0; i < r->n; i++) entry_free(&r->e[i]);
   free(r->e);
+  free(r->t);
   r->e = NULL;
-  r->n = 0;
+  r->t = NULL;
+  r->n = r->nt = 0;
 }

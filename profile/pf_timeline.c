@@ -388,10 +388,15 @@ static size_t interval_rates(const pf_tl_sample *s, size_t n, double *r,
    interval tens of microseconds, so most intervals ran undisturbed and
    their median is near the rate; an interval that held a preemption is
    many times slower.  The rate is the count over the time of the
-   intervals at least half as fast as the median: the time of the
+   intervals at least half as fast as the median, or that lost less
+   than SOLO_JITTER against it: the time of the
    undisturbed ones, their slow ones (a cold cache after a switch, a
    collection, the clock reads) included, which a median would leave
-   out. */
+   out.  An interval a fraction of whose count belongs to its neighbour
+   (counts that waited at a coroutine switch, blocks charged ahead) is
+   slow by less than SOLO_JITTER, and stays in. */
+#define SOLO_JITTER 100e-6   /* s: less lost than this is no preemption */
+
 static double solo_rate(const pf_tl_sample *s, size_t n) {
   double *r = malloc((n ? n : 1) * 3 * sizeof *r), *nn, *dt;
   double median, count = 0, time = 0;
@@ -405,11 +410,13 @@ static double solo_rate(const pf_tl_sample *s, size_t n) {
     return 0;
   }
   median = select_kth(r, k, (k - 1) / 2);   /* reorders r only */
-  for (i = 0; i < k; i++)
-    if (nn[i] >= median / 2 * dt[i]) {
+  for (i = 0; i < k; i++) {
+    double lost = dt[i] - nn[i] / median;
+    if (lost <= SOLO_JITTER || lost <= nn[i] / median) {
       count += nn[i];
       time += dt[i];
     }
+  }
   free(r);
   return time > 0 ? count / time : median;
 }

@@ -25,6 +25,7 @@ typedef struct key_entry {
 struct lraf_keys {
   key_entry *v;
   int n, cap;
+  uint64_t *words;   /* the hashes packed, 4 words each, for the lookup */
 };
 
 static const char hexdigits[] = "0123456789abcdef";
@@ -88,7 +89,7 @@ static lraf_status parse_line(lraf_keys *k, const char *name, int lineno,
                               const char *s, size_t n, lraf_error *err) {
   const char *f[3];
   size_t flen[3], i;
-  int nf = 0, j;
+  int nf = 0;
   key_entry e;
   if (n > 0 && s[n - 1] == '\r') n--;
   for (i = 0; i < n && nf < 3;) {
@@ -116,10 +117,6 @@ static lraf_status parse_line(lraf_keys *k, const char *name, int lineno,
     return sv_fail(err, LRAF_EFORMAT, "%s:%d: the key's hash is not "
                    "sha256: and 64 hex digits (lraf key hash TENANT prints "
                    "the line)", name, lineno);
-  for (j = 0; j < k->n; j++)
-    if (memcmp(k->v[j].hash, e.hash, SV_SHA256_SIZE) == 0)
-      return sv_fail(err, LRAF_EFORMAT, "%s:%d: the same key as line %d",
-                     name, lineno, k->v[j].line);
   memcpy(e.tenant, f[0], flen[0]);
   e.tenant[flen[0]] = '\0';
   e.line = lineno;
@@ -131,6 +128,43 @@ static lraf_status parse_line(lraf_keys *k, const char *name, int lineno,
     k->cap = cap;
   }
   k->v[k->n++] = e;
+  return LRAF_OK;
+}
+
+static int by_hash(const void *a, const void *b) {
+  const key_entry *x = *(const key_entry *const *)a;
+  const key_entry *y = *(const key_entry *const *)b;
+  int c = memcmp(x->hash, y->hash, SV_SHA256_SIZE);
+  return c != 0 ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Refuse a key given twice (the first repeat in the file is named), and
+   pack the hashes for the lookup. */
+static lraf_status finish(lraf_keys *k, const char *name, lraf_error *err) {
+  const key_entry **sorted;
+  int i, line = 0, first = 0;
+  if (k->n == 0) return LRAF_OK;
+  sorted = malloc((size_t)k->n * sizeof *sorted);
+  k->words = malloc((size_t)k->n * SV_SHA256_SIZE);
+  if (sorted == NULL || k->words == NULL) {
+    free(sorted);
+    return sv_fail(err, LRAF_EMEM, "out of memory");
+  }
+  for (i = 0; i < k->n; i++) {
+    sorted[i] = &k->v[i];
+    memcpy(k->words + 4 * i, k->v[i].hash, SV_SHA256_SIZE);
+  }
+  qsort(sorted, (size_t)k->n, sizeof *sorted, by_hash);
+  for (i = 1; i < k->n; i++)
+    if (memcmp(sorted[i - 1]->hash, sorted[i]->hash, SV_SHA256_SIZE) == 0 &&
+        (line == 0 || sorted[i]->line < line)) {
+      line = sorted[i]->line;
+      first = sorted[i - 1]->line;
+    }
+  free(sorted);
+  if (line > 0)
+    return sv_fail(err, LRAF_EFORMAT, "%s:%d: the same key as line %d",
+                   name, line, first);
   return LRAF_OK;
 }
 
@@ -159,6 +193,7 @@ lraf_status lraf_keys_parse(const char *text, size_t len, const char *name,
     st = parse_line(k, name, lineno, text + at, n, err);
     at += n + 1;
   }
+  if (st == LRAF_OK) st = finish(k, name, err);
   if (st == LRAF_OK && k->n == 0)
     st = sv_fail(err, LRAF_EFORMAT, "%s: no keys (lines TENANT sha256:HASH; "
                  "lraf key hash TENANT prints one)", name);
@@ -221,14 +256,17 @@ lraf_status lraf_keys_load(const char *path, lraf_keys **out,
 const char *lraf_keys_tenant(const lraf_keys *k, const char *key,
                              size_t len) {
   uint8_t h[SV_SHA256_SIZE];
-  int i, found = -1;
-  if (k == NULL || key == NULL) return NULL;
+  uint64_t w[4], found = UINT64_MAX, i;
+  if (k == NULL || key == NULL || k->words == NULL) return NULL;
   sv_sha256(key, len, h);
-  for (i = 0; i < k->n; i++) {
-    int mask = -(int)same(k->v[i].hash, h);   /* all ones on a match */
+  memcpy(w, h, sizeof w);
+  for (i = 0; i < (uint64_t)k->n; i++) {
+    const uint64_t *e = k->words + 4 * i;
+    uint64_t d = (e[0] ^ w[0]) | (e[1] ^ w[1]) | (e[2] ^ w[2]) | (e[3] ^ w[3]);
+    uint64_t mask = ((d | (0 - d)) >> 63) - 1;   /* all ones on a match */
     found = (found & ~mask) | (i & mask);
   }
-  return found >= 0 ? k->v[found].tenant : NULL;
+  return found != UINT64_MAX ? k->v[found].tenant : NULL;
 }
 
 int lraf_keys_count(const lraf_keys *k) { return k != NULL ? k->n : 0; }
@@ -236,5 +274,6 @@ int lraf_keys_count(const lraf_keys *k) { return k != NULL ? k->n : 0; }
 void lraf_keys_free(lraf_keys *k) {
   if (k == NULL) return;
   free(k->v);
+  free(k->words);
   free(k);
 }

@@ -2,7 +2,8 @@
 ** fuzz_pfjson.c - libFuzzer target: lraf diff's JSON profile reader
 ** (pf_read_json) on arbitrary bytes.  Refused input must come with a
 ** message naming the byte offset; an accepted profile must diff with
-** itself to similarity 1 (or 0 rows of counts) without a change.
+** itself to similarity 1 (or 0 rows of counts) without a change, and
+** its differential flame graph (SVG, to /dev/null) must not crash.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fprintf(stderr, "fuzz_pfjson: similarity %g with itself\n",
               d.similarity);
       abort();
+    }
+    {
+      static FILE *null;
+      if (null == NULL) null = fopen("/dev/null", "w");
+      if (null != NULL) pf_diff_svg(&r, &r, &d, "a<&\"", "b", null);
     }
     pf_diff_free(&d);
   }

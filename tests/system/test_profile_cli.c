@@ -444,6 +444,54 @@ static void test_callgrind_recursion(void **state) {
   assert_int_equal(atoll(p + 3), annotated(ann, ":merge ("));
   checked++;
   assert_int_equal(checked, 2);
+  /* every callee: its call lines add up to its inclusive count (no
+     mutual recursion here), and a Lua caller's call lines are at a line
+     of the call (after the line where the caller is defined) */
+  {
+    const char *fn = NULL, *q;
+    char callees[16][160];
+    long long sums[16];
+    int ncallee = 0, k;
+    for (q = cg; (q = strchr(q, '\n')) != NULL; ) {
+      q++;
+      if (strncmp(q, "fn=", 3) == 0) fn = q + 3;
+      if (strncmp(q, "cfn=", 4) == 0) {
+        const char *end = strchr(q, '\n'), *cost;
+        char name[160];
+        long long line;
+        assert_non_null(end);
+        assert_true((size_t)(end - q - 4) < sizeof name);
+        memcpy(name, q + 4, (size_t)(end - q - 4));
+        name[end - q - 4] = '\0';
+        assert_true(strncmp(end + 1, "calls=", 6) == 0);
+        cost = strchr(end + 1, '\n') + 1;
+        line = atoll(cost);
+        assert_non_null(fn);
+        if (strncmp(fn, "[C]", 3) != 0) {
+          const char *def = strstr(fn, ".lua:");
+          assert_non_null(def);
+          if (line <= atoll(def + 5))
+            fail_msg("the call of %s from %.40s is at line %lld", name, fn,
+                     line);
+        }
+        for (k = 0; k < ncallee && strcmp(callees[k], name) != 0; k++) {}
+        if (k == ncallee) {
+          assert_true(ncallee < 16);
+          snprintf(callees[ncallee], sizeof callees[0], "%s", name);
+          sums[ncallee++] = 0;
+        }
+        sums[k] += atoll(strchr(cost, ' ') + 1);
+      }
+    }
+    assert_true(ncallee >= 5);
+    for (k = 0; k < ncallee; k++) {
+      char key[200];
+      snprintf(key, sizeof key, ":%.160s\n", callees[k]);
+      print_message("%s: call lines %lld, inclusive %lld\n", callees[k],
+                    sums[k], annotated(ann, key));
+      assert_int_equal(sums[k], annotated(ann, key));
+    }
+  }
   free(cg);
   free(ann);
 }

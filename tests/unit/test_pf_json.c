@@ -72,6 +72,7 @@ static void test_roundtrip(void **state) {
   char *text = json_of(P, &len);
   pf_read r;
   lraf_error err;
+  int i;
   (void)state;
   if (pf_read_json(text, len, "t.json", &r, &err) != LRAF_OK)
     fail_msg("%s\n%s", err.message, text);
@@ -82,6 +83,15 @@ static void test_roundtrip(void **state) {
   assert_int_equal(r.e[0].self, 10);
   assert_string_equal(r.e[2].frame, "g \"quoted\"\n\x01\xff (m.lua:7)");
   assert_int_equal(r.e[2].self, 200);
+  /* the tree, node for node */
+  assert_int_equal(r.nt, P->nnode);
+  for (i = 0; i < r.nt; i++) {
+    assert_int_equal(r.t[i].fn, P->node[i].fn);
+    assert_int_equal(r.t[i].parent, i == 0 ? -1 : P->node[i].parent);
+    assert_int_equal(r.t[i].self, P->node[i].self);
+    assert_int_equal(r.t[i].incl, P->node[i].incl);
+    assert_int_equal(r.t[i].calls, P->node[i].calls);
+  }
   pf_read_free(&r);
   free(text);
   pf_free(P);
@@ -135,6 +145,19 @@ static void test_bad_input(void **state) {
       " \"x\": 1e}", "exponent");
   bad("{\"format\": \"lraf-profile\", \"total\": 1, \"functions\": []} x",
       "text after");
+  bad("{\"format\": \"lraf-profile\", \"total\": 1, \"functions\": [], "
+      "\"tree\": [{\"function\": 0, \"parent\": -1}]}", "tree node 0");
+  bad("{\"format\": \"lraf-profile\", \"total\": 1, \"functions\": "
+      "[{\"frame\": \"a\", \"self\": 1}], \"tree\": [{\"function\": -1, "
+      "\"parent\": -1}, {\"function\": 0, \"parent\": 1}]}", "tree node 1");
+  bad("{\"tree\": [{\"function\": -1, \"parent\": -1}, {\"function\": 1, "
+      "\"parent\": 0}], \"format\": \"lraf-profile\", \"total\": 1, "
+      "\"functions\": [{\"frame\": \"a\", \"self\": 1}]}", "tree node 1");
+  bad("{\"format\": \"lraf-profile\", \"total\": 1, \"functions\": [], "
+      "\"tree\": [{\"parent\": -1}]}", "needs \"function\" and \"parent\"");
+  bad("{\"format\": \"lraf-profile\", \"total\": 1, \"functions\": [], "
+      "\"tree\": [{\"function\": -1, \"parent\": -1, \"self\": -3}]}",
+      "\"self\" must be an integer");
   bad("{\"format\": \"lraf-profile\", \"total\": 1, \"functions\": "
       "[{\"frame\": \"abc", "unterminated string");
   memset(deep, '[', sizeof deep - 1);

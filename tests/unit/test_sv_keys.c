@@ -153,6 +153,18 @@ static void test_keys_errors(void **state) {
   expect_error(text, "t.keys:1:", "64 hex digits");
   snprintf(text, sizeof text, "a %s\n# x\nb %s\n", h, h);
   expect_error(text, "t.keys:3:", "the same key as line 1");
+  {
+    /* the first repeat in the file is named, whatever the hashes' order */
+    char h2[LRAF_KEY_HASH_SIZE], h3[LRAF_KEY_HASH_SIZE];
+    lraf_key_hash("k2", 2, h2);
+    lraf_key_hash("k3", 2, h3);
+    snprintf(text, sizeof text, "a %s\nb %s\nc %s\nd %s\ne %s\nf %s\n",
+             h2, h3, h, h3, h2, h3);
+    expect_error(text, "t.keys:4:", "the same key as line 2");
+    snprintf(text, sizeof text, "a %s\nb %s\nc %s\nd %s\n", h3, h2, h,
+             h2);
+    expect_error(text, "t.keys:4:", "the same key as line 2");
+  }
   /* a NUL byte: not a text file */
   memcpy(text, "a\0b\n", 4);
   memset(&err, 0, sizeof err);

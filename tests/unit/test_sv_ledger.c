@@ -147,6 +147,51 @@ static void test_quota_across_reopen(void **state) {
   lraf_manager_release(root);
 }
 
+/* Reservations: taken while enough is left, settled with the record
+   (the unused part free again), released whole, and released at the
+   next open when a process left them. */
+static void test_reservations(void **state) {
+  lraf_ledger *l;
+  lraf_error err;
+  lraf_record r;
+  int64_t avail;
+  (void)state;
+  assert_int_equal(lraf_ledger_open(spec, &l, &err), LRAF_OK);
+  assert_int_equal(lraf_ledger_reserve(l, "res", "a", 600, 1000, &avail,
+                                       &err), LRAF_OK);
+  assert_int_equal(avail, 1000);
+  assert_int_equal(lraf_ledger_reserve(l, "res", "b", 500, 1000, &avail,
+                                       &err), LRAF_EQUOTA);
+  assert_int_equal(avail, 400);
+  assert_non_null(strstr(err.message, "400 available"));
+  /* a's record settles it: 1000 - 100 left */
+  fill(&r, "a", "res", 100, 200);
+  r.reserved = 600;
+  assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_OK);
+  assert_int_equal(lraf_ledger_reserve(l, "res", "c", 900, 1000, &avail,
+                                       &err), LRAF_OK);
+  assert_int_equal(avail, 900);
+  assert_int_equal(lraf_ledger_release(l, "res", "c", &err), LRAF_OK);
+  /* a record may not bill past its reservation */
+  fill(&r, "d", "res", 700, 200);
+  r.reserved = 600;
+  assert_int_equal(lraf_ledger_append(l, &r, &err), LRAF_EARG);
+  assert_non_null(strstr(err.message, "reserved"));
+  assert_int_equal(lraf_ledger_reserve(l, "res", "e", 0, 1000, &avail,
+                                       &err), LRAF_EARG);
+  assert_int_equal(lraf_ledger_reserve(l, "res", "e", 5, -1, &avail, &err),
+                   LRAF_EARG);
+  assert_int_equal(avail, -1);
+  /* left by a process that stopped: released when the file opens */
+  assert_int_equal(lraf_ledger_reserve(l, "res", "f", 900, 1000, &avail,
+                                       &err), LRAF_OK);
+  lraf_ledger_close(l);
+  assert_int_equal(lraf_ledger_open(spec, &l, &err), LRAF_OK);
+  assert_int_equal(lraf_ledger_reserve(l, "res", "g", 900, 1000, &avail,
+                                       &err), LRAF_OK);
+  lraf_ledger_close(l);
+}
+
 static void test_errors(void **state) {
   lraf_ledger *l;
   lraf_error err;
@@ -265,6 +310,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_concurrent_and_duplicates),
     cmocka_unit_test(test_quota_across_reopen),
+    cmocka_unit_test(test_reservations),
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_generated_records),
   };

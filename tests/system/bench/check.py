@@ -77,8 +77,8 @@ def main():
         print("jsonschema")
     elif what == "hyperfine":
         for r in d["results"]:
-            for k in ("command", "mean", "stddev", "median", "min", "max",
-                      "times", "exit_codes"):
+            for k in ("command", "mean", "stddev", "median", "user",
+                      "system", "min", "max", "times", "exit_codes"):
                 if k not in r:
                     sys.exit("no %s in a result" % k)
             if len(r["times"]) != len(r["exit_codes"]):
