@@ -76,7 +76,7 @@ LRAVM_SRC := build/lua-lravm
 LRAVM_C   := lapi lcode lctype ldebug ldo ldump lfunc lgc llex lmem lobject \
              lopcodes lparser lstate lstring ltable ltm lundump lvm lzio \
              lauxlib lbaselib lcorolib ldblib liolib lmathlib loadlib loslib \
-             lstrlib ltablib lutf8lib linit ldet
+             lstrlib ltablib lutf8lib linit ldet lacct
 LRAVM_OBJ := $(LRAVM_C:%=$(BUILD)/lua/%.o)
 # Debian's flags for liblua5.4 (debian/rules, src/Makefile), then ours
 # -falign-functions=64: every function of the VM starts a cache line, so
@@ -109,9 +109,11 @@ endif
 $(VM_STAMP):
 	@mkdir -p $(dir $@) && touch $@
 
-# lraf's metered LPeg (docs/cost-model.md, native charging): LPeg 1.0.2 from
-# Debian's lua-lpeg source with runtime/lpeg/lpeg-steps.patch, fetched by
-# runtime/lpeg/fetch.sh into $(LPEG_SRC) and compiled into the library.
+# lraf's metered LPeg (docs/cost-model.md, native charging): LPeg 1.0.2 or
+# 1.1.0 (the installed lua-lpeg's release) from Debian's lua-lpeg source
+# with runtime/lpeg/lpeg-steps-RELEASE.patch, fetched by
+# runtime/lpeg/fetch.sh into $(LPEG_SRC), whose .c files are compiled
+# into the library.
 # $(BUILD)/lpeg.mk records whether that worked (make remakes it first;
 # delete it to fetch again; a missing tool is not recorded): without it,
 # require "lpeg" loads Debian's lpeg.so and a backtracking grammar is a
@@ -197,10 +199,12 @@ $(BUILD)/%.o: %.c $(HEADERS) $(LUA_DEP) | $(VM_STAMP)
 	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@
 
 # ---- the metered LPeg (rt_lpeg.c) ----
-$(BUILD)/lpeg.mk: runtime/lpeg/fetch.sh runtime/lpeg/lpeg-steps.patch tools/apt-source.sh
+$(BUILD)/lpeg.mk: runtime/lpeg/fetch.sh $(wildcard runtime/lpeg/lpeg-steps-*.patch) tools/apt-source.sh
 	@mkdir -p $(dir $@)
 	@runtime/lpeg/fetch.sh $(LPEG_SRC); st=$$?; \
-	if [ $$st = 0 ]; then echo 'LPEG_OBJ := $$(LPEG_C:%=$$(BUILD)/lpeg/%.o)' >$@; \
+	if [ $$st = 0 ]; then \
+	  echo "LPEG_C := $$(cd $(LPEG_SRC) && ls *.c | sed 's/\.c$$//' | tr '\n' ' ')" >$@; \
+	  echo 'LPEG_OBJ := $$(LPEG_C:%=$$(BUILD)/lpeg/%.o)' >>$@; \
 	else echo "lraf: no metered LPeg (above): require 'lpeg' stays Debian's lpeg.so"; \
 	  [ $$st = 2 ] || echo '# runtime/lpeg/fetch.sh failed: no metered LPeg' >$@; fi
 

@@ -17,7 +17,8 @@
 ** Exit status (cli.h): 0 ok, 1 a script failed or called os.exit with
 ** a failure status, or a count differs between runs, 2 usage or bad
 ** input, 3 quota (--limit), 4 memory limit (--memory-limit), 5 a
-** regression past the gate, 7 a baseline of another cost model, lraf
+** regression past the gate or a count above its hard limit (--max-count,
+** a suite's max=), 7 a baseline of another cost model, lraf
 ** version or VM.  os.exit ends a run (the count up to it is kept);
 ** progress is shown on stderr when it is a terminal.
 */
@@ -378,6 +379,7 @@ static int items_of_args(bench_cmd *c, int argc, char **argv, bench_args *args) 
     it->nargs = args->n;
     it->threshold = -1;
     it->min_change = -1;
+    it->max_count = -1;
     if (!cli_bench_name(it->name, sizeof it->name, it->script, it->args,
                         it->nargs) &&
         (c->a.baseline != NULL || c->a.save_baseline != NULL))
@@ -553,7 +555,7 @@ static int write_to(const char *path, void (*fn)(FILE *, const cli_bench_run *),
 }
 
 /* After the runs: compare, report, export, save; an exit status. */
-static int finish(bench_cmd *c, cli_bench_run *r, int differs) {
+static int finish(bench_cmd *c, cli_bench_run *r, int differs, int over) {
   const char *save = c->a.save_baseline;
   int rc = CLI_OK;
   if (c->format == 0) cli_bench_text(stdout, r);
@@ -580,13 +582,27 @@ static int finish(bench_cmd *c, cli_bench_run *r, int differs) {
   if (rc != CLI_OK) return rc;
   if (differs) return CLI_EFAIL;
   if (r->mismatches > 0 && !r->allow_mismatch) return CLI_EMISMATCH;
-  return r->fails > 0 ? CLI_EREGRESS : CLI_OK;
+  return r->fails > 0 || over ? CLI_EREGRESS : CLI_OK;
+}
+
+/* Whether result x is above its hard limit (the suite's max=, else
+   --max-count); says so on stderr. */
+static int over_max(const bench_cmd *c, const cli_bench_result *x,
+                    const char *unit) {
+  int64_t max = x->item->max_count >= 0 ? x->item->max_count
+                                        : c->a.max_count;
+  if (max < 0 || x->count_max <= max) return 0;
+  fflush(stdout);
+  cli_error("%s: %" PRId64 " %s, above its hard limit of %" PRId64 " (%s)",
+            x->item->name, x->count_max, unit, max,
+            x->item->max_count >= 0 ? "the suite's max=" : "--max-count");
+  return 1;
 }
 
 /* The runs of every benchmark; an exit status. */
 static int bench_all(bench_cmd *c, bench_run *b, cli_bench_run *r) {
   lraf_error err;
-  int i, differs = 0;
+  int i, differs = 0, over = 0;
   for (i = 0; i < c->n; i++) {
     const cli_bench_item *it = &c->items[i];
     lraf_status st;
@@ -599,6 +615,7 @@ static int bench_all(bench_cmd *c, bench_run *b, cli_bench_run *r) {
     }
     r->n = i + 1;
     if (c->format == 0) print_result(&r->res[i], r->unit);
+    over += over_max(c, &r->res[i], r->unit);
     if (r->res[i].count_min != r->res[i].count_max) {
       cli_error("the count of %s differs between runs (%" PRId64 " .. %"
                 PRId64 "): %s", it->name, r->res[i].count_min,
@@ -623,7 +640,7 @@ static int bench_all(bench_cmd *c, bench_run *b, cli_bench_run *r) {
                            c->format == 0 ? stdout : stderr))
     return CLI_EUSAGE;
   if (r->base != NULL) cli_bench_judge(r);
-  return finish(c, r, differs);
+  return finish(c, r, differs, over);
 }
 
 int cli_bench(int argc, char **argv) {

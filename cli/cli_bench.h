@@ -45,6 +45,7 @@ typedef struct cli_bench_item {
   int nargs;
   double threshold;    /* percent; < 0: the command line's */
   int64_t min_change;  /* units; < 0: the command line's */
+  int64_t max_count;   /* a hard limit in units; < 0: the command line's */
 } cli_bench_item;
 
 /* ---- cli_suite.c: a suite file ---- */

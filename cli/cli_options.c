@@ -120,8 +120,10 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "gate: ignore changes of fewer than N units"},
   {"--fail-on", KIND_TEXT, "WHAT", 0, 0,
    "gate: fail on regression (default) or any change"},
+  {"--max-count", KIND_COUNT, "N", 0, INT64_MAX,
+   "a hard limit: fail when a count is above N"},
   {"--format", KIND_TEXT, "FORMAT", 0, 0,
-   "text (default), markdown (a PR comment), json; diff: or svg"},
+   "text (default), markdown, json; diff: also svg"},
   {"--timeline", KIND_TEXT, "FILE", 0, 0,
    "when it ran: a trace (JSON) or, FILE.svg, a picture"},
   {"--expect-share", KIND_TEXT, "P", 0, 0,
@@ -173,7 +175,7 @@ static const char *const statuses[] = {
   "the instruction quota (--limit) was exhausted",
   "the memory limit (--memory-limit) was exceeded",
   "a regression: a count grew past the gate (--threshold, --min-change;"
-  " with --fail-on change, any change past it)",
+  " with --fail-on change, any change past it) or above --max-count",
   "a call exceeded its declared cost (--contract)",
   "the baseline was made with another cost model, lraf version or VM"
   " (--allow-mismatch compares anyway)",
@@ -220,7 +222,7 @@ static const cli_command commands[] = {
      CLI_BIT(CLI_OPT_SUITE) |
      CLI_BIT(CLI_OPT_SAVE_BASELINE) | CLI_BIT(CLI_OPT_BASELINE) |
      CLI_BIT(CLI_OPT_BASELINE_DIR) | CLI_BIT(CLI_OPT_ALLOW_MISMATCH) |
-     GATE | CLI_BIT(CLI_OPT_REPORT_FORMAT) | CLI_BIT(CLI_OPT_EXPORT_JSON) |
+     GATE | CLI_BIT(CLI_OPT_MAX_COUNT) | CLI_BIT(CLI_OPT_REPORT_FORMAT) | CLI_BIT(CLI_OPT_EXPORT_JSON) |
      CLI_BIT(CLI_OPT_EXPORT_MARKDOWN) | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_AFTER, "SCRIPT [SCRIPT2] [-- ARGS...] | --suite FILE",
    "run SCRIPT N times in fresh states, with ARGS: its instruction count\n"
@@ -575,6 +577,7 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
       break;
     }
     case CLI_OPT_MIN_CHANGE: a->min_change = n; break;
+    case CLI_OPT_MAX_COUNT: a->max_count = n; break;
     case CLI_OPT_FAIL_ON:
       if (strcmp(v, "regression") == 0) a->fail_on_change = 0;
       else if (strcmp(v, "change") == 0) a->fail_on_change = 1;
@@ -642,6 +645,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a) {
   a->top = -1;
   a->threshold = -1;
   a->min_change = -1;
+  a->max_count = -1;
   for (i = 1; i < argc; i++) {
     const char *arg = argv[i];
     int o;

@@ -62,6 +62,7 @@ typedef enum cli_opt {
   /* gates: lraf diff, lraf bench */
   CLI_OPT_MIN_CHANGE,    /* --min-change N */
   CLI_OPT_FAIL_ON,       /* --fail-on regression|change */
+  CLI_OPT_MAX_COUNT,     /* --max-count N (bench) */
   CLI_OPT_REPORT_FORMAT, /* --format text|markdown|json (diff) */
   CLI_OPT_TIMELINE,      /* --timeline FILE */
   CLI_OPT_EXPECT_SHARE,  /* --expect-share P */
@@ -139,6 +140,7 @@ typedef struct cli_args {
   int64_t top;            /* --top; -1: not said */
   double threshold;       /* --threshold; -1: none */
   int64_t min_change;     /* --min-change; -1: none */
+  int64_t max_count;      /* --max-count; -1: none */
   int fail_on_change;     /* --fail-on change (else regression) */
   int fail_on_set;        /* --fail-on was given */
   int runs;               /* -n; 0: not said */

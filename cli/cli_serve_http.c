@@ -6,9 +6,11 @@
 ** billing's (lraf_billing_run); this file maps its bills to HTTP.
 ** /usage and /metrics read the ledger and the billing's counters.
 ** A request whose framing is ambiguous (two Content-Lengths, one with
-** Transfer-Encoding, a transfer coding other than chunked) is refused
-** with 400 before anything runs, and its connection closed, whatever
-** libmicrohttpd would make of it.
+** Transfer-Encoding, a transfer coding other than chunked) or whose
+** request line is malformed (a target that is not a path, a version
+** other than HTTP/1.0 and 1.1) is refused with 400 before anything
+** runs, and its connection closed, whatever libmicrohttpd would make
+** of it.
 */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -37,7 +39,8 @@ typedef struct conn {
   char *body;
   size_t len, cap;
   int too_big;
-  int refused;     /* answered 400 at its headers (framing) */
+  int refused;     /* answered 400 at its headers (framing, request
+                      line) */
 } conn;
 
 /* A reply under construction. */
@@ -362,22 +365,43 @@ static const char *ambiguous(struct MHD_Connection *c) {
   memset(&f, 0, sizeof f);
   cli_mhd.get_connection_values(c, MHD_HEADER_KIND, note_framing, &f);
   if (f.lengths > 0 && f.codings > 0)
-    return "both Content-Length and Transfer-Encoding";
+    return "ambiguous request framing: both Content-Length and "
+           "Transfer-Encoding";
   if (f.lengths > 1)
-    return f.differ ? "conflicting Content-Length headers"
-                    : "more than one Content-Length header";
-  if (f.codings > 1) return "more than one Transfer-Encoding header";
+    return f.differ ? "ambiguous request framing: conflicting "
+                      "Content-Length headers"
+                    : "ambiguous request framing: more than one "
+                      "Content-Length header";
+  if (f.codings > 1)
+    return "ambiguous request framing: more than one Transfer-Encoding "
+           "header";
   if (f.bad)
-    return f.lengths > 0 ? "a Content-Length that is not a plain number"
-                         : "a transfer coding other than chunked";
+    return f.lengths > 0 ? "ambiguous request framing: a Content-Length "
+                           "that is not a plain number"
+                         : "ambiguous request framing: a transfer coding "
+                           "other than chunked";
   return NULL;
 }
 
-static enum MHD_Result refuse_framing(struct MHD_Connection *c,
-                                      const char *why) {
+/* Why the request line is malformed, or NULL: a target that is not a
+   path (libmicrohttpd ends it at a NUL byte, so one there leaves it
+   empty), or a version other than HTTP/1.0 and HTTP/1.1. */
+static const char *malformed(const char *url, const char *version) {
+  if (url == NULL || url[0] != '/')
+    return "malformed request line: the target is not a path";
+  if (version == NULL || (strcmp(version, "HTTP/1.1") != 0 &&
+                          strcmp(version, "HTTP/1.0") != 0))
+    return "malformed request line: not HTTP/1.0 or HTTP/1.1";
+  return NULL;
+}
+
+/* 400 with what, and the connection closed: what follows the request
+   on it is never read as another request. */
+static enum MHD_Result refuse_request(struct MHD_Connection *c,
+                                      const char *what) {
   char msg[160];
   reply r;
-  snprintf(msg, sizeof msg, "ambiguous request framing: %s\n", why);
+  snprintf(msg, sizeof msg, "%s\n", what);
   memset(&r, 0, sizeof r);
   r.status = 400;
   r.body = msg;
@@ -680,15 +704,15 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c,
                                  size_t *upload_size, void **con_cls) {
   srv *s = cls;
   conn *cn = *con_cls;
-  (void)version;
   if (cn == NULL) {
-    const char *why = ambiguous(c);
+    const char *why = malformed(url, version);
+    if (why == NULL) why = ambiguous(c);
     cn = calloc(1, sizeof *cn);
     if (cn == NULL) return MHD_NO;
     *con_cls = cn;
     if (why != NULL) {
       cn->refused = 1;
-      return refuse_framing(c, why);
+      return refuse_request(c, why);
     }
     return MHD_YES;
   }

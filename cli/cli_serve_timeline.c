@@ -1,7 +1,7 @@
 /*
 ** cli_serve_timeline.c - lraf serve's timeline (cli_serve_timeline.h).
-** A request's phases come from three clocks read at their edges: the
-** HTTP front's when its headers arrived and when its response was
+** A request's phases come from clocks read at their edges: the HTTP
+** front's when it had the whole request and when its response was
 ** ready, the worker's when the handler started and ended (the
 ** response's started and ended).  The delivered share of a tenant over
 ** a window is its requests' instructions against what they would have
@@ -24,14 +24,15 @@
 
 #define TL_WINDOW 1.0          /* seconds: a tenant's window */
 #define TL_MIN_RUN 0.001       /* seconds: the least run to calibrate */
-#define TL_MAX_RECORDS 1000000 /* requests kept for the file */
+#define TL_MAX_RECORDS 250000 /* requests kept for the file (about
+                                 20 MB) */
 #define TL_NAME 130
 
 typedef struct tl_req {        /* a request, for the file */
   double submit, start, end, done, cpu;
   int64_t instructions;
-  int worker, status, tenant;
-  char handler[TL_NAME], id[33];
+  int worker, status, tenant, handler;
+  char id[33];
 } tl_req;
 
 typedef struct tl_win {        /* a tenant's window, for the file */
@@ -135,21 +136,23 @@ static tl_tenant *tenant_of(srv_timeline *tl, const char *name, int *idx) {
   return &tl->tenants[i];
 }
 
-/* The handler's best rate, r taken into account when it ran long
-   enough to tell. */
+/* The handler's best rate, rate taken into account when it ran long
+   enough to tell; *idx its index (-1 when out of memory). */
 static double best_rate(srv_timeline *tl, const char *name, double rate,
-                        double running) {
+                        double running, int *idx) {
   int i;
   size_t cap = (size_t)tl->nhandlers;
   for (i = 0; i < tl->nhandlers; i++)
     if (strcmp(tl->handlers[i].name, name) == 0) break;
   if (i == tl->nhandlers) {
+    *idx = -1;
     if (!grow((void **)&tl->handlers, &cap, cap + 1, sizeof *tl->handlers))
       return rate;
     snprintf(tl->handlers[i].name, TL_NAME, "%s", name);
     tl->handlers[i].best = 0;
     tl->nhandlers++;
   }
+  *idx = i;
   if (running >= TL_MIN_RUN && rate > tl->handlers[i].best)
     tl->handlers[i].best = rate;
   return tl->handlers[i].best > 0 ? tl->handlers[i].best : rate;
@@ -183,9 +186,9 @@ static void close_window(srv_timeline *tl, int k) {
   memset(s, 0, sizeof *s);
 }
 
-static void keep(srv_timeline *tl, const srv_req_times *r, int k) {
+static void keep(srv_timeline *tl, const srv_req_times *r, int k, int h) {
   tl_req *q;
-  if (tl->nreq >= TL_MAX_RECORDS ||
+  if (h < 0 || tl->nreq >= TL_MAX_RECORDS ||
       !grow((void **)&tl->req, &tl->capreq, tl->nreq + 1, sizeof *tl->req)) {
     tl->dropped++;
     return;
@@ -200,7 +203,7 @@ static void keep(srv_timeline *tl, const srv_req_times *r, int k) {
   q->worker = r->worker;
   q->status = r->status;
   q->tenant = k;
-  snprintf(q->handler, TL_NAME, "%s", r->handler);
+  q->handler = h;
   snprintf(q->id, sizeof q->id, "%s", r->request_id ? r->request_id : "");
   if (r->worker + 1 > tl->nworkers) tl->nworkers = r->worker + 1;
 }
@@ -208,7 +211,7 @@ static void keep(srv_timeline *tl, const srv_req_times *r, int k) {
 void srv_timeline_note(srv_timeline *tl, const srv_req_times *r) {
   double running = r->end - r->start;
   tl_tenant *t;
-  int k;
+  int k, h;
   if (tl == NULL || r->tenant == NULL || r->handler == NULL) return;
   pthread_mutex_lock(&tl->lock);
   if ((t = tenant_of(tl, r->tenant, &k)) != NULL) {
@@ -217,15 +220,15 @@ void srv_timeline_note(srv_timeline *tl, const srv_req_times *r) {
       close_window(tl, k);
       t->start = r->start;
     }
+    double rate = running > 0 ? (double)r->instructions / running : 0;
+    double solo = best_rate(tl, r->handler, rate, running, &h);
     if (running > 0) {
-      double rate = (double)r->instructions / running;
-      double solo = best_rate(tl, r->handler, rate, running);
       t->open.instr += (double)r->instructions;
       t->open.at_solo += solo > 0 ? (double)r->instructions / solo : running;
       t->open.running += running;
       t->open.cpu += r->cpu;
     }
-    if (tl->f != NULL) keep(tl, r, k);
+    if (tl->f != NULL) keep(tl, r, k, h);
   }
   pthread_mutex_unlock(&tl->lock);
 }
@@ -285,7 +288,7 @@ static void write_request(FILE *f, const srv_timeline *tl, size_t i) {
   const tl_req *q = &tl->req[i];
   double run = q->end - q->start;
   fprintf(f, ",\n{\"name\": ");
-  json_str(f, q->handler);
+  json_str(f, tl->handlers[q->handler].name);
   fprintf(f, ", \"cat\": \"request\", \"ph\": \"X\", \"pid\": 1, "
           "\"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"tenant\": ",
           q->worker + 1, us(tl, q->start), run > 0 ? run * 1e6 : 0);
@@ -299,7 +302,7 @@ static void write_request(FILE *f, const srv_timeline *tl, size_t i) {
           run > 0 ? q->cpu / run : 0);
   /* the request's phases, an async track per request */
   fprintf(f, ",\n{\"name\": ");
-  json_str(f, q->handler);
+  json_str(f, tl->handlers[q->handler].name);
   fprintf(f, ", \"cat\": \"request\", \"ph\": \"b\", \"pid\": 2, \"tid\": 0, "
           "\"id\": %zu, \"ts\": %.3f, \"args\": {\"tenant\": ", i + 1,
           us(tl, q->submit));
@@ -309,7 +312,7 @@ static void write_request(FILE *f, const srv_timeline *tl, size_t i) {
   phase(f, tl, i + 1, "running", q->start, q->end);
   phase(f, tl, i + 1, "waiting for the ledger", q->end, q->done);
   fprintf(f, ",\n{\"name\": ");
-  json_str(f, q->handler);
+  json_str(f, tl->handlers[q->handler].name);
   fprintf(f, ", \"cat\": \"request\", \"ph\": \"e\", \"pid\": 2, \"tid\": 0, "
           "\"id\": %zu, \"ts\": %.3f}", i + 1,
           us(tl, q->done > q->submit ? q->done : q->submit));

@@ -2,7 +2,7 @@
 ** cli_suite.c - lraf bench --suite FILE: the benchmarks of a suite
 ** file, one a line:
 **
-**   SCRIPT [name=NAME] [threshold=P] [min-change=N] [-- ARGS...]
+**   SCRIPT [name=NAME] [threshold=P] [min-change=N] [max=N] [-- ARGS...]
 **
 ** Words are separated by blanks; '#' starts a comment line; blank lines
 ** are skipped.  A benchmark's name (what its baseline entry is called)
@@ -70,6 +70,10 @@ static lraf_status setting(cli_bench_item *it, char *w, const char *name,
     if ((it->min_change = count_of(eq + 1)) < 0)
       return bad(err, name, line, "min-change= needs a non-negative "
                  "integer (k, M, G allowed), not '%s'", eq + 1);
+  } else if (strcmp(w, "max") == 0) {
+    if ((it->max_count = count_of(eq + 1)) < 0)
+      return bad(err, name, line, "max= needs a non-negative integer (k, "
+                 "M, G allowed), not '%s'", eq + 1);
   } else if (strcmp(w, "name") == 0) {
     if (eq[1] == '\0') return bad(err, name, line, "name= is empty");
     if (strlen(eq + 1) >= sizeof it->name)
@@ -78,7 +82,7 @@ static lraf_status setting(cli_bench_item *it, char *w, const char *name,
     strcpy(it->name, eq + 1);
   } else {
     return bad(err, name, line, "unknown setting '%s=' (threshold=, "
-               "min-change=, name=)", w);
+               "min-change=, max=, name=)", w);
   }
   return LRAF_OK;
 }
@@ -103,6 +107,7 @@ static lraf_status item_of(cli_bench_item *it, char **w, int nw,
   memset(it, 0, sizeof *it);
   it->threshold = -1;
   it->min_change = -1;
+  it->max_count = -1;
   it->script = w[0];
   if (strcmp(w[0], "--") == 0 || strchr(w[0], '=') != NULL)
     return bad(err, name, line, "expected a script first, found '%s'", w[0]);

@@ -25,7 +25,7 @@
 #   exactly that release's tree.  A shared patch that does
 #   change for RELEASE is written as a variant, NAME-RELEASE.patch, and
 #   series-RELEASE names it instead.  The header of a patch (its DEP-3
-#   fields and text, everything before the first "diff ") is kept; a
+#   fields and text, everything before the first "diff " or "--- a/") is kept; a
 #   new patch gets the header of the patch it replaces.
 # push: after editing the tree of PATCH, rebuild the trees of the
 #   patches after it by applying them to it again (a patch that no
@@ -57,7 +57,7 @@ stage() { printf '%s/%02d-%s' "$WORK" "$1" "$(basename "$2" .patch | sed "s/-$re
 # apply FILE to a copy of DIR's src in OUT (no fuzz)
 apply_one() {
   rm -rf "$3" && mkdir -p "$3" && cp -a "$1/src" "$3/src" || return 1
-  grep -q '^diff ' "$2" || return 0  # a new patch: its header only
+  hasdiff "$2" || return 0  # a new patch: its header only
   (cd "$3" && patch -p1 -s --no-backup-if-mismatch <"$2")
 }
 # the diff of two stage trees, as the patches hold it
@@ -68,7 +68,10 @@ tree_diff() {
      sed -e 's#^\(---\|+++\) \([^	]*\)	.*#\1 \2#')
   rm -rf "$WORK/.d"
 }
-header() { sed -n '/^diff /q;p' "$1"; }
+# whether patch $1 has changes (a new patch has its header only); the
+# header ends at the first "diff " line, or "--- a/" in a patch without
+hasdiff() { grep -qE '^(diff |--- a/)' "$1"; }
+header() { sed -nE '/^(diff |--- a\/)/q;p' "$1"; }
 shared() {  # whether another series lists patch $1
   for s in "$PATCHES"/series-*; do
     [ "$s" = "$SERIES" ] && continue
@@ -107,7 +110,7 @@ refresh)
         echo "  $p: unchanged"
       else
         out=$p
-        if grep -q '^diff ' "$PATCHES/$p" && shared "$p"; then
+        if hasdiff "$PATCHES/$p" && shared "$p"; then
           out=$(basename "$p" .patch)-$rel.patch
           sed -i "s#^\([[:space:]]*\)$p\([[:space:]]*\)\$#\1$out\2#" "$SERIES"
         fi

@@ -307,7 +307,7 @@ static void write_proto(lua_State *L, Proto *p, bc_proto *f) {
   p->sizeacctahead = f->sizeahead;
   p->acctentry = (lua_Integer)f->entry;  /* the first block's charge */
   p->acctentrymode = f->entry_mode;
-  if (ah != NULL) G(L)->acct_refunds = 1;  /* the VM looks for refunds */
+  if (ah != NULL) G(L)->acct.refunds = 1;  /* the VM looks for refunds */
 }
 
 static int write_all(lua_State *L) {

@@ -1,7 +1,8 @@
 /*
 ** rt_lpeg.c - lraf's metered LPeg.  With native charging on, require
-** "lpeg" loads the LPeg 1.0.2 built into the library from Debian's
-** lua-lpeg source with runtime/lpeg/lpeg-steps.patch (fetched by
+** "lpeg" loads the LPeg built into the library (1.0.2 or 1.1.0, the
+** installed lua-lpeg's release) from Debian's lua-lpeg source with
+** runtime/lpeg/lpeg-steps-RELEASE.patch (fetched by
 ** runtime/lpeg/fetch.sh, compiled when that succeeded: LRAF_LPEG).  Its
 ** matcher calls the step hook here every 4096 steps and when a match
 ** ends, and the hook charges the steps as native work, so a limit stops

@@ -210,7 +210,7 @@ void rt_pfvm_attach(lua_State *L, void *proto, const bc_proto *f) {
   Proto *p = proto;
   pfl_func *e;
   int i;
-  if (G(L)->acct_prof != event) return;  /* no profile of ours runs on L */
+  if (G(L)->acct.prof != event) return;  /* no profile of ours runs on L */
   S = rt_state(L);
   if ((pl = S->pflines) == NULL) return;
   for (i = 0; i < p->sizep && i < f->sizep; i++)
@@ -244,7 +244,7 @@ void rt_pfvm_attach(lua_State *L, void *proto, const bc_proto *f) {
   else
     strcpy(e->source, "?");
   p->accthits = e->hits;
-  G(L)->acct_lines = 1;  /* OP_ACCT now looks for accthits */
+  G(L)->acct.lines = 1;  /* OP_ACCT now looks for accthits */
   pl->n++;
 }
 

@@ -1,16 +1,17 @@
 #!/bin/sh
-# tests/lpeg/fetch.sh - get LPeg 1.0.2's own test suite (test.lua) and
-# re.lua from Debian's lua-lpeg 1.0.2 source package into DEST (default
+# tests/lpeg/fetch.sh - get LPeg's own test suite (test.lua) and
+# re.lua from Debian's lua-lpeg source package (the installed release,
+# runtime/lpeg/releases.sh) into DEST (default
 # build/lpeg-src), for tests/system/test_lpeg_suite.c.  Nothing fetched
 # here is committed; DEST is a cache, and a second run does nothing.
 #
-# The upstream tarball lua-lpeg_1.0.2.orig.tar.gz comes from
+# The upstream tarball lua-lpeg_RELEASE.orig.tar.gz comes from
 # `apt-get source --download-only lua-lpeg` through the private apt
 # configuration in build/apt that tools/apt-source.sh derives from the
 # machine's own apt sources (also used by lravm/fetch.sh); no host is
 # named here.  That script checks every file against the SHA-256 that
 # Debian's lua-lpeg .dsc lists, and this one checks the tarball once more
-# against the SHA-256 of lua-lpeg_1.0.2-2.dsc below.  Debian applies no
+# against the SHA-256 of the .dsc (runtime/lpeg/releases.sh).  Debian applies no
 # patches to it (debian/patches/series is empty), so these are the files
 # the lua-lpeg package is built from.
 #
@@ -20,10 +21,15 @@
 set -u
 
 DEST=${1:-build/lpeg-src}
-ORIG=lua-lpeg_1.0.2.orig.tar.gz
-SHA256=48d66576051b6c78388faad09b70493093264588fcd0f258ddaab1cdd4a15ffe
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../../runtime/lpeg/releases.sh"
+# the installed lua-lpeg's release (the one Debian's lpeg.so is), else 1.0.2
+rel=$(lpeg_release)
+release "${rel:-1.0.2}" ||
+  { echo "tests/lpeg/fetch.sh: no LPeg $rel in runtime/lpeg/releases.sh" >&2; exit 1; }
 
-if [ -f "$DEST/test.lua" ] && [ -f "$DEST/re.lua" ]; then
+if [ -f "$DEST/test.lua" ] && [ -f "$DEST/re.lua" ] &&
+   grep -qF "$ORIG" "$DEST/SOURCE" 2>/dev/null; then
   exit 0
 fi
 
@@ -37,8 +43,7 @@ mkdir -p "$(dirname "$DEST")" || fail "cannot create $(dirname "$DEST")"
 TMP=$(mktemp -d "$(dirname "$DEST")/lpeg-fetch.XXXXXX") ||
   fail "cannot create a temporary directory"
 
-HERE=$(cd "$(dirname "$0")" && pwd)
-"$HERE/../../tools/apt-source.sh" build/apt "$TMP/dl" lua-lpeg=1.0.2-2 \
+"$HERE/../../tools/apt-source.sh" build/apt "$TMP/dl" "lua-lpeg=$DEB" \
     --download-only ||
   fail "could not download $ORIG (no network? no deb source in apt's configuration?)"
 [ -f "$TMP/dl/$ORIG" ] || fail "apt-get source lua-lpeg left no $ORIG"
@@ -49,10 +54,10 @@ sum=$(sha256sum "$TMP/$ORIG" | cut -d' ' -f1)
 [ "$sum" = "$SHA256" ] ||
   fail "$ORIG from $got has SHA-256 $sum, expected $SHA256"
 
-tar --no-same-owner -xzf "$TMP/$ORIG" -C "$TMP" lpeg-1.0.2/test.lua lpeg-1.0.2/re.lua ||
-  fail "$ORIG has no lpeg-1.0.2/test.lua and re.lua"
+tar --no-same-owner -xzf "$TMP/$ORIG" -C "$TMP" lpeg-$REL/test.lua lpeg-$REL/re.lua ||
+  fail "$ORIG has no lpeg-$REL/test.lua and re.lua"
 mkdir -p "$DEST" || fail "cannot create $DEST"
-mv "$TMP/lpeg-1.0.2/test.lua" "$TMP/lpeg-1.0.2/re.lua" "$DEST/" ||
+mv "$TMP/lpeg-$REL/test.lua" "$TMP/lpeg-$REL/re.lua" "$DEST/" ||
   fail "cannot move the files into $DEST"
 echo "$ORIG (sha256 $SHA256) from $got" >"$DEST/SOURCE"
 rm -rf "$TMP"

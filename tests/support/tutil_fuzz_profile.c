@@ -13,7 +13,8 @@
 **   - callgrind: the summary is the total, and so is the sum of the
 **     cost lines of the fn= blocks (calls= lines excluded);
 **   - svg: well-formed as XML in structure (one svg root, tags nested
-**     and closed, no raw '<' or '&' in text or attributes).
+**     and closed, no raw '<' or '&' in text or attributes; a CDATA
+**     section, the embedded script, is skipped whole).
 */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -163,7 +164,8 @@ static int check_callgrind(const char *t, size_t len, int64_t total,
   return 0;
 }
 
-/* Tags nested and closed, one root <svg>, no raw '<' or '&'. */
+/* Tags nested and closed, one root <svg>, no raw '<' or '&' outside
+   CDATA sections. */
 static int check_svg(const char *t, size_t len, char *why, size_t n) {
   const char *p = t, *end = t + len;
   char stack[64][16];
@@ -177,6 +179,10 @@ static int check_svg(const char *t, size_t len, char *why, size_t n) {
       p += k + 2;
     } else if (*p != '<') {
       p++;
+    } else if (strncmp(p, "<![CDATA[", 9) == 0) {   /* the script */
+      const char *e = strstr(p + 9, "]]>");
+      if (e == NULL) return broken(why, n, "svg: an unclosed CDATA section");
+      p = e + 3;
     } else if (strncmp(p, "<?", 2) == 0 || strncmp(p, "<!--", 4) == 0 ||
                strncmp(p, "<!DOCTYPE", 9) == 0) {
       const char *e = strstr(p, p[1] == '?' ? "?>" : ">");

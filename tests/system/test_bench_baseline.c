@@ -4,8 +4,8 @@
 ** same bytes); a one-line change in one function exits 5 and names
 ** the benchmark; halving a function's work passes as an improvement,
 ** and fails with --fail-on change; a baseline of another cost model
-** exits 7 unless --allow-mismatch; suite files and their errors; the
-** Markdown table, the JSON summary and the baseline against their
+** exits 7 unless --allow-mismatch; suite files and their errors; hard
+** limits (--max-count, a suite's max=) exit 5; the Markdown table, the JSON summary and the baseline against their
 ** schemas (docs/bench-*.schema.json, tests/system/bench/check.py); wall time
 ** with --runs, --warmup and the hyperfine-shaped exports; and one count
 ** from every door: the baseline's, lraf run --report's and the C API's
@@ -313,6 +313,48 @@ static void test_suite(void **state) {
   assert_int_equal(bench("--suite missing.txt"), 2);
 }
 
+/* Hard limits: --max-count N and a suite's max=N fail a count above
+   them with status 5, with or without a baseline; at the count itself
+   they pass. */
+static void test_hard_limit(void **state) {
+  char *o, *e, suite[160];
+  long long count;
+  (void)state;
+  write_work(NULL, NULL);
+  assert_int_equal(bench("-n 1 work.lua -- 100"), 0);
+  o = out();
+  count = number_after(o, "instructions  ");
+  free(o);
+  assert_true(count > 0);
+  snprintf(suite, sizeof suite, "-n 1 --max-count %lld work.lua -- 100",
+           count);
+  assert_int_equal(bench(suite), 0);
+  snprintf(suite, sizeof suite, "-n 1 --max-count %lld work.lua -- 100",
+           count - 1);
+  assert_int_equal(bench(suite), 5);
+  e = err();
+  contains(e, "above its hard limit");
+  contains(e, "(--max-count)");
+  free(e);
+  /* the suite's max= is the benchmark's own, over --max-count */
+  snprintf(suite, sizeof suite, "work.lua max=%lld -- 100\n"
+           "work.lua name=big -- 300\n", count - 1);
+  assert_int_equal(tutil_sh_write(&sh, "hard.txt", suite), 0);
+  assert_int_equal(bench("-n 1 --suite hard.txt --max-count 1G"), 5);
+  e = err();
+  contains(e, "work.lua 100: ");
+  contains(e, "(the suite's max=)");
+  assert_null(strstr(e, "big:"));
+  free(e);
+  /* and with a baseline, on an unchanged tree, the limit still fails */
+  assert_int_equal(bench("-n 1 --suite hard.txt --save-baseline hl"), 5);
+  assert_int_equal(tutil_sh_write(&sh, "bad.txt", "work.lua max=1.5\n"), 0);
+  assert_int_equal(bench("--suite bad.txt"), 2);
+  e = err();
+  contains(e, "bad.txt:1: max= needs");
+  free(e);
+}
+
 /* --format markdown and json; the JSON files against their schemas. */
 static void test_formats(void **state) {
   char *o;
@@ -432,6 +474,7 @@ int main(void) {
       cmocka_unit_test(test_mismatch),
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_suite),
+      cmocka_unit_test(test_hard_limit),
       cmocka_unit_test(test_formats),
       cmocka_unit_test(test_wall_time),
       cmocka_unit_test(test_one_count),

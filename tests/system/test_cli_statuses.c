@@ -481,7 +481,7 @@ static void test_readme_reference(void **state) {
   readme = slurp("README.md");
   assert_non_null(readme);
   for (p = strstr(md, "### "); p != NULL; p = strstr(p + 1, "\n### ")) {
-    char section[4096], *end;
+    char section[8192], *end;
     size_t n;
     if (*p == '\n') p++;
     end = strstr(p + 4, "\n### ");

@@ -415,41 +415,37 @@ static void header_case(size_t off, unsigned v, const char *msg,
   free(b.d);
 }
 
-static void test_bad_signature(void **state) {
+/* One byte of a valid chunk set to a value, and the message bc_read
+   gives (two parts of it; NULL: none). */
+static const struct {
+  size_t off;
+  unsigned v;
+  const char *msg, *msg2;
+} header_cases[] = {
+  {1, 'X', "bad signature", "at offset 0"},
+  {4, 0x53, "version 0x53 not supported (lraf reads Lua 5.4 chunks, 0x54) "
+            "at offset 4", NULL},
+  {5, 1, "format 1 not supported", "at offset 5"},
+  {8, '\n', "LUAC_DATA mismatch", "at offset 6"},
+  {12, 8, "Instruction size 8 not supported", "at offset 12"},
+  {13, 4, "lua_Integer size 4 not supported", "at offset 13"},
+  {14, 4, "lua_Number size 4 not supported", "at offset 14"},
+  {23 + 7, 0xc0, "float format mismatch at offset 23", NULL},
+  {31, 2, "main upvalue count byte 2 at offset 31 does not match the 1 "
+          "upvalues", NULL},
+};
+
+static void test_header(void **state) {
+  size_t i;
   (void)state;
-  header_case(1, 'X', "bad signature", "at offset 0");
+  for (i = 0; i < sizeof header_cases / sizeof header_cases[0]; i++)
+    header_case(header_cases[i].off, header_cases[i].v, header_cases[i].msg,
+                header_cases[i].msg2);
+}
+
+static void test_not_a_chunk(void **state) {
+  (void)state;
   expect("return 1", 8, LRAF_EFORMAT, "bad signature", "at offset 0", NULL);
-}
-
-static void test_version_53(void **state) {
-  (void)state;
-  header_case(4, 0x53, "version 0x53 not supported (lraf reads Lua 5.4 "
-              "chunks, 0x54) at offset 4", NULL);
-}
-
-static void test_format_1(void **state) {
-  (void)state;
-  header_case(5, 1, "format 1 not supported", "at offset 5");
-}
-
-static void test_bad_luac_data(void **state) {
-  (void)state;
-  header_case(8, '\n', "LUAC_DATA mismatch", "at offset 6");
-}
-
-static void test_instruction_size(void **state) {
-  (void)state;
-  header_case(12, 8, "Instruction size 8 not supported", "at offset 12");
-}
-
-static void test_integer_size_4(void **state) {
-  (void)state;
-  header_case(13, 4, "lua_Integer size 4 not supported", "at offset 13");
-}
-
-static void test_number_size_4(void **state) {
-  (void)state;
-  header_case(14, 4, "lua_Number size 4 not supported", "at offset 14");
 }
 
 static void test_swapped_luac_int(void **state) {
@@ -466,17 +462,6 @@ static void test_swapped_luac_int(void **state) {
   expect(b.d, b.n, LRAF_EFORMAT, "integer format mismatch at offset 15",
          "byte order", NULL);
   free(b.d);
-}
-
-static void test_bad_luac_num(void **state) {
-  (void)state;
-  header_case(23 + 7, 0xc0, "float format mismatch at offset 23", NULL);
-}
-
-static void test_main_upvalue_byte(void **state) {
-  (void)state;
-  header_case(31, 2, "main upvalue count byte 2 at offset 31 does not match "
-              "the 1 upvalues", NULL);
 }
 
 static void test_trailing_garbage(void **state) {
@@ -513,19 +498,21 @@ static void huge_count(int which, uint64_t v, const char *what) {
   free(b.d);
 }
 
-static void test_huge_code_count(void **state) {
+/* A count of main far beyond the input, and what it counts. */
+static void test_huge_counts(void **state) {
+  static const struct {
+    int which;  /* as huge_count's */
+    uint64_t v;
+    const char *what;
+  } cases[] = {
+    {0, 1000000, "instructions"},
+    {1, 1000000, "constants"},
+    {2, 2147483647, "nested functions"},
+  };
+  size_t i;
   (void)state;
-  huge_count(0, 1000000, "instructions");
-}
-
-static void test_huge_constant_count(void **state) {
-  (void)state;
-  huge_count(1, 1000000, "constants");
-}
-
-static void test_huge_function_count(void **state) {
-  (void)state;
-  huge_count(2, 2147483647, "nested functions");
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    huge_count(cases[i].which, cases[i].v, cases[i].what);
 }
 
 /* 100 MB worth of claimed code in a tiny input: rejected before any
@@ -806,58 +793,34 @@ static void code_case(const bc_instr *code, int ncode, int nchild,
   free(b.d);
 }
 
-static void test_invalid_opcode(void **state) {
-  bc_instr code[3];
+/* main's second instruction (between VARARGPREP and RETURN), the
+   nested functions main has, and the message bc_read's check gives. */
+static void test_bad_code(void **state) {
+  const struct {
+    bc_instr mid;
+    int nchild;
+    const char *msg;
+  } cases[] = {
+    {90u | (1u << BC_POS_A), 0, "invalid opcode 90 at pc 1"},
+    {bc_abx(BC_OP_LOADK, 0, 5), 0,
+     "constant index 5 out of range (0 constants)"},
+    {bc_abck(BC_OP_GETUPVAL, 0, 3, 0, 0), 0,
+     "upvalue index 3 out of range (1 upvalues)"},
+    {bc_abx(BC_OP_CLOSURE, 0, 1), 1,
+     "function index 1 out of range (1 functions)"},
+    {bc_abck(BC_OP_MOVE, 200, 0, 0, 0), 0,
+     "register 200 out of range (maxstacksize 2)"},
+    {bc_isj(BC_OP_JMP, 50), 0, "out of range (3 instructions) in JMP at pc 1"},
+  };
+  size_t i;
   (void)state;
-  code[0] = bc_abx(BC_OP_VARARGPREP, 0, 0);
-  code[1] = 90u | (1u << BC_POS_A);
-  code[2] = bc_abck(BC_OP_RETURN, 0, 1, 1, 0);
-  code_case(code, 3, 0, "invalid opcode 90 at pc 1");
-}
-
-static void test_constant_index(void **state) {
-  bc_instr code[3];
-  (void)state;
-  code[0] = bc_abx(BC_OP_VARARGPREP, 0, 0);
-  code[1] = bc_abx(BC_OP_LOADK, 0, 5);
-  code[2] = bc_abck(BC_OP_RETURN, 0, 1, 1, 0);
-  code_case(code, 3, 0, "constant index 5 out of range (0 constants)");
-}
-
-static void test_upvalue_index(void **state) {
-  bc_instr code[3];
-  (void)state;
-  code[0] = bc_abx(BC_OP_VARARGPREP, 0, 0);
-  code[1] = bc_abck(BC_OP_GETUPVAL, 0, 3, 0, 0);
-  code[2] = bc_abck(BC_OP_RETURN, 0, 1, 1, 0);
-  code_case(code, 3, 0, "upvalue index 3 out of range (1 upvalues)");
-}
-
-static void test_closure_index(void **state) {
-  bc_instr code[3];
-  (void)state;
-  code[0] = bc_abx(BC_OP_VARARGPREP, 0, 0);
-  code[1] = bc_abx(BC_OP_CLOSURE, 0, 1);
-  code[2] = bc_abck(BC_OP_RETURN, 0, 1, 1, 0);
-  code_case(code, 3, 1, "function index 1 out of range (1 functions)");
-}
-
-static void test_register_index(void **state) {
-  bc_instr code[3];
-  (void)state;
-  code[0] = bc_abx(BC_OP_VARARGPREP, 0, 0);
-  code[1] = bc_abck(BC_OP_MOVE, 200, 0, 0, 0);
-  code[2] = bc_abck(BC_OP_RETURN, 0, 1, 1, 0);
-  code_case(code, 3, 0, "register 200 out of range (maxstacksize 2)");
-}
-
-static void test_jump_target(void **state) {
-  bc_instr code[3];
-  (void)state;
-  code[0] = bc_abx(BC_OP_VARARGPREP, 0, 0);
-  code[1] = bc_isj(BC_OP_JMP, 50);
-  code[2] = bc_abck(BC_OP_RETURN, 0, 1, 1, 0);
-  code_case(code, 3, 0, "out of range (3 instructions) in JMP at pc 1");
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    bc_instr code[3];
+    code[0] = bc_abx(BC_OP_VARARGPREP, 0, 0);
+    code[1] = cases[i].mid;
+    code[2] = bc_abck(BC_OP_RETURN, 0, 1, 1, 0);
+    code_case(code, 3, cases[i].nchild, cases[i].msg);
+  }
 }
 
 /* The offset given is that of the failing nested function. */
@@ -896,20 +859,11 @@ int main(void) {
     cmocka_unit_test(test_truncated_everywhere),
     cmocka_unit_test(test_empty_input),
     cmocka_unit_test(test_mutations),
-    cmocka_unit_test(test_bad_signature),
-    cmocka_unit_test(test_version_53),
-    cmocka_unit_test(test_format_1),
-    cmocka_unit_test(test_bad_luac_data),
-    cmocka_unit_test(test_instruction_size),
-    cmocka_unit_test(test_integer_size_4),
-    cmocka_unit_test(test_number_size_4),
+    cmocka_unit_test(test_header),
+    cmocka_unit_test(test_not_a_chunk),
     cmocka_unit_test(test_swapped_luac_int),
-    cmocka_unit_test(test_bad_luac_num),
-    cmocka_unit_test(test_main_upvalue_byte),
     cmocka_unit_test(test_trailing_garbage),
-    cmocka_unit_test(test_huge_code_count),
-    cmocka_unit_test(test_huge_constant_count),
-    cmocka_unit_test(test_huge_function_count),
+    cmocka_unit_test(test_huge_counts),
     cmocka_unit_test(test_count_beyond_input),
     cmocka_unit_test(test_varint_overflow),
     cmocka_unit_test(test_non_minimal_varint),
@@ -925,12 +879,7 @@ int main(void) {
     cmocka_unit_test(test_nesting_1000),
     cmocka_unit_test(test_max_functions),
     cmocka_unit_test(test_max_input),
-    cmocka_unit_test(test_invalid_opcode),
-    cmocka_unit_test(test_constant_index),
-    cmocka_unit_test(test_upvalue_index),
-    cmocka_unit_test(test_closure_index),
-    cmocka_unit_test(test_register_index),
-    cmocka_unit_test(test_jump_target),
+    cmocka_unit_test(test_bad_code),
     cmocka_unit_test(test_nested_check_offset),
     cmocka_unit_test(test_bad_arguments),
   };

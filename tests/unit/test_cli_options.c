@@ -147,6 +147,7 @@ static const char *value_for(const char *opt) {
     {"--timeline", "tl.json"}, {"--expect-share", "1"},
     {"--contract", "contract.txt"},
     {"--threshold", "5"}, {"--min-change", "10"}, {"--fail-on", "change"},
+    {"--max-count", "1G"},
     {"--format", "json"}, {"--runs", "2"}, {"--warmup", "1"},
     {"--save-baseline", "b"}, {"--baseline", "b"}, {"--baseline-dir", "bd"},
     {"--suite", "suite.txt"}, {"--export-json", "e.json"},
