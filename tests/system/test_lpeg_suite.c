@@ -1,7 +1,8 @@
 /*
 ** test_lpeg_suite.c - LPeg's own test suite under lraf.  test.lua of
-** LPeg 1.0.2, from Debian's lua-lpeg source package, is fetched into
-** build/lpeg-src by tests/lpeg/fetch.sh (never committed) and run with
+** the installed LPeg's release (1.0.2 or 1.1.0), from Debian's lua-lpeg
+** source package, is fetched into build/lpeg-src by tests/lpeg/fetch.sh
+** (never committed) and run with
 ** test.lua and the re.lua it requires both rewritten, over Debian's
 ** lpeg.so.  It must finish without an error and print what plain Lua
 ** prints (ending in "OK"); in exact mode lraf must count exactly what a
@@ -22,7 +23,7 @@
 ** are skipped with the reason, never passed.
 **
 ** With native charging on, require "lpeg" loads lraf's metered LPeg
-** (runtime/rt_lpeg.c, the same LPeg 1.0.2 with a step count) where the
+** (runtime/rt_lpeg.c, the same LPeg with a step count) where the
 ** library was built with it: the suite must print the same there, and
 ** in exact mode the instructions (total less the native units) are
 ** still exactly the hook's count.  Skipped in a build without it.
@@ -152,7 +153,7 @@ static int64_t run_suite(int exact, int native, int64_t *native_units) {
              mode, out, plain->output);
   total = tutil_rt_total(S);
   *native_units = lraf_native_units(S);
-  printf("  LPeg 1.0.2 test.lua, %-7s mode: hook %lld, lraf %lld (native "
+  printf("  LPeg test.lua, %-7s mode: hook %lld, lraf %lld (native "
          "%lld)\n", mode, plain->count, (long long)total,
          (long long)*native_units);
   tutil_rt_close(S);
