@@ -91,6 +91,8 @@ typedef enum cli_opt {
 } cli_opt;
 
 #define CLI_BIT(o) (UINT64_C(1) << (o))
+/* every option has a bit of a command's 64-bit mask */
+_Static_assert(CLI_NUM_OPTS <= 64, "more options than CLI_BIT's 64 bits");
 
 /* How a subcommand's operands follow its options. */
 typedef enum cli_operands {
