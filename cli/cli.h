@@ -176,6 +176,15 @@ void cli_md_cell(FILE *out, const char *s);
 int cli_report_format(const cli_args *a, const char *cmd);
 /* ---- cli_contract.c: lraf run --contract (docs/bound.md) ---- */
 #define CLI_MAX_CONTRACTS 256
+#define CLI_CONTRACT_CALLS 256   /* contracted calls in progress at once */
+typedef struct cli_contract_call {
+  lraf_account *a;       /* the calling thread's account, bound to child */
+  lraf_manager *child;   /* a budget of the declaration (NULL: slot free) */
+  lraf_manager *outer;   /* the account's manager before the call */
+  int64_t start;         /* the account's consumption at the call */
+  int64_t seq;           /* when the call began (the latest is innermost) */
+  int fn;
+} cli_contract_call;
 typedef struct cli_contract {
   struct { char name[64]; int64_t max; } fn[CLI_MAX_CONTRACTS];
   int n;
@@ -183,6 +192,9 @@ typedef struct cli_contract {
                           charged to stop the script */
   int violated, which;
   int64_t used;        /* the violating call's instructions */
+  cli_contract_call call[CLI_CONTRACT_CALLS];
+  int ncall;           /* slots used so far (free ones have no child) */
+  int64_t seq;
 } cli_contract;
 /* Read a contract file; an exit status (usage errors say where). */
 int cli_contract_load(const char *path, cli_contract *k);
@@ -191,9 +203,16 @@ int cli_contract_load(const char *path, cli_contract *k);
 int cli_contract_find(const cli_contract *k, const char *name,
                       int64_t *max);
 /* Make the globals wrap each contracted Lua function the script
-   assigns (their __newindex); 0 when the globals have a metatable. */
+   assigns (their __newindex); 0 when the globals have a metatable.
+   While a wrapped call runs, its thread's account is bound to a budget
+   of the declaration, so a call that exceeds it stops at once. */
 struct lua_State;
 int cli_contract_install(struct lua_State *L, cli_contract *k);
+/* After a quota stop: whether a contracted call in progress had spent
+   its declaration (then violated, which and used are set). */
+int cli_contract_blame(cli_contract *k, lraf_state *S);
+/* Release the budgets of calls still in progress, and k (NULL: none). */
+void cli_contract_free(cli_contract *k);
 
 /* --timeline (cli_timeline.c).  Open path for writing (*f NULL when
    path is NULL); CLI_OK or a usage error, said. */

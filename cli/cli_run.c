@@ -337,7 +337,8 @@ static int finish(run_ctx *c, lraf_status st, const lraf_error *err,
   fflush(stdout);
   if (st == LRAF_OK) {
     code = CLI_OK;
-  } else if (st == LRAF_EQUOTA && c->contract && c->contract->violated) {
+  } else if (st == LRAF_EQUOTA && c->contract &&
+             cli_contract_blame(c->contract, c->S)) {
     const cli_contract *k = c->contract;
     status = "contract";
     code = CLI_ECONTRACT;
@@ -390,7 +391,7 @@ int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
   memset(&c, 0, sizeof c);
   c.hooks = hooks;
   if ((rc = parse_args(&c, argc, argv, &script)) != CLI_OK) {
-    free(c.contract);
+    cli_contract_free(c.contract);
     return rc == CLI_HELP ? CLI_OK : rc;
   }
   c.script = argv[script];
@@ -402,13 +403,13 @@ int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
   if ((rc = open_report(&c)) != CLI_OK) return rc;
   if ((rc = open_timeline(&c)) != CLI_OK) return rc;
   if ((rc = open_report(&c)) != CLI_OK) {
-    free(c.contract);
+    cli_contract_free(c.contract);
     return rc;
   }
   c.m = make_manager(&c);
   if (c.m == NULL) {
     cli_error("out of memory");
-    free(c.contract);
+    cli_contract_free(c.contract);
     return not_started(&c, CLI_EFAIL);
   }
   c.opt.manager = c.m;
@@ -417,7 +418,7 @@ int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
   st = lraf_new(&c.opt, &c.S, &err);
   lraf_manager_release(c.m);
   if (st != LRAF_OK) {
-    free(c.contract);
+    cli_contract_free(c.contract);
     return not_started(&c, cli_new_failed(&c.opt, &err));
   }
   active = &c;
@@ -446,6 +447,6 @@ int cli_run_with(int argc, char **argv, const cli_run_hooks *hooks) {
   active = NULL;
   lraf_close(c.S);
   lraf_manager_release(c.timeline);
-  free(c.contract);
+  cli_contract_free(c.contract);
   return rc;
 }

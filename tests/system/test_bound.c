@@ -6,7 +6,8 @@
 ** per call in the profile for every function); the bounds of loop-free
 ** functions and constant loops are reached (a contract one below stops
 ** the call); reasons for unbounded functions; a contract kept leaves
-** the count unchanged, one broken stops the script with status 6.
+** the count unchanged, one broken stops the script with status 6, as
+** soon as the call passes its declaration.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -322,6 +323,38 @@ static void test_contract(void **state) {
   free(err);
 }
 
+/* A call that would never return is stopped when it passes its
+   declaration, not by a limit: without --limit the run ends at once,
+   status 6; a coroutine the call resumes is not the call's, and other
+   threads run on after a contracted call returns. */
+static void test_contract_stops_in_flight(void **state) {
+  long long n;
+  char *err;
+  (void)state;
+  tutil_sh_write(&sh, "spin.lua",
+                 "function spin() while true do end end\n"
+                 "function calm(n) local s = 0 for i = 1, n do s = s + i "
+                 "end return s end\n"
+                 "local co = coroutine.wrap(function() "
+                 "for i = 1, 3 do coroutine.yield(calm(100)) end end)\n"
+                 "print(calm(10), co(), co())\n"
+                 "print(pcall(spin))\n"
+                 "print('after')\n");
+  tutil_sh_write(&sh, "spin.txt", "spin 5000\ncalm 2000\n");
+  assert_int_equal(lraf("run --contract %s/spin.txt %s/spin.lua", sh.dir,
+                        sh.dir), 6);
+  err = slurp(sh.err);
+  if (strstr(err, "contract violation: one call of spin ran ") == NULL)
+    fail_msg("expected spin's violation, got:\n%s", err);
+  n = atoll(strstr(err, " ran ") + 5);
+  assert_true(n > 5000 && n < 5100);  /* stopped as it passed 5000 */
+  free(err);
+  err = slurp(sh.out);
+  assert_non_null(strstr(err, "55\t5050\t5050"));
+  assert_null(strstr(err, "after"));
+  free(err);
+}
+
 static int setup(void **state) {
   (void)state;
   return tutil_sh_init(&sh, "bound");
@@ -337,6 +370,7 @@ int main(void) {
     cmocka_unit_test(test_reasons),
     cmocka_unit_test(test_reached),
     cmocka_unit_test(test_contract),
+    cmocka_unit_test(test_contract_stops_in_flight),
     cmocka_unit_test(test_corpus),
     cmocka_unit_test(test_generated),
   };
