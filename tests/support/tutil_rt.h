@@ -50,4 +50,10 @@ lraf_manager *tutil_pausing_manager(int *pauses);
    returns the status, with the message in err. */
 lraf_status tutil_rt_run(lraf_state *S, const char *src, lraf_error *err);
 
+/* The native units one statement is charged: its count in a state with
+   native charging minus its count in one without, after setup ran (both
+   see a local N = n). */
+int64_t tutil_rt_native_charge(const char *setup, const char *stmt,
+                               long long n);
+
 #endif
