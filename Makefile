@@ -358,7 +358,7 @@ MEMCHECK_TESTS := test_rt_api test_rt_load test_rt_sandbox test_rt_quota test_rt
                   test_rt_cli test_acct_managers test_acct_threads \
                   test_bc_malformed test_rw_checks
 # service/: the request pool and the ledger
-MEMCHECK_TESTS += test_sv_pool test_sv_ledger
+MEMCHECK_TESTS += test_sv_pool test_sv_request test_sv_ledger
 VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
             --error-exitcode=9
 
