@@ -53,7 +53,8 @@ PKGS    += libsqlite3-dev libpq-dev libmicrohttpd-dev
 # the lraf VM: apt-get source and Debian's patches
 PKGS    += dpkg-dev patch
 TEST_PKGS += sqlite3 postgresql curl
-# /metrics read by a strict OpenMetrics parser (test_cli_metrics, test_serve_auth)
+# /metrics read by a strict OpenMetrics parser (test_cli_serve_metrics,
+# test_cli_serve_auth)
 TEST_PKGS += python3-prometheus-client
 # the timeline's checks (test_timeline): the trace's schema, the SVG in a browser
 TEST_PKGS += python3 python3-jsonschema chromium util-linux
@@ -309,19 +310,21 @@ $(BUILD)/tests/libtutil.a: $(TEST_SUPPORT_OBJ)
 
 TEST_LIBS :=
 $(addprefix $(BUILD)/tests/,test_sv_ledger test_fuzz_regress test_serve_crash \
-  test_serve_fuzz test_serve_load test_serve_billing test_serve_auth \
-  test_serve_reserve): TEST_LIBS := -lsqlite3
+  test_cli_serve_http_fuzz test_cli_serve_load test_serve_billing \
+  test_cli_serve_auth test_serve_reserve): TEST_LIBS := -lsqlite3
 $(BUILD)/tests/test_serve_pg: TEST_LIBS := -lpq
 
 vpath test_%.c tests/unit tests/system
-# /metrics' text, linked from the command's objects
-METRICS_OBJ := $(addprefix $(BUILD)/cli/,cli_serve_metrics.o \
-                 cli_serve_timeline.o cli_timeline.o cli_util.o)
-$(BUILD)/tests/test_cli_metrics: tests/unit/test_cli_metrics.c $(METRICS_OBJ) \
+# The unit suites of the command's files (tests/unit/test_cli_*.c) call
+# them through cli/*.h: they link the command's objects but its main,
+# from an archive, so that each takes only those it calls.
+$(BUILD)/tests/libcli.a: $(filter-out $(BUILD)/cli/cli_main.o,$(CLI_OBJ))
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/tests/test_cli_%: tests/unit/test_cli_%.c $(BUILD)/tests/libcli.a \
     $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Icli -Itests/support -o $@ $< $(METRICS_OBJ) \
-	  $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) -lcmocka
+	$(CC) $(CFLAGS) -Icli -Itests/support -o $@ $< $(BUILD)/tests/libcli.a \
+	  $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) $(TEST_LIBS) -lcmocka
 $(BUILD)/tests/%: %.c $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/support -o $@ $< $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) $(TEST_LIBS) -lcmocka
@@ -355,7 +358,7 @@ test: deps
 	@tests/run_suites.sh --total $(TEST_TALLY)
 
 MEMCHECK_TESTS := test_rt_api test_rt_load test_rt_sandbox test_rt_quota test_rt_stop \
-                  test_rt_cli test_acct_managers test_acct_threads \
+                  test_cli_run test_acct_managers test_acct_threads \
                   test_bc_malformed test_rw_checks
 # service/: the request pool and the ledger
 MEMCHECK_TESTS += test_sv_pool test_sv_request test_sv_ledger
