@@ -132,7 +132,7 @@ LIBS    := $(LUA_LIBS) -lm -lpthread
 PQ_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null)
 CFLAGS  += -Iservice $(PQ_CFLAGS)
 # libsqlite3, libpq and libmicrohttpd are opened at run time, on first
-# use (service/sv_dl_sqlite.c, sv_dl_pg.c, cli/cli_dl_mhd.c), so that
+# use (service/sv_dl.c, cli/cli_dl_mhd.c), so that
 # lraf run and an embedder that only meters never load them and the ~25
 # libraries they pull in.  Their sonames are read here from the -dev
 # packages' link-time libraries; without one, that file's #error stops
@@ -214,9 +214,8 @@ $(BUILD)/lpeg/%.o: $(LPEG_SRC)/%.c runtime/lpeg/lpm_names.h $(BUILD)/lpeg.mk $(L
 	$(CC) -std=c99 -DNDEBUG $(OPT) -g -fPIC -fvisibility=hidden \
 	  -include runtime/lpeg/lpm_names.h $(LUA_CFLAGS) $(SAN) -c $< -o $@
 
-$(BUILD)/service/sv_dl_sqlite.o: CFLAGS += \
-  $(if $(SONAME_SQLITE),-DSV_SQLITE_SONAME='"$(SONAME_SQLITE)"')
-$(BUILD)/service/sv_dl_pg.o: CFLAGS += \
+$(BUILD)/service/sv_dl.o: CFLAGS += \
+  $(if $(SONAME_SQLITE),-DSV_SQLITE_SONAME='"$(SONAME_SQLITE)"') \
   $(if $(SONAME_PQ),-DSV_PG_SONAME='"$(SONAME_PQ)"')
 $(BUILD)/cli/cli_dl_mhd.o: CLI_CFLAGS += \
   $(if $(SONAME_MHD),-DCLI_MHD_SONAME='"$(SONAME_MHD)"')
@@ -362,7 +361,7 @@ MEMCHECK_TESTS := test_rt_api test_rt_load test_rt_sandbox test_rt_quota test_rt
                   test_cli_run test_acct_managers test_acct_threads \
                   test_bc_malformed test_rw_checks
 # service/: the request pool and the ledger
-MEMCHECK_TESTS += test_sv_pool test_sv_ledger
+MEMCHECK_TESTS += test_sv_pool test_sv_request test_sv_ledger
 VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
             --error-exitcode=9
 
