@@ -55,7 +55,7 @@ PKGS    += dpkg-dev patch
 TEST_PKGS += sqlite3 postgresql curl
 # /metrics read by a strict OpenMetrics parser (test_cli_metrics, test_serve_auth)
 TEST_PKGS += python3-prometheus-client
-# the timeline's checks (test_timeline): the trace's schema, the SVG in a browser
+# the timeline's checks (test_pf_tlout_trace): the trace's schema, the SVG in a browser
 TEST_PKGS += python3 python3-jsonschema chromium util-linux
 BUILD   ?= build
 LRAF_VM ?= 1
@@ -356,8 +356,8 @@ test: deps
 	@tests/run_suites.sh --total $(TEST_TALLY)
 
 MEMCHECK_TESTS := test_rt_api test_rt_load test_rt_sandbox test_rt_quota test_rt_stop \
-                  test_rt_cli test_acct_managers test_acct_threads \
-                  test_bc_malformed test_rw_checks
+                  test_rt_cli test_acct_manager test_acct_budget_threads \
+                  test_bc_read_malformed test_rw_checks
 # service/: the request pool and the ledger
 MEMCHECK_TESTS += test_sv_pool test_sv_ledger
 VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \

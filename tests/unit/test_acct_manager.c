@@ -1,5 +1,5 @@
 /*
-** test_acct_managers.c - accounts/ on its own: the manager object and
+** test_acct_manager.c - accounts/ on its own: the manager object and
 ** its reference counting, custom C managers, and the total, limit,
 ** hierarchical and rate managers (the rate one with a fake clock).
 */

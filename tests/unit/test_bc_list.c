@@ -1,5 +1,5 @@
 /*
-** test_bc_listing.c - `lraf disasm FILE` must list the same functions,
+** test_bc_list.c - `lraf disasm FILE` must list the same functions,
 ** in the same order, with the same instructions (index, line, opcode,
 ** operands, comment) and the same constants, locals and upvalues as
 ** `luac5.4 -l -l -p FILE`, for every .lua file under tests/corpus/ and
