@@ -8,6 +8,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tutil_pfcore.h"
 
@@ -57,4 +60,51 @@ void tutil_pfcore_read(const pf_profile *P, const char *name, pf_read *r) {
   if (pf_read_json(text, len, name, r, &err) != LRAF_OK)
     fail_msg("%s: %s\n%s", name, err.message, text);
   free(text);
+}
+
+int tutil_pfcore_boxes(const char *svg, tutil_box *box, int max) {
+  const char *at = svg;
+  int n = 0;
+  while ((at = strstr(at, "<g class=\"f\" ")) != NULL && n < max) {
+    tutil_box *b = &box[n];
+    long long w;
+    int len = 0;
+    const char *fill;
+    if (sscanf(at, "<g class=\"f\" data-o=\"%lf\" data-w=\"%lld\" "
+               "data-d=\"%d\" data-n=\"%255[^\"]\"%n", &b->o, &w, &b->d,
+               b->name, &len) < 4 || len == 0)
+      fail_msg("a box that does not read: %.120s", at);
+    b->w = (int64_t)w;
+    fill = strstr(at, "fill=\"rgb(");
+    if (fill == NULL || sscanf(fill, "fill=\"rgb(%d,%d,%d)", &b->rgb[0],
+                               &b->rgb[1], &b->rgb[2]) != 3)
+      fail_msg("a box without its colour: %.120s", at);
+    at += len;
+    n++;
+  }
+  return n;
+}
+
+int tutil_pfcore_xmllint(const char *text, size_t len) {
+  char path[] = "/tmp/tutil_pfcore_XXXXXX";
+  int fd, st;
+  FILE *f;
+  pid_t pid;
+  if (access("/usr/bin/xmllint", X_OK) != 0) return -1;
+  fd = mkstemp(path);
+  assert_true(fd >= 0);
+  f = fdopen(fd, "w");
+  assert_non_null(f);
+  assert_int_equal(fwrite(text, 1, len, f), len);
+  fclose(f);
+  pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    execl("/usr/bin/xmllint", "xmllint", "--noout", "--nonet", path,
+          (char *)NULL);
+    _exit(127);
+  }
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  unlink(path);
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }

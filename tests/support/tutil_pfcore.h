@@ -25,4 +25,20 @@ char *tutil_pfcore_write(const pf_profile *P, pf_format fmt, int top,
    when it does not read. */
 void tutil_pfcore_read(const pf_profile *P, const char *name, pf_read *r);
 
+/* A box of a flame graph as pf_svg_flame writes it: its left edge and
+   width in units, its depth, its name (as escaped in the file) and its
+   fill colour. */
+typedef struct tutil_box {
+  double o;
+  int64_t w;
+  int d;
+  char name[256];
+  int rgb[3];
+} tutil_box;
+/* The boxes of svg, in the file's order (at most max); their number.
+   Fails the test on a box it cannot read. */
+int tutil_pfcore_boxes(const char *svg, tutil_box *box, int max);
+/* Whether xmllint --noout accepts text (-1: no xmllint). */
+int tutil_pfcore_xmllint(const char *text, size_t len);
+
 #endif
