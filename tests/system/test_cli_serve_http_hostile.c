@@ -1,16 +1,17 @@
 /*
-** test_serve_hostile.c - lraf serve against hostile handlers: work a
-** request leaves behind (a finalizer that spins, a suspended coroutine
-** that a later request resumes) runs under a bound and is charged, the
-** clean-up after a request that keeps 60,000 coroutines is linear, and
-** a request of garbage does not grow the server without bound (the
-** collector runs during requests, memory limit or not); and against
-** hostile clients: ambiguous framing (request smuggling) is refused
-** with 400 and a closed connection, 1,100 partial connections from one
-** address (slowloris) leave another client served, and new tenants past
-** --max-tenants evict idle ones or are refused, billing kept.
-** Runs the command named by $LRAF; traffic goes to 127.0.0.0/8 only
-** (the slow clients come from 127.0.0.2), bounded in count and time.
+** test_cli_serve_http_hostile.c - lraf serve's HTTP front
+** (cli/cli_serve_http.c) against hostile handlers: work a request leaves
+** behind (a finalizer that spins, a suspended coroutine that a later
+** request resumes) runs under a bound and is charged, the clean-up after
+** a request that keeps 60,000 coroutines is linear, and a request of
+** garbage does not grow the server without bound (the collector runs
+** during requests, memory limit or not); and against hostile clients:
+** ambiguous framing (request smuggling) is refused with 400 and a closed
+** connection, 1,100 partial connections from one address (slowloris)
+** leave another client served, and new tenants past --max-tenants evict
+** idle ones or are refused, billing kept. Runs the command named by
+** $LRAF; traffic goes to 127.0.0.0/8 only (the slow clients come from
+** 127.0.0.2), bounded in count and time.
 */
 #include <stdarg.h>
 #include <stddef.h>

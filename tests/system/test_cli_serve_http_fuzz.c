@@ -1,10 +1,11 @@
 /*
-** test_serve_fuzz.c - generated HTTP requests against lraf serve (a
-** generator-based robustness test): random methods, paths (traversal,
-** percent escapes, very long), query strings, header names and values
-** (tenants valid and not, idempotency keys, long and odd bytes) and
-** bodies, plus raw garbage on connections of its own, 2,000 of them
-** (300 with LRAF_QUICK) from a fixed seed.
+** test_cli_serve_http_fuzz.c - generated HTTP requests against lraf
+** serve's HTTP front (cli/cli_serve_http.c; a generator-based robustness
+** test): random methods, paths (traversal, percent escapes, very long),
+** query strings, header names and values (tenants valid and not,
+** idempotency keys, long and odd bytes) and bodies, plus raw garbage on
+** connections of its own, 2,000 of them (300 with LRAF_QUICK) from a
+** fixed seed.
 **   - the server never stops answering, and exits cleanly at the end;
 **   - every response to a well-framed request is HTTP with
 **     X-Lraf-Instructions; every one that ran a handler (X-Request-Id)

@@ -1,5 +1,5 @@
 /*
-** test_sec_lraf_lua.c - lraf-lua takes lua5.4's command line: arg as
+** test_lraf_lua.c - lraf-lua takes lua5.4's command line: arg as
 ** lua5.4 fills it (arg[-1] naming the interpreter), -e -l -v -E -W - --,
 ** LUA_INIT; metering options come from LRAF_OPTIONS, so a script that
 ** runs arg[-1] again with -e and -v starts a child that is metered too;

@@ -1,5 +1,5 @@
 /*
-** test_profile_cli.c - the lraf profile and lraf diff commands, run as
+** test_cli_profile.c - the lraf profile and lraf diff commands, run as
 ** a user runs them (the binary named by $LRAF, default build/lraf) in a
 ** temporary directory: every format to a file, the same counts as lraf
 ** run, identical runs diffing to exit 0, and a corpus benchmark edited

@@ -1,5 +1,5 @@
 /*
-** test_bound.c - lraf bound and lraf run --contract, run as a user runs
+** test_cli_bound.c - lraf bound and lraf run --contract, run as a user runs
 ** them ($LRAF, default build/lraf): no run of a corpus script or of a
 ** generated program (tests/gen/gen.lua) exceeds a proven bound (per call,
 ** through a contract of every bounded global function, and on average

@@ -1,7 +1,9 @@
 /*
-** test_cli_statuses.c - the first hour with the lraf command (the
-** stumbles of a new user): every case a new user tripped over gives the documented exit
-** status (cli.h, lraf(1)) and a message that says what happened.
+** test_cli_outcome.c - what the lraf command says when a run is over
+** (cli/cli_outcome.c: stop messages, the report, the summary), met as
+** a new user meets it in the first hour: every case a new user tripped
+** over gives the documented exit status (cli.h, lraf(1)) and a message
+** that says what happened.
 **   - bench stops runaway scripts (--limit, --memory-limit), treats
 **     os.exit as what it is, shows progress only on a terminal;
 **   - a memory limit that is hit is 4 with the limit; one too small to

@@ -1,5 +1,5 @@
 /*
-** test_serve_cli.c - lraf serve's command line: --help lists every
+** test_cli_serve.c - lraf serve's command line: --help lists every
 ** option, and each bad option, missing directory, unopenable SQLite file
 ** or unreachable PostgreSQL server gets exit status 2 and one clear
 ** line on stderr, before anything listens.

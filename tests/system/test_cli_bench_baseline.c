@@ -1,5 +1,5 @@
 /*
-** test_bench_baseline.c - lraf bench as a CI gate: --save-baseline then
+** test_cli_bench_baseline.c - lraf bench as a CI gate: --save-baseline then
 ** --baseline on the unchanged tree passes every time (and saves the
 ** same bytes); a one-line change in one function exits 5 and names
 ** the benchmark; halving a function's work passes as an improvement,

@@ -1,5 +1,5 @@
 /*
-** test_serve_load.c - lraf serve under load with the SQLite ledger:
+** test_cli_serve_load.c - lraf serve under load with the SQLite ledger:
 ** 32 concurrent clients send 20,000 requests (2,000 with LRAF_QUICK)
 ** for 3 tenants to deterministic handlers (tests/system/serve), one of
 ** which runs away and one of which allocates without bound.

@@ -1,5 +1,5 @@
 /*
-** test_serve_auth.c - who may ask lraf serve, on a real server with the
+** test_cli_serve_auth.c - who may ask lraf serve, on a real server with the
 ** SQLite ledger:
 **   - with --tenants, a request without an API key, or with a wrong
 **     one, gets 401 and leaves the ledger and the tenant's quota as

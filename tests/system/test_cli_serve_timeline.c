@@ -1,5 +1,5 @@
 /*
-** test_serve_timeline.c - lraf serve --timeline FILE and the delivered
+** test_cli_serve_timeline.c - lraf serve --timeline FILE and the delivered
 ** share of its tenants (cli/cli_serve_timeline.c): every response says
 ** how long its request was queued, ran and waited for the ledger, and
 ** its instructions per second of running; /metrics has each tenant's

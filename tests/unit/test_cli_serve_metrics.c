@@ -1,6 +1,6 @@
 /*
-** test_cli_metrics.c - lraf serve's /metrics text (cli/cli_serve_metrics.c)
-** with tenant names holding what the exposition format must escape
+** test_cli_serve_metrics.c - lraf serve's /metrics text
+** (cli/cli_serve_metrics.c) with tenant names holding what the exposition format must escape
 ** (\, ", a line break): Debian's prometheus_client (its strict
 ** OpenMetrics parser) reads it back, every label value as it was.
 ** (lraf serve itself accepts only tenant names of A-Z a-z 0-9 _ - . ,

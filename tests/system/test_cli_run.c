@@ -1,5 +1,5 @@
 /*
-** test_rt_cli.c - `lraf run`: behaves like lua5.4 SCRIPT ARGS (arg
+** test_cli_run.c - `lraf run`: behaves like lua5.4 SCRIPT ARGS (arg
 ** table, ..., output), exit statuses 0/1/2/3, one line on a quota, the
 ** JSON report and the summary, os.exit, --sandbox; `lraf rewrite`;
 ** `lraf run` against lua5.4 itself on the corpus (stdout byte for byte

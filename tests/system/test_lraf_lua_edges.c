@@ -1,12 +1,12 @@
 /*
-** test_cli_edges.c - the command line as a lua5.4 user meets it:
-** LRAF_OPTIONS takes every `lraf run` option with the same values and
-** messages (both routes, option by option, from lraf run --help's own
-** list); every subcommand that runs a script reads it once (a pipe,
-** /dev/stdin, a FIFO, <(...)); Ctrl-C raises "interrupted!" (lraf-lua -i
-** goes back to the prompt, on a pty); a report for every ending,
-** os.exit included; `= expr` in -i; -v and --version name the VM.
-** Runs $LRAF and the lraf-lua next to it.
+** test_lraf_lua_edges.c - lraf-lua (cli/lraf_lua.c) and the command line
+** as a lua5.4 user meets them: LRAF_OPTIONS takes every `lraf run`
+** option with the same values and messages (both routes, option by
+** option, from lraf run --help's own list); every subcommand that runs a
+** script reads it once (a pipe, /dev/stdin, a FIFO, <(...)); Ctrl-C
+** raises "interrupted!" (lraf-lua -i goes back to the prompt, on a pty);
+** a report for every ending, os.exit included; `= expr` in -i; -v and
+** --version name the VM. Runs $LRAF and the lraf-lua next to it.
 */
 #define _XOPEN_SOURCE 700  /* realpath */
 #include <stdarg.h>
