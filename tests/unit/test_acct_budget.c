@@ -108,6 +108,7 @@ static void test_three_levels(void **state) {
   assert_int_equal(lraf_manager_total(mid), 501);
   assert_int_equal(acct_budget_quota(leaf), 500);
   lraf_account_release(a);
+  lraf_manager_release(leaf);
 }
 
 /* Chains for acct_budget_left/quota/room.  Levels from the top. */
