@@ -1,7 +1,8 @@
 /*
-** test_serve_pg.c - the PostgreSQL ledger and one tenant quota shared
-** by two hosts.  The test starts a throwaway PostgreSQL server (initdb
-** and pg_ctl of Debian's postgresql package) in a temporary directory,
+** test_sv_lease_hosts.c - leases (service/sv_lease.c) of one tenant
+** quota shared by two hosts on the PostgreSQL ledger.  The test starts
+** a throwaway PostgreSQL server (initdb and pg_ctl of Debian's
+** postgresql package) in a temporary directory,
 ** listening on a Unix socket there only, as the user nobody when run
 ** as root; when that cannot be done it says why and is skipped.  Two
 ** `lraf serve` hosts share the server and the tenant's quota Q, leasing
