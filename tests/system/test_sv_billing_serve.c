@@ -6,8 +6,6 @@
 **   - two requests with one key at the same time are both billed, and
 **     the second hears of the clash (409);
 **   - Idempotency-Keys are a tenant's own;
-**   - a ledger file from before per-tenant keys, or from before
-**     outcomes and event times, is migrated, its records kept;
 **   - every record has its outcome, cost-model id, event time and
 **     ingest time;
 **   - a clean stop leaves every record in the database file itself (no
@@ -32,8 +30,6 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
-
-#include <sqlite3.h>
 
 #include "tutil_serve.h"
 #include "tutil_sqlite.h"
@@ -213,92 +209,6 @@ static void test_keys_per_tenant(void **state) {
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
 }
 
-/* A ledger of the old schema (keys unique over all tenants): the server
-   migrates it, keeps its records, and stores per-tenant keys. */
-static void test_migrate_old_ledger(void **state) {
-  static const char *const args[] = {NULL};
-  sqlite3 *db;
-  tutil_http r;
-  int port;
-  pid_t pid;
-  (void)state;
-  tutil_ledger_fresh(sh.dir, "old.db", ledger, sizeof ledger, spec,
-                     sizeof spec);
-  assert_int_equal(sqlite3_open(ledger, &db), SQLITE_OK);
-  assert_int_equal(sqlite3_exec(db,
-    "CREATE TABLE lraf_ledger (key TEXT PRIMARY KEY NOT NULL,"
-    " request_id TEXT NOT NULL, tenant TEXT NOT NULL, handler TEXT NOT NULL,"
-    " model TEXT NOT NULL, instructions INTEGER NOT NULL,"
-    " native INTEGER NOT NULL, memory_peak INTEGER NOT NULL,"
-    " status INTEGER NOT NULL, wall_us INTEGER NOT NULL,"
-    " cpu_us INTEGER NOT NULL, started_us INTEGER NOT NULL,"
-    " ended_us INTEGER NOT NULL);"
-    "CREATE INDEX lraf_ledger_tenant ON lraf_ledger(tenant);"
-    "INSERT INTO lraf_ledger VALUES ('k1', 'old-1', 'alice', 'h', 'm',"
-    " 1234, 0, 0, 200, 1, 1, 1, 2);", NULL, NULL, NULL), SQLITE_OK);
-  sqlite3_close(db);
-  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
-  assert_true(pid > 0);
-  assert_int_equal(tutil_serve_usage(port, NULL, "alice", "instructions"),
-                   1234);
-  assert_int_equal(tutil_http_get_as(port, "/hello", "bob", KEY, "k1", &r), 0);
-  assert_int_equal(r.status, 200);
-  tutil_http_free(&r);
-  assert_int_equal(tutil_serve_usage(port, NULL, "alice", "requests"), 1);
-  assert_int_equal(tutil_serve_usage(port, NULL, "bob", "requests"), 1);
-  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
-  assert_int_equal(tutil_sqlite_int(ledger, "PRAGMA user_version"), 3);
-  assert_int_equal(
-      tutil_sqlite_int(ledger, "SELECT count(*) FROM lraf_ledger"), 2);
-  assert_int_equal(
-      tutil_sqlite_int(ledger,
-                       "SELECT count(*) FROM lraf_ledger WHERE"
-                       " request_id = 'old-1' AND outcome = 'ok' AND"
-                       " event_us = 1 AND ingest_us = 2 AND note = ''"),
-      1);
-}
-
-/* A ledger of schema 2 (no outcome, event or ingest time): migrated to
-   3, the outcome from the status. */
-static void test_migrate_v2_ledger(void **state) {
-  static const char *const args[] = {NULL};
-  sqlite3 *db;
-  int port;
-  pid_t pid;
-  (void)state;
-  tutil_ledger_fresh(sh.dir, "v2.db", ledger, sizeof ledger, spec,
-                     sizeof spec);
-  assert_int_equal(sqlite3_open(ledger, &db), SQLITE_OK);
-  assert_int_equal(sqlite3_exec(db,
-    "CREATE TABLE lraf_ledger (key TEXT NOT NULL,"
-    " request_id TEXT NOT NULL, tenant TEXT NOT NULL, handler TEXT NOT NULL,"
-    " model TEXT NOT NULL, instructions INTEGER NOT NULL,"
-    " native INTEGER NOT NULL, memory_peak INTEGER NOT NULL,"
-    " status INTEGER NOT NULL, wall_us INTEGER NOT NULL,"
-    " cpu_us INTEGER NOT NULL, started_us INTEGER NOT NULL,"
-    " ended_us INTEGER NOT NULL, PRIMARY KEY (tenant, key));"
-    "INSERT INTO lraf_ledger VALUES ('k1', 'r1', 'a', 'h', 'm',"
-    " 10, 0, 0, 200, 1, 1, 5, 6);"
-    "INSERT INTO lraf_ledger VALUES ('k2', 'r2', 'a', 'h', 'm',"
-    " 20, 0, 0, 429, 1, 1, 7, 8);"
-    "INSERT INTO lraf_ledger VALUES ('k3', 'r3', 'a', 'h', 'm',"
-    " 30, 0, 0, 500, 1, 1, 9, 10);"
-    "PRAGMA user_version = 2;", NULL, NULL, NULL), SQLITE_OK);
-  sqlite3_close(db);
-  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
-  assert_true(pid > 0);
-  assert_int_equal(tutil_serve_usage(port, NULL, "a", "instructions"), 60);
-  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
-  assert_int_equal(tutil_sqlite_int(ledger, "PRAGMA user_version"), 3);
-  assert_int_equal(
-      tutil_sqlite_int(ledger,
-                       "SELECT count(*) FROM lraf_ledger WHERE"
-                       " (key = 'k1' AND outcome = 'ok' AND event_us = 5"
-                       " AND ingest_us = 6) OR (key = 'k2' AND outcome ="
-                       " 'quota') OR (key = 'k3' AND outcome = 'error')"),
-      3);
-}
-
 /* After SIGTERM the database file alone holds every record. */
 static void test_stop_checkpoints(void **state) {
   static const char *const args[] = {NULL};
@@ -464,8 +374,6 @@ int main(void) {
     cmocka_unit_test(test_ids_unpredictable),
     cmocka_unit_test(test_key_clash_billed),
     cmocka_unit_test(test_keys_per_tenant),
-    cmocka_unit_test(test_migrate_old_ledger),
-    cmocka_unit_test(test_migrate_v2_ledger),
     cmocka_unit_test(test_outcome_quota),
     cmocka_unit_test(test_stop_checkpoints),
     cmocka_unit_test(test_restart_spent),
