@@ -358,7 +358,7 @@ test: deps
 	$(MAKE) --no-print-directory memcheck BUILD=$(STOCK) LRAF_VM=0 TALLY=$(TEST_TALLY)
 	@tests/run_suites.sh --total $(TEST_TALLY)
 
-MEMCHECK_TESTS := test_rt_api test_rt_load test_rt_sandbox test_rt_quota test_rt_stop \
+MEMCHECK_TESTS := test_rt_accounts test_rt_load test_rt_sandbox test_rt_protect test_rt_stop \
                   test_cli_run test_acct_managers test_acct_threads \
                   test_bc_malformed test_rw_checks
 # service/: the request pool and the ledger

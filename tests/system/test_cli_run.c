@@ -345,7 +345,7 @@ static void test_exit_statuses_like_lua(void **state) {
    directory) and C modules on package.cpath (Debian's lua-lpeg) as
    lua5.4 does; the sandbox keeps the C modules of the cpath it started
    with that the host allowed (lpeg), and reads Lua files only from the
-   directories it allowed (--allow-dir; tests/system/test_sec_sandbox.c
+   directories it allowed (--allow-dir; tests/system/test_rt_sandbox_contained.c
    has the rest). */
 static void test_require_like_lua(void **state) {
   char cmd[512], lua_out[160], lua_err[160];

@@ -1,5 +1,5 @@
 /*
-** test_rt_quota.c - the limit manager's quota error: runaway code of
+** test_rt_protect.c - the limit manager's quota error: runaway code of
 ** every shape is stopped, no Lua construct swallows the error or runs
 ** code after it, exhaustion is sticky, and the overshoot stays within
 ** the bound documented in lraf.h (computed here from the bytecode).

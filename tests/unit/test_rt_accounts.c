@@ -1,5 +1,5 @@
 /*
-** test_rt_api.c - the embedding API: manager inheritance and
+** test_rt_accounts.c - the embedding API: manager inheritance and
 ** re-binding, resuming coroutines from C, exact reads while code runs,
 ** J-RAF2's flush-and-diff benchmarking, require "lraf", error messages,
 ** and counts that do not depend on the granularity or the mode's

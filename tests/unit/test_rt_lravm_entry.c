@@ -1,5 +1,5 @@
 /*
-** test_lravm_entry.c - the lraf VM's entry charge (Proto.acctentry, set
+** test_rt_lravm_entry.c - the lraf VM's entry charge (Proto.acctentry, set
 ** from bc_proto.entry by rewriting in memory): a function's first block
 ** is charged, with its zero check, as a call makes its frame, instead of
 ** by an ACCT.  Call-heavy programs count what the count hook counts

@@ -1,5 +1,5 @@
 /*
-** test_lravm_sizes.c - the lraf VM charges the work of instructions that
+** test_rt_lravm_sizes.c - the lraf VM charges the work of instructions that
 ** grows with their operands (lravm/patches/lua-acct-work.patch, acctwork): the
 ** bytes of long-string ==, < and <=, the values moved by VARARG,
 ** RETURN, TAILCALL and SETLIST, the bytes CONCAT copies, the tables

@@ -1,5 +1,5 @@
 /*
-** test_rt_forged.c - forged chunks behind lraf's offline marker: the
+** test_rt_host_load_forged.c - forged chunks behind lraf's offline marker: the
 ** accounting of a chunk from lraf_rewrite edited (every increment made
 ** 0), changed (every increment negated), a check removed (the checks
 ** made to pass), and lraf's header copied onto lua5.4's bytecode.

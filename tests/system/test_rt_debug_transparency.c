@@ -1,5 +1,5 @@
 /*
-** test_sec_transparency.c - introspection looks as under lua5.4: every
+** test_rt_debug_transparency.c - introspection looks as under lua5.4: every
 ** program in tests/corpus/introspect (nups, upvalue ids and joins,
 ** getlocal over temporaries, setlocal, hooks, dump and load with and
 ** without strip, tracebacks, the registry) prints byte for byte what

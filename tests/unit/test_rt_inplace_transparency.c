@@ -1,5 +1,5 @@
 /*
-** test_lravm_transparency.c - on the lraf VM, rewritten code looks to the
+** test_rt_inplace_transparency.c - on the lraf VM, rewritten code looks to the
 ** debug library and to string.format("%p") exactly as the unmodified
 ** code does under plain Lua: debug.getinfo(f).nups, debug.getupvalue,
 ** debug.getlocal (also inside a metamethod stub's error path), and the

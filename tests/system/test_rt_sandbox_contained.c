@@ -1,7 +1,7 @@
 /*
-** test_sec_sandbox.c - the sandbox contains: whatever a script does to
-** package (path, cpath, searchers' inputs), it reads no file outside the
-** directories the host allowed (--allow-dir), creates or removes none,
+** test_rt_sandbox_contained.c - the sandbox contains: whatever a
+** script does to package (path, cpath, searchers' inputs), it reads no
+** file outside the directories the host allowed (--allow-dir), creates or removes none,
 ** and loads no C module the host did not allow (--allow-module; LPeg
 ** always).  A refused path gives the same answer whether or not the
 ** file exists.  A C module that would create a file when opened is
@@ -168,7 +168,7 @@ static void test_allowed_module(void **state) {
 /* Chunks rewritten offline: both environments refuse unsigned ones
    unless allowed; a copied marker on foreign bytecode (no accounting at
    all) and a chunk of the other mode are refused even then
-   (test_rt_forged edits the accounting itself). */
+   (test_rt_host_load_forged edits the accounting itself). */
 static void test_offline_chunks(void **state) {
   (void)state;
   assert_int_equal(tutil_sh_write(&sh, "spin.lua",

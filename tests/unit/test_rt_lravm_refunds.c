@@ -1,5 +1,5 @@
 /*
-** test_lravm_refunds.c - exact mode on the lraf VM, whose blocks are as
+** test_rt_lravm_refunds.c - exact mode on the lraf VM, whose blocks are as
 ** large as the default mode's: what a frame charged ahead is given back
 ** when an error discards it (luaD_pcall, luaD_closeprotected, pcall
 ** inside a coroutine) and when a coroutine is left suspended or dead

@@ -1,5 +1,5 @@
 /*
-** test_rt_total.c - what a host reads of a state when a run ends:
+** test_rt_accounts_total.c - what a host reads of a state when a run ends:
 ** lraf_total (everything the state ran, coroutines included, equal to
 ** the sum lraf_foreach_account and lraf_retired give), the stop
 ** messages (the limit, the place, the native units, as lraf run says

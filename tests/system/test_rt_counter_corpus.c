@@ -1,5 +1,5 @@
 /*
-** test_rt_corpus.c - the corpus through the embedding API: every
+** test_rt_counter_corpus.c - the corpus through the embedding API: every
 ** program's output equals plain Lua's and the sum of all accounts equals
 ** the count-hook oracle (exactly in exact mode, at least in the default
 ** mode for programs that abandon blocks); per-coroutine counts equal a

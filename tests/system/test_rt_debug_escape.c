@@ -1,5 +1,5 @@
 /*
-** test_sec_escape.c - the full-environment escape suite: every script
+** test_rt_debug_escape.c - the full-environment escape suite: every script
 ** in tests/security/escape tries to reset, join, replace or read the
 ** accounting (debug library, hooks, registry, string.dump round trips)
 ** and then runs forever; each must be stopped by the quota (exit 3)
