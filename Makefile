@@ -309,10 +309,11 @@ $(BUILD)/tests/libtutil.a: $(TEST_SUPPORT_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 TEST_LIBS :=
-$(addprefix $(BUILD)/tests/,test_sv_ledger test_fuzz_regress test_serve_crash \
-  test_cli_serve_http_fuzz test_cli_serve_load test_serve_billing \
-  test_cli_serve_auth test_serve_reserve): TEST_LIBS := -lsqlite3
-$(BUILD)/tests/test_serve_pg: TEST_LIBS := -lpq
+$(addprefix $(BUILD)/tests/,test_sv_ledger test_sv_sqlite test_fuzz_regress \
+  test_sv_sqlite_crash test_cli_serve_http_fuzz test_cli_serve_load \
+  test_sv_billing_serve test_cli_serve_auth test_serve_reserve): \
+  TEST_LIBS := -lsqlite3
+$(BUILD)/tests/test_sv_lease_hosts: TEST_LIBS := -lpq
 
 vpath test_%.c tests/unit tests/system
 # The unit suites of the command's files (tests/unit/test_cli_*.c) call
