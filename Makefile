@@ -58,7 +58,7 @@ TEST_PKGS += sqlite3 postgresql curl
 # /metrics read by a strict OpenMetrics parser (test_cli_serve_metrics,
 # test_cli_serve_auth)
 TEST_PKGS += python3-prometheus-client
-# the timeline's checks (test_timeline): the trace's schema, the SVG in a browser
+# the timeline's checks (test_pf_tlout_trace): the trace's schema, the SVG in a browser
 TEST_PKGS += python3 python3-jsonschema chromium util-linux
 BUILD   ?= build
 LRAF_VM ?= 1
@@ -314,10 +314,11 @@ $(BUILD)/tests/libtutil.a: $(TEST_SUPPORT_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 TEST_LIBS :=
-$(addprefix $(BUILD)/tests/,test_sv_ledger test_fuzz_regress test_serve_crash \
-  test_cli_serve_http_fuzz test_cli_serve_load test_serve_billing \
-  test_cli_serve_auth test_serve_reserve): TEST_LIBS := -lsqlite3
-$(BUILD)/tests/test_serve_pg: TEST_LIBS := -lpq
+$(addprefix $(BUILD)/tests/,test_sv_ledger test_sv_sqlite test_fuzz_regress \
+  test_sv_sqlite_crash test_cli_serve_http_fuzz test_cli_serve_load \
+  test_sv_billing_serve test_cli_serve_auth test_serve_reserve): \
+  TEST_LIBS := -lsqlite3
+$(BUILD)/tests/test_sv_lease_hosts: TEST_LIBS := -lpq
 
 vpath test_%.c tests/unit tests/system
 # The unit suites of the command's files (tests/unit/test_cli_*.c) call
@@ -363,8 +364,8 @@ test: deps
 	@tests/run_suites.sh --total $(TEST_TALLY)
 
 MEMCHECK_TESTS := test_rt_accounts test_rt_load test_rt_sandbox test_rt_protect test_rt_stop \
-                  test_cli_run test_acct_managers test_acct_threads \
-                  test_bc_malformed test_rw_checks
+                  test_cli_run test_acct_manager test_acct_budget_threads \
+                  test_bc_read_malformed test_rw_checks
 # service/: the request pool and the ledger
 MEMCHECK_TESTS += test_sv_pool test_sv_request test_sv_ledger
 VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \

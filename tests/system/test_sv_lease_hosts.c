@@ -1,7 +1,8 @@
 /*
-** test_serve_pg.c - the PostgreSQL ledger and one tenant quota shared
-** by two hosts.  The test starts a throwaway PostgreSQL server (initdb
-** and pg_ctl of Debian's postgresql package) in a temporary directory,
+** test_sv_lease_hosts.c - leases (service/sv_lease.c) of one tenant
+** quota shared by two hosts on the PostgreSQL ledger.  The test starts
+** a throwaway PostgreSQL server (initdb and pg_ctl of Debian's
+** postgresql package) in a temporary directory,
 ** listening on a Unix socket there only, as the user nobody when run
 ** as root; when that cannot be done it says why and is skipped.  Two
 ** `lraf serve` hosts share the server and the tenant's quota Q, leasing
@@ -34,10 +35,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <glob.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +47,7 @@
 
 #include <libpq-fe.h>
 
+#include "tutil_pg.h"
 #include "tutil_serve.h"
 
 #define HANDLERS "tests/system/serve"
@@ -56,56 +56,11 @@
 #define CLIENTS 8
 #define MAX_PER_CLIENT 600
 
-static char dir[64], bindir[256], conninfo[160];
-static int started;          /* the PostgreSQL server runs */
+static tutil_pg pg;          /* the PostgreSQL server */
 static int ports[2];
 static int64_t sent_count[CLIENTS], responses[CLIENTS];
 static const char *tenant = "shared";
 static int reserving;        /* clients send X-Lraf-Max-Instructions */
-
-/* Run a shell command, as nobody when we are root. */
-static int sh(const char *fmt, ...) {
-  char cmd[2048], full[2300];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(cmd, sizeof cmd, fmt, ap);
-  va_end(ap);
-  if (geteuid() == 0)
-    snprintf(full, sizeof full, "runuser -u nobody -- sh -c '%s'", cmd);
-  else
-    snprintf(full, sizeof full, "%s", cmd);
-  return system(full);
-}
-
-/* Why PostgreSQL cannot run here, or NULL once it runs. */
-static const char *start_postgres(void) {
-  glob_t g;
-  char *slash;
-  if (glob("/usr/lib/postgresql/*/bin/initdb", 0, NULL, &g) != 0)
-    return "initdb not found (Debian package postgresql not installed)";
-  snprintf(bindir, sizeof bindir, "%s", g.gl_pathv[g.gl_pathc - 1]);
-  globfree(&g);
-  slash = strrchr(bindir, '/');
-  *slash = '\0';
-  if (geteuid() == 0) {
-    struct passwd *pw = getpwnam("nobody");
-    if (pw == NULL || access("/usr/sbin/runuser", X_OK) != 0)
-      return "running as root without a user nobody and runuser";
-    if (chown(dir, pw->pw_uid, pw->pw_gid) != 0)
-      return "cannot give the temporary directory to nobody";
-  }
-  if (sh("%s/initdb -D %s/data -A trust -U lraf --no-sync >%s/initdb.log "
-         "2>&1", bindir, dir, dir) != 0)
-    return "initdb failed (see its log in the temporary directory)";
-  if (sh("%s/pg_ctl -D %s/data -l %s/pg.log -w -t 60 -o \"-k %s -c "
-         "listen_addresses= -p 5432\" start >/dev/null 2>&1", bindir, dir,
-         dir, dir) != 0)
-    return "pg_ctl could not start the server";
-  started = 1;
-  snprintf(conninfo, sizeof conninfo, "postgresql://lraf@/postgres?host=%s",
-           dir);
-  return NULL;
-}
 
 static void *client(void *arg) {
   int id = (int)(intptr_t)arg, i, refused = 0;
@@ -151,7 +106,7 @@ static void test_shared_quota(void **state) {
   const char *why;
   char log[2][128], quota[64], slice[32];
   const char *args[] = {"--port", "0", "--workers", "2", "--ledger",
-                        conninfo, "--quota", quota, "--slice", slice,
+                        pg.conninfo, "--quota", quota, "--slice", slice,
                         HANDLERS, NULL};
   pid_t pid[2];
   pthread_t th[CLIENTS];
@@ -159,7 +114,7 @@ static void test_shared_quota(void **state) {
   int i, st;
   PGconn *c;
   (void)state;
-  why = started ? NULL : start_postgres();
+  why = tutil_pg_start(&pg);
   if (why != NULL) {
     printf("   PostgreSQL test SKIPPED: %s\n", why);
     skip();
@@ -167,7 +122,7 @@ static void test_shared_quota(void **state) {
   snprintf(quota, sizeof quota, "shared=%d", QUOTA);
   snprintf(slice, sizeof slice, "%d", SLICE);
   /* a ledger of an older lraf: its key unique over all tenants */
-  c = PQconnectdb(conninfo);
+  c = PQconnectdb(pg.conninfo);
   assert_int_equal(PQstatus(c), CONNECTION_OK);
   {
     PGresult *res = PQexec(c,
@@ -185,7 +140,7 @@ static void test_shared_quota(void **state) {
   }
   PQfinish(c);
   for (i = 0; i < 2; i++) {
-    snprintf(log[i], sizeof log[i], "%s/serve%d.log", dir, i);
+    snprintf(log[i], sizeof log[i], "%s/serve%d.log", pg.dir, i);
     pid[i] = tutil_serve_start(args, log[i], &ports[i]);
     assert_true(pid[i] > 0);
   }
@@ -201,7 +156,7 @@ static void test_shared_quota(void **state) {
     sent += sent_count[i];
     nresp += responses[i];
   }
-  c = PQconnectdb(conninfo);
+  c = PQconnectdb(pg.conninfo);
   assert_int_equal(PQstatus(c), CONNECTION_OK);
   used = pg_int(c, "SELECT coalesce(sum(instructions), 0) FROM lraf_ledger"
                    " WHERE tenant = 'shared'");
@@ -261,7 +216,7 @@ static void test_shared_quota(void **state) {
     sent += sent_count[i];
     nresp += responses[i];
   }
-  c = PQconnectdb(conninfo);
+  c = PQconnectdb(pg.conninfo);
   assert_int_equal(PQstatus(c), CONNECTION_OK);
   used = pg_int(c, "SELECT coalesce(sum(instructions), 0) FROM lraf_ledger"
                    " WHERE tenant = 'reserved'");
@@ -302,9 +257,7 @@ static void test_shared_quota(void **state) {
                                      "X-Tenant: other\r\n", NULL, &r), 0);
     assert_int_equal(r.status, 200);
     tutil_http_free(&r);
-    assert_int_equal(sh("%s/pg_ctl -D %s/data -m immediate -w stop "
-                        ">/dev/null 2>&1", bindir, dir), 0);
-    started = 0;
+    assert_int_equal(tutil_pg_stop(&pg, "immediate"), 0);
     assert_int_equal(tutil_http_once(ports[0], "GET", "/hello?n=10",
                                      "X-Tenant: other\r\n", NULL, &r), 0);
     assert_int_equal(r.status, 503);
@@ -339,18 +292,18 @@ static void test_crash_releases(void **state) {
   pid_t pid;
   int i;
   (void)state;
-  why = start_postgres();
+  why = tutil_pg_start(&pg);
   if (why != NULL) {
     printf("   PostgreSQL test SKIPPED: %s\n", why);
     skip();
   }
   /* a database of its own, so that the next test starts empty */
-  c = PQconnectdb(conninfo);
+  c = PQconnectdb(pg.conninfo);
   assert_int_equal(PQstatus(c), CONNECTION_OK);
   PQclear(PQexec(c, "CREATE DATABASE crash"));
   PQfinish(c);
-  snprintf(db, sizeof db, "postgresql://lraf@/crash?host=%s", dir);
-  snprintf(log, sizeof log, "%s/crash.log", dir);
+  snprintf(db, sizeof db, "postgresql://lraf@/crash?host=%s", pg.dir);
+  snprintf(log, sizeof log, "%s/crash.log", pg.dir);
   pid = tutil_serve_start(args, log, &crash_port);
   assert_true(pid > 0);
   assert_int_equal(pthread_create(&th, NULL, slow_request, NULL), 0);
@@ -385,17 +338,12 @@ static void test_crash_releases(void **state) {
 
 static int setup(void **state) {
   (void)state;
-  strcpy(dir, "/tmp/lraf-pg-XXXXXX");
-  return mkdtemp(dir) ? 0 : -1;
+  return tutil_pg_init(&pg);
 }
 
 static int teardown(void **state) {
-  char cmd[256];
   (void)state;
-  if (started)
-    sh("%s/pg_ctl -D %s/data -m fast -w stop >/dev/null 2>&1", bindir, dir);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return tutil_pg_cleanup(&pg);
 }
 
 int main(void) {

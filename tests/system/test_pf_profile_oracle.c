@@ -1,5 +1,5 @@
 /*
-** test_profile.c - lraf_profile_* and lraf profile against an
+** test_pf_profile_oracle.c - lraf_profile_* and lraf profile against an
 ** independent oracle: a count hook of 1 on the unmodified program in a
 ** plain lua_State that attributes every instruction to the running
 ** function (short source, line defined) and to its current line.  On

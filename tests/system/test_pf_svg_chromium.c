@@ -1,5 +1,5 @@
 /*
-** test_flame_svg.c - the interactive flame graphs of lraf profile
+** test_pf_svg_chromium.c - the interactive flame graphs of lraf profile
 ** --format svg and lraf diff --format svg.  A real headless Chromium
 ** (Debian's chromium), driven over the DevTools protocol on a pipe
 ** (--remote-debugging-pipe: messages of JSON ending in a NUL byte on

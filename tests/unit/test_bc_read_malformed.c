@@ -1,5 +1,5 @@
 /*
-** test_bc_malformed.c - bc_read on hostile input: every malformed chunk
+** test_bc_read_malformed.c - bc_read on hostile input: every malformed chunk
 ** is rejected with the right code and a message naming the problem and
 ** its byte offset, *out is left alone, and nothing crashes or leaks.
 **

@@ -1,5 +1,5 @@
 /*
-** test_profile_paths.c - the profiler on the paths where frames start
+** test_pf_profile_paths.c - the profiler on the paths where frames start
 ** and end other than by a plain call and return: tail calls (to Lua and
 ** to C), errors caught by pcall and xpcall, coroutines (yields across
 ** pcall, a coroutine dying of an error, coroutine.close), __close

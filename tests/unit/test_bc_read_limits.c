@@ -1,5 +1,5 @@
 /*
-** test_bc_limits.c - the reader's resource limits on hostile chunks.
+** test_bc_read_limits.c - the reader's resource limits on hostile chunks.
 **
 ** Chunks of up to 100 MB are built here: some only claim huge counts,
 ** others really hold millions of elements.  Each must be refused with

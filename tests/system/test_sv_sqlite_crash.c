@@ -1,7 +1,7 @@
 /*
-** test_serve_crash.c - the SQLite ledger across a kill -9 and a
-** SIGTERM: 16 clients keep sending requests with keys of their own.
-** kill -9: the server is killed with SIGKILL under that load and
+** test_sv_sqlite_crash.c - the SQLite ledger (service/sv_sqlite.c)
+** across a kill -9 and a SIGTERM of lraf serve: 16 clients keep
+** sending requests with keys of their own.  kill -9: the server is killed with SIGKILL under that load and
 ** started again on the same ledger.
 **   - every request that got a response is in the ledger, once, whole
 **     (every column as the response said), and the database is intact;

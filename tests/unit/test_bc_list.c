@@ -1,9 +1,10 @@
 /*
-** test_bc_listing.c - `lraf disasm FILE` must list the same functions,
+** test_bc_list.c - `lraf disasm FILE` must list the same functions,
 ** in the same order, with the same instructions (index, line, opcode,
 ** operands, comment) and the same constants, locals and upvalues as
 ** `luac5.4 -l -l -p FILE`, for every .lua file under tests/corpus/ and
-** /usr/share/lua/5.4/.  Header lines and addresses may differ.
+** /usr/share/lua/5.4/.  Header lines and addresses may differ.  And
+** bc_list itself on a chunk read here.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+
+#include "tutil_vm.h"
+#include "bc.h"
 
 #define MIN_FILES 10
 #define MIN_INSTRUCTIONS 5000
@@ -219,9 +223,76 @@ static void test_record_parser(void **state) {
   assert_string_equal(rec, "constants (2) for ADDR:");
 }
 
+/* bc_list itself, on a chunk read here: each function (pre-order) gets
+   one line per instruction with its 1-based index, its line and its
+   opcode's name, in order; full adds the constants, locals and
+   upvalues with their counts. */
+static char *listed(const bc_proto *f, int full) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  assert_non_null(out);
+  bc_list(out, f, full);
+  fclose(out);
+  return text;
+}
+
+static const char *expect_code(const bc_proto *f, const char *at) {
+  char want[128];
+  int pc, n;
+  for (pc = 0; pc < f->sizecode; pc++) {
+    snprintf(want, sizeof want, "\t%d\t[%d]\t%s", pc + 1, bc_getline(f, pc),
+             bc_opname(bc_op(f->code[pc])));
+    at = strstr(at, want);
+    if (at == NULL) fail_msg("no line '%s' in order", want + 1);
+    at += strlen(want);
+  }
+  for (n = 0; n < f->sizep; n++) at = expect_code(f->p[n], at);
+  return at;
+}
+
+static int count(const char *text, const char *word) {
+  int n = 0;
+  for (; (text = strstr(text, word)) != NULL; text++) n++;
+  return n;
+}
+
+static void test_bc_list_direct(void **state) {
+  static const char src[] =
+    "local t = {1, 'two', 3.5}\n"
+    "local function f(a, ...)\n"
+    "  local g = function() return a end\n"
+    "  return g() + select('#', ...)\n"
+    "end\n"
+    "for i = 1, 2 do t[i] = f(i, t) end\n"
+    "return t\n";
+  bc_chunk *c = tutil_vm_read(src, "@listed.lua");
+  char *brief = listed(c->main, 0), *full = listed(c->main, 1), hdr[64];
+  (void)state;
+  expect_code(c->main, brief);
+  expect_code(c->main, full);
+  assert_int_equal(count(brief, "instructions at"), 3);
+  assert_int_equal(count(brief, "constants ("), 0);
+  assert_int_equal(count(full, "constants ("), 3);
+  snprintf(hdr, sizeof hdr, "constants (%d) for", c->main->sizek);
+  assert_non_null(strstr(full, hdr));
+  snprintf(hdr, sizeof hdr, "locals (%d) for", c->main->sizelocvars);
+  assert_non_null(strstr(full, hdr));
+  assert_non_null(strstr(full, "\t\"two\""));
+  assert_non_null(strstr(full, "main <listed.lua:0,0>"));
+  assert_non_null(strstr(full, "function <listed.lua:2,5>"));
+  free(brief);
+  free(full);
+  brief = listed(NULL, 1);
+  assert_true(brief == NULL || brief[0] == '\0');
+  free(brief);
+  bc_chunk_free(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_record_parser),
+    cmocka_unit_test(test_bc_list_direct),
     cmocka_unit_test(test_listing_matches_luac),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /*
-** test_acct_threads.c - managers shared across OS threads: 8 pthreads,
+** test_acct_budget_threads.c - managers shared across OS threads: 8 pthreads,
 ** each with its own lua_State, charge one hierarchical limit drawn from
 ** one total.  The total equals the sum of the per-thread counts exactly,
 ** and the limit stops every thread, each within its granularity.

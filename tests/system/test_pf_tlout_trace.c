@@ -1,5 +1,5 @@
 /*
-** test_timeline.c - `lraf run --timeline FILE` (profile/pf_timeline.c,
+** test_pf_tlout_trace.c - `lraf run --timeline FILE` (profile/pf_timeline.c,
 ** pf_tlout.c): the trace passes a schema of the trace event format and
 ** has one track per coroutine; its slices add up to the count, the same
 ** on every run and from run and profile; a SIGSTOP of 200 ms is one gap

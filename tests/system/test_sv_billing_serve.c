@@ -1,13 +1,11 @@
 /*
-** test_serve_billing.c - lraf serve's billing at the edges, with the
-** SQLite ledger:
+** test_sv_billing_serve.c - billing (service/sv_billing.c) at the
+** edges, through lraf serve with the SQLite ledger:
 **   - request ids are random, so a client cannot claim the next one as
 **     its Idempotency-Key and have that request's record dropped;
 **   - two requests with one key at the same time are both billed, and
 **     the second hears of the clash (409);
 **   - Idempotency-Keys are a tenant's own;
-**   - a ledger file from before per-tenant keys, or from before
-**     outcomes and event times, is migrated, its records kept;
 **   - every record has its outcome, cost-model id, event time and
 **     ingest time;
 **   - a clean stop leaves every record in the database file itself (no
@@ -33,73 +31,14 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "tutil_serve.h"
+#include "tutil_sqlite.h"
 #include "tutil_sh.h"
+
+#define KEY "Idempotency-Key"
 
 static tutil_sh sh;
 static char ledger[160], spec[180];
-
-static pid_t start(const char *const *args, int *port) {
-  const char *a[32];
-  char log[160];
-  int n = 0, i;
-  pid_t pid;
-  a[n++] = "--ledger";
-  a[n++] = spec;
-  for (i = 0; args[i] != NULL && n < 24; i++) a[n++] = args[i];
-  a[n++] = "--port";
-  a[n++] = "0";
-  a[n++] = sh.dir;
-  a[n] = NULL;
-  snprintf(log, sizeof log, "%s/serve.log", sh.dir);
-  pid = tutil_serve_start(a, log, port);
-  assert_true(pid > 0);
-  return pid;
-}
-
-/* A fresh ledger file for the test. */
-static void new_ledger(const char *name) {
-  char p[200];
-  snprintf(ledger, sizeof ledger, "%s/%s", sh.dir, name);
-  snprintf(spec, sizeof spec, "sqlite:%s", ledger);
-  unlink(ledger);
-  snprintf(p, sizeof p, "%s-wal", ledger);
-  unlink(p);
-  snprintf(p, sizeof p, "%s-shm", ledger);
-  unlink(p);
-}
-
-static int64_t header_int(const tutil_http *r, const char *name) {
-  char v[64];
-  return tutil_http_header(r, name, v, sizeof v) ? strtoll(v, NULL, 10)
-                                                 : -1;
-}
-
-static int ask(int port, const char *target, const char *tenant,
-               const char *key, tutil_http *r) {
-  char extra[512];
-  int n = snprintf(extra, sizeof extra, "X-Tenant: %s\r\n", tenant);
-  if (key != NULL)
-    snprintf(extra + n, sizeof extra - (size_t)n, "Idempotency-Key: %s\r\n",
-             key);
-  return tutil_http_once(port, "GET", target, extra, NULL, r);
-}
-
-static int64_t usage_of(int port, const char *tenant, const char *field) {
-  char target[128], pat[64];
-  tutil_http r;
-  const char *p;
-  int64_t v;
-  snprintf(target, sizeof target, "/usage?tenant=%s", tenant);
-  assert_int_equal(tutil_http_once(port, "GET", target, NULL, NULL, &r), 0);
-  snprintf(pat, sizeof pat, "\"%s\": ", field);
-  p = strstr(r.body, pat);
-  v = p ? strtoll(p + strlen(pat), NULL, 10) : -1;
-  tutil_http_free(&r);
-  return v;
-}
 
 static void write_handlers(void) {
   assert_int_equal(tutil_sh_write(&sh, "hello.lua",
@@ -127,11 +66,13 @@ static void test_ids_unpredictable(void **state) {
   int port, i;
   pid_t pid;
   (void)state;
-  new_ledger("ids.db");
-  pid = start(args, &port);
-  assert_int_equal(ask(port, "/hello", "t", NULL, &r), 0);
+  tutil_ledger_fresh(sh.dir, "ids.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
+  assert_int_equal(tutil_http_get_as(port, "/hello", "t", KEY, NULL, &r), 0);
   assert_non_null(tutil_http_header(&r, "X-Request-Id", id1, sizeof id1));
-  sum += header_int(&r, "X-Lraf-Instructions");
+  sum += tutil_http_header_int(&r, "X-Lraf-Instructions");
   tutil_http_free(&r);
   /* the guess: the id after next, were ids a counter */
   dash = strrchr(id1, '-');
@@ -140,21 +81,21 @@ static void test_ids_unpredictable(void **state) {
              strtoll(dash + 1, NULL, 10) + 2);
   else
     snprintf(guess, sizeof guess, "%s", id1);
-  assert_int_equal(ask(port, "/hello", "t", guess, &r), 0);
+  assert_int_equal(tutil_http_get_as(port, "/hello", "t", KEY, guess, &r), 0);
   assert_int_equal(r.status, 200);
   assert_non_null(tutil_http_header(&r, "X-Request-Id", id2, sizeof id2));
-  sum += header_int(&r, "X-Lraf-Instructions");
+  sum += tutil_http_header_int(&r, "X-Lraf-Instructions");
   tutil_http_free(&r);
-  assert_int_equal(ask(port, "/hello", "t", NULL, &r), 0);
+  assert_int_equal(tutil_http_get_as(port, "/hello", "t", KEY, NULL, &r), 0);
   assert_int_equal(r.status, 200);
-  sum += header_int(&r, "X-Lraf-Instructions");
+  sum += tutil_http_header_int(&r, "X-Lraf-Instructions");
   tutil_http_free(&r);
-  if (usage_of(port, "t", "requests") != 3 ||
-      usage_of(port, "t", "instructions") != sum)
+  if (tutil_serve_usage(port, NULL, "t", "requests") != 3 ||
+      tutil_serve_usage(port, NULL, "t", "instructions") != sum)
     fail_msg("3 requests (%" PRId64 " instructions) answered; the ledger "
              "holds %" PRId64 " (%" PRId64 ")", sum,
-             usage_of(port, "t", "requests"),
-             usage_of(port, "t", "instructions"));
+             tutil_serve_usage(port, NULL, "t", "requests"),
+             tutil_serve_usage(port, NULL, "t", "instructions"));
   assert_int_equal((int)strlen(id1), 32);
   for (i = 0; i < 32; i++) assert_true(isxdigit((unsigned char)id1[i]));
   assert_string_not_equal(id1, id2);
@@ -195,8 +136,10 @@ static void test_key_clash_billed(void **state) {
   int64_t sum = 0;
   pid_t pid;
   (void)state;
-  new_ledger("clash.db");
-  pid = start(args, &port);
+  tutil_ledger_fresh(sh.dir, "clash.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   /* until the two run at once (a load may delay one past the other's
      commit: it is then a retry, answered from the ledger) */
   for (attempt = 0; attempt < 8 && clashes == 0; attempt++) {
@@ -229,8 +172,8 @@ static void test_key_clash_billed(void **state) {
          "for the clash), %d answered from the ledger\n", attempt, ran,
          clashes, retries);
   /* everything that ran is billed, once */
-  assert_int_equal(usage_of(port, "t", "requests"), ran);
-  assert_int_equal(usage_of(port, "t", "instructions"), sum);
+  assert_int_equal(tutil_serve_usage(port, NULL, "t", "requests"), ran);
+  assert_int_equal(tutil_serve_usage(port, NULL, "t", "instructions"), sum);
   assert_true(clashes >= 1);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
 }
@@ -243,111 +186,27 @@ static void test_keys_per_tenant(void **state) {
   int port;
   pid_t pid;
   (void)state;
-  new_ledger("keys.db");
-  pid = start(args, &port);
-  assert_int_equal(ask(port, "/slow", "alice", "order-1", &r), 0);
+  tutil_ledger_fresh(sh.dir, "keys.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
+  assert_int_equal(
+      tutil_http_get_as(port, "/slow", "alice", KEY, "order-1", &r), 0);
   assert_int_equal(r.status, 200);
   tutil_http_free(&r);
-  assert_int_equal(ask(port, "/hello", "bob", "order-1", &r), 0);
+  assert_int_equal(
+      tutil_http_get_as(port, "/hello", "bob", KEY, "order-1", &r), 0);
   if (r.status != 200)
     fail_msg("bob's first request with alice's key: %d %s", r.status,
              r.body);
   tutil_http_free(&r);
-  assert_int_equal(ask(port, "/hello", "alice", "order-1", &r), 0);
+  assert_int_equal(
+      tutil_http_get_as(port, "/hello", "alice", KEY, "order-1", &r), 0);
   assert_int_equal(r.status, 409);
   tutil_http_free(&r);
-  assert_int_equal(usage_of(port, "alice", "requests"), 1);
-  assert_int_equal(usage_of(port, "bob", "requests"), 1);
+  assert_int_equal(tutil_serve_usage(port, NULL, "alice", "requests"), 1);
+  assert_int_equal(tutil_serve_usage(port, NULL, "bob", "requests"), 1);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
-}
-
-static int64_t sql_int(const char *path, const char *sql) {
-  sqlite3 *db = NULL;
-  sqlite3_stmt *st = NULL;
-  int64_t v = -1;
-  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-      sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
-      sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return v;
-}
-
-/* A ledger of the old schema (keys unique over all tenants): the server
-   migrates it, keeps its records, and stores per-tenant keys. */
-static void test_migrate_old_ledger(void **state) {
-  static const char *const args[] = {NULL};
-  sqlite3 *db;
-  tutil_http r;
-  int port;
-  pid_t pid;
-  (void)state;
-  new_ledger("old.db");
-  assert_int_equal(sqlite3_open(ledger, &db), SQLITE_OK);
-  assert_int_equal(sqlite3_exec(db,
-    "CREATE TABLE lraf_ledger (key TEXT PRIMARY KEY NOT NULL,"
-    " request_id TEXT NOT NULL, tenant TEXT NOT NULL, handler TEXT NOT NULL,"
-    " model TEXT NOT NULL, instructions INTEGER NOT NULL,"
-    " native INTEGER NOT NULL, memory_peak INTEGER NOT NULL,"
-    " status INTEGER NOT NULL, wall_us INTEGER NOT NULL,"
-    " cpu_us INTEGER NOT NULL, started_us INTEGER NOT NULL,"
-    " ended_us INTEGER NOT NULL);"
-    "CREATE INDEX lraf_ledger_tenant ON lraf_ledger(tenant);"
-    "INSERT INTO lraf_ledger VALUES ('k1', 'old-1', 'alice', 'h', 'm',"
-    " 1234, 0, 0, 200, 1, 1, 1, 2);", NULL, NULL, NULL), SQLITE_OK);
-  sqlite3_close(db);
-  pid = start(args, &port);
-  assert_int_equal(usage_of(port, "alice", "instructions"), 1234);
-  assert_int_equal(ask(port, "/hello", "bob", "k1", &r), 0);
-  assert_int_equal(r.status, 200);
-  tutil_http_free(&r);
-  assert_int_equal(usage_of(port, "alice", "requests"), 1);
-  assert_int_equal(usage_of(port, "bob", "requests"), 1);
-  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
-  assert_int_equal(sql_int(ledger, "PRAGMA user_version"), 3);
-  assert_int_equal(sql_int(ledger, "SELECT count(*) FROM lraf_ledger"), 2);
-  assert_int_equal(sql_int(ledger, "SELECT count(*) FROM lraf_ledger WHERE"
-                           " request_id = 'old-1' AND outcome = 'ok' AND"
-                           " event_us = 1 AND ingest_us = 2 AND note = ''"),
-                   1);
-}
-
-/* A ledger of schema 2 (no outcome, event or ingest time): migrated to
-   3, the outcome from the status. */
-static void test_migrate_v2_ledger(void **state) {
-  static const char *const args[] = {NULL};
-  sqlite3 *db;
-  int port;
-  pid_t pid;
-  (void)state;
-  new_ledger("v2.db");
-  assert_int_equal(sqlite3_open(ledger, &db), SQLITE_OK);
-  assert_int_equal(sqlite3_exec(db,
-    "CREATE TABLE lraf_ledger (key TEXT NOT NULL,"
-    " request_id TEXT NOT NULL, tenant TEXT NOT NULL, handler TEXT NOT NULL,"
-    " model TEXT NOT NULL, instructions INTEGER NOT NULL,"
-    " native INTEGER NOT NULL, memory_peak INTEGER NOT NULL,"
-    " status INTEGER NOT NULL, wall_us INTEGER NOT NULL,"
-    " cpu_us INTEGER NOT NULL, started_us INTEGER NOT NULL,"
-    " ended_us INTEGER NOT NULL, PRIMARY KEY (tenant, key));"
-    "INSERT INTO lraf_ledger VALUES ('k1', 'r1', 'a', 'h', 'm',"
-    " 10, 0, 0, 200, 1, 1, 5, 6);"
-    "INSERT INTO lraf_ledger VALUES ('k2', 'r2', 'a', 'h', 'm',"
-    " 20, 0, 0, 429, 1, 1, 7, 8);"
-    "INSERT INTO lraf_ledger VALUES ('k3', 'r3', 'a', 'h', 'm',"
-    " 30, 0, 0, 500, 1, 1, 9, 10);"
-    "PRAGMA user_version = 2;", NULL, NULL, NULL), SQLITE_OK);
-  sqlite3_close(db);
-  pid = start(args, &port);
-  assert_int_equal(usage_of(port, "a", "instructions"), 60);
-  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
-  assert_int_equal(sql_int(ledger, "PRAGMA user_version"), 3);
-  assert_int_equal(sql_int(ledger, "SELECT count(*) FROM lraf_ledger WHERE"
-                           " (key = 'k1' AND outcome = 'ok' AND event_us = 5"
-                           " AND ingest_us = 6) OR (key = 'k2' AND outcome ="
-                           " 'quota') OR (key = 'k3' AND outcome = 'error')"),
-                   3);
 }
 
 /* After SIGTERM the database file alone holds every record. */
@@ -359,10 +218,12 @@ static void test_stop_checkpoints(void **state) {
   int port, i;
   pid_t pid;
   (void)state;
-  new_ledger("wal.db");
-  pid = start(args, &port);
+  tutil_ledger_fresh(sh.dir, "wal.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   for (i = 0; i < 5; i++) {
-    assert_int_equal(ask(port, "/hello", "t", NULL, &r), 0);
+    assert_int_equal(tutil_http_get_as(port, "/hello", "t", KEY, NULL, &r), 0);
     assert_int_equal(r.status, 200);
     tutil_http_free(&r);
   }
@@ -374,7 +235,8 @@ static void test_stop_checkpoints(void **state) {
   snprintf(copy, sizeof copy, "%s/copy.db", sh.dir);
   snprintf(cmd, sizeof cmd, "cp '%s' '%s'", ledger, copy);
   assert_int_equal(system(cmd), 0);
-  assert_int_equal(sql_int(copy, "SELECT count(*) FROM lraf_ledger"), 5);
+  assert_int_equal(tutil_sqlite_int(copy, "SELECT count(*) FROM lraf_ledger"),
+                   5);
 }
 
 /* A tenant spends its quota; after a restart its next request is
@@ -386,25 +248,30 @@ static void test_restart_spent(void **state) {
   int port, i;
   pid_t pid;
   (void)state;
-  new_ledger("spent.db");
-  pid = start(args, &port);
-  assert_int_equal(ask(port, "/spin", "t", NULL, &r), 0);
+  tutil_ledger_fresh(sh.dir, "spent.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
+  assert_int_equal(tutil_http_get_as(port, "/spin", "t", KEY, NULL, &r), 0);
   assert_int_equal(r.status, 429);
   assert_non_null(strstr(r.body, "tenant quota"));
   tutil_http_free(&r);
-  spent = usage_of(port, "t", "instructions");
+  spent = tutil_serve_usage(port, NULL, "t", "instructions");
   assert_true(spent > 1000);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
   for (i = 0; i < 2; i++) {   /* a restart, then a request in this run */
-    pid = start(args, &port);
-    assert_int_equal(ask(port, "/hello", "t", NULL, &r), 0);
+    pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+    assert_true(pid > 0);
+    assert_int_equal(tutil_http_get_as(port, "/hello", "t", KEY, NULL, &r), 0);
     assert_int_equal(r.status, 429);
-    if (header_int(&r, "X-Lraf-Instructions") != 0)
+    if (tutil_http_header_int(&r, "X-Lraf-Instructions") != 0)
       fail_msg("a spent tenant's request after a restart ran: %" PRId64
-               " instructions", header_int(&r, "X-Lraf-Instructions"));
+               " instructions",
+               tutil_http_header_int(&r, "X-Lraf-Instructions"));
     assert_non_null(strstr(r.body, "quota"));
     tutil_http_free(&r);
-    assert_int_equal(usage_of(port, "t", "instructions"), spent);
+    assert_int_equal(tutil_serve_usage(port, NULL, "t", "instructions"),
+                     spent);
     assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
   }
 }
@@ -417,41 +284,49 @@ static void test_limit_named(void **state) {
   int port;
   pid_t pid;
   (void)state;
-  new_ledger("named.db");
+  tutil_ledger_fresh(sh.dir, "named.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
   assert_int_equal(tutil_sh_write(&sh, "eat.lua",
                    "return function(req)\n"
                    "  local t = {}\n"
                    "  for i = 1, 1e7 do t[i] = {} end\n"
                    "end\n"), 0);
-  pid = start(args, &port);
-  assert_int_equal(ask(port, "/spin", "t", NULL, &r), 0);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
+  assert_int_equal(tutil_http_get_as(port, "/spin", "t", KEY, NULL, &r), 0);
   assert_int_equal(r.status, 429);
   assert_non_null(strstr(r.body, "request limit"));
   tutil_http_free(&r);
-  assert_int_equal(ask(port, "/eat", "u", NULL, &r), 0);
+  assert_int_equal(tutil_http_get_as(port, "/eat", "u", KEY, NULL, &r), 0);
   assert_int_equal(r.status, 507);
   assert_non_null(strstr(r.body, "memory limit"));
   assert_non_null(strstr(r.body, "2097152 bytes"));
   tutil_http_free(&r);
-  assert_int_equal(ask(port, "/hello", "v", NULL, &r), 0);
+  assert_int_equal(tutil_http_get_as(port, "/hello", "v", KEY, NULL, &r), 0);
   assert_int_equal(r.status, 200);
   tutil_http_free(&r);
-  assert_int_equal(ask(port, "/bad", "v", NULL, &r), 0);
+  assert_int_equal(tutil_http_get_as(port, "/bad", "v", KEY, NULL, &r), 0);
   assert_int_equal(r.status, 500);
   tutil_http_free(&r);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
   /* each record's outcome, model, event and ingest time */
-  assert_int_equal(sql_int(ledger, "SELECT count(*) FROM lraf_ledger WHERE"
-                           " (tenant = 't' AND outcome = 'request-limit') OR"
-                           " (tenant = 'u' AND outcome = 'memory') OR"
-                           " (tenant = 'v' AND handler = 'hello' AND"
-                           " outcome = 'ok') OR (tenant = 'v' AND handler ="
-                           " 'bad' AND outcome = 'error')"), 4);
-  assert_int_equal(sql_int(ledger, "SELECT count(*) FROM lraf_ledger WHERE"
-                           " model <> '' AND abs(event_us - started_us) <"
-                           " 1000000 AND"
-                           " ingest_us >= ended_us AND ingest_us - ended_us"
-                           " < 60000000"), 4);
+  assert_int_equal(
+      tutil_sqlite_int(ledger,
+                       "SELECT count(*) FROM lraf_ledger WHERE"
+                       " (tenant = 't' AND outcome = 'request-limit') OR"
+                       " (tenant = 'u' AND outcome = 'memory') OR"
+                       " (tenant = 'v' AND handler = 'hello' AND"
+                       " outcome = 'ok') OR (tenant = 'v' AND handler ="
+                       " 'bad' AND outcome = 'error')"),
+      4);
+  assert_int_equal(
+      tutil_sqlite_int(ledger,
+                       "SELECT count(*) FROM lraf_ledger WHERE"
+                       " model <> '' AND abs(event_us - started_us) <"
+                       " 1000000 AND"
+                       " ingest_us >= ended_us AND ingest_us - ended_us"
+                       " < 60000000"),
+      4);
 }
 
 /* A tenant's quota stops one request and refuses the next (billed 0):
@@ -462,18 +337,24 @@ static void test_outcome_quota(void **state) {
   int port, i;
   pid_t pid;
   (void)state;
-  new_ledger("outcome.db");
-  pid = start(args, &port);
+  tutil_ledger_fresh(sh.dir, "outcome.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   for (i = 0; i < 2; i++) {
-    assert_int_equal(ask(port, "/spin", "q", NULL, &r), 0);
+    assert_int_equal(tutil_http_get_as(port, "/spin", "q", KEY, NULL, &r), 0);
     assert_int_equal(r.status, 429);
     tutil_http_free(&r);
   }
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
-  assert_int_equal(sql_int(ledger, "SELECT count(*) FROM lraf_ledger WHERE"
-                           " outcome = 'quota'"), 2);
-  assert_int_equal(sql_int(ledger, "SELECT count(*) FROM lraf_ledger WHERE"
-                           " outcome = 'quota' AND instructions = 0"), 1);
+  assert_int_equal(tutil_sqlite_int(ledger,
+                                    "SELECT count(*) FROM lraf_ledger WHERE"
+                                    " outcome = 'quota'"),
+                   2);
+  assert_int_equal(tutil_sqlite_int(ledger,
+                                    "SELECT count(*) FROM lraf_ledger WHERE"
+                                    " outcome = 'quota' AND instructions = 0"),
+                   1);
 }
 
 static int setup(void **state) {
@@ -493,8 +374,6 @@ int main(void) {
     cmocka_unit_test(test_ids_unpredictable),
     cmocka_unit_test(test_key_clash_billed),
     cmocka_unit_test(test_keys_per_tenant),
-    cmocka_unit_test(test_migrate_old_ledger),
-    cmocka_unit_test(test_migrate_v2_ledger),
     cmocka_unit_test(test_outcome_quota),
     cmocka_unit_test(test_stop_checkpoints),
     cmocka_unit_test(test_restart_spent),

@@ -1,5 +1,5 @@
 /*
-** test_bc_roundtrip.c - bc_read then bc_write must give back lua_dump's
+** test_bc_write_roundtrip.c - bc_read then bc_write must give back lua_dump's
 ** bytes exactly, stripped and not, for inline snippets, every .lua file
 ** under tests/corpus/ and every .lua file under /usr/share/lua/5.4/.
 ** The written bytes must load again, and bc_getline must agree with
