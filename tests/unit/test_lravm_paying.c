@@ -1,6 +1,6 @@
 /*
 ** test_lravm_paying.c - blocks that pay at the jump that ends them (the lraf
-** VM's JMPACCT and FORLOOPACCT, rw_pay.c): a loop turn then runs no
+** VM's JMPACCT and FORLOOPACCT, rw_pay_elsewhere.c): a loop turn then runs no
 ** ACCT of its own.  Every loop shape counts what the count hook counts
 ** (granularities that call consume at nearly every check, from the
 ** paying jumps too); an error or an abandoned coroutine never leaves
