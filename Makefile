@@ -53,7 +53,8 @@ PKGS    += libsqlite3-dev libpq-dev libmicrohttpd-dev
 # the lraf VM: apt-get source and Debian's patches
 PKGS    += dpkg-dev patch
 TEST_PKGS += sqlite3 postgresql curl
-# /metrics read by a strict OpenMetrics parser (test_cli_metrics, test_serve_auth)
+# /metrics read by a strict OpenMetrics parser (test_cli_serve_metrics,
+# test_cli_serve_auth)
 TEST_PKGS += python3-prometheus-client
 # the timeline's checks (test_timeline): the trace's schema, the SVG in a browser
 TEST_PKGS += python3 python3-jsonschema chromium util-linux
@@ -131,7 +132,7 @@ LIBS    := $(LUA_LIBS) -lm -lpthread
 PQ_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null)
 CFLAGS  += -Iservice $(PQ_CFLAGS)
 # libsqlite3, libpq and libmicrohttpd are opened at run time, on first
-# use (service/sv_dl_sqlite.c, sv_dl_pg.c, cli/cli_dl_mhd.c), so that
+# use (service/sv_dl.c, cli/cli_dl_mhd.c), so that
 # lraf run and an embedder that only meters never load them and the ~25
 # libraries they pull in.  Their sonames are read here from the -dev
 # packages' link-time libraries; without one, that file's #error stops
@@ -213,9 +214,8 @@ $(BUILD)/lpeg/%.o: $(LPEG_SRC)/%.c runtime/lpeg/lpm_names.h $(BUILD)/lpeg.mk $(L
 	$(CC) -std=c99 -DNDEBUG $(OPT) -g -fPIC -fvisibility=hidden \
 	  -include runtime/lpeg/lpm_names.h $(LUA_CFLAGS) $(SAN) -c $< -o $@
 
-$(BUILD)/service/sv_dl_sqlite.o: CFLAGS += \
-  $(if $(SONAME_SQLITE),-DSV_SQLITE_SONAME='"$(SONAME_SQLITE)"')
-$(BUILD)/service/sv_dl_pg.o: CFLAGS += \
+$(BUILD)/service/sv_dl.o: CFLAGS += \
+  $(if $(SONAME_SQLITE),-DSV_SQLITE_SONAME='"$(SONAME_SQLITE)"') \
   $(if $(SONAME_PQ),-DSV_PG_SONAME='"$(SONAME_PQ)"')
 $(BUILD)/cli/cli_dl_mhd.o: CLI_CFLAGS += \
   $(if $(SONAME_MHD),-DCLI_MHD_SONAME='"$(SONAME_MHD)"')
@@ -310,19 +310,21 @@ $(BUILD)/tests/libtutil.a: $(TEST_SUPPORT_OBJ)
 
 TEST_LIBS :=
 $(addprefix $(BUILD)/tests/,test_sv_ledger test_fuzz_regress test_serve_crash \
-  test_serve_fuzz test_serve_load test_serve_billing test_serve_auth \
-  test_serve_reserve): TEST_LIBS := -lsqlite3
+  test_cli_serve_http_fuzz test_cli_serve_load test_serve_billing \
+  test_cli_serve_auth test_serve_reserve): TEST_LIBS := -lsqlite3
 $(BUILD)/tests/test_serve_pg: TEST_LIBS := -lpq
 
 vpath test_%.c tests/unit tests/system
-# /metrics' text, linked from the command's objects
-METRICS_OBJ := $(addprefix $(BUILD)/cli/,cli_serve_metrics.o \
-                 cli_serve_timeline.o cli_timeline.o cli_util.o)
-$(BUILD)/tests/test_cli_metrics: tests/unit/test_cli_metrics.c $(METRICS_OBJ) \
+# The unit suites of the command's files (tests/unit/test_cli_*.c) call
+# them through cli/*.h: they link the command's objects but its main,
+# from an archive, so that each takes only those it calls.
+$(BUILD)/tests/libcli.a: $(filter-out $(BUILD)/cli/cli_main.o,$(CLI_OBJ))
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/tests/test_cli_%: tests/unit/test_cli_%.c $(BUILD)/tests/libcli.a \
     $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Icli -Itests/support -o $@ $< $(METRICS_OBJ) \
-	  $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) -lcmocka
+	$(CC) $(CFLAGS) -Icli -Itests/support -o $@ $< $(BUILD)/tests/libcli.a \
+	  $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) $(TEST_LIBS) -lcmocka
 $(BUILD)/tests/%: %.c $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/support -o $@ $< $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) $(TEST_LIBS) -lcmocka
@@ -355,11 +357,11 @@ test: deps
 	$(MAKE) --no-print-directory memcheck BUILD=$(STOCK) LRAF_VM=0 TALLY=$(TEST_TALLY)
 	@tests/run_suites.sh --total $(TEST_TALLY)
 
-MEMCHECK_TESTS := test_rt_api test_rt_load test_rt_sandbox test_rt_quota test_rt_stop \
-                  test_rt_cli test_acct_managers test_acct_threads \
+MEMCHECK_TESTS := test_rt_accounts test_rt_load test_rt_sandbox test_rt_protect test_rt_stop \
+                  test_cli_run test_acct_managers test_acct_threads \
                   test_bc_malformed test_rw_checks
 # service/: the request pool and the ledger
-MEMCHECK_TESTS += test_sv_pool test_sv_ledger
+MEMCHECK_TESTS += test_sv_pool test_sv_request test_sv_ledger
 VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
             --error-exitcode=9
 

@@ -33,7 +33,7 @@
 #define CORPUS "tests/corpus"
 
 /* Blocks a caught error abandons, or finalizers at close: the default
-   mode's counts may differ from the hook's there (test_rt_corpus). */
+   mode's counts may differ from the hook's there (test_rt_counter_corpus). */
 static const char *const abandons_blocks[] = {
   "coroutines.lua", "errors.lua", "json.lua", "loops.lua", "metatables.lua",
   "numbers.lua", "strings.lua", "tables.lua", "closures.lua", "varargs.lua",
