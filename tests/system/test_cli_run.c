@@ -1,7 +1,7 @@
 /*
 ** test_cli_run.c - `lraf run`: behaves like lua5.4 SCRIPT ARGS (arg
 ** table, ..., output), exit statuses 0/1/2/3, one line on a quota, the
-** JSON report and the summary, os.exit, --sandbox; `lraf rewrite`;
+** JSON report and the summary, os.exit, --sandbox;
 ** `lraf run` against lua5.4 itself on the corpus (stdout byte for byte
 ** and exit status) and on the arg table; `lraf bench`.
 ** Runs the command named by $LRAF (the Makefile sets it).
@@ -199,39 +199,6 @@ static void test_sandbox_and_modes(void **state) {
   assert_int_equal(run("run --mode overhead --report - co.lua"), 0);
   out = slurp(shell.err);
   assert_non_null(strstr(out, TUTIL_VM "/overhead"));
-  free(out);
-}
-
-/* `lraf rewrite` makes chunks only lraf runs, for one cost model. */
-static void test_rewrite(void **state) {
-  char *out;
-  (void)state;
-  write_script("table.lua", "#!/usr/bin/env lua\nlocal t = {}\n"
-               "for i = 1, 10 do t[i] = i end\nprint(#t, ...)\n");
-  assert_int_equal(run("rewrite table.lua -o table.luac"), 0);
-  assert_int_equal(run("run --allow-offline table.luac x"), 0);
-  out = slurp(shell.out);
-  assert_string_equal(out, "10\tx\n");
-  free(out);
-  assert_int_equal(run("run --allow-offline --mode overhead table.luac"), 2);
-  out = slurp(shell.err);
-  assert_non_null(strstr(out, "cost model"));
-  free(out);
-  assert_int_equal(run("rewrite --mode overhead table.lua -o t2.luac"), 0);
-  assert_int_equal(run("run --allow-offline --mode overhead t2.luac"), 0);
-  assert_int_equal(run("rewrite missing.lua -o x.luac"), 2);
-  assert_int_equal(run("rewrite table.lua"), 2);
-  /* disasm lists a rewritten chunk with its model and accounting code */
-  assert_int_equal(run("disasm table.luac"), 0);
-  out = slurp(shell.out);
-  assert_non_null(strstr(out, "cost model " TUTIL_VM "/original"));
-  assert_non_null(strstr(out, TUTIL_ACCT_CODE));
-  assert_non_null(strstr(out, "FORLOOP"));
-  free(out);
-  write_script("cut.luac", "\x1bLRAF\x01" "\x30" "abc");
-  assert_int_equal(run("disasm cut.luac"), 2);
-  out = slurp(shell.err);
-  assert_non_null(strstr(out, "truncated lraf-rewritten chunk"));
   free(out);
 }
 
@@ -584,7 +551,6 @@ int main(void) {
     cmocka_unit_test(test_binary_is_bad_input),
     cmocka_unit_test(test_report),
     cmocka_unit_test(test_sandbox_and_modes),
-    cmocka_unit_test(test_rewrite),
     cmocka_unit_test(test_arg_like_lua),
     cmocka_unit_test(test_exit_statuses_like_lua),
     cmocka_unit_test(test_require_like_lua),
