@@ -284,3 +284,31 @@ lraf_manager *tutil_pausing_manager(int *pauses) {
   assert_non_null(m);
   return m;
 }
+
+int64_t tutil_rt_native_charge(const char *setup, const char *stmt,
+                               long long n) {
+  char src[4096];
+  lraf_options opt;
+  lraf_state *S;
+  lraf_error err;
+  lua_State *L;
+  int64_t r[2];
+  int native;
+  for (native = 0; native < 2; native++) {
+    lraf_default_options(&opt);
+    opt.native = native;
+    S = tutil_rt_new(&opt);
+    L = lraf_lua(S);
+    snprintf(src, sizeof src,
+             "local N = %lld\n%s\nlocal lraf = require 'lraf'\n"
+             "local c0 = lraf.count()\n%s\nRESULT = lraf.count() - c0\n",
+             n, setup, stmt);
+    if (tutil_rt_run(S, src, &err) != LRAF_OK)
+      fail_msg("%s: %s", stmt, err.message);
+    lua_getglobal(L, "RESULT");
+    r[native] = (int64_t)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    tutil_rt_close(S);
+  }
+  return r[1] - r[0];
+}

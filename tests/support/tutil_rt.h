@@ -63,4 +63,10 @@ void tutil_rt_agree(const lraf_options *opt, const char *src, size_t len,
 lraf_status tutil_rt_once(const lraf_options *opt, const char *src,
                           lraf_error *err, char **out);
 
+/* The native units one statement is charged: its count in a state with
+   native charging minus its count in one without, after setup ran (both
+   see a local N = n). */
+int64_t tutil_rt_native_charge(const char *setup, const char *stmt,
+                               long long n);
+
 #endif

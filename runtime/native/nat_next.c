@@ -1,5 +1,5 @@
 /*
-** rt_natnext.c - next charged by the slots it scans, and pairs handing
+** nat_next.c - next charged by the slots it scans, and pairs handing
 ** out that next.
 **
 ** next(t, k) skips every empty slot after k: the rest of the array
@@ -21,7 +21,7 @@
 #include <lauxlib.h>
 
 #include "rt.h"
-#include "rt_natcost.h"
+#include "nat_cost.h"
 
 /* Lua 5.4's layout (lobject.h), as far as it is read here. */
 typedef union peek_val {
@@ -147,7 +147,7 @@ static int same_key(const key_id *k, const peek_node *n) {
 
 typedef struct scan {
   lua_State *L;
-  const rt_native_model *m;
+  const nat_model *m;
   int64_t pending;  /* slots scanned and not charged yet */
 } scan;
 
@@ -159,7 +159,7 @@ typedef struct scan {
 static void count(scan *sc, int w) {
   sc->pending += w;
   if (sc->pending >= SLICE) {
-    rt_native_steps(sc->L, sc->m, sc->pending);
+    nat_steps(sc->L, sc->m, sc->pending);
     sc->pending = 0;
   }
 }
@@ -199,7 +199,7 @@ static long find_node(scan_state *ns, scan *sc, const peek_table *t,
   return -1;
 }
 
-int64_t rt_natnext_size(lua_State *L, const rt_native_model *m) {
+int64_t nat_next_size(lua_State *L, const nat_model *m) {
   scan_state *ns;
   const peek_table *t;
   unsigned as, hs, i;
@@ -243,8 +243,8 @@ int64_t rt_natnext_size(lua_State *L, const rt_native_model *m) {
 
 /* pairs(t) without __pairs returns the stock next: hand out the
    charged one instead. */
-int rt_natnext_pairs(lua_State *L, lua_CFunction stock,
-               const rt_native_model *m) {
+int nat_next_pairs(lua_State *L, lua_CFunction stock,
+               const nat_model *m) {
   int n = stock(L);
   scan_state *ns = get_state(L);
   (void)m;
@@ -294,7 +294,7 @@ static int layout_ok(lua_State *L) {
   return live == 4 && found == 1;
 }
 
-void rt_natnext_open(lua_State *L) {
+void nat_next_open(lua_State *L) {
   scan_state *ns = lua_newuserdatauv(L, sizeof *ns, 0);
   memset(ns, 0, sizeof *ns);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &state_key);
@@ -312,7 +312,7 @@ void rt_natnext_open(lua_State *L) {
   }
 }
 
-void rt_natnext_forget(lraf_state *S) {
+void nat_next_forget(lraf_state *S) {
   scan_state *ns = S->natnext;
   if (ns == NULL) return;
   memset(ns->hint, 0, sizeof ns->hint);

@@ -1,5 +1,5 @@
 /*
-** test_rt_mac.c - rt_hmac is HMAC-SHA-256: the test cases of RFC 4231
+** test_rt_hmac.c - rt_hmac is HMAC-SHA-256: the test cases of RFC 4231
 ** (short key, short key and data, a key longer than the block), a
 ** message spanning blocks, and the constant-time comparison.
 */
@@ -51,11 +51,11 @@ static void test_equal(void **state) {
   (void)state;
   rt_hmac("k", 1, "x", 1, a);
   memcpy(b, a, sizeof b);
-  assert_true(rt_mac_equal(a, b));
+  assert_true(rt_hmac_equal(a, b));
   b[RT_MAC_LEN - 1] ^= 1;
-  assert_false(rt_mac_equal(a, b));
+  assert_false(rt_hmac_equal(a, b));
   rt_hmac("k", 1, "y", 1, b);
-  assert_false(rt_mac_equal(a, b));
+  assert_false(rt_hmac_equal(a, b));
 }
 
 int main(void) {

@@ -1,12 +1,12 @@
 /*
-** test_native_lpeg.c - lraf's metered LPeg (runtime/rt_lpeg.c): with
+** test_nat_lpeg.c - lraf's metered LPeg (runtime/native/nat_lpeg.c): with
 ** native charging on, require "lpeg" loads it (its loader data says
 ** "lraf:metered"), with native charging off Debian's lpeg.so; a grammar
 ** that backtracks is charged by its matcher's steps (the charge grows
 ** with the steps, not with the subject), the instructions stay the count
 ** hook's, and a quota stops an endless loop of such matches within one
 ** slice of 4096 steps, pcall or not.  Skipped, with the reason, in a
-** build without the metered LPeg (runtime/lpeg/fetch.sh failed).
+** build without the metered LPeg (runtime/native/lpeg/fetch.sh failed).
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,7 +23,7 @@
 #include "tutil_rt.h"
 #include "tutil_run.h"
 
-/* runtime/rt_lpeg.c's rate: units per 1024 steps */
+/* runtime/native/nat_lpeg.c's rate: units per 1024 steps */
 #define STEP_RATE 512
 
 /* a grammar that tries every split of a run of a's: about 2^n steps */
@@ -53,7 +53,7 @@ static void need_metered(void) {
   loaded_from(1, where, sizeof where);
   if (strcmp(where, "lraf:metered") != 0) {
     printf("  SKIP: require 'lpeg' with native charging loads %s: built "
-           "without the metered LPeg (runtime/lpeg/fetch.sh)\n", where);
+           "without the metered LPeg (runtime/native/lpeg/fetch.sh)\n", where);
     skip();
   }
 }

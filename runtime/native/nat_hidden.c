@@ -1,10 +1,11 @@
 /*
-** rt_natamp.c - sizes of work that no argument's length shows: the
-** frames that error(msg, level) and debug.traceback walk (probed dry,
-** charged as the probe goes), the __name that tostring copies, a
-** float that tostring formats, and the digits that a string's
-** arithmetic metamethods convert; and the collector's parameters that
-** would make every allocation collect the whole heap.
+** nat_hidden.c - hidden work: the sizes of work that no argument's
+** length shows (hence the name): the frames that error(msg, level) and
+** debug.traceback walk (probed dry, charged as the probe goes), the
+** __name that tostring copies, a float that tostring formats, and the
+** digits that a string's arithmetic metamethods convert; and the
+** collector's parameters that would make every allocation collect the
+** whole heap.
 */
 #include <float.h>
 #include <limits.h>
@@ -14,17 +15,17 @@
 #include <lauxlib.h>
 
 #include "rt.h"
-#include "rt_natcost.h"
+#include "nat_cost.h"
 
 /* The frames lua_getstack(L1, level) walks, at most level: L1 is probed
    at 2, 4, 8, ... levels, each probe charged (as frames of m) before it
    walks, so a deep stack is paid for as it is found. */
 static int64_t frames_upto(lua_State *L, lua_State *L1,
-                           const rt_native_model *m, int64_t level) {
+                           const nat_model *m, int64_t level) {
   lua_Debug ar;
   int64_t k = 2;
   while (k < level) {
-    rt_native_steps(L, m, k);
+    nat_steps(L, m, k);
     if (k > INT_MAX / 2 || !lua_getstack(L1, (int)k, &ar)) return k;
     k *= 2;
   }
@@ -33,7 +34,7 @@ static int64_t frames_upto(lua_State *L, lua_State *L1,
 
 /* error(msg, level): a string message gets the position of the frame
    level levels up (lua_getstack walks to it). */
-int64_t rt_natamp_error(lua_State *L, const rt_native_model *m) {
+int64_t nat_hidden_error(lua_State *L, const nat_model *m) {
   lua_Integer level;
   if (lua_type(L, 1) != LUA_TSTRING || lua_type(L, 2) != LUA_TNUMBER ||
       !lua_isinteger(L, 2))
@@ -64,7 +65,7 @@ static int64_t visible_walk(int64_t lv) {
    last level by probing (d log d frames for a stack of d) and walks to
    each of the last 11 levels it prints (11 d); a level asked for is
    found by a visible walk first. */
-int64_t rt_natamp_traceback(lua_State *L, const rt_native_model *m) {
+int64_t nat_hidden_traceback(lua_State *L, const nat_model *m) {
   int arg, t;
   lua_State *L1 = db_thread(L, &arg);
   int64_t d, lg = 1, n;
@@ -83,7 +84,7 @@ int64_t rt_natamp_traceback(lua_State *L, const rt_native_model *m) {
 
 /* debug.getinfo, getlocal, setlocal ([thread,] level, ...): the visible
    walk to a level (a function instead of a level walks nothing). */
-int64_t rt_natamp_dblevel(lua_State *L, const rt_native_model *m) {
+int64_t nat_hidden_dblevel(lua_State *L, const nat_model *m) {
   int arg;
   lua_State *L1 = db_thread(L, &arg);
   lua_Integer level;
@@ -98,7 +99,7 @@ int64_t rt_natamp_dblevel(lua_State *L, const rt_native_model *m) {
    formatted into a new string, and that string collected later: 240 ns
    an integer, 380 ns a float (measured in a loop), weighed as 768 and
    1200 bytes. */
-int64_t rt_natamp_tostring(lua_State *L, const rt_native_model *m) {
+int64_t nat_hidden_tostring(lua_State *L, const nat_model *m) {
   size_t len = 0;
   (void)m;
   if (lua_type(L, 1) == LUA_TNUMBER)
@@ -116,7 +117,7 @@ int64_t rt_natamp_tostring(lua_State *L, const rt_native_model *m) {
 
 /* A string's arithmetic metamethod (__add, ...): each string operand is
    converted to a number, reading all of it. */
-int64_t rt_natamp_strarith(lua_State *L, const rt_native_model *m) {
+int64_t nat_hidden_strarith(lua_State *L, const nat_model *m) {
   int64_t n = 0;
   int i;
   (void)m;
@@ -135,8 +136,8 @@ int64_t rt_natamp_strarith(lua_State *L, const rt_native_model *m) {
    the work of a cycle is paid by the allocations since the last), a
    major multiplier under 100 to 100.  ("incremental"'s and "generational"'s 0 keep the
    value as it is.) */
-int rt_natamp_collect(lua_State *L, lua_CFunction stock,
-                      const rt_native_model *m) {
+int nat_hidden_collect(lua_State *L, lua_CFunction stock,
+                      const nat_model *m) {
   const char *opt = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : "";
   int idx = 0, zero_keeps = 1, isnum;
   lua_Integer v, least = 200;
@@ -165,7 +166,7 @@ int rt_natamp_collect(lua_State *L, lua_CFunction stock,
    most the second longest string's length.  The extra weight of a
    comparison, in comparisons: a byte of prefix takes 0.09 ns, a
    comparison's charge stands for 15 ns (measured at 2000 strings). */
-int64_t rt_natamp_sortweight(lua_State *L, int64_t n) {
+int64_t nat_hidden_sortweight(lua_State *L, int64_t n) {
   size_t first = 0, second = 0;
   int64_t i;
   if (!lua_isnoneornil(L, 2) || !lua_checkstack(L, 1)) return 0;
@@ -189,7 +190,7 @@ int64_t rt_natamp_sortweight(lua_State *L, int64_t n) {
    glibc makes them with multiple-precision arithmetic: 1e300 with
    "%99.99f" takes 15 us.  Such an argument weighs 16 bytes per decimal
    digit of its magnitude; any other weighs 24 (not a string). */
-int64_t rt_natamp_fmtweight(lua_State *L, int arg) {
+int64_t nat_hidden_fmtweight(lua_State *L, int arg) {
   const char *f = lua_tostring(L, 1);
   int a = 1;
   double x;

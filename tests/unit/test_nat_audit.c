@@ -1,5 +1,5 @@
 /*
-** test_native_audit.c - the built-ins that native charging now sizes by
+** test_nat_audit.c - the built-ins that native charging now sizes by
 ** scanning, runs in its own code or hands out wrapped (next and pairs,
 ** table.insert/remove/unpack/concat/sort on values with metatables,
 ** utf8.offset and utf8.codes, string.dump, the special-free pattern
@@ -176,34 +176,6 @@ static void test_same_results(void **state) {
   printf("  %d snippets print the same as unmodified Lua\n", (int)i);
 }
 
-/* Units one statement is charged in a native state. */
-static int64_t charge(const char *setup, const char *stmt, long long n) {
-  char src[2048];
-  lraf_options opt;
-  lraf_state *S;
-  lraf_error err;
-  lua_State *L;
-  int64_t r[2];
-  int native;
-  for (native = 0; native < 2; native++) {
-    lraf_default_options(&opt);
-    opt.native = native;
-    S = tutil_rt_new(&opt);
-    L = lraf_lua(S);
-    snprintf(src, sizeof src,
-             "local N = %lld\n%s\nlocal lraf = require 'lraf'\n"
-             "local c0 = lraf.count()\n%s\nRESULT = lraf.count() - c0\n",
-             n, setup, stmt);
-    if (tutil_rt_run(S, src, &err) != LRAF_OK)
-      fail_msg("%s: %s", stmt, err.message);
-    lua_getglobal(L, "RESULT");
-    r[native] = (int64_t)lua_tointeger(L, -1);
-    lua_pop(L, 1);
-    tutil_rt_close(S);
-  }
-  return r[1] - r[0];
-}
-
 static const char *const grows[][2] = {
   {"local t = {table.unpack({}, 1, N)}", "local k = next(t)"},
   {"local t = {table.unpack({}, 1, N)}", "for k in pairs(t) do end"},
@@ -252,8 +224,9 @@ static void test_charged_by_size(void **state) {
   long long n = getenv("LRAF_QUICK") ? 2000 : 4000;
   (void)state;
   for (i = 0; i < sizeof grows / sizeof *grows; i++) {
-    int64_t small = charge(grows[i][0], grows[i][1], n);
-    int64_t big = charge(grows[i][0], grows[i][1], n * 100);
+    int64_t small = tutil_rt_native_charge(grows[i][0], grows[i][1], n);
+    int64_t big = tutil_rt_native_charge(grows[i][0], grows[i][1],
+                                         n * 100);
     if (big < 30 * (small > 0 ? small : 1))
       fail_msg("%s: %lld units at N=%lld, %lld at N=%lld", grows[i][1],
                (long long)small, n, (long long)big, n * 100);

@@ -1,5 +1,5 @@
 /*
-** test_native_match.c - the step-counting matcher (runtime/rt_match.c)
+** test_nat_match.c - the step-counting matcher (runtime/native/nat_match.c)
 ** against the stock string functions: for random patterns and subjects
 ** it finds the same first match as string.find, the same number of
 ** matches as string.gsub and a string.gmatch loop, and reports malformed
@@ -21,7 +21,7 @@
 #include <lua.h>
 #include <lualib.h>
 
-#include "rt_match.h"
+#include "nat_match.h"
 
 static unsigned long long seed = 0x9e3779b97f4a7c15ull;
 
@@ -107,18 +107,18 @@ static void test_differential(void **state) {
     size_t lp = gen_pattern(p, sizeof p), ls = gen_subject(s, sizeof s);
     int init = 1 + (int)rnd((unsigned)ls + 2);
     long long a, b, ng, nm;
-    rt_matcher m;
+    nat_matcher m;
     size_t x, y;
     int r, ok = stock(L, s, ls, p, lp, init, &a, &b, &ng, &nm);
     int64_t cg, cm;
-    rt_match_init(&m, s, ls, NULL, NULL);
+    nat_match_init(&m, s, ls, NULL, NULL);
     r = (size_t)(init - 1) <= ls
-            ? rt_match_find(&m, p, lp, (size_t)(init - 1), &x, &y) : 0;
-    rt_match_init(&m, s, ls, NULL, NULL);
-    cg = rt_match_count(&m, p, lp, 0, -1, 0);
-    rt_match_init(&m, s, ls, NULL, NULL);
+            ? nat_match_find(&m, p, lp, (size_t)(init - 1), &x, &y) : 0;
+    nat_match_init(&m, s, ls, NULL, NULL);
+    cg = nat_match_count(&m, p, lp, 0, -1, 0);
+    nat_match_init(&m, s, ls, NULL, NULL);
     cm = (size_t)(init - 1) <= ls
-             ? rt_match_count(&m, p, lp, (size_t)(init - 1), -1, 1) : 0;
+             ? nat_match_count(&m, p, lp, (size_t)(init - 1), -1, 1) : 0;
     if (!ok) {
       /* stock raised an error: the matcher must have seen a bad pattern
          in at least one of the three searches */
@@ -152,7 +152,7 @@ static void test_differential(void **state) {
    too complex". */
 static void test_too_complex(void **state) {
   char p[1024], s[512];
-  rt_matcher m;
+  nat_matcher m;
   size_t a, b;
   int depth;
   lua_State *L = luaL_newstate();
@@ -170,8 +170,8 @@ static void test_too_complex(void **state) {
     lua_pushstring(L, p);
     stock_ok = lua_pcall(L, 2, 1, 0) == LUA_OK;
     lua_pop(L, 1);
-    rt_match_init(&m, s, strlen(s), NULL, NULL);
-    r = rt_match_find(&m, p, strlen(p), 0, &a, &b);
+    nat_match_init(&m, s, strlen(s), NULL, NULL);
+    r = nat_match_find(&m, p, strlen(p), 0, &a, &b);
     assert_int_equal(stock_ok, r >= 0);
   }
   lua_close(L);
@@ -192,7 +192,7 @@ static void charge(void *ud, int64_t steps) {
    after the budget; a linear one counts about 3 steps per byte. */
 static void test_bounded(void **state) {
   static char s[50001];
-  rt_matcher m;
+  nat_matcher m;
   budget b;
   size_t x, y;
   (void)state;
@@ -200,14 +200,14 @@ static void test_bounded(void **state) {
   b.charged = 0;
   b.limit = 1000000;
   if (setjmp(b.stop) == 0) {
-    rt_match_init(&m, s, 50000, charge, &b);
-    rt_match_find(&m, ".-.-.-.-b", 9, 0, &x, &y);
+    nat_match_init(&m, s, 50000, charge, &b);
+    nat_match_find(&m, ".-.-.-.-b", 9, 0, &x, &y);
     fail_msg("the catastrophic search finished");
   }
   assert_true(b.charged > b.limit);
-  assert_true(b.charged <= b.limit + RT_MATCH_CHUNK + 64);
-  rt_match_init(&m, s, 50000, NULL, NULL);
-  assert_int_equal(rt_match_find(&m, "%d", 2, 0, &x, &y), 0);
+  assert_true(b.charged <= b.limit + NAT_MATCH_CHUNK + 64);
+  nat_match_init(&m, s, 50000, NULL, NULL);
+  assert_int_equal(nat_match_find(&m, "%d", 2, 0, &x, &y), 0);
   assert_true(m.total >= 3 * 50000 && m.total <= 4 * 50001);
 }
 

@@ -1,5 +1,5 @@
 /*
-** rt_nattab.c - table.insert, remove, unpack, concat and sort on
+** nat_table.c - table.insert, remove, unpack, concat and sort on
 ** values with metatables, charged by the length __len reports.
 **
 ** The model of a plain table reads its raw length; a __len metamethod
@@ -7,17 +7,18 @@
 ** times through lua_geti/lua_seti.  Calling __len once more to size the
 ** call would run the program's code twice, so for such values insert,
 ** remove, unpack and concat run here instead, with the semantics and
-** messages of the running Lua's table library (test_native_audit
-** compares), charging each slice of elements before moving it.  sort keeps the stock algorithm (the order of its
-** comparisons is the program's to see) and is charged per comparison,
-** through a comparator that wraps the program's one or stands for '<'.
+** messages of the running Lua's table library (test_nat_audit
+** compares), charging each slice of elements before moving it.  sort
+** keeps the stock algorithm (the order of its comparisons is the
+** program's to see) and is charged per comparison, through a comparator
+** that wraps the program's one or stands for '<'.
 */
 #include <limits.h>
 
 #include <lauxlib.h>
 
 #include "rt.h"
-#include "rt_natcost.h"
+#include "nat_cost.h"
 
 /* Elements moved between two charges. */
 #define SLICE 1024
@@ -64,7 +65,7 @@ static int chain_weight(lua_State *L, int idx, const char *event) {
   return w;
 }
 
-int rt_nattab_move_weight(lua_State *L) {
+int nat_table_move_weight(lua_State *L) {
   int dst = lua_isnoneornil(L, 5) ? 1 : 5;
   if (!has_metatable(L, 1) && !has_metatable(L, dst)) return 1;
   return chain_weight(L, 1, "__index") + chain_weight(L, dst, "__newindex");
@@ -77,7 +78,7 @@ static int move_weight(lua_State *L, int write) {
          (write ? chain_weight(L, 1, "__newindex") : 0);
 }
 
-int rt_nattab_plain(lua_State *L) {
+int nat_table_plain(lua_State *L) {
   /* a table without a metatable, or a value the stock function refuses */
   return !has_metatable(L, 1);
 }
@@ -101,12 +102,12 @@ static void check_tab(lua_State *L, int write) {
 
 typedef struct meter {
   lua_State *L;
-  const rt_native_model *m;
+  const nat_model *m;
   lua_Integer left;  /* moves paid for */
   int weight;        /* units of size per move */
 } meter;
 
-static void meter_init(meter *mt, lua_State *L, const rt_native_model *m) {
+static void meter_init(meter *mt, lua_State *L, const nat_model *m) {
   mt->L = L;
   mt->m = m;
   mt->left = 0;
@@ -117,15 +118,15 @@ static void meter_init(meter *mt, lua_State *L, const rt_native_model *m) {
 static void pay(meter *mt, lua_Integer todo) {
   if (mt->left-- > 0) return;
   mt->left = todo < SLICE ? todo : SLICE;
-  rt_native_steps(mt->L, mt->m, mt->left * mt->weight);
+  nat_steps(mt->L, mt->m, mt->left * mt->weight);
   mt->left--;
 }
 
-int rt_nattab_insert(lua_State *L, lua_CFunction stock,
-               const rt_native_model *m) {
+int nat_table_insert(lua_State *L, lua_CFunction stock,
+               const nat_model *m) {
   lua_Integer e, pos, i;
   meter mt;
-  if (rt_nattab_plain(L)) return stock(L);
+  if (nat_table_plain(L)) return stock(L);
   check_tab(L, 1);
   e = luaL_len(L, 1);
   e = (lua_Integer)((lua_Unsigned)e + 1u);  /* first empty element */
@@ -152,11 +153,11 @@ int rt_nattab_insert(lua_State *L, lua_CFunction stock,
   return 0;
 }
 
-int rt_nattab_remove(lua_State *L, lua_CFunction stock,
-               const rt_native_model *m) {
+int nat_table_remove(lua_State *L, lua_CFunction stock,
+               const nat_model *m) {
   lua_Integer size, pos;
   meter mt;
-  if (rt_nattab_plain(L)) return stock(L);
+  if (nat_table_plain(L)) return stock(L);
   check_tab(L, 1);
   size = luaL_len(L, 1);
   pos = luaL_optinteger(L, 2, size);
@@ -193,8 +194,8 @@ static void check_moved(lua_State *L, int idx, int write) {
    advance, a long move that a metamethod ends with an error (Lua's
    sort.lua does) was charged its whole span first.  Between tables
    without metatables the model sized the call and the stock one runs. */
-int rt_nattab_move(lua_State *L, lua_CFunction stock,
-                   const rt_native_model *m) {
+int nat_table_move(lua_State *L, lua_CFunction stock,
+                   const nat_model *m) {
   lua_Integer f, e, t, n, k;
   int dst = lua_isnoneornil(L, 5) ? 1 : 5, up;
   meter mt;
@@ -213,7 +214,7 @@ int rt_nattab_move(lua_State *L, lua_CFunction stock,
     /* copy upwards unless the ranges overlap with t inside (f, e] */
     up = t > e || t <= f || (dst != 1 && !lua_compare(L, 1, dst, LUA_OPEQ));
     meter_init(&mt, L, m);
-    mt.weight = rt_nattab_move_weight(L);
+    mt.weight = nat_table_move_weight(L);
     for (k = 0; k < n; k++) {
       lua_Integer i = up ? k : n - 1 - k;
       pay(&mt, n - k);
@@ -226,12 +227,12 @@ int rt_nattab_move(lua_State *L, lua_CFunction stock,
 }
 
 /* Only without an explicit end: with one, the model sized the call. */
-int rt_nattab_unpack(lua_State *L, lua_CFunction stock,
-               const rt_native_model *m) {
+int nat_table_unpack(lua_State *L, lua_CFunction stock,
+               const nat_model *m) {
   lua_Integer i, e;
   lua_Unsigned n;
   meter mt;
-  if (rt_nattab_plain(L) || !lua_isnoneornil(L, 3)) return stock(L);
+  if (nat_table_plain(L) || !lua_isnoneornil(L, 3)) return stock(L);
   i = luaL_optinteger(L, 2, 1);
   e = luaL_len(L, 1);
   if (i > e) return 0;
@@ -254,7 +255,7 @@ int rt_nattab_unpack(lua_State *L, lua_CFunction stock,
 #define CONCAT_SLICE 65536
 
 static void add_field(lua_State *L, luaL_Buffer *b, lua_Integer i,
-                      int64_t *owed, int w, const rt_native_model *m) {
+                      int64_t *owed, int w, const nat_model *m) {
   lua_geti(L, 1, i);
   if (!lua_isstring(L, -1))
     luaL_error(L, "invalid value (%s) at index %I in table for 'concat'",
@@ -263,21 +264,21 @@ static void add_field(lua_State *L, luaL_Buffer *b, lua_Integer i,
   *owed += w + (lua_type(L, -1) == LUA_TSTRING ? (int64_t)lua_rawlen(L, -1)
                                                 : 24);
   if (*owed >= CONCAT_SLICE) {
-    rt_native_steps(L, m, *owed);
+    nat_steps(L, m, *owed);
     *owed = 0;
   }
   luaL_addvalue(b);
 }
 
-int rt_nattab_concat(lua_State *L, lua_CFunction stock,
-               const rt_native_model *m) {
+int nat_table_concat(lua_State *L, lua_CFunction stock,
+               const nat_model *m) {
   luaL_Buffer b;
   lua_Integer last, i;
   size_t lsep;
   const char *sep;
   int64_t owed = 0;
   int w;
-  if (rt_nattab_plain(L)) return stock(L);
+  if (nat_table_plain(L)) return stock(L);
   check_tab(L, 0);
   w = chain_weight(L, 1, "__index");
   last = luaL_len(L, 1);
@@ -292,7 +293,7 @@ int rt_nattab_concat(lua_State *L, lua_CFunction stock,
   }
   if (i == last) add_field(L, &b, i, &owed, w, m);
   luaL_pushresult(&b);
-  rt_native_steps(L, m, owed);
+  nat_steps(L, m, owed);
   return 1;
 }
 
@@ -311,10 +312,10 @@ static int compare(lua_State *L) {
   return 1;
 }
 
-int rt_nattab_sort(lua_State *L, lua_CFunction stock,
-               const rt_native_model *m) {
+int nat_table_sort(lua_State *L, lua_CFunction stock,
+               const nat_model *m) {
   meter *mt;
-  if (rt_nattab_plain(L) ||
+  if (nat_table_plain(L) ||
       (!lua_isnoneornil(L, 2) && lua_type(L, 2) != LUA_TFUNCTION))
     return stock(L);
   lua_settop(L, 2);

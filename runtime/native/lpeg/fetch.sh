@@ -1,7 +1,7 @@
 #!/bin/sh
-# runtime/lpeg/fetch.sh - the sources of lraf's metered LPeg: LPeg's C
+# runtime/native/lpeg/fetch.sh - the sources of lraf's metered LPeg: LPeg's C
 # files from Debian's lua-lpeg source package, plus
-# runtime/lpeg/lpeg-steps-VERSION.patch (a step count in its matcher
+# runtime/native/lpeg/lpeg-steps-VERSION.patch (a step count in its matcher
 # that calls back into lraf), into DEST (default build/lpeg-meter).  The
 # Makefile compiles DEST's .c files into liblraf when this succeeds;
 # otherwise lraf stays on Debian's lpeg.so (docs/cost-model.md).
@@ -30,7 +30,8 @@ set -u
 DEST=${1:-build/lpeg-meter}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
-. "$HERE/releases.sh"  # release, KNOWN, lpeg_release
+LPEG_DIR=$HERE
+. "$LPEG_DIR/releases.sh"  # release, KNOWN, lpeg_release
 inst=$(lpeg_release)
 
 # up to date: fetched with this very patch (for the installed release)
@@ -43,14 +44,14 @@ if [ -f "$DEST/.ok" ] && [ -f "$DEST/RELEASE" ]; then
 fi
 
 fail() {
-  echo "runtime/lpeg/fetch.sh: $*" >&2
+  echo "runtime/native/lpeg/fetch.sh: $*" >&2
   [ -n "${TMP:-}" ] && rm -rf "$TMP"
   exit 1
 }
 
 for tool in patch apt-get; do
   command -v $tool >/dev/null 2>&1 || {
-    echo "runtime/lpeg/fetch.sh: $tool not found" >&2
+    echo "runtime/native/lpeg/fetch.sh: $tool not found" >&2
     exit 2
   }
 done
@@ -59,15 +60,15 @@ TMP=$(mktemp -d "$(cd "$(dirname "$DEST")" && pwd)/lpeg-meter.XXXXXX") ||
   fail "cannot create a temporary directory"
 if [ -n "$inst" ]; then
   release "$inst" ||
-    fail "the installed lua-lpeg is LPeg $inst; lraf's metered LPeg has a patch for LPeg $KNOWN only (runtime/lpeg/lpeg-steps-*.patch)"
-  "$HERE/../../tools/apt-source.sh" build/apt "$TMP/dl" "lua-lpeg=$DEB" \
+    fail "the installed lua-lpeg is LPeg $inst; lraf's metered LPeg has a patch for LPeg $KNOWN only (runtime/native/lpeg/lpeg-steps-*.patch)"
+  "$HERE/../../../tools/apt-source.sh" build/apt "$TMP/dl" "lua-lpeg=$DEB" \
       --download-only ||
     fail "could not download $ORIG (no network? no deb source in apt's configuration?)"
 else  # no lua-lpeg installed: the newest release apt can get
   got=""
   for r in $KNOWN; do
     release "$r"
-    "$HERE/../../tools/apt-source.sh" build/apt "$TMP/dl" "lua-lpeg=$DEB" \
+    "$HERE/../../../tools/apt-source.sh" build/apt "$TMP/dl" "lua-lpeg=$DEB" \
         --download-only 2>/dev/null && { got=$r; break; }
   done
   [ -n "$got" ] ||
@@ -86,7 +87,7 @@ tar --no-same-owner -xzf "$TMP/dl/$ORIG" -C "$TMP" $members ||
 (cd "$TMP/lpeg-$REL" && patch -p1 --dry-run -s <"$PATCH" >"$TMP/patch.log" 2>&1 &&
    patch -p1 -s <"$PATCH" >>"$TMP/patch.log" 2>&1) || {
   sed 's/^/  /' "$TMP/patch.log" >&2
-  fail "runtime/lpeg/lpeg-steps-$REL.patch does not apply to LPeg $REL"
+  fail "runtime/native/lpeg/lpeg-steps-$REL.patch does not apply to LPeg $REL"
 }
 
 rm -rf "$DEST" && mkdir -p "$DEST" || fail "cannot create $DEST"
@@ -98,4 +99,4 @@ echo "$REL" >"$DEST/RELEASE"
 echo "$ORIG (sha256 $SHA256) from apt-get source lua-lpeg=$DEB + lpeg-steps-$REL.patch" >"$DEST/SOURCE"
 touch "$DEST/.ok"
 rm -rf "$TMP"
-echo "runtime/lpeg/fetch.sh: LPeg $REL with lpeg-steps-$REL.patch in $DEST"
+echo "runtime/native/lpeg/fetch.sh: LPeg $REL with lpeg-steps-$REL.patch in $DEST"

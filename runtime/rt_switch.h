@@ -1,11 +1,11 @@
 /*
-** rt_fast.h - the most frequent cases of finding a thread's record and
+** rt_switch.h - the most frequent cases of finding a thread's record and
 ** of switching the counter between threads, inline, for the coroutine
 ** wrappers (rt_coro.c) that run them at every resume and yield.  Every
 ** other case goes to the functions of rt.h.
 */
-#ifndef RT_FAST_H
-#define RT_FAST_H
+#ifndef RT_SWITCH_H
+#define RT_SWITCH_H
 
 #include "rt.h"
 

@@ -1,7 +1,7 @@
 /*
-** rt_native.c - charging native work: wrappers that charge a C
+** nat_wrap.c - charging native work: wrappers that charge a C
 ** function's cost to the calling thread and then run it with the same
-** stack, installed over the modelled built-ins (rt_natcost.c), over
+** stack, installed over the modelled built-ins (nat_cost.c), over
 ** the functions of C modules that require loads (lpeg.match by its
 ** model, the others by a per-call default), and over host functions
 ** (lraf_native_wrap).  A model's run function, when it has one, runs
@@ -19,11 +19,11 @@
 #include <lualib.h>
 
 #include "rt.h"
-#include "rt_natcost.h"
+#include "nat_cost.h"
 
 typedef struct wrap {
   lua_CFunction fn;  /* NULL: call upvalue 2 */
-  const rt_native_model *model;
+  const nat_model *model;
   int64_t per_call;
   lraf_native_cost cost;
   void *ud;
@@ -37,10 +37,10 @@ static int wrapped_done(lua_State *L, int status, lua_KContext ctx) {
 
 static int wrapper(lua_State *L) {
   const wrap *w = lua_touserdata(L, lua_upvalueindex(1));
-  const rt_native_model *m = w->model;
+  const nat_model *m = w->model;
   int64_t n = w->per_call;
   if (m != NULL)
-    n += rt_native_units(m, m->size != NULL ? m->size(L, m) : 0);
+    n += nat_units(m, m->size != NULL ? m->size(L, m) : 0);
   if (w->cost != NULL) {
     int64_t c = w->cost(L, w->ud);
     if (c > 0) n += c < RT_CHARGE_MAX ? c : RT_CHARGE_MAX;
@@ -60,7 +60,7 @@ int rt_is_wrapper(lua_State *L, int idx) {
 
 /* Replace the function at idx by a wrapper; 0 when it is not a
    function. */
-static int wrap_at(lua_State *L, int idx, const rt_native_model *model,
+static int wrap_at(lua_State *L, int idx, const nat_model *model,
                    int64_t per_call, lraf_native_cost cost, void *ud) {
   wrap *w;
   idx = lua_absindex(L, idx);
@@ -83,7 +83,7 @@ static int wrap_at(lua_State *L, int idx, const rt_native_model *model,
 }
 
 /* Wrap lib[name] in the table at t by its model. */
-static void wrap_field(lua_State *L, int t, const rt_native_model *m) {
+static void wrap_field(lua_State *L, int t, const nat_model *m) {
   t = lua_absindex(L, t);
   if (lua_getfield(L, t, m->name) == LUA_TFUNCTION &&
       !rt_is_wrapper(L, -1) && wrap_at(L, -1, m, 0, NULL, NULL))
@@ -102,7 +102,7 @@ static void wrap_module(lua_State *L, int t, const char *lib,
   while (lua_next(L, t) != 0) {
     if (lua_type(L, -2) == LUA_TSTRING && lua_iscfunction(L, -1) &&
         !rt_is_wrapper(L, -1)) {
-      const rt_native_model *m = rt_native_find(lib, lua_tostring(L, -2));
+      const nat_model *m = nat_find(lib, lua_tostring(L, -2));
       if (m != NULL || per_call > 0) {
         wrap_at(L, -1, m, m ? 0 : per_call, NULL, NULL);
         lua_pushvalue(L, -2);
@@ -133,7 +133,7 @@ static int module_loader(lua_State *L) {
 static int module_searcher(lua_State *L) {
   int n = lua_gettop(L), i;
   luaL_checkstack(L, n + 3, "too many arguments");
-  if (!rt_lpeg_search(L)) {  /* lraf's metered LPeg first */
+  if (!nat_lpeg_search(L)) {  /* lraf's metered LPeg first */
     lua_pushvalue(L, lua_upvalueindex(1));
     for (i = 1; i <= n; i++) lua_pushvalue(L, i);
     lua_call(L, n, 2);
@@ -147,7 +147,7 @@ static int module_searcher(lua_State *L) {
   return 2;
 }
 
-int rt_native_wrapped(lua_State *L, int idx) {
+int nat_wrapped(lua_State *L, int idx) {
   lua_CFunction f = lua_tocfunction(L, idx);
   if (f == wrapper) {
     const wrap *w;
@@ -181,11 +181,11 @@ static void wrap_searchers(lua_State *L) {
   lua_pop(L, 3);
 }
 
-void rt_native_open(lua_State *L, lraf_state *S) {
-  const rt_native_model *m;
+void nat_open(lua_State *L, lraf_state *S) {
+  const nat_model *m;
   if (!S->native) return;
   lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-  for (m = rt_native_models; m->lib != NULL; m++) {
+  for (m = nat_models; m->lib != NULL; m++) {
     if (strcmp(m->lib, "file") == 0) {  /* methods of io's files */
       if (luaL_getmetatable(L, LUA_FILEHANDLE) == LUA_TTABLE &&
           lua_getfield(L, -1, "__index") == LUA_TTABLE)
@@ -209,12 +209,12 @@ void rt_native_open(lua_State *L, lraf_state *S) {
   /* the string metatable's __index is the string table: s:rep() is
      charged too.  Globals are the _G table itself. */
   wrap_searchers(L);
-  rt_natnext_open(L);
+  nat_next_open(L);
 }
 
 /* Wrap the modelled functions of the library table at t: lraf's own
-   versions of a library, installed after rt_native_open. */
-void rt_native_wrap_lib(lua_State *L, int t, const char *lib) {
+   versions of a library, installed after nat_open. */
+void nat_wrap_lib(lua_State *L, int t, const char *lib) {
   if (rt_state(L)->native) wrap_module(L, t, lib, 0);
 }
 

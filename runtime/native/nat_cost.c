@@ -1,19 +1,22 @@
 /*
-** rt_natcost.c - the native cost model: the size of each charged
+** nat_cost.c - the native cost model: the size of each charged
 ** built-in's work, read from its arguments, and the calibrated units
 ** per call and per 1024 units of size (tests/bench/native.c measures
 ** them; docs/cost-model.md lists every charge and the bound it gives).
 ** The sizes of next, the table functions on values with metatables and
-** the other built-ins the audit found are in rt_natnext.c, rt_nattab.c
-** and rt_natmore.c.
+** the other built-ins the audit found are in nat_next.c, nat_table.c
+** and nat_audit.c.
 **
 ** Sizes are upper bounds of the work the stock function will do, read
 ** without running metamethods or raising errors.  Pattern functions run
-** the step-counting matcher (rt_match.c) first and charge its steps as
+** the step-counting matcher (nat_match.c) first and charge its steps as
 ** it goes, so a catastrophic pattern is stopped by the quota while the
 ** dry run is still searching; the stock function then runs only if the
 ** dry run finished.  A find or gsub that cannot backtrack and is bounded
 ** by AFTER_BOUND steps runs without a dry run and is charged after.
+**
+** The units a model charges for a size (nat_units) and the charging of
+** a dry run's steps as it goes (nat_steps) are here too.
 */
 #include <limits.h>
 #include <math.h>
@@ -22,8 +25,25 @@
 #include <lauxlib.h>
 
 #include "rt.h"
-#include "rt_match.h"
-#include "rt_natcost.h"
+#include "nat_match.h"
+#include "nat_cost.h"
+
+/* ---- units: what a model charges for a size ---- */
+
+int64_t nat_units(const nat_model *m, int64_t size) {
+  double u;
+  if (size <= 0) return m->per_call;
+  if (size < ((int64_t)1 << 40))  /* per_k < 2^20: no overflow */
+    return m->per_call + (size * m->per_k + 1023) / 1024;
+  u = ceil((double)m->per_call + (double)size * (double)m->per_k / 1024.0);
+  return u >= (double)RT_CHARGE_MAX ? RT_CHARGE_MAX : (int64_t)u;
+}
+
+/* Charging a dry run's steps as it goes (the size functions here and in
+   the other nat_ files). */
+void nat_steps(lua_State *L, const nat_model *m, int64_t steps) {
+  if (steps > 0) rt_charge(L, nat_units(m, steps) - m->per_call);
+}
 
 /* ---- reading arguments without side effects ---- */
 
@@ -82,7 +102,7 @@ static int64_t min_len(lua_State *L, int i, int opt) {
    string or when the result would pass its MAXSIZE (INT_MAX): such a
    call costs nothing more than its base (pcall(string.rep, "x", 2^40)
    returns false, as in lua5.4, instead of exhausting a quota). */
-static int64_t sz_rep(lua_State *L, const rt_native_model *m) {
+static int64_t sz_rep(lua_State *L, const nat_model *m) {
   int64_t n = optint(L, 2, 0), l = min_len(L, 1, 0), lsep = min_len(L, 3, 1);
   (void)m;
   if (n <= 0 || l < 0 || lsep < 0 || l + lsep > INT_MAX / n) return 0;
@@ -91,13 +111,13 @@ static int64_t sz_rep(lua_State *L, const rt_native_model *m) {
                (double)(n - 1) * (double)slen(L, 3));
 }
 
-static int64_t sz_format(lua_State *L, const rt_native_model *m) {
+static int64_t sz_format(lua_State *L, const nat_model *m) {
   int i, top = lua_gettop(L);
   int64_t n = slen(L, 1);
   (void)m;
   for (i = 2; i <= top; i++)
     n += lua_type(L, i) == LUA_TSTRING ? slen(L, i)
-                                       : rt_natamp_fmtweight(L, i);
+                                       : nat_hidden_fmtweight(L, i);
   return n;
 }
 
@@ -106,21 +126,21 @@ static int64_t sz_format(lua_State *L, const rt_native_model *m) {
    the size charged before is charged after the call (a bounded slice:
    one result is bounded by the memory limit). */
 static int run_format(lua_State *L, lua_CFunction stock,
-                      const rt_native_model *m) {
+                      const nat_model *m) {
   int64_t before = sz_format(L, m);
   int n = stock(L);
   if (n == 1 && lua_type(L, -1) == LUA_TSTRING &&
       (int64_t)lua_rawlen(L, -1) > before)
-    rt_native_steps(L, m, (int64_t)lua_rawlen(L, -1) - before);
+    nat_steps(L, m, (int64_t)lua_rawlen(L, -1) - before);
   return n;
 }
 
-static int64_t sz_len1(lua_State *L, const rt_native_model *m) {
+static int64_t sz_len1(lua_State *L, const nat_model *m) {
   (void)m;
   return slen(L, 1);
 }
 
-static int64_t sz_sub(lua_State *L, const rt_native_model *m) {
+static int64_t sz_sub(lua_State *L, const nat_model *m) {
   int64_t l = slen(L, 1);
   int64_t i = start_pos(optint(L, 2, 1), l);
   int64_t j = end_pos(optint(L, 3, -1), l);
@@ -128,7 +148,7 @@ static int64_t sz_sub(lua_State *L, const rt_native_model *m) {
   return j >= i ? j - i + 1 : 0;
 }
 
-static int64_t sz_byte(lua_State *L, const rt_native_model *m) {
+static int64_t sz_byte(lua_State *L, const nat_model *m) {
   int64_t l = slen(L, 1);
   int64_t i = start_pos(optint(L, 2, 1), l);
   int64_t j = end_pos(optint(L, 3, i), l);
@@ -136,7 +156,7 @@ static int64_t sz_byte(lua_State *L, const rt_native_model *m) {
   return j >= i ? j - i + 1 : 0;
 }
 
-static int64_t sz_nargs(lua_State *L, const rt_native_model *m) {
+static int64_t sz_nargs(lua_State *L, const nat_model *m) {
   (void)m;
   return lua_gettop(L);
 }
@@ -162,7 +182,7 @@ static double format_sizes(const char *f, size_t n) {
   return sum + cur;
 }
 
-static int64_t sz_pack(lua_State *L, const rt_native_model *m) {
+static int64_t sz_pack(lua_State *L, const nat_model *m) {
   int i, top = lua_gettop(L);
   double n = 0;
   (void)m;
@@ -175,7 +195,7 @@ static int64_t sz_pack(lua_State *L, const rt_native_model *m) {
   return clamp(n);
 }
 
-static int64_t sz_unpack(lua_State *L, const rt_native_model *m) {
+static int64_t sz_unpack(lua_State *L, const nat_model *m) {
   (void)m;
   return slen(L, 2) + 8 * slen(L, 1);
 }
@@ -184,12 +204,12 @@ static int64_t sz_unpack(lua_State *L, const rt_native_model *m) {
 
 typedef struct dry {
   lua_State *L;
-  const rt_native_model *m;
+  const nat_model *m;
 } dry;
 
 static void dry_charge(void *ud, int64_t steps) {
   dry *d = ud;
-  rt_native_steps(d->L, d->m, steps);
+  nat_steps(d->L, d->m, steps);
 }
 
 /* How many items of p can match a variable length (quantified
@@ -270,7 +290,7 @@ static double after_per_start(lua_State *L, int kind) {
   size_t lp;
   const char *p = lua_tolstring(L, 2, &lp);
   return per_start(p, lp, (kind == P_FIND && lua_toboolean(L, 4)) ||
-                              rt_match_plain(p, lp));
+                              nat_match_plain(p, lp));
 }
 
 /* The output of gsub: the subject, each of nmatch replacements, and
@@ -287,14 +307,14 @@ static int64_t gsub_output(lua_State *L, size_t ls, int64_t nmatch) {
   return clamp(out);
 }
 
-static int64_t pattern_size(lua_State *L, const rt_native_model *m,
+static int64_t pattern_size(lua_State *L, const nat_model *m,
                             int kind) {
   size_t ls, lp, init;
   const char *s, *p;
   int64_t pos, steps, nmatch = 0;
   int anchored, k;
   double bound;
-  rt_matcher mt;
+  nat_matcher mt;
   dry d;
   rt_state(L)->native_after = 0;
   if (lua_type(L, 1) != LUA_TSTRING || lua_type(L, 2) != LUA_TSTRING)
@@ -318,21 +338,21 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
   }
   /* a special-free pattern is searched for by comparing bytes: its
      steps, counted dry, grow with |s| x |p| */
-  if (kind == P_FIND && (lua_toboolean(L, 4) || rt_match_plain(p, lp)))
-    return rt_natmore_plain(L, m, s, ls, p, lp, init, 1);
-  if (kind == P_MATCH && rt_match_plain(p, lp))
-    return rt_natmore_plain(L, m, s, ls, p, lp, init, 0);
+  if (kind == P_FIND && (lua_toboolean(L, 4) || nat_match_plain(p, lp)))
+    return nat_audit_plain(L, m, s, ls, p, lp, init, 1);
+  if (kind == P_MATCH && nat_match_plain(p, lp))
+    return nat_audit_plain(L, m, s, ls, p, lp, init, 0);
   d.L = L;
   d.m = m;
-  rt_match_init(&mt, s, ls, dry_charge, &d);
+  nat_match_init(&mt, s, ls, dry_charge, &d);
   if (kind == P_FIND || kind == P_MATCH) {
     size_t a, b;
-    if (rt_match_find(&mt, p, lp, init, &a, &b) < 0) return clamp(bound);
+    if (nat_match_find(&mt, p, lp, init, &a, &b) < 0) return clamp(bound);
   } else {
     int64_t max = -1;
     if (kind == P_GSUB && !lua_isnoneornil(L, 4))
       max = optint(L, 4, -1) < 0 ? 0 : optint(L, 4, -1);
-    nmatch = rt_match_count(&mt, p, lp, init, max, kind == P_GMATCH);
+    nmatch = nat_match_count(&mt, p, lp, init, max, kind == P_GMATCH);
     if (nmatch < 0) return clamp(bound);
   }
   steps = mt.steps;
@@ -344,7 +364,7 @@ static int64_t pattern_size(lua_State *L, const rt_native_model *m,
 
 /* find charged after the call: the starts up to where it matched. */
 static int run_find(lua_State *L, lua_CFunction stock,
-               const rt_native_model *m) {
+               const nat_model *m) {
   lraf_state *S = rt_state(L);
   double per = S->native_after ? after_per_start(L, P_FIND) : 0;
   int n;
@@ -354,7 +374,7 @@ static int run_find(lua_State *L, lua_CFunction stock,
     int64_t ls = (int64_t)lua_rawlen(L, 1);
     int64_t init = start_pos(optint(L, 3, 1), ls) - 1, stop = ls;
     if (n >= 2 && lua_isinteger(L, -n)) stop = lua_tointeger(L, -n) - 1;
-    rt_native_steps(L, m,
+    nat_steps(L, m,
                     clamp(per * (double)(stop - init + 1)));
   }
   return n;
@@ -362,29 +382,29 @@ static int run_find(lua_State *L, lua_CFunction stock,
 
 /* gsub charged after the call for its replacements' bytes. */
 static int run_gsub(lua_State *L, lua_CFunction stock,
-               const rt_native_model *m) {
+               const nat_model *m) {
   lraf_state *S = rt_state(L);
   int after = S->native_after, n;
   S->native_after = 0;  /* before the call: a function replacement may
                            run another search */
   n = stock(L);
   if (after && n == 2 && lua_type(L, 3) == LUA_TSTRING)
-    rt_native_steps(L, m,
+    nat_steps(L, m,
                     clamp((double)lua_tointeger(L, -1) *
                           (double)lua_rawlen(L, 3)));
   return n;
 }
 
-static int64_t sz_find(lua_State *L, const rt_native_model *m) {
+static int64_t sz_find(lua_State *L, const nat_model *m) {
   return pattern_size(L, m, P_FIND);
 }
-static int64_t sz_match(lua_State *L, const rt_native_model *m) {
+static int64_t sz_match(lua_State *L, const nat_model *m) {
   return pattern_size(L, m, P_MATCH);
 }
-static int64_t sz_gmatch(lua_State *L, const rt_native_model *m) {
+static int64_t sz_gmatch(lua_State *L, const nat_model *m) {
   return pattern_size(L, m, P_GMATCH);
 }
-static int64_t sz_gsub(lua_State *L, const rt_native_model *m) {
+static int64_t sz_gsub(lua_State *L, const nat_model *m) {
   return pattern_size(L, m, P_GSUB);
 }
 
@@ -392,10 +412,10 @@ static int64_t sz_gsub(lua_State *L, const rt_native_model *m) {
 
 /* table.concat: the bytes of the raw elements i..j up to the first one
    that is not a string or number (where the stock function stops). */
-static int64_t sz_concat(lua_State *L, const rt_native_model *m) {
+static int64_t sz_concat(lua_State *L, const nat_model *m) {
   int64_t i, j, n = 0, lsep = slen(L, 2), k;
   (void)m;
-  if (lua_type(L, 1) != LUA_TTABLE || !rt_nattab_plain(L) ||
+  if (lua_type(L, 1) != LUA_TTABLE || !nat_table_plain(L) ||
       !lua_checkstack(L, 1))
     return 0;
   i = optint(L, 3, 1);
@@ -410,12 +430,12 @@ static int64_t sz_concat(lua_State *L, const rt_native_model *m) {
   return n;
 }
 
-static int64_t sz_sort(lua_State *L, const rt_native_model *m) {
-  int64_t n = rt_nattab_plain(L) ? tlen(L, 1) : 0;
+static int64_t sz_sort(lua_State *L, const nat_model *m) {
+  int64_t n = nat_table_plain(L) ? tlen(L, 1) : 0;
   (void)m;
   return n < 2 ? n
                : clamp((double)n * log2((double)n) *
-                       (1.0 + (double)rt_natamp_sortweight(L, n)));
+                       (1.0 + (double)nat_hidden_sortweight(L, n)));
 }
 
 static int64_t span(int64_t i, int64_t j) {
@@ -425,30 +445,30 @@ static int64_t span(int64_t i, int64_t j) {
 
 /* More results than a stack can hold (LUAI_MAXSTACK) are refused
    before any is pushed: "too many results to unpack". */
-static int64_t sz_unpack_t(lua_State *L, const rt_native_model *m) {
+static int64_t sz_unpack_t(lua_State *L, const nat_model *m) {
   int64_t n;
   (void)m;
-  if (!rt_nattab_plain(L) && lua_isnoneornil(L, 3)) return 0;
+  if (!nat_table_plain(L) && lua_isnoneornil(L, 3)) return 0;
   n = span(optint(L, 2, 1), optint(L, 3, tlen(L, 1)));
   return n >= LUAI_MAXSTACK ? 0 : n;
 }
 
-static int64_t sz_insert(lua_State *L, const rt_native_model *m) {
+static int64_t sz_insert(lua_State *L, const nat_model *m) {
   (void)m;
-  if (lua_gettop(L) != 3 || !rt_nattab_plain(L)) return 0;
+  if (lua_gettop(L) != 3 || !nat_table_plain(L)) return 0;
   return span(optint(L, 2, 1), tlen(L, 1));
 }
 
-static int64_t sz_remove(lua_State *L, const rt_native_model *m) {
+static int64_t sz_remove(lua_State *L, const nat_model *m) {
   int64_t n = tlen(L, 1);
   (void)m;
-  if (!rt_nattab_plain(L)) return 0;
+  if (!nat_table_plain(L)) return 0;
   return span(optint(L, 2, n), n);
 }
 
 /* Lua's checks before it moves anything: f, e and t integers, "too
    many elements to move", "destination wrap around". */
-static int64_t sz_move(lua_State *L, const rt_native_model *m) {
+static int64_t sz_move(lua_State *L, const nat_model *m) {
   int64_t f = optint(L, 2, 1), e = optint(L, 3, 0), t = optint(L, 4, 0);
   int64_t n = span(f, e);
   int ok;
@@ -457,13 +477,13 @@ static int64_t sz_move(lua_State *L, const rt_native_model *m) {
   if (n <= 0 || !ok || !(f > 0 || e < LUA_MAXINTEGER + f) ||
       t > LUA_MAXINTEGER - (e - f))
     return 0;
-  if (rt_nattab_move_weight(L) != 1) return 0;  /* rt_nattab_move pays */
+  if (nat_table_move_weight(L) != 1) return 0;  /* nat_table_move pays */
   return clamp((double)n);
 }
 
 /* ---- utf8 ---- */
 
-static int64_t sz_utf8_range(lua_State *L, const rt_native_model *m,
+static int64_t sz_utf8_range(lua_State *L, const nat_model *m,
                              int64_t dflt_i, int j_from_i) {
   int64_t l = slen(L, 1);
   int64_t i = start_pos(optint(L, 2, dflt_i), l);
@@ -472,22 +492,22 @@ static int64_t sz_utf8_range(lua_State *L, const rt_native_model *m,
   return j >= i ? j - i + 1 : 0;
 }
 
-static int64_t sz_codepoint(lua_State *L, const rt_native_model *m) {
+static int64_t sz_codepoint(lua_State *L, const nat_model *m) {
   return sz_utf8_range(L, m, 1, 1);
 }
 
-static int64_t sz_ulen(lua_State *L, const rt_native_model *m) {
+static int64_t sz_ulen(lua_State *L, const nat_model *m) {
   return sz_utf8_range(L, m, 1, 0);
 }
 
 /* ---- base ---- */
 
-static int64_t sz_tonumber(lua_State *L, const rt_native_model *m) {
+static int64_t sz_tonumber(lua_State *L, const nat_model *m) {
   (void)m;
   return lua_type(L, 1) == LUA_TSTRING ? slen(L, 1) : 0;
 }
 
-static int64_t sz_load(lua_State *L, const rt_native_model *m) {
+static int64_t sz_load(lua_State *L, const nat_model *m) {
   (void)m;
   return lua_type(L, 1) == LUA_TSTRING ? slen(L, 1) : 0;
 }
@@ -496,7 +516,7 @@ static int64_t sz_load(lua_State *L, const rt_native_model *m) {
 
 /* The subject from init on, times a factor that grows with the size of
    the pattern (its userdata block, or the length of a string pattern). */
-static int64_t sz_lpeg_match(lua_State *L, const rt_native_model *m) {
+static int64_t sz_lpeg_match(lua_State *L, const nat_model *m) {
   int64_t l = slen(L, 2), init = start_pos(optint(L, 3, 1), l);
   double factor = 1;
   (void)m;
@@ -511,7 +531,7 @@ static int64_t sz_lpeg_match(lua_State *L, const rt_native_model *m) {
 /* ---- the table ---- */
 
 /* Calibrated with tests/bench/native.c (see docs/cost-model.md). */
-const rt_native_model rt_native_models[] = {
+const nat_model nat_models[] = {
   {"string", "rep", sz_rep, 2, 830, NULL},
   {"string", "format", sz_format, 4, 770, run_format},
   {"string", "find", sz_find, 2, 1520, run_find},
@@ -526,65 +546,65 @@ const rt_native_model rt_native_models[] = {
   {"string", "char", sz_nargs, 1, 600, NULL},
   {"string", "pack", sz_pack, 2, 700, NULL},
   {"string", "unpack", sz_unpack, 2, 700, NULL},
-  {"string", "packsize", rt_natmore_fmtlen, 1, 1050, NULL},
-  {"string", "dump", rt_natmore_dump, 4, 700, NULL},
-  {"table", "concat", sz_concat, 2, 670, rt_nattab_concat},
-  {"table", "sort", sz_sort, 2, 4800, rt_nattab_sort},
-  {"table", "unpack", sz_unpack_t, 1, 850, rt_nattab_unpack},
-  {"table", "insert", sz_insert, 1, 1560, rt_nattab_insert},
-  {"table", "remove", sz_remove, 1, 1560, rt_nattab_remove},
-  {"table", "move", sz_move, 1, 1800, rt_nattab_move},
-  {"table", "pack", rt_natmore_nargs, 1, 3100, NULL},
+  {"string", "packsize", nat_audit_fmtlen, 1, 1050, NULL},
+  {"string", "dump", nat_audit_dump, 4, 700, NULL},
+  {"table", "concat", sz_concat, 2, 670, nat_table_concat},
+  {"table", "sort", sz_sort, 2, 4800, nat_table_sort},
+  {"table", "unpack", sz_unpack_t, 1, 850, nat_table_unpack},
+  {"table", "insert", sz_insert, 1, 1560, nat_table_insert},
+  {"table", "remove", sz_remove, 1, 1560, nat_table_remove},
+  {"table", "move", sz_move, 1, 1800, nat_table_move},
+  {"table", "pack", nat_audit_nargs, 1, 3100, NULL},
   {"utf8", "char", sz_nargs, 1, 12000, NULL},
   {"utf8", "codepoint", sz_codepoint, 1, 880, NULL},
   {"utf8", "len", sz_ulen, 1, 310, NULL},
-  {"utf8", "offset", rt_natmore_offset, 1, 270, NULL},
-  {"utf8", "codes", NULL, 1, 0, rt_natmore_codes},
+  {"utf8", "offset", nat_audit_offset, 1, 270, NULL},
+  {"utf8", "codes", NULL, 1, 0, nat_audit_codes},
   {"_G", "tonumber", sz_tonumber, 1, 100, NULL},
   {"_G", "load", sz_load, 20, 9400, NULL},
-  {"_G", "collectgarbage", rt_natmore_collect, 1, 44000,
-   rt_natamp_collect},
-  {"_G", "next", rt_natnext_size, 0, 340, NULL},
-  {"_G", "pairs", NULL, 0, 0, rt_natnext_pairs},
-  {"_G", "select", rt_natmore_nargs, 1, 300, NULL},
-  {"_G", "rawequal", rt_natmore_rawequal, 1, 60, NULL},
-  {"_G", "rawget", rt_natmore_rawkey, 0, 350, NULL},
-  {"_G", "rawset", rt_natmore_rawkey, 0, 350, NULL},
-  {"_G", "print", rt_natmore_print, 0, 700, NULL},
-  {"_G", "assert", rt_natmore_nargs, 1, 300, NULL},
-  {"math", "max", rt_natmore_nargs, 1, 1150, NULL},
-  {"math", "min", rt_natmore_nargs, 1, 1150, NULL},
-  {"os", "date", rt_natmore_date, 2, 23000, NULL},
-  {"io", "write", rt_natmore_write, 0, 700, NULL},
-  {"io", "read", NULL, 0, 700, rt_natmore_read},
-  {"file", "write", rt_natmore_write, 0, 700, NULL},
-  {"file", "read", NULL, 0, 700, rt_natmore_read},
-  {"package", "searchpath", rt_natmore_searchpath, 1, 700, NULL},
+  {"_G", "collectgarbage", nat_audit_collect, 1, 44000,
+   nat_hidden_collect},
+  {"_G", "next", nat_next_size, 0, 340, NULL},
+  {"_G", "pairs", NULL, 0, 0, nat_next_pairs},
+  {"_G", "select", nat_audit_nargs, 1, 300, NULL},
+  {"_G", "rawequal", nat_audit_rawequal, 1, 60, NULL},
+  {"_G", "rawget", nat_audit_rawkey, 0, 350, NULL},
+  {"_G", "rawset", nat_audit_rawkey, 0, 350, NULL},
+  {"_G", "print", nat_audit_print, 0, 700, NULL},
+  {"_G", "assert", nat_audit_nargs, 1, 300, NULL},
+  {"math", "max", nat_audit_nargs, 1, 1150, NULL},
+  {"math", "min", nat_audit_nargs, 1, 1150, NULL},
+  {"os", "date", nat_audit_date, 2, 23000, NULL},
+  {"io", "write", nat_audit_write, 0, 700, NULL},
+  {"io", "read", NULL, 0, 700, nat_audit_read},
+  {"file", "write", nat_audit_write, 0, 700, NULL},
+  {"file", "read", NULL, 0, 700, nat_audit_read},
+  {"package", "searchpath", nat_audit_searchpath, 1, 700, NULL},
   {"lpeg", "match", sz_lpeg_match, 4, 85, NULL},
-  {"_G", "error", rt_natamp_error, 0, 1000, NULL},
-  {"debug", "traceback", rt_natamp_traceback, 0, 400, NULL},
-  {"debug", "getinfo", rt_natamp_dblevel, 0, 600, NULL},
-  {"debug", "getlocal", rt_natamp_dblevel, 0, 600, NULL},
-  {"debug", "setlocal", rt_natamp_dblevel, 0, 600, NULL},
-  {"_G", "tostring", rt_natamp_tostring, 0, 100, NULL},
+  {"_G", "error", nat_hidden_error, 0, 1000, NULL},
+  {"debug", "traceback", nat_hidden_traceback, 0, 400, NULL},
+  {"debug", "getinfo", nat_hidden_dblevel, 0, 600, NULL},
+  {"debug", "getlocal", nat_hidden_dblevel, 0, 600, NULL},
+  {"debug", "setlocal", nat_hidden_dblevel, 0, 600, NULL},
+  {"_G", "tostring", nat_hidden_tostring, 0, 100, NULL},
   {"coroutine", "wrap", NULL, 250, 0, NULL},
   {"coroutine", "create", NULL, 150, 0, NULL},
-  {"stringmeta", "__add", rt_natamp_strarith, 0, 600, NULL},
-  {"stringmeta", "__sub", rt_natamp_strarith, 0, 600, NULL},
-  {"stringmeta", "__mul", rt_natamp_strarith, 0, 600, NULL},
-  {"stringmeta", "__div", rt_natamp_strarith, 0, 600, NULL},
-  {"stringmeta", "__mod", rt_natamp_strarith, 0, 600, NULL},
-  {"stringmeta", "__pow", rt_natamp_strarith, 0, 600, NULL},
-  {"stringmeta", "__unm", rt_natamp_strarith, 0, 600, NULL},
-  {"stringmeta", "__idiv", rt_natamp_strarith, 0, 600, NULL},
+  {"stringmeta", "__add", nat_hidden_strarith, 0, 600, NULL},
+  {"stringmeta", "__sub", nat_hidden_strarith, 0, 600, NULL},
+  {"stringmeta", "__mul", nat_hidden_strarith, 0, 600, NULL},
+  {"stringmeta", "__div", nat_hidden_strarith, 0, 600, NULL},
+  {"stringmeta", "__mod", nat_hidden_strarith, 0, 600, NULL},
+  {"stringmeta", "__pow", nat_hidden_strarith, 0, 600, NULL},
+  {"stringmeta", "__unm", nat_hidden_strarith, 0, 600, NULL},
+  {"stringmeta", "__idiv", nat_hidden_strarith, 0, 600, NULL},
   {NULL, NULL, NULL, 0, 0, NULL}
 };
 
-const rt_native_model *rt_native_find(const char *lib, const char *name) {
-  const rt_native_model *m;
-  for (m = rt_native_models; m->lib != NULL; m++)
+const nat_model *nat_find(const char *lib, const char *name) {
+  const nat_model *m;
+  for (m = nat_models; m->lib != NULL; m++)
     if (strcmp(m->lib, lib) == 0 && strcmp(m->name, name) == 0) return m;
-  m = &rt_natmore_codes_step;
+  m = &nat_audit_codes_step;
   if (strcmp(m->lib, lib) == 0 && strcmp(m->name, name) == 0) return m;
   return NULL;
 }
@@ -597,20 +617,20 @@ static uint32_t mix(uint32_t h, const char *s) {
   return h;
 }
 
-uint32_t rt_native_hash(void) {
-  const rt_native_model *m;
+uint32_t nat_hash(void) {
+  const nat_model *m;
   uint32_t h = 2166136261u;
   char buf[64];
-  for (m = rt_native_models; m->lib != NULL; m++) {
+  for (m = nat_models; m->lib != NULL; m++) {
     snprintf(buf, sizeof buf, "%s.%s:%lld:%lld;", m->lib, m->name,
              (long long)m->per_call, (long long)m->per_k);
     h = mix(h, buf);
   }
-  m = &rt_natmore_codes_step;
+  m = &nat_audit_codes_step;
   snprintf(buf, sizeof buf, "%s.%s:%lld:%lld;", m->lib, m->name,
            (long long)m->per_call, (long long)m->per_k);
   h = mix(h, buf);
   snprintf(buf, sizeof buf, "bound:%g;after:%g;chunk:%d", SMALL_BOUND,
-           AFTER_BOUND, RT_MATCH_CHUNK);
+           AFTER_BOUND, NAT_MATCH_CHUNK);
   return mix(h, buf);
 }

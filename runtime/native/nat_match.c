@@ -1,5 +1,5 @@
 /*
-** rt_match.c - the step-counting pattern matcher (see rt_match.h).
+** nat_match.c - the step-counting pattern matcher (see nat_match.h).
 **
 ** A backtracking matcher over Lua 5.4 patterns: single-character
 ** classes (., %a %c %d %g %l %p %s %u %w %x and their upper-case
@@ -15,24 +15,24 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "rt_match.h"
+#include "nat_match.h"
 
 #define CAP_OPEN (-1)
 #define CAP_POS (-2)
 #define ESC '%'
 
-static void step(rt_matcher *m, int64_t n) {
+static void step(nat_matcher *m, int64_t n) {
   m->steps += n;
   m->total += n;
-  if (m->steps >= RT_MATCH_CHUNK && m->charge != NULL) {
+  if (m->steps >= NAT_MATCH_CHUNK && m->charge != NULL) {
     int64_t s = m->steps;
     m->steps = 0;
     m->charge(m->ud, s);
   }
 }
 
-void rt_match_init(rt_matcher *m, const char *s, size_t ls,
-                   rt_match_charge charge, void *ud) {
+void nat_match_init(nat_matcher *m, const char *s, size_t ls,
+                   nat_match_charge charge, void *ud) {
   m->level = 0;
   m->depth = 0;
   m->bad = 0;
@@ -68,7 +68,7 @@ static int in_class(int c, int cl) {
 
 /* The end of the single-character class starting at p (p < pe); NULL
    when it is malformed. */
-static const char *class_end(rt_matcher *m, const char *p) {
+static const char *class_end(nat_matcher *m, const char *p) {
   char c = *p++;
   if (c == ESC) {
     if (p >= m->pe) return NULL;  /* pattern ends with '%' */
@@ -114,7 +114,7 @@ static int in_set(int c, const char *p, const char *last) {
 }
 
 /* Does the subject byte at s match the class p..ep? */
-static int single(rt_matcher *m, const char *s, const char *p,
+static int single(nat_matcher *m, const char *s, const char *p,
                   const char *ep) {
   int c;
   if (s >= m->se) return 0;
@@ -127,9 +127,9 @@ static int single(rt_matcher *m, const char *s, const char *p,
   }
 }
 
-static const char *match(rt_matcher *m, const char *s, const char *p);
+static const char *match(nat_matcher *m, const char *s, const char *p);
 
-static const char *longest(rt_matcher *m, const char *s, const char *p,
+static const char *longest(nat_matcher *m, const char *s, const char *p,
                            const char *ep) {
   ptrdiff_t i = 0;
   while (single(m, s + i, p, ep)) i++;
@@ -141,7 +141,7 @@ static const char *longest(rt_matcher *m, const char *s, const char *p,
   return NULL;
 }
 
-static const char *shortest(rt_matcher *m, const char *s, const char *p,
+static const char *shortest(nat_matcher *m, const char *s, const char *p,
                             const char *ep) {
   for (;;) {
     const char *r = match(m, s, ep + 1);
@@ -152,10 +152,10 @@ static const char *shortest(rt_matcher *m, const char *s, const char *p,
   }
 }
 
-static const char *open_capture(rt_matcher *m, const char *s,
+static const char *open_capture(nat_matcher *m, const char *s,
                                 const char *p, ptrdiff_t what) {
   const char *r;
-  if (m->level >= RT_MATCH_MAXCAPTURES) {
+  if (m->level >= NAT_MATCH_MAXCAPTURES) {
     m->bad = 1;  /* too many captures */
     return NULL;
   }
@@ -167,7 +167,7 @@ static const char *open_capture(rt_matcher *m, const char *s,
   return r;
 }
 
-static const char *close_capture(rt_matcher *m, const char *s,
+static const char *close_capture(nat_matcher *m, const char *s,
                                  const char *p) {
   int l;
   const char *r;
@@ -183,7 +183,7 @@ static const char *close_capture(rt_matcher *m, const char *s,
   return r;
 }
 
-static const char *balance(rt_matcher *m, const char *s, const char *p) {
+static const char *balance(nat_matcher *m, const char *s, const char *p) {
   int open, close, depth = 1;
   const char *q;
   if (p + 1 >= m->pe) {
@@ -208,7 +208,7 @@ static const char *balance(rt_matcher *m, const char *s, const char *p) {
   return NULL;
 }
 
-static const char *backref(rt_matcher *m, const char *s, int digit) {
+static const char *backref(nat_matcher *m, const char *s, int digit) {
   int l = digit - '1';
   ptrdiff_t len;
   if (l < 0 || l >= m->level || m->cap[l].len == CAP_OPEN) {
@@ -223,8 +223,8 @@ static const char *backref(rt_matcher *m, const char *s, int digit) {
   return NULL;
 }
 
-static const char *match(rt_matcher *m, const char *s, const char *p) {
-  if (++m->depth > RT_MATCH_MAXDEPTH) {
+static const char *match(nat_matcher *m, const char *s, const char *p) {
+  if (++m->depth > NAT_MATCH_MAXDEPTH) {
     m->bad = 1;  /* Lua: "pattern too complex" */
     return NULL;
   }
@@ -332,7 +332,7 @@ done:
   return m->bad ? NULL : s;
 }
 
-const char *rt_match_at(rt_matcher *m, const char *s, const char *p,
+const char *nat_match_at(nat_matcher *m, const char *s, const char *p,
                         size_t lp) {
   m->pe = p + lp;
   m->level = 0;
@@ -342,14 +342,14 @@ const char *rt_match_at(rt_matcher *m, const char *s, const char *p,
 
 /* Lua raises "unfinished capture" when it returns the captures of a
    match that left one open. */
-static int unfinished(const rt_matcher *m) {
+static int unfinished(const nat_matcher *m) {
   int l;
   for (l = 0; l < m->level; l++)
     if (m->cap[l].len == CAP_OPEN) return 1;
   return 0;
 }
 
-int rt_match_find(rt_matcher *m, const char *p, size_t lp, size_t init,
+int nat_match_find(nat_matcher *m, const char *p, size_t lp, size_t init,
                   size_t *start, size_t *end) {
   const char *s = m->s0 + init;
   int anchor = lp > 0 && *p == '^';
@@ -360,7 +360,7 @@ int rt_match_find(rt_matcher *m, const char *p, size_t lp, size_t init,
   do {
     const char *e;
     step(m, 2);  /* setting up a start */
-    e = rt_match_at(m, s, p, lp);
+    e = nat_match_at(m, s, p, lp);
     if (m->bad) return -1;
     if (e != NULL) {
       if (unfinished(m)) return -1;
@@ -372,7 +372,7 @@ int rt_match_find(rt_matcher *m, const char *p, size_t lp, size_t init,
   return 0;
 }
 
-int64_t rt_match_count(rt_matcher *m, const char *p, size_t lp,
+int64_t nat_match_count(nat_matcher *m, const char *p, size_t lp,
                        size_t init, int64_t max_n, int gmatch) {
   const char *s = m->s0 + init, *last = NULL;
   int anchor = !gmatch && lp > 0 && *p == '^';
@@ -384,7 +384,7 @@ int64_t rt_match_count(rt_matcher *m, const char *p, size_t lp,
   while (max_n < 0 || n < max_n) {
     const char *e;
     step(m, 2);  /* setting up a start */
-    e = rt_match_at(m, s, p, lp);
+    e = nat_match_at(m, s, p, lp);
     if (m->bad) return -1;
     if (e != NULL && e != last) {
       if (gmatch && unfinished(m)) return -1;
@@ -400,7 +400,7 @@ int64_t rt_match_count(rt_matcher *m, const char *p, size_t lp,
   return n;
 }
 
-int rt_match_plain(const char *p, size_t lp) {
+int nat_match_plain(const char *p, size_t lp) {
   size_t i;
   for (i = 0; i < lp; i++)
     if (strchr("^$*+?.([%-", p[i]) != NULL && p[i] != '\0') return 0;

@@ -1,10 +1,11 @@
-# runtime/lpeg/releases.sh - the LPeg releases lraf knows, sourced by
-# runtime/lpeg/fetch.sh and tests/lpeg/fetch.sh.  release REL sets, for
+# runtime/native/lpeg/releases.sh - the LPeg releases lraf knows, sourced by
+# runtime/native/lpeg/fetch.sh and tests/lpeg/fetch.sh.  release REL sets, for
 # LPeg REL: DEB (Debian's lua-lpeg version), ORIG (the upstream tarball)
 # and SHA256 (the tarball's, as that version's .dsc lists it), FILES (the
 # C files lraf builds) and PATCH (lraf's step count for it); it returns 1
 # for a release it does not know.  KNOWN lists them, newest first.
 # lpeg_release prints the installed lua-lpeg's release (empty if none).
+# The sourcing script sets LPEG_DIR, this folder's absolute path.
 
 KNOWN="1.1.0 1.0.2"
 
@@ -19,7 +20,7 @@ release() {
   *) return 1 ;;
   esac
   REL=$1 ORIG=lua-lpeg_$1.orig.tar.gz
-  PATCH=$(cd "$(dirname "$0")/../.." && pwd)/runtime/lpeg/lpeg-steps-$1.patch
+  PATCH=$LPEG_DIR/lpeg-steps-$1.patch
 }
 
 lpeg_release() {

@@ -1,5 +1,5 @@
 /*
-** test_native_memory.c - the per-state allocator: memory bombs built
+** test_rt_alloc_limit.c - the per-state allocator: memory bombs built
 ** from table growth, string concatenation, string.rep and coroutines are
 ** stopped by the memory limit with LRAF_EMEMLIMIT; pcall, xpcall,
 ** coroutine.wrap/resume and __gc cannot swallow the stop; the state's

@@ -1,5 +1,5 @@
 /*
-** test_native_quota.c - native work under an instruction quota: loops
+** test_nat_wrap_quota.c - native work under an instruction quota: loops
 ** of string.rep, string.gsub, table.concat and lpeg.match are stopped
 ** within 10% of the quota in charged units; a call whose known cost is
 ** over the quota fails before it does the work (string.rep("x", 2^30)

@@ -1,9 +1,9 @@
 /*
-** rt_lpeg.c - lraf's metered LPeg.  With native charging on, require
+** nat_lpeg.c - lraf's metered LPeg.  With native charging on, require
 ** "lpeg" loads the LPeg built into the library (1.0.2 or 1.1.0, the
 ** installed lua-lpeg's release) from Debian's lua-lpeg source with
-** runtime/lpeg/lpeg-steps-RELEASE.patch (fetched by
-** runtime/lpeg/fetch.sh, compiled when that succeeded: LRAF_LPEG).  Its
+** runtime/native/lpeg/lpeg-steps-RELEASE.patch (fetched by
+** runtime/native/lpeg/fetch.sh, compiled when that succeeded: LRAF_LPEG).  Its
 ** matcher calls the step hook here every 4096 steps and when a match
 ** ends, and the hook charges the steps as native work, so a limit stops
 ** a grammar that backtracks within 4096 steps.  The loader's data (the
@@ -39,7 +39,7 @@ static int lpeg_loader(lua_State *L) {
   return lpm_luaopen_lpeg(L);
 }
 
-int rt_lpeg_search(lua_State *L) {
+int nat_lpeg_search(lua_State *L) {
   if (strcmp(luaL_checkstring(L, 1), "lpeg") != 0) return 0;
   lua_pushcfunction(L, lpeg_loader);
   lua_pushliteral(L, "lraf:metered");
@@ -48,7 +48,7 @@ int rt_lpeg_search(lua_State *L) {
 
 #else
 
-int rt_lpeg_search(lua_State *L) {
+int nat_lpeg_search(lua_State *L) {
   (void)L;
   return 0;
 }

@@ -1,70 +1,70 @@
 /*
-** rt_match.h - a step-counting Lua pattern matcher, used to measure (and
+** nat_match.h - a step-counting Lua pattern matcher, used to measure (and
 ** bound) the work of string.find/match/gmatch/gsub before the stock
 ** functions run.  Written for lraf from the pattern semantics of the Lua
 ** 5.4 manual (section 6.4.1); it only finds where matches are and how
 ** many steps finding them takes, it builds no results.
 */
-#ifndef RT_MATCH_H
-#define RT_MATCH_H
+#ifndef NAT_MATCH_H
+#define NAT_MATCH_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 /* The most captures a pattern may have (Lua's LUA_MAXCAPTURES). */
-#define RT_MATCH_MAXCAPTURES 32
+#define NAT_MATCH_MAXCAPTURES 32
 /* The deepest nesting of the matcher (Lua's MAXCCALLS for patterns). */
-#define RT_MATCH_MAXDEPTH 200
+#define NAT_MATCH_MAXDEPTH 200
 
-typedef struct rt_matcher rt_matcher;
+typedef struct nat_matcher nat_matcher;
 
-/* Called every RT_MATCH_CHUNK steps with the steps done since the last
+/* Called every NAT_MATCH_CHUNK steps with the steps done since the last
    call; may raise a Lua error (the matcher holds no resources). */
-typedef void (*rt_match_charge)(void *ud, int64_t steps);
-#define RT_MATCH_CHUNK 4096
+typedef void (*nat_match_charge)(void *ud, int64_t steps);
+#define NAT_MATCH_CHUNK 4096
 
-struct rt_matcher {
+struct nat_matcher {
   const char *s0, *se;  /* the subject */
   const char *pe;       /* end of the pattern */
   int level;            /* captures open or closed so far */
   struct {
     const char *init;
     ptrdiff_t len;
-  } cap[RT_MATCH_MAXCAPTURES];
+  } cap[NAT_MATCH_MAXCAPTURES];
   int depth;
   int bad;              /* the pattern is malformed or too complex */
   int64_t steps;        /* steps not yet reported */
   int64_t total;        /* all steps */
-  rt_match_charge charge;
+  nat_match_charge charge;
   void *ud;
 };
 
 /* Prepare m for subject s[0..ls) (NUL-terminated, as Lua strings are). */
-void rt_match_init(rt_matcher *m, const char *s, size_t ls,
-                   rt_match_charge charge, void *ud);
+void nat_match_init(nat_matcher *m, const char *s, size_t ls,
+                   nat_match_charge charge, void *ud);
 
 /* Match pattern p[0..lp) (NUL-terminated) at s; returns the end of the
    match or NULL.  Sets m->bad when the pattern is malformed or nests
-   deeper than RT_MATCH_MAXDEPTH (stock Lua raises an error there). */
-const char *rt_match_at(rt_matcher *m, const char *s, const char *p,
+   deeper than NAT_MATCH_MAXDEPTH (stock Lua raises an error there). */
+const char *nat_match_at(nat_matcher *m, const char *s, const char *p,
                         size_t lp);
 
 /* What string.find(s, p, init) does, without plain mode: sets *start and
    *end (0-based, end exclusive) and returns 1 on a match; 0 when there
    is none; -1 when the pattern is malformed or too complex.  init is
    0-based and at most ls. */
-int rt_match_find(rt_matcher *m, const char *p, size_t lp, size_t init,
+int nat_match_find(nat_matcher *m, const char *p, size_t lp, size_t init,
                   size_t *start, size_t *end);
 
 /* The search loop of string.gsub (max_n < 0: no limit; anchor '^'
    honoured) and of string.gmatch (anchor as a plain character, no
    limit): returns the number of matches, or -1 when the pattern is
    malformed or too complex. */
-int64_t rt_match_count(rt_matcher *m, const char *p, size_t lp,
+int64_t nat_match_count(nat_matcher *m, const char *p, size_t lp,
                        size_t init, int64_t max_n, int gmatch);
 
 /* 1 when p has none of Lua's pattern specials (find may use a plain
    search). */
-int rt_match_plain(const char *p, size_t lp);
+int nat_match_plain(const char *p, size_t lp);
 
 #endif

@@ -1,5 +1,5 @@
 /*
-** test_native_costs.c - each charged built-in is charged in proportion
+** test_nat_cost.c - each charged built-in is charged in proportion
 ** to its input: at 3 sizes, the units one call adds to the count (the
 ** count with native charging minus the count without) are within 20% of
 ** the model's units for that size, or, for pattern functions (whose size
@@ -22,7 +22,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
-#include "rt_natcost.h"
+#include "nat_cost.h"
 #include "tutil_rt.h"
 #include "tutil_run.h"
 
@@ -59,9 +59,9 @@ static int64_t charge_of(const char *setup, const char *call, long long n) {
 }
 
 static int64_t units(const char *lib, const char *name, double size) {
-  const rt_native_model *m = rt_native_find(lib, name);
+  const nat_model *m = nat_find(lib, name);
   assert_non_null(m);
-  return rt_native_units(m, (int64_t)size);
+  return nat_units(m, (int64_t)size);
 }
 
 typedef struct ccase {
@@ -182,7 +182,7 @@ static void proportional(const char *what, const char *setup,
 }
 
 static double per_step(const char *name) {
-  return (double)rt_native_find("string", name)->per_k / 1024.0;
+  return (double)nat_find("string", name)->per_k / 1024.0;
 }
 
 static void test_patterns_proportional(void **state) {
@@ -213,12 +213,12 @@ static void test_lpeg(void **state) {
                "local lpeg = require 'lpeg' local p = lpeg.P'a'^0 * lpeg.P'b' "
                "local s = string.rep('a', N)",
                "local r = lpeg.match(p, s)",
-               (double)rt_native_find("lpeg", "match")->per_k / 1024.0);
+               (double)nat_find("lpeg", "match")->per_k / 1024.0);
   proportional("pattern:match",
                "local lpeg = require 'lpeg' local p = lpeg.P'a'^0 * lpeg.P'b' "
                "local s = string.rep('a', N)",
                "local r = p:match(s)",
-               (double)rt_native_find("lpeg", "match")->per_k / 1024.0);
+               (double)nat_find("lpeg", "match")->per_k / 1024.0);
   /* another lpeg function: the default per-call charge */
   assert_int_equal(charge_of("local lpeg = require 'lpeg'",
                              "local r = lpeg.P('x')", 1),
@@ -314,7 +314,7 @@ static void test_model_id(void **state) {
   char want[64];
   (void)state;
   snprintf(want, sizeof want, TUTIL_VM "/original/native-%08x",
-           (unsigned)rt_native_hash());
+           (unsigned)nat_hash());
   assert_string_equal(lraf_model(a), TUTIL_VM "/original");
   assert_string_equal(lraf_model(b), want);
   tutil_rt_close(a);

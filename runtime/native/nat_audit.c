@@ -1,5 +1,5 @@
 /*
-** rt_natmore.c - sizes of the built-ins an audit of Lua 5.4's libraries
+** nat_audit.c - sizes of the built-ins an audit of Lua 5.4's libraries
 ** found doing work that grows with their operands (docs/cost-model.md):
 ** collectgarbage's collecting options, functions that take or return
 ** many values, rawequal and print on long strings, utf8.offset and the
@@ -16,21 +16,21 @@
 #include <lauxlib.h>
 
 #include "rt.h"
-#include "rt_natcost.h"
+#include "nat_cost.h"
 
 /* Steps of a dry run between two charges. */
 #define SLICE 65536
 
 typedef struct dry {
   lua_State *L;
-  const rt_native_model *m;
+  const nat_model *m;
   int64_t owed;
 } dry;
 
 static void dry_add(dry *d, int64_t n) {
   d->owed += n;
   if (d->owed >= SLICE) {
-    rt_native_steps(d->L, d->m, d->owed);
+    nat_steps(d->L, d->m, d->owed);
     d->owed = 0;
   }
 }
@@ -42,7 +42,7 @@ static int64_t str_len(lua_State *L, int i) {
 /* ---- base ---- */
 
 /* The options that collect: a full cycle at worst, by the heap's KiB. */
-int64_t rt_natmore_collect(lua_State *L, const rt_native_model *m) {
+int64_t nat_audit_collect(lua_State *L, const nat_model *m) {
   static const char *const collecting[] = {"collect", "step",
                                            "generational", "incremental",
                                            NULL};
@@ -59,13 +59,13 @@ int64_t rt_natmore_collect(lua_State *L, const rt_native_model *m) {
 }
 
 /* select, table.pack, math.min/max, assert: every argument is moved. */
-int64_t rt_natmore_nargs(lua_State *L, const rt_native_model *m) {
+int64_t nat_audit_nargs(lua_State *L, const nat_model *m) {
   (void)m;
   return lua_gettop(L);
 }
 
 /* Two long strings of one length are compared byte by byte. */
-int64_t rt_natmore_rawequal(lua_State *L, const rt_native_model *m) {
+int64_t nat_audit_rawequal(lua_State *L, const nat_model *m) {
   (void)m;
   if (lua_type(L, 1) == LUA_TSTRING && lua_type(L, 2) == LUA_TSTRING &&
       lua_rawlen(L, 1) == lua_rawlen(L, 2))
@@ -75,7 +75,7 @@ int64_t rt_natmore_rawequal(lua_State *L, const rt_native_model *m) {
 
 /* rawget and rawset: a long-string key is compared with an equal key of
    the table byte by byte (Lua interns only short strings). */
-int64_t rt_natmore_rawkey(lua_State *L, const rt_native_model *m) {
+int64_t nat_audit_rawkey(lua_State *L, const nat_model *m) {
   (void)m;
   return lua_type(L, 2) == LUA_TSTRING && lua_rawlen(L, 2) > 40
              ? (int64_t)lua_rawlen(L, 2) : 0;
@@ -83,7 +83,7 @@ int64_t rt_natmore_rawkey(lua_State *L, const rt_native_model *m) {
 
 /* print writes each argument: strings by their bytes (the others
    print a few bytes, which are not charged). */
-int64_t rt_natmore_print(lua_State *L, const rt_native_model *m) {
+int64_t nat_audit_print(lua_State *L, const nat_model *m) {
   int i, top = lua_gettop(L);
   int64_t n = 0;
   (void)m;
@@ -92,7 +92,7 @@ int64_t rt_natmore_print(lua_State *L, const rt_native_model *m) {
 }
 
 /* io.write and file:write: the bytes written. */
-int64_t rt_natmore_write(lua_State *L, const rt_native_model *m) {
+int64_t nat_audit_write(lua_State *L, const nat_model *m) {
   int i, top = lua_gettop(L);
   int64_t n = 0;
   (void)m;
@@ -103,12 +103,12 @@ int64_t rt_natmore_write(lua_State *L, const rt_native_model *m) {
 /* io.read and file:read: what a format reads ("a", a line) shows only
    in the result; charged after the call by the bytes read (one call is
    bounded by the memory limit). */
-int rt_natmore_read(lua_State *L, lua_CFunction stock,
-               const rt_native_model *m) {
+int nat_audit_read(lua_State *L, lua_CFunction stock,
+               const nat_model *m) {
   int n = stock(L), i;
   int64_t bytes = 0;
   for (i = 1; i <= n; i++) bytes += str_len(L, -i);
-  rt_native_steps(L, m, bytes);
+  nat_steps(L, m, bytes);
   return n;
 }
 
@@ -123,7 +123,7 @@ static int64_t relat(int64_t pos, int64_t len) {
 }
 
 /* The bytes utf8.offset(s, n, i) steps over, walked as Lua walks them. */
-int64_t rt_natmore_offset(lua_State *L, const rt_native_model *m) {
+int64_t nat_audit_offset(lua_State *L, const nat_model *m) {
   size_t len;
   const char *s;
   lua_Integer n, posi;
@@ -173,7 +173,7 @@ int64_t rt_natmore_offset(lua_State *L, const rt_native_model *m) {
 
 /* One step of the utf8.codes iterator: the continuation bytes it skips
    from its control value. */
-static int64_t codes_step(lua_State *L, const rt_native_model *m) {
+static int64_t codes_step(lua_State *L, const nat_model *m) {
   size_t len;
   const char *s;
   lua_Unsigned n;
@@ -188,20 +188,20 @@ static int64_t codes_step(lua_State *L, const rt_native_model *m) {
   return d.owed;
 }
 
-const rt_native_model rt_natmore_codes_step = {"utf8", "codes (step)",
+const nat_model nat_audit_codes_step = {"utf8", "codes (step)",
                                                codes_step, 1, 170, NULL};
 
 /* The iterator, charged: upvalue 1 is the stock one (a C function). */
 static int codes_charged(lua_State *L) {
-  const rt_native_model *m = &rt_natmore_codes_step;
+  const nat_model *m = &nat_audit_codes_step;
   lua_CFunction f = lua_tocfunction(L, lua_upvalueindex(1));
-  rt_charge(L, rt_native_units(m, codes_step(L, m)));
+  rt_charge(L, nat_units(m, codes_step(L, m)));
   return f(L);
 }
 
 /* utf8.codes: the iterator it returns is charged per step. */
-int rt_natmore_codes(lua_State *L, lua_CFunction stock,
-               const rt_native_model *m) {
+int nat_audit_codes(lua_State *L, lua_CFunction stock,
+               const nat_model *m) {
   int n = stock(L);
   (void)m;
   if (n == 3 && lua_tocfunction(L, -3) != NULL &&
@@ -225,7 +225,7 @@ static int dry_writer(lua_State *L, const void *p, size_t sz, void *ud) {
 }
 
 /* string.dump: what a dump of the function writes, dumped dry. */
-int64_t rt_natmore_dump(lua_State *L, const rt_native_model *m) {
+int64_t nat_audit_dump(lua_State *L, const nat_model *m) {
   dry d;
   if (lua_type(L, 1) != LUA_TFUNCTION || lua_iscfunction(L, 1) ||
       !lua_checkstack(L, 2))
@@ -241,13 +241,13 @@ int64_t rt_natmore_dump(lua_State *L, const rt_native_model *m) {
 
 /* os.date: each byte of the format (a conversion writes at most a
    bounded string). */
-int64_t rt_natmore_date(lua_State *L, const rt_native_model *m) {
+int64_t nat_audit_date(lua_State *L, const nat_model *m) {
   (void)m;
   return lua_isnoneornil(L, 1) ? 2 : str_len(L, 1);
 }
 
 /* string.packsize: its format is read byte by byte. */
-int64_t rt_natmore_fmtlen(lua_State *L, const rt_native_model *m) {
+int64_t nat_audit_fmtlen(lua_State *L, const nat_model *m) {
   (void)m;
   return str_len(L, 1);
 }
@@ -258,7 +258,7 @@ int64_t rt_natmore_fmtlen(lua_State *L, const rt_native_model *m) {
 /* package.searchpath(name, path [, sep [, rep]]): the name rewritten,
    the path with every '?' replaced by it, and a file tried per
    template. */
-int64_t rt_natmore_searchsize(int64_t name, const char *p, size_t lp) {
+int64_t nat_audit_searchsize(int64_t name, const char *p, size_t lp) {
   int64_t marks = 0, templates = 1;
   size_t i;
   for (i = 0; i < lp; i++) {
@@ -268,14 +268,14 @@ int64_t rt_natmore_searchsize(int64_t name, const char *p, size_t lp) {
   return name + (int64_t)lp + marks * name + templates * TEMPLATE_BYTES;
 }
 
-int64_t rt_natmore_searchpath(lua_State *L, const rt_native_model *m) {
+int64_t nat_audit_searchpath(lua_State *L, const nat_model *m) {
   size_t lp;
   const char *p;
   int64_t name = str_len(L, 1);
   (void)m;
   if (lua_type(L, 2) != LUA_TSTRING) return name;
   p = lua_tolstring(L, 2, &lp);
-  return rt_natmore_searchsize(name, p, lp);
+  return nat_audit_searchsize(name, p, lp);
 }
 
 /* ---- special-free patterns ---- */
@@ -285,7 +285,7 @@ int64_t rt_natmore_searchpath(lua_State *L, const rt_native_model *m) {
    memcmp of the rest (a step per byte passed, and per candidate one
    plus one per 16 bytes compared); match: the matcher at each start
    compares until a byte differs (two steps a start, one per byte). */
-int64_t rt_natmore_plain(lua_State *L, const rt_native_model *m,
+int64_t nat_audit_plain(lua_State *L, const nat_model *m,
                          const char *s, size_t ls, const char *p,
                          size_t lp, size_t init, int find) {
   dry d;

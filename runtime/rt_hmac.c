@@ -1,5 +1,5 @@
 /*
-** rt_mac.c - HMAC-SHA-256 (FIPS 180-4, RFC 2104) for chunks rewritten
+** rt_hmac.c - HMAC-SHA-256 (FIPS 180-4, RFC 2104) for chunks rewritten
 ** offline: a host that holds a key signs what `lraf rewrite` makes and
 ** loads only what carries its signature, so a chunk whose accounting
 ** was edited is refused (rt_offline.c, rt_host_load.c).
@@ -125,7 +125,7 @@ void rt_hmac(const void *key, size_t keylen, const void *data, size_t len,
   final(&s, out);
 }
 
-int rt_mac_equal(const unsigned char *a, const unsigned char *b) {
+int rt_hmac_equal(const unsigned char *a, const unsigned char *b) {
   unsigned char d = 0;
   int i;
   for (i = 0; i < RT_MAC_LEN; i++) d |= (unsigned char)(a[i] ^ b[i]);
