@@ -35,32 +35,21 @@
 #include "lraf.h"
 #include "tutil_run.h"
 #include "tutil_serve.h"
+#include "tutil_sqlite.h"
 #include "tutil_sh.h"
 
 #define TOKEN "admin-token-0123456789abcdef"
+#define ADMIN "Authorization: Bearer " TOKEN "\r\n"
 
 static tutil_sh sh;
 static char ledger[160], spec[180], keys[160], token[160];
 static int64_t by_key;   /* what /sum is billed when a key names acme */
 
-/* A value from the ledger file (-1 when it cannot be read). */
-static int64_t sql_int(const char *sql) {
-  sqlite3 *db = NULL;
-  sqlite3_stmt *st = NULL;
-  int64_t v = -1;
-  if (sqlite3_open_v2(ledger, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-      sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
-      sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return v;
-}
-
 /* The ledger's rows and instructions, all tenants. */
 static void ledger_totals(int64_t *rows, int64_t *units) {
-  *rows = sql_int("SELECT count(*) FROM lraf_ledger");
-  *units = sql_int("SELECT coalesce(sum(instructions), 0) FROM lraf_ledger");
+  *rows = tutil_sqlite_int(ledger, "SELECT count(*) FROM lraf_ledger");
+  *units = tutil_sqlite_int(
+      ledger, "SELECT coalesce(sum(instructions), 0) FROM lraf_ledger");
 }
 
 /* lraf key hash TENANT for key, its line appended to the keys file. */
@@ -78,24 +67,6 @@ static void add_key(const char *tenant, const char *key) {
   fputs(line, f);
   fclose(f);
   free(line);
-}
-
-static pid_t start(const char *const *more, int *port) {
-  const char *a[32];
-  char log[160];
-  int n = 0, i;
-  pid_t pid;
-  a[n++] = "--ledger";
-  a[n++] = spec;
-  for (i = 0; more[i] != NULL && n < 26; i++) a[n++] = more[i];
-  a[n++] = "--port";
-  a[n++] = "0";
-  a[n++] = sh.dir;
-  a[n] = NULL;
-  snprintf(log, sizeof log, "%s/serve.log", sh.dir);
-  pid = tutil_serve_start(a, log, port);
-  assert_true(pid > 0);
-  return pid;
 }
 
 /* GET target with an Authorization (NULL: none) and an X-Tenant (NULL:
@@ -120,20 +91,6 @@ static int status_of(int port, const char *target, const char *auth,
   int st = ask(port, target, auth, tenant, &r);
   tutil_http_free(&r);
   return st;
-}
-
-static int64_t usage_of(int port, const char *tenant, const char *field) {
-  char target[128], pat[64];
-  tutil_http r;
-  const char *p;
-  int64_t v;
-  snprintf(target, sizeof target, "/usage?tenant=%s", tenant);
-  assert_int_equal(ask(port, target, "Bearer " TOKEN, NULL, &r), 200);
-  snprintf(pat, sizeof pat, "\"%s\": ", field);
-  p = strstr(r.body, pat);
-  v = p ? strtoll(p + strlen(pat), NULL, 10) : -1;
-  tutil_http_free(&r);
-  return v;
 }
 
 /* Billed instructions of a request that ran (its header). */
@@ -162,7 +119,8 @@ static void test_wrong_key_not_billed(void **state) {
   int port, i, k;
   pid_t pid;
   (void)state;
-  pid = start(args, &port);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   first = by_key = billed(port, "Bearer key-of-acme", NULL);
   ledger_totals(&rows0, &units0);
   assert_int_equal(rows0, 1);
@@ -183,11 +141,12 @@ static void test_wrong_key_not_billed(void **state) {
     fail_msg("27 requests with no or a wrong key left the ledger at %"
              PRId64 " rows, %" PRId64 " instructions (was %" PRId64 ", %"
              PRId64 ")", rows, units, rows0, units0);
-  assert_int_equal(usage_of(port, "acme", "requests"), 1);
+  assert_int_equal(tutil_serve_usage(port, ADMIN, "acme", "requests"), 1);
   /* the quota too: acme can still spend exactly what was left */
   n = billed(port, "Bearer key-of-acme", NULL);
   assert_int_equal(n, first);
-  assert_int_equal(usage_of(port, "acme", "instructions"), 2 * first);
+  assert_int_equal(tutil_serve_usage(port, ADMIN, "acme", "instructions"),
+                   2 * first);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
   ledger_totals(&rows, &units);
   assert_int_equal(rows, 2);
@@ -203,7 +162,8 @@ static void test_key_bills_its_tenant(void **state) {
   pid_t pid;
   (void)state;
   unlink(ledger);
-  pid = start(args, &port);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   a1 = billed(port, "Bearer key-of-acme", NULL);
   a2 = billed(port, "bearer   second-key-of-acme", "acme");
   g = billed(port, "Bearer key-of-globex", NULL);
@@ -223,16 +183,25 @@ static void test_key_bills_its_tenant(void **state) {
     g += strtoll(v, NULL, 10);
     tutil_http_free(&r);
   }
-  assert_int_equal(usage_of(port, "acme", "requests"), 2);
-  assert_int_equal(usage_of(port, "acme", "instructions"), a1 + a2);
-  assert_int_equal(usage_of(port, "globex", "requests"), 2);
-  assert_int_equal(usage_of(port, "globex", "instructions"), g);
+  assert_int_equal(tutil_serve_usage(port, ADMIN, "acme", "requests"), 2);
+  assert_int_equal(tutil_serve_usage(port, ADMIN, "acme", "instructions"),
+                   a1 + a2);
+  assert_int_equal(tutil_serve_usage(port, ADMIN, "globex", "requests"), 2);
+  assert_int_equal(tutil_serve_usage(port, ADMIN, "globex", "instructions"),
+                   g);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
-  assert_int_equal(sql_int("SELECT count(*) FROM lraf_ledger WHERE tenant = "
-                           "'acme'"), 2);
-  assert_int_equal(sql_int("SELECT count(*) FROM lraf_ledger WHERE tenant = "
-                           "'globex'"), 2);
-  assert_int_equal(sql_int("SELECT count(*) FROM lraf_ledger"), 4);
+  assert_int_equal(
+      tutil_sqlite_int(ledger,
+                       "SELECT count(*) FROM lraf_ledger WHERE tenant = "
+                       "'acme'"),
+      2);
+  assert_int_equal(
+      tutil_sqlite_int(ledger,
+                       "SELECT count(*) FROM lraf_ledger WHERE tenant = "
+                       "'globex'"),
+      2);
+  assert_int_equal(
+      tutil_sqlite_int(ledger, "SELECT count(*) FROM lraf_ledger"), 4);
 }
 
 static void test_admin_token(void **state) {
@@ -242,7 +211,8 @@ static void test_admin_token(void **state) {
   int port, i;
   pid_t pid;
   (void)state;
-  pid = start(args, &port);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   /* without --tenants, X-Tenant names the tenant, billed the same */
   assert_true(by_key > 0);
   assert_int_equal(billed(port, NULL, "t"), by_key);
@@ -354,7 +324,8 @@ static void test_metrics(void **state) {
   pid_t pid;
   (void)state;
   unlink(ledger);
-  pid = start(args, &port);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   for (i = 0; i < 3; i++) spent += billed(port, "Bearer key-of-acme", NULL);
   assert_int_equal(status_of(port, "/sum", "Bearer nope", NULL), 401);
   assert_int_equal(status_of(port, "/sum", NULL, NULL), 401);

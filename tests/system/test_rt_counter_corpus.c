@@ -2,8 +2,8 @@
 ** test_rt_counter_corpus.c - the corpus through the embedding API: every
 ** program's output equals plain Lua's and the sum of all accounts equals
 ** the count-hook oracle (exactly in exact mode, at least in the default
-** mode for programs that abandon blocks); per-coroutine counts equal a
-** per-thread count-hook oracle.
+** mode for programs that abandon blocks); the corpus' coroutine program
+** counts per coroutine what a per-thread count-hook oracle counts.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -153,110 +153,14 @@ static void test_corpus_exact(void **state) {
   corpus(1);
 }
 
-/* Each coroutine's account against the per-thread hook oracle. */
-static void per_thread(const char *src, size_t len, const char *name) {
-  tutil_threads oracle, api;
-  lraf_state *S;
-  lraf_error err;
-  lraf_status st;
-  int i;
-  tutil_rt_oracle(src, len, name, &oracle);
-  st = run_api(src, len, name, 1, 0, &S, &err);
-  tutil_rt_counts(S, &api);
-  if (!oracle.ok) fail_msg("%s: oracle failed: %s", name, oracle.error);
-  if (st != LRAF_OK) fail_msg("%s: %s", name, err.message);
-  if (api.n != oracle.n)
-    fail_msg("%s: %d accounts, the oracle saw %d threads", name, api.n,
-             oracle.n);
-  for (i = 0; i < api.n; i++)
-    if (api.count[i] != oracle.count[i])
-      fail_msg("%s: thread %d: account %lld, hook %lld", name, i,
-               api.count[i], oracle.count[i]);
-  printf("  %-22s %d threads, main %lld, all agree\n", name, api.n,
-         api.count[0]);
-  tutil_threads_free(&oracle);
-  tutil_threads_free(&api);
-  tutil_rt_close(S);
-}
-
-static const char *const attribution_cases[][2] = {
-  {"generator",
-   "local function gen(n) return coroutine.wrap(function()\n"
-   "  for i = 1, n do coroutine.yield(i * 2) end end) end\n"
-   "local s = 0\n"
-   "for v in gen(50) do s = s + v end\n"
-   "for v in gen(7) do s = s - v end\n"
-   "print(s)\n"},
-  {"nested",
-   "local inner = coroutine.create(function(a)\n"
-   "  local x = 0\n"
-   "  for i = 1, a do x = x + i; if i % 10 == 0 then coroutine.yield(x) end end\n"
-   "  return x end)\n"
-   "local outer = coroutine.create(function()\n"
-   "  local t = {}\n"
-   "  while coroutine.status(inner) ~= 'dead' do\n"
-   "    local ok, v = coroutine.resume(inner, 95); t[#t+1] = v\n"
-   "    coroutine.yield(#t) end\n"
-   "  return #t end)\n"
-   "local n = 0\n"
-   "while true do local ok, v = coroutine.resume(outer); n = n + 1\n"
-   "  if coroutine.status(outer) == 'dead' then break end end\n"
-   "print(n)\n"},
-  {"errors",
-   "local co = coroutine.create(function() local t = {}\n"
-   "  for i = 1, 20 do t[i] = i end; error('boom ' .. #t) end)\n"
-   "print(coroutine.resume(co))\n"
-   "local w = coroutine.wrap(function() coroutine.yield(1); local x = nil; "
-   "return x.y end)\n"
-   "print(w()); print(pcall(w))\n"
-   "local c2 = coroutine.create(function() for i = 1, 5 do "
-   "pcall(coroutine.yield, i) end error({}) end)\n"
-   "for i = 1, 7 do print(coroutine.resume(c2)) end\n"},
-  {"close",
-   "local log = {}\n"
-   "local co = coroutine.create(function()\n"
-   "  local a <close> = setmetatable({}, {__close = function()\n"
-   "    for i = 1, 30 do log[#log+1] = i end end})\n"
-   "  coroutine.yield(1); return 2 end)\n"
-   "coroutine.resume(co)\n"
-   "print(coroutine.close(co), #log)\n"
-   "local w = coroutine.wrap(function()\n"
-   "  local b <close> = setmetatable({}, {__close = function()\n"
-   "    for i = 1, 12 do log[#log+1] = -i end end})\n"
-   "  coroutine.yield(); error('x') end)\n"
-   "w(); print(pcall(w), #log)\n"},
-  {"created-in-coroutine",
-   "local function spawn(d) return coroutine.create(function()\n"
-   "  local s = 0\n"
-   "  for i = 1, d * 3 do s = s + i end\n"
-   "  if d > 0 then local c = spawn(d - 1); coroutine.resume(c); "
-   "coroutine.resume(c) end\n"
-   "  coroutine.yield(s); return s end) end\n"
-   "local root = spawn(6)\n"
-   "print(coroutine.resume(root)); print(coroutine.resume(root))\n"},
-  {"metamethods-and-callbacks",
-   "local mt = {__add = function(a, b) local co = coroutine.wrap(function() "
-   "coroutine.yield(a.v + b.v) end); return co() end}\n"
-   "local x = setmetatable({v = 1}, mt)\n"
-   "local t = {}\n"
-   "for i = 1, 20 do t[i] = (x + x) * i end\n"
-   "table.sort(t, function(a, b) return coroutine.wrap(function() "
-   "return a > b end)() end)\n"
-   "print(t[1], string.gsub('abc', '.', function(c) return coroutine.wrap("
-   "function() coroutine.yield(c:upper()) end)() end))\n"},
-};
-
+/* Each coroutine's account against the per-thread hook oracle (more
+   programs in test_rt_coro). */
 static void test_attribution(void **state) {
-  size_t i, len;
-  char *src;
+  size_t len;
+  char *src = tutil_run_slurp(CORPUS "/coroutines.lua", &len);
   (void)state;
-  for (i = 0; i < sizeof attribution_cases / sizeof attribution_cases[0];
-       i++)
-    per_thread(attribution_cases[i][1], strlen(attribution_cases[i][1]),
-               attribution_cases[i][0]);
-  src = tutil_run_slurp(CORPUS "/coroutines.lua", &len);
   assert_non_null(src);
-  per_thread(src, len, "coroutines.lua");
+  tutil_rt_agree(NULL, src, len, "coroutines.lua");
   free(src);
 }
 
