@@ -20,67 +20,34 @@
 #include <string.h>
 
 #include "rw.h"
+#include "tutil_bb.h"
 
 #define MB (1024u * 1024u)
 
-typedef struct chunk {
-  uint8_t *b;
-  size_t n, cap;
-} chunk;
-
-static void put(chunk *c, const void *p, size_t n) {
-  assert_true(c->n + n <= c->cap);
-  memcpy(c->b + c->n, p, n);
-  c->n += n;
-}
-
-static void put_byte(chunk *c, unsigned v) {
-  uint8_t b = (uint8_t)v;
-  put(c, &b, 1);
-}
-
-/* lua_dump's varint: 7 bits a byte, most significant first, high bit on
-   the last byte. */
-static void put_varint(chunk *c, uint64_t x) {
-  uint8_t buf[10];
-  size_t n = 0;
-  do {
-    buf[sizeof buf - ++n] = (uint8_t)(x & 0x7fu);
-    x >>= 7;
-  } while (x != 0);
-  buf[sizeof buf - 1] |= 0x80u;
-  put(c, buf + sizeof buf - n, n);
-}
+typedef tutil_bb chunk;   /* cap: the input's size */
 
 /* A zero-filled buffer of cap bytes holding a Lua 5.4 header and the
    start of a main function (no source, no parameters), up to and
    excluding its instruction count. */
 static chunk start_chunk(size_t cap) {
   chunk c;
-  int64_t i = 0x5678;
-  double d = 370.5;
-  c.b = calloc(cap, 1);
-  assert_non_null(c.b);
-  c.n = 0;
-  c.cap = cap;
-  put(&c, "\x1bLua\x54\x00\x19\x93\r\n\x1a\n\x04\x08\x08", 15);
-  put(&c, &i, 8);
-  put(&c, &d, 8);
-  put_byte(&c, 0);     /* main's upvalue count */
-  put_varint(&c, 0);   /* source: NULL */
-  put_varint(&c, 0);   /* linedefined */
-  put_varint(&c, 0);   /* lastlinedefined */
-  put_byte(&c, 0);     /* numparams */
-  put_byte(&c, 0);     /* is_vararg */
-  put_byte(&c, 2);     /* maxstacksize */
+  tutil_bb_init(&c, cap);
+  tutil_bb_header(&c);
+  tutil_bb_byte(&c, 0);     /* main's upvalue count */
+  tutil_bb_varint(&c, 0);   /* source: NULL */
+  tutil_bb_varint(&c, 0);   /* linedefined */
+  tutil_bb_varint(&c, 0);   /* lastlinedefined */
+  tutil_bb_byte(&c, 0);     /* numparams */
+  tutil_bb_byte(&c, 0);     /* is_vararg */
+  tutil_bb_byte(&c, 2);     /* maxstacksize */
   return c;
 }
 
 /* One instruction: RETURN0. */
 static void put_return0(chunk *c) {
   bc_instr i = bc_abck(BC_OP_RETURN0, 0, 1, 0, 0);
-  put_varint(c, 1);
-  put(c, &i, 4);
+  tutil_bb_varint(c, 1);
+  tutil_bb_put(c, &i, 4);
 }
 
 static void expect(const chunk *c, const bc_limits *lim, lraf_status code,
@@ -88,7 +55,7 @@ static void expect(const chunk *c, const bc_limits *lim, lraf_status code,
   bc_chunk *out = NULL;
   lraf_error err;
   memset(&err, 0, sizeof err);
-  assert_int_equal(bc_read(c->b, c->cap, lim, &out, &err), code);
+  assert_int_equal(bc_read(c->d, c->cap, lim, &out, &err), code);
   assert_null(out);
   assert_int_equal(err.code, code);
   if (strstr(err.message, s1) == NULL || strstr(err.message, s2) == NULL)
@@ -102,24 +69,24 @@ static void test_100mb_claiming_huge_counts(void **state) {
   chunk c = start_chunk(100u * MB);
   bc_limits lim = bc_default_limits;
   (void)state;
-  put_varint(&c, INT_MAX);
+  tutil_bb_varint(&c, INT_MAX);
   expect(&c, NULL, LRAF_ELIMIT, "input of 104857600 bytes exceeds the limit",
          "67108864");
   lim.max_input = SIZE_MAX;
   lim.max_code = INT_MAX;
   expect(&c, &lim, LRAF_EFORMAT, "count 2147483647 of instructions",
          "bytes left");
-  free(c.b);
+  free(c.d);
 }
 
 /* 60 MB that really hold 15 million instructions. */
 static void test_real_instructions_over_limit(void **state) {
   chunk c = start_chunk(60u * MB);
   (void)state;
-  put_varint(&c, 15000000);
+  tutil_bb_varint(&c, 15000000);
   expect(&c, NULL, LRAF_ELIMIT, "15000000 instructions at offset 38",
          "at most 2097152");
-  free(c.b);
+  free(c.d);
 }
 
 /* 40 MB of 40 million nil constants: over the constant limit, and with
@@ -130,13 +97,13 @@ static void test_real_constants_over_limits(void **state) {
   bc_limits lim = bc_default_limits;
   (void)state;
   put_return0(&c);
-  put_varint(&c, 40000000);  /* the zero bytes after it are BC_TNIL tags */
+  tutil_bb_varint(&c, 40000000);  /* the zero bytes after it are BC_TNIL tags */
   expect(&c, NULL, LRAF_ELIMIT, "40000000 constants at offset 43",
          "at most 4194304");
   lim.max_constants = INT_MAX;
   expect(&c, &lim, LRAF_ELIMIT, "reading constants at offset",
          "limit of 268435456 bytes of memory");
-  free(c.b);
+  free(c.d);
 }
 
 /* 100000 real local variable entries (3 bytes each). */
@@ -145,22 +112,22 @@ static void test_real_locvars_over_limit(void **state) {
   int i;
   (void)state;
   put_return0(&c);
-  put_varint(&c, 0);  /* constants */
-  put_varint(&c, 0);  /* upvalues */
-  put_varint(&c, 0);  /* nested functions */
-  put_varint(&c, 0);  /* lineinfo */
-  put_varint(&c, 0);  /* abslineinfo */
-  put_varint(&c, 100000);
+  tutil_bb_varint(&c, 0);  /* constants */
+  tutil_bb_varint(&c, 0);  /* upvalues */
+  tutil_bb_varint(&c, 0);  /* nested functions */
+  tutil_bb_varint(&c, 0);  /* lineinfo */
+  tutil_bb_varint(&c, 0);  /* abslineinfo */
+  tutil_bb_varint(&c, 100000);
   for (i = 0; i < 100000; i++) {
-    put_varint(&c, 0);
-    put_varint(&c, 0);
-    put_varint(&c, 0);
+    tutil_bb_varint(&c, 0);
+    tutil_bb_varint(&c, 0);
+    tutil_bb_varint(&c, 0);
   }
   c.cap = c.n + 1;  /* then an (empty) upvalue name count */
-  put_varint(&c, 0);
+  tutil_bb_varint(&c, 0);
   expect(&c, NULL, LRAF_ELIMIT, "100000 local variables at offset",
          "at most 32767");
-  free(c.b);
+  free(c.d);
 }
 
 /* A real chunk under a small memory limit, and under the defaults. */
@@ -174,19 +141,17 @@ static void test_memory_limit_on_a_real_chunk(void **state) {
     FILE *p = popen("luac5.4 -o - tests/corpus/richards.lua", "r");
     size_t n;
     assert_non_null(p);
-    c.cap = 1u * MB;
-    c.b = malloc(c.cap);
-    assert_non_null(c.b);
-    n = fread(c.b, 1, c.cap, p);
+    tutil_bb_init(&c, 1u * MB);
+    n = fread(c.d, 1, c.cap, p);
     assert_int_equal(pclose(p), 0);
     assert_true(n > 1000 && n < c.cap);
     c.cap = c.n = n;
   }
-  assert_int_equal(bc_read(c.b, c.cap, NULL, &out, &err), LRAF_OK);
+  assert_int_equal(bc_read(c.d, c.cap, NULL, &out, &err), LRAF_OK);
   bc_chunk_free(out);
   lim.max_memory = 4096;
   expect(&c, &lim, LRAF_ELIMIT, "at offset", "limit of 4096 bytes of memory");
-  free(c.b);
+  free(c.d);
 }
 
 int main(void) {

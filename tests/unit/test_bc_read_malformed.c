@@ -16,101 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tutil_bb.h"
 #include "tutil_vm.h"
 #include "bc.h"
 
 /* ---------------------------------------------------------------- */
-/* A byte builder for chunks                                          */
+/* Functions as bytes (with tutil_bb, tests/support)                  */
 /* ---------------------------------------------------------------- */
 
-#define MAX_STARTS 2048
-
-typedef struct bb {
-  uint8_t *d;
-  size_t n, cap;
-  size_t starts[MAX_STARTS];  /* where each function begins, in order */
-  int nstarts;
-} bb;
-
-static void bb_reserve(bb *b, size_t len) {
-  if (b->n + len > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->n + len)
-      cap *= 2;
-    b->d = realloc(b->d, cap);
-    assert_non_null(b->d);
-    b->cap = cap;
-  }
-}
-
-static void bb_put(bb *b, const void *p, size_t len) {
-  bb_reserve(b, len);
-  if (len > 0)
-    memcpy(b->d + b->n, p, len);
-  b->n += len;
-}
-
-static void bb_byte(bb *b, unsigned c) {
-  uint8_t x = (uint8_t)c;
-  bb_put(b, &x, 1);
-}
-
-/* Encode v as a minimal varint into buf; returns its length. */
-static size_t varint(uint8_t *buf, uint64_t v) {
-  uint8_t tmp[10];
-  size_t n = 0, i;
-  do {
-    tmp[n++] = (uint8_t)(v & 0x7f);
-    v >>= 7;
-  } while (v != 0);
-  for (i = 0; i < n; i++)
-    buf[i] = tmp[n - 1 - i];
-  buf[n - 1] |= 0x80;
-  return n;
-}
-
-static void bb_varint(bb *b, uint64_t v) {
-  uint8_t buf[10];
-  bb_put(b, buf, varint(buf, v));
-}
-
-static void bb_str(bb *b, const char *s) {
-  if (s == NULL)
-    bb_varint(b, 0);
-  else {
-    bb_varint(b, strlen(s) + 1);
-    bb_put(b, s, strlen(s));
-  }
-}
-
-static void bb_header(bb *b) {
-  static const uint8_t head[] = {0x1b, 'L', 'u', 'a', 0x54, 0, 0x19, 0x93,
-                                 '\r', '\n', 0x1a, '\n', 4, 8, 8};
-  int64_t i = 0x5678;
-  double n = 370.5;
-  bb_put(b, head, sizeof head);
-  bb_put(b, &i, 8);
-  bb_put(b, &n, 8);
-}
-
-/* Replace oldlen bytes at off with newlen bytes. */
-static void bb_splice(bb *b, size_t off, size_t oldlen, const void *p,
-                      size_t newlen) {
-  size_t tail = b->n - off - oldlen;
-  bb_reserve(b, newlen);
-  memmove(b->d + off + newlen, b->d + off + oldlen, tail);
-  memcpy(b->d + off, p, newlen);
-  b->n = b->n - oldlen + newlen;
-}
-
-/* Replace the varint at off with the minimal encoding of v. */
-static void bb_set_varint(bb *b, size_t off, uint64_t v) {
-  uint8_t buf[10];
-  size_t old = 1;
-  while ((b->d[off + old - 1] & 0x80) == 0)
-    old++;
-  bb_splice(b, off, old, buf, varint(buf, v));
-}
+typedef tutil_bb bb;
 
 /* A function to emit: every part given as it goes into the chunk. */
 typedef struct func {
@@ -143,40 +57,40 @@ static void emit(bb *b, const func *f, where *w) {
   int i;
   if (w == NULL)
     w = &dummy;
-  assert_true(b->nstarts < MAX_STARTS);
-  w->start = b->starts[b->nstarts++] = b->n;
-  bb_str(b, f->source);
-  bb_varint(b, 0);
-  bb_varint(b, 0);
-  bb_byte(b, f->numparams);
-  bb_byte(b, f->is_vararg);
-  bb_byte(b, f->maxstack);
+  assert_true(b->nmark < TUTIL_BB_MARKS);
+  w->start = b->mark[b->nmark++] = b->n;
+  tutil_bb_str(b, f->source);
+  tutil_bb_varint(b, 0);
+  tutil_bb_varint(b, 0);
+  tutil_bb_byte(b, f->numparams);
+  tutil_bb_byte(b, f->is_vararg);
+  tutil_bb_byte(b, f->maxstack);
   w->code = b->n;
-  bb_varint(b, (uint64_t)f->ncode);
-  bb_put(b, f->code, (size_t)f->ncode * 4);
+  tutil_bb_varint(b, (uint64_t)f->ncode);
+  tutil_bb_put(b, f->code, (size_t)f->ncode * 4);
   w->k = b->n;
-  bb_varint(b, (uint64_t)f->nk);
-  bb_put(b, f->k, f->ksize);
+  tutil_bb_varint(b, (uint64_t)f->nk);
+  tutil_bb_put(b, f->k, f->ksize);
   w->up = b->n;
-  bb_varint(b, (uint64_t)f->nup);
-  bb_put(b, f->up, (size_t)f->nup * 3);
+  tutil_bb_varint(b, (uint64_t)f->nup);
+  tutil_bb_put(b, f->up, (size_t)f->nup * 3);
   w->p = b->n;
-  bb_varint(b, (uint64_t)f->nchild);
+  tutil_bb_varint(b, (uint64_t)f->nchild);
   for (i = 0; i < f->nchild; i++)
     emit(b, f->child, NULL);
   w->lines = b->n;
-  bb_varint(b, (uint64_t)f->nlines);
-  bb_put(b, f->lines, (size_t)f->nlines);
+  tutil_bb_varint(b, (uint64_t)f->nlines);
+  tutil_bb_put(b, f->lines, (size_t)f->nlines);
   w->abs = b->n;
-  bb_varint(b, (uint64_t)f->nabs);
+  tutil_bb_varint(b, (uint64_t)f->nabs);
   for (i = 0; i < 2 * f->nabs; i++)
-    bb_varint(b, (uint64_t)f->abs[i]);
+    tutil_bb_varint(b, (uint64_t)f->abs[i]);
   w->locvars = b->n;
-  bb_varint(b, 0);
+  tutil_bb_varint(b, 0);
   w->upnames = b->n;
-  bb_varint(b, (uint64_t)f->nupnames);
+  tutil_bb_varint(b, (uint64_t)f->nupnames);
   for (i = 0; i < f->nupnames; i++)
-    bb_str(b, f->upnames[i]);
+    tutil_bb_str(b, f->upnames[i]);
   w->end = b->n;
 }
 
@@ -223,9 +137,9 @@ static func leaf_func(void) {
 
 /* Header, main upvalue count byte (offset 31), main function (32). */
 static void build(bb *b, const func *f, where *w) {
-  memset(b, 0, sizeof *b);
-  bb_header(b);
-  bb_byte(b, (unsigned)f->nup);
+  tutil_bb_init(b, 0);
+  tutil_bb_header(b);
+  tutil_bb_byte(b, (unsigned)f->nup);
   emit(b, f, w);
 }
 
@@ -471,7 +385,7 @@ static void test_trailing_garbage(void **state) {
   (void)state;
   build(&b, &m, NULL);
   end = b.n;
-  bb_put(&b, "xyz", 3);
+  tutil_bb_put(&b, "xyz", 3);
   expect(b.d, b.n, LRAF_EFORMAT, "trailing garbage: 3 bytes", at(end), NULL);
   free(b.d);
 }
@@ -490,8 +404,8 @@ static void huge_count(int which, uint64_t v, const char *what) {
   char msg[160];
   build(&b, &m, &w);
   off = which == 0 ? w.code : which == 1 ? w.k : w.p;
-  bb_set_varint(&b, off, v);
-  left = b.n - off - varint(tmp, v);
+  tutil_bb_set_varint(&b, off, v);
+  left = b.n - off - tutil_bb_encode(tmp, v);
   snprintf(msg, sizeof msg, "count %llu of %s at offset %zu exceeds the %zu "
            "bytes left", (unsigned long long)v, what, off, left);
   expect(b.d, b.n, LRAF_EFORMAT, msg, NULL);
@@ -523,7 +437,7 @@ static void test_count_beyond_input(void **state) {
   where w;
   (void)state;
   build(&b, &m, &w);
-  bb_set_varint(&b, w.code, 25u * 1024u * 1024u);
+  tutil_bb_set_varint(&b, w.code, 25u * 1024u * 1024u);
   expect(b.d, b.n, LRAF_EFORMAT, "count 26214400 of instructions",
          at(w.code), NULL);
   free(b.d);
@@ -538,18 +452,18 @@ static void test_varint_overflow(void **state) {
   (void)state;
   build(&b, &m, NULL);
   /* linedefined follows the 3-byte source "=t" at offset 32 */
-  bb_splice(&b, 35, 1, big_int, sizeof big_int);
+  tutil_bb_splice(&b, 35, 1, big_int, sizeof big_int);
   expect(b.d, b.n, LRAF_EFORMAT, "varint overflow in linedefined at "
          "offset 35", NULL);
   free(b.d);
   build(&b, &m, NULL);
-  bb_splice(&b, 32, 3, big_size, sizeof big_size);
+  tutil_bb_splice(&b, 32, 3, big_size, sizeof big_size);
   expect(b.d, b.n, LRAF_EFORMAT, "varint overflow in source at offset 32",
          NULL);
   free(b.d);
   /* just over INT_MAX: 2^31 */
   build(&b, &m, NULL);
-  bb_set_varint(&b, 35, (uint64_t)1 << 31);
+  tutil_bb_set_varint(&b, 35, (uint64_t)1 << 31);
   expect(b.d, b.n, LRAF_EFORMAT, "varint overflow in linedefined at "
          "offset 35 (more than 2147483647)", NULL);
   free(b.d);
@@ -561,7 +475,7 @@ static void test_non_minimal_varint(void **state) {
   func m = main_func();
   (void)state;
   build(&b, &m, NULL);
-  bb_splice(&b, 35, 1, zero2, sizeof zero2);
+  tutil_bb_splice(&b, 35, 1, zero2, sizeof zero2);
   expect(b.d, b.n, LRAF_EFORMAT, "non-minimal varint for linedefined at "
          "offset 35", NULL);
   free(b.d);
@@ -572,7 +486,7 @@ static void test_string_beyond_input(void **state) {
   func m = main_func();
   (void)state;
   build(&b, &m, NULL);
-  bb_set_varint(&b, 32, 1000);  /* source claims 999 bytes */
+  tutil_bb_set_varint(&b, 32, 1000);  /* source claims 999 bytes */
   expect(b.d, b.n, LRAF_EFORMAT, "truncated chunk: string of 999 bytes "
          "(source) at offset 32", NULL);
   free(b.d);
@@ -582,66 +496,91 @@ static void test_string_beyond_input(void **state) {
 /* Constants, upvalues, debug info                                    */
 /* ---------------------------------------------------------------- */
 
-static void test_bad_constant_tag(void **state) {
+/* One part of main made bad, and what the message says: fmt with the
+   offset (that of a part of main, plus delta), and up to two words. */
+static void bad_tag(func *m) {
   static const uint8_t k[] = {BC_TINT, 1, 0, 0, 0, 0, 0, 0, 0, 0x05};
-  bb b;
-  func m = main_func();
-  where w;
-  (void)state;
-  m.k = k;
-  m.ksize = sizeof k;
-  m.nk = 2;
-  build(&b, &m, &w);
-  expect(b.d, b.n, LRAF_EFORMAT, "unknown constant tag 0x05", at(w.k + 10),
-         "(constant 1)", NULL);
-  free(b.d);
+  m->k = k;
+  m->ksize = sizeof k;
+  m->nk = 2;
 }
 
-static void test_null_string_constant(void **state) {
+static void null_string(func *m) {
   static const uint8_t k[] = {BC_TSHRSTR, 0x80};
-  bb b;
-  func m = main_func();
-  where w;
-  char msg[64];
-  (void)state;
-  m.k = k;
-  m.ksize = sizeof k;
-  m.nk = 1;
-  build(&b, &m, &w);
-  snprintf(msg, sizeof msg, "constant 0 at offset %zu: string constant is "
-           "NULL", w.k + 1);
-  expect(b.d, b.n, LRAF_EFORMAT, msg, NULL);
-  free(b.d);
+  m->k = k;
+  m->ksize = sizeof k;
+  m->nk = 1;
 }
 
-static void test_upvalue_instack(void **state) {
+static void bad_instack(func *m) {
   static const uint8_t up[] = {2, 0, 0};
-  bb b;
-  func m = main_func();
-  where w;
-  char msg[80];
-  (void)state;
-  m.up = up;
-  build(&b, &m, &w);
-  snprintf(msg, sizeof msg, "upvalue 0 at offset %zu: instack 2 is not 0 "
-           "or 1", w.up + 1);
-  expect(b.d, b.n, LRAF_EFORMAT, msg, NULL);
-  free(b.d);
+  m->up = up;
 }
 
-static void test_upvalue_kind(void **state) {
+static void bad_kind(func *m) {
   static const uint8_t up[] = {1, 0, 4};
-  bb b;
-  func m = main_func();
-  where w;
-  char msg[80];
+  m->up = up;
+}
+
+static void three_lines(func *m) {
+  static const int8_t lines[3] = {1, 0, 0};
+  m->lines = lines;
+  m->nlines = 3;
+}
+
+static void two_upnames(func *m) {
+  static const char *const names[2] = {"_ENV", "x"};
+  m->upnames = names;
+  m->nupnames = 2;
+}
+
+/* An abslineinfo entry whose lineinfo byte is not the marker: Lua's
+   luaG_getfuncline could then walk from a wrong base. */
+static void abs_mismatch(func *m) {
+  static const int abs[2] = {0, 5};
+  m->abs = abs;
+  m->nabs = 1;
+}
+
+static void test_bad_parts(void **state) {
+  static const struct {
+    void (*edit)(func *m);
+    size_t part, delta;  /* offsetof(where, ...), then bytes on */
+    const char *fmt, *w1, *w2;
+  } cases[] = {
+    {bad_tag, offsetof(where, k), 10, "at offset %zu",
+     "unknown constant tag 0x05", "(constant 1)"},
+    {null_string, offsetof(where, k), 1,
+     "constant 0 at offset %zu: string constant is NULL", NULL, NULL},
+    {bad_instack, offsetof(where, up), 1,
+     "upvalue 0 at offset %zu: instack 2 is not 0 or 1", NULL, NULL},
+    {bad_kind, offsetof(where, up), 3,
+     "upvalue 0 at offset %zu: kind 4 is not 0..3", NULL, NULL},
+    {three_lines, offsetof(where, lines), 0,
+     "lineinfo size 3 at offset %zu is neither 0 nor the 2 instructions",
+     NULL, NULL},
+    {two_upnames, offsetof(where, upnames), 0,
+     "upvalue names size 2 at offset %zu is neither 0 nor the 1 upvalues",
+     NULL, NULL},
+    {abs_mismatch, offsetof(where, start), 0, "(function at offset %zu)",
+     "line info at pc 0 disagrees", NULL},
+  };
+  size_t i;
   (void)state;
-  m.up = up;
-  build(&b, &m, &w);
-  snprintf(msg, sizeof msg, "upvalue 0 at offset %zu: kind 4 is not 0..3",
-           w.up + 3);
-  expect(b.d, b.n, LRAF_EFORMAT, msg, NULL);
-  free(b.d);
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    bb b;
+    func m = main_func();
+    where w;
+    char msg[128];
+    cases[i].edit(&m);
+    build(&b, &m, &w);
+    snprintf(msg, sizeof msg, cases[i].fmt,
+             *(const size_t *)((const char *)&w + cases[i].part) +
+             cases[i].delta);
+    expect(b.d, b.n, LRAF_EFORMAT, msg, cases[i].w1 ? cases[i].w1 : msg,
+           cases[i].w2 ? cases[i].w2 : msg, NULL);
+    free(b.d);
+  }
 }
 
 static void test_too_many_upvalues(void **state) {
@@ -665,53 +604,6 @@ static void test_too_many_upvalues(void **state) {
   free(b.d);
 }
 
-static void test_lineinfo_size(void **state) {
-  static const int8_t lines[3] = {1, 0, 0};
-  bb b;
-  func m = main_func();
-  where w;
-  char msg[96];
-  (void)state;
-  m.lines = lines;
-  m.nlines = 3;
-  build(&b, &m, &w);
-  snprintf(msg, sizeof msg, "lineinfo size 3 at offset %zu is neither 0 nor "
-           "the 2 instructions", w.lines);
-  expect(b.d, b.n, LRAF_EFORMAT, msg, NULL);
-  free(b.d);
-}
-
-static void test_upnames_size(void **state) {
-  static const char *const names[2] = {"_ENV", "x"};
-  bb b;
-  func m = main_func();
-  where w;
-  char msg[96];
-  (void)state;
-  m.upnames = names;
-  m.nupnames = 2;
-  build(&b, &m, &w);
-  snprintf(msg, sizeof msg, "upvalue names size 2 at offset %zu is neither 0 "
-           "nor the 1 upvalues", w.upnames);
-  expect(b.d, b.n, LRAF_EFORMAT, msg, NULL);
-  free(b.d);
-}
-
-/* An abslineinfo entry whose lineinfo byte is not the marker: Lua's
-   luaG_getfuncline could then walk from a wrong base. */
-static void test_abslineinfo_mismatch(void **state) {
-  static const int abs[2] = {0, 5};
-  bb b;
-  func m = main_func();
-  (void)state;
-  m.abs = abs;
-  m.nabs = 1;
-  build(&b, &m, NULL);
-  expect(b.d, b.n, LRAF_EFORMAT, "line info at pc 0 disagrees",
-         "(function at offset 32)", NULL);
-  free(b.d);
-}
-
 /* ---------------------------------------------------------------- */
 /* Limits                                                             */
 /* ---------------------------------------------------------------- */
@@ -728,10 +620,10 @@ static void test_nesting_1000(void **state) {
     chain[i].nchild = i < 999;
   }
   build(&b, &chain[0], NULL);
-  assert_int_equal(b.nstarts, 1000);
+  assert_int_equal(b.nmark, 1000);
   /* main is depth 1: the 201st function is the first too deep */
   snprintf(msg, sizeof msg, "function nesting deeper than 200 at offset %zu",
-           b.starts[200]);
+           b.mark[200]);
   expect(b.d, b.n, LRAF_ELIMIT, msg, NULL);
   free(b.d);
 }
@@ -747,7 +639,7 @@ static void test_max_functions(void **state) {
   build(&b, &m, NULL);
   lim.max_functions = 3;
   snprintf(msg, sizeof msg, "more than 3 functions: function at offset %zu",
-           b.starts[3]);
+           b.mark[3]);
   expect_lim(b.d, b.n, &lim, LRAF_ELIMIT, msg, NULL);
   lim.max_functions = 6;  /* exactly enough */
   {
@@ -835,7 +727,7 @@ static void test_nested_check_offset(void **state) {
   m.child = &leaf;
   m.nchild = 1;
   build(&b, &m, NULL);
-  snprintf(msg, sizeof msg, "(function at offset %zu)", b.starts[1]);
+  snprintf(msg, sizeof msg, "(function at offset %zu)", b.mark[1]);
   expect(b.d, b.n, LRAF_EFORMAT, "constant index 0 out of range", msg, NULL);
   free(b.d);
 }
@@ -868,14 +760,8 @@ int main(void) {
     cmocka_unit_test(test_varint_overflow),
     cmocka_unit_test(test_non_minimal_varint),
     cmocka_unit_test(test_string_beyond_input),
-    cmocka_unit_test(test_bad_constant_tag),
-    cmocka_unit_test(test_null_string_constant),
-    cmocka_unit_test(test_upvalue_instack),
-    cmocka_unit_test(test_upvalue_kind),
+    cmocka_unit_test(test_bad_parts),
     cmocka_unit_test(test_too_many_upvalues),
-    cmocka_unit_test(test_lineinfo_size),
-    cmocka_unit_test(test_upnames_size),
-    cmocka_unit_test(test_abslineinfo_mismatch),
     cmocka_unit_test(test_nesting_1000),
     cmocka_unit_test(test_max_functions),
     cmocka_unit_test(test_max_input),

@@ -1,14 +1,14 @@
 /*
 ** test_rt_lravm_paying.c - blocks that pay at the jump that ends them
-** (the lraf VM's JMPACCT and FORLOOPACCT, rw_pay.c): a loop turn then runs no
-** ACCT of its own.  Every loop shape counts what the count hook counts
-** (granularities that call consume at nearly every check, from the
-** paying jumps too); an error or an abandoned coroutine never leaves
-** what ran uncharged (the table of what is behind); a manager that
-** pauses at a paying jump resumes it where it was; a script's own hooks
-** see its own code; the stock target, exact mode, offline chunks and
-** profiles keep their code.  Only the lraf VM build has these
-** instructions: elsewhere the tests say so and skip.
+** (the lraf VM's JMPACCT and FORLOOPACCT, rw_pay_elsewhere.c): a loop
+** turn then runs no ACCT of its own.  Every loop shape counts what the
+** count hook counts (granularities that call consume at nearly every
+** check, from the paying jumps too); an error or an abandoned coroutine
+** never leaves what ran uncharged (the table of what is behind); a
+** manager that pauses at a paying jump resumes it where it was; a
+** script's own hooks see its own code; the stock target, exact mode,
+** offline chunks and profiles keep their code.  Only the lraf VM build
+** has these instructions: elsewhere the tests say so and skip.
 */
 #include <stdarg.h>
 #include <stddef.h>

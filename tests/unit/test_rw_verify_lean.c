@@ -1,6 +1,6 @@
 /*
-** test_rw_vlean.c - the lean verifier of code rewritten in memory
-** (rw_verify_lean, rw_vlean.c), which checks only what rewriting for the
+** test_rw_verify_lean.c - the lean verifier of code rewritten in memory
+** (rw_verify_lean, rw_verify_lean.c), which checks only what rewriting for the
 ** lraf VM changed in the code that Lua's parser produced.  On corpus
 ** programs rewritten for the lraf VM (default and exact mode) it takes
 ** the lean path for every function and accepts; it refuses a removed
@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "rw.h"
-#include "rw_vlean.h"
+#include "rw_verify_lean.h"
 #include "tutil_run.h"
 #include "tutil_vm.h"
 
@@ -115,7 +115,7 @@ static void mutate(pair *p, bc_proto *f, const rw_original *o,
                    const char *name) {
   lraf_error err, full;
   int pc;
-  if (!rw_vlean_code(f, o))
+  if (!rw_verify_lean_code(f, o))
     fail_msg("%s: function at line %d does not take the lean path", name,
              f->linedefined);
   for (pc = 0; pc < f->sizecode; pc++) {
@@ -135,7 +135,7 @@ static void mutate(pair *p, bc_proto *f, const rw_original *o,
     }
     if (bc_op(saved) == BC_OP_ACCT) {  /* a mode that does not exist */
       f->code[pc] = bc_set_a(saved, 3);
-      assert_int_equal(rw_vlean_code(f, o), 0);
+      assert_int_equal(rw_verify_lean_code(f, o), 0);
       assert_int_equal(lean(p, &err), LRAF_EVERIFY);
       f->code[pc] = saved;
       mutations++;
@@ -143,14 +143,14 @@ static void mutate(pair *p, bc_proto *f, const rw_original *o,
     if (bc_jump_target(saved, pc, &t)) {  /* out of the code */
       if (bc_set_jump_target(&f->code[pc], pc, f->sizecode + 3) ||
           bc_set_jump_target(&f->code[pc], pc, -3)) {
-        assert_int_equal(rw_vlean_code(f, o), 0);
+        assert_int_equal(rw_verify_lean_code(f, o), 0);
         assert_int_equal(lean(p, &err), LRAF_EVERIFY);
         mutations++;
       }
       f->code[pc] = saved;
       if (bc_op(saved) == BC_OP_TFORPREP && t > 0 &&
           bc_set_jump_target(&f->code[pc], pc, t - 1)) {  /* off TFORCALL */
-        assert_int_equal(rw_vlean_code(f, o), 0);
+        assert_int_equal(rw_verify_lean_code(f, o), 0);
         assert_int_equal(lean(p, &err), LRAF_EVERIFY);
         f->code[pc] = saved;
         mutations++;
@@ -158,7 +158,7 @@ static void mutate(pair *p, bc_proto *f, const rw_original *o,
     }
     if (bc_op(saved) == BC_OP_MOVE) {  /* a register beyond the frame */
       f->code[pc] = bc_set_a(saved, 254);
-      assert_int_equal(rw_vlean_code(f, o), 0);
+      assert_int_equal(rw_verify_lean_code(f, o), 0);
       assert_int_equal(lean(p, &err), LRAF_EVERIFY);
       f->code[pc] = saved;
       mutations++;
@@ -169,7 +169,7 @@ static void mutate(pair *p, bc_proto *f, const rw_original *o,
          its order still, but the pair split */
       f->code[pc] = f->code[pc + 1];
       f->code[pc + 1] = saved;
-      assert_int_equal(rw_vlean_code(f, o), 0);
+      assert_int_equal(rw_verify_lean_code(f, o), 0);
       assert_int_equal(lean(p, &err), LRAF_EVERIFY);
       f->code[pc + 1] = f->code[pc];
       f->code[pc] = saved;
@@ -182,16 +182,16 @@ static void mutate(pair *p, bc_proto *f, const rw_original *o,
     bc_instr a = f->code[0];
     f->code[0] = f->code[1];
     f->code[1] = a;
-    assert_int_equal(rw_vlean_code(f, o), 0);
+    assert_int_equal(rw_verify_lean_code(f, o), 0);
     assert_int_equal(lean(p, &err), LRAF_EVERIFY);
     f->code[1] = f->code[0];
     f->code[0] = a;
     mutations++;
   }
   f->sizecode--;  /* the parser's last instruction missing */
-  assert_int_equal(rw_vlean_code(f, o), 0);
+  assert_int_equal(rw_verify_lean_code(f, o), 0);
   f->sizecode++;
-  assert_int_equal(rw_vlean_code(f, o), 1);
+  assert_int_equal(rw_verify_lean_code(f, o), 1);
 }
 
 static void mutate_tree(pair *p, bc_proto *f, int *k, const char *name) {
@@ -252,7 +252,7 @@ static void test_refuses_other_functions(void **state) {
   assert_non_null(strstr(err.message, "does not fit"));
   p.o[1].sizep--;
   p.o[0].maxstacksize++;  /* another stack size: the full check, ok */
-  assert_int_equal(rw_vlean_code(p.rw->main, &p.o[0]), 0);
+  assert_int_equal(rw_verify_lean_code(p.rw->main, &p.o[0]), 0);
   assert_int_equal(lean(&p, &err), LRAF_OK);
   free_pair(&p);
 }

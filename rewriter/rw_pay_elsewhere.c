@@ -1,5 +1,5 @@
 /*
-** rw_pay.c - what the lraf VM pays for elsewhere than at a block's
+** rw_pay_elsewhere.c - what the lraf VM pays for elsewhere than at a block's
 ** start: at the jump that ends the block, at the TFORLOOP that goes
 ** back to a generic for loop's body, or as a call starts the function.
 **
@@ -12,7 +12,7 @@
 ** runs no accounting dispatch at all.  Every run of the block goes on to
 ** that jump unless it ends in an error or a yield; for those, the
 ** function's table of what it has charged ahead (bc_proto.ahead, the
-** VM's Proto.acctahead, rw_ahead.c) holds, at every pc where the frame
+** VM's Proto.acctahead, rw_ahead_table.c) holds, at every pc where the frame
 ** may be left with work run and not yet paid, that amount below 0, which
 ** the VM charges when an error discards the frame or a yield suspends it
 ** (and takes back on resuming, as the jump will pay).  So no error or
@@ -36,9 +36,9 @@
 ** rw_tfor_bodies), and the first block's charge become the function's
 ** entry charge, which the VM adds as a call starts (rw_entry_charge).
 */
-#include "rw_pay.h"
+#include "rw_pay_elsewhere.h"
 
-int rw_tail_blocks(ctx *c) {
+int rw_tail_blocks(rw_emitctx *c) {
   const rw_cfg *cfg = c->cfg;
   int i, ri, found = 0;
   if (!rw_tail_payments(c->opt) || cfg->ntail_ends == 0) return 0;
@@ -58,14 +58,14 @@ int rw_tail_blocks(ctx *c) {
   return found;
 }
 
-void rw_emit_paying_jump(ctx *c, int pc, int r, int t, int line) {
+void rw_emit_paying_jump(rw_emitctx *c, int pc, int r, int t, int line) {
   bc_instr i = c->f->code[pc];
   int64_t n = c->cfg->b[r].charge;
   int op = bc_op(i) == BC_OP_FORLOOP ? BC_OP_FORLOOPACCT
          : bc_op(i) == BC_OP_TFORLOOP ? BC_OP_TFORLOOPACCT : BC_OP_JMPACCT;
-  rw_put(c, bc_set_op(i, op), line, J_GROUP, t);
+  rw_put(c, bc_set_op(i, op), line, RW_J_GROUP, t);
   rw_put(c, bc_set_bx(bc_abck(BC_OP_ACCT, BC_ACCT_ADD, 0, 0, 0),
-                      (int)n + BC_OFFSET_SBX), line, J_NONE, 0);
+                      (int)n + BC_OFFSET_SBX), line, RW_J_NONE, 0);
   if (n != 0) c->stats->increments++;
   c->stats->checks++;
   if (op == BC_OP_TFORLOOPACCT)
@@ -74,7 +74,7 @@ void rw_emit_paying_jump(ctx *c, int pc, int r, int t, int line) {
     c->stats->paid_at_end++;
 }
 
-int rw_tfor_bodies(ctx *c) {
+int rw_tfor_bodies(rw_emitctx *c) {
   const rw_cfg *cfg = c->cfg;
   const bc_proto *f = c->f;
   int bi, i, found = 0;

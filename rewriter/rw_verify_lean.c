@@ -1,5 +1,5 @@
 /*
-** rw_vlean.c - the lean structural check of code rewritten in memory for
+** rw_verify_lean.c - the lean structural check of code rewritten in memory for
 ** the lraf VM: what bc_check_code would find, checked only where
 ** rewriting changed the code.
 **
@@ -31,7 +31,7 @@
 ** Line information and local variables are rewritten as a whole and
 ** are checked as before (bc_check_debug).
 */
-#include "rw_vlean.h"
+#include "rw_verify_lean.h"
 
 /* Whether the jump i at pc of f lands inside the code (and a TFORPREP
    on its TFORCALL); with back, notes a jump back that rw_verify.c's
@@ -57,14 +57,14 @@ static int acct_follows(const bc_proto *f, bc_instr i, int n) {
          (op == BC_OP_JMPACCT || n + 2 < f->sizecode);
 }
 
-int rw_vlean_code(const bc_proto *f, const rw_original *o) {
-  return rw_vlean_scan(f, o, NULL);
+int rw_verify_lean_code(const bc_proto *f, const rw_original *o) {
+  return rw_verify_lean_scan(f, o, NULL);
 }
 
 /* Every jump of the new code is met below: a copied instruction (the
    default case) is its original, which is no jump, an ACCT is none, and
    the others are the cases that call jump_ok. */
-int rw_vlean_scan(const bc_proto *f, const rw_original *o, int *back) {
+int rw_verify_lean_scan(const bc_proto *f, const rw_original *o, int *back) {
   const bc_instr *in = o->code;
   int n, j = 0, m = o->sizecode;
   if (back != NULL) *back = 0;

@@ -1,9 +1,9 @@
 /*
-** rw_vlean.h - the lean structural check of code rewritten in memory
-** for the lraf VM (rw_vlean.c), for the verifier (rw_verify.c).
+** rw_verify_lean.h - the lean structural check of code rewritten in memory
+** for the lraf VM (rw_verify_lean.c), for the verifier (rw_verify.c).
 */
-#ifndef RW_VLEAN_H
-#define RW_VLEAN_H
+#ifndef RW_VERIFY_LEAN_H
+#define RW_VERIFY_LEAN_H
 
 #include "rw.h"
 
@@ -12,17 +12,17 @@
    o's code, its debug information aside (bc_check_debug).  0 when it is
    not, or when some other change was made: then f needs the full check
    (bc_check_code). */
-int rw_vlean_code(const bc_proto *f, const rw_original *o);
+int rw_verify_lean_code(const bc_proto *f, const rw_original *o);
 /* The same, and when it answers 1, *back says whether some jump goes
    back (to itself or before) to a target that does not start a run of
    plain instructions ending in a zero check: the first look of the
    verifier's search for a loop without a check (rw_verify.c), made on
    the way, since the walk meets every jump of the code. */
-int rw_vlean_scan(const bc_proto *f, const rw_original *o, int *back);
+int rw_verify_lean_scan(const bc_proto *f, const rw_original *o, int *back);
 
 /* An instruction that makes a zero check: an ACCT that checks, or a
    paying jump (bc_is_paying_jump: it checks whichever way it goes;
-   bc_check_code and rw_vlean_code make sure that no test runs one as
+   bc_check_code and rw_verify_lean_code make sure that no test runs one as
    its jump). */
 static inline int rw_is_check(bc_instr i) {
   int op = bc_op(i);

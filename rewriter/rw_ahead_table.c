@@ -1,5 +1,5 @@
 /*
-** rw_ahead.c - the table of what a function has charged ahead where a
+** rw_ahead_table.c - the table of what a function has charged ahead where a
 ** frame may be left (bc_proto.ahead, the lraf VM's Proto.acctahead),
 ** which only code rewritten in memory carries.
 **
@@ -8,8 +8,9 @@
 ** mode, rw_refunds) the table holds at each such pc what the function
 ** has charged there and not yet run, which the VM gives back when an
 ** error discards the frame or a yield suspends it.  Where blocks pay at
-** the jump that ends them (rw_pay.c) it holds only what is behind: what
-** the frame has run there and not yet paid, below 0, which the VM
+** the jump that ends them (rw_pay_elsewhere.c) it holds only what is
+** behind: what the frame has run there and not yet paid, below 0, which
+** the VM
 ** charges then (and takes back on resuming).  rw_compute_ahead works
 ** out the value before each block's accounting code; the emitter works
 ** out the value at each pc from there as it puts the code (rw_note_ahead
@@ -19,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rw_ahead.h"
-#include "rw_pay.h"
+#include "rw_ahead_table.h"
+#include "rw_pay_elsewhere.h"
 
-int rw_compute_ahead(ctx *c) {
+int rw_compute_ahead(rw_emitctx *c) {
   const rw_cfg *cfg = c->cfg;
   const bc_proto *f = c->f;
   int nb = cfg->nblocks, top = 0, i;
@@ -72,9 +73,9 @@ static int may_leave(bc_instr i) {
   return (bc_opinfo_of(op)->flags & (BC_OPF_CALLS | BC_OPF_ERRORS)) != 0;
 }
 
-int rw_build_ahead(ctx *c, bc_ahead **table, int *size) {
-  out *o = &c->o;
-  const side *sd = o->side;
+int rw_build_ahead(rw_emitctx *c, bc_ahead **table, int *size) {
+  rw_emitout *o = &c->o;
+  const rw_emitside *sd = o->side;
   int n, k = 0, end = o->n, refunds = c->refunds;  /* (the stores below
                                                        could alias them) */
   bc_ahead *t, *scratch;

@@ -1,5 +1,5 @@
 /*
-** rw_wide.c - the emitted jumps' offsets, and loops too long for them.
+** rw_widen.c - the emitted jumps' offsets, and loops too long for them.
 **
 ** Loop instructions reach only 2^17-1 instructions.  When a loop body
 ** outgrows that, rw_resolve_jumps finds it and the loop is "widened":
@@ -9,7 +9,7 @@
 ** (rw_trampolines).  A jump that widening cannot help (a JMP, or one of
 ** the wide forms' own) makes the rewrite fail.
 */
-#include "rw_wide.h"
+#include "rw_widen.h"
 
 /* Widened loops, with T a trampoline JMP:
      FORPREP   ->  FORPREP A 0; T body; T exit
@@ -21,17 +21,17 @@
    TFORPREP enters a copy of the TFORCALL pair placed next to it, so the
    original pair is reached only from the body.  Every run of a FORPREP or
    TFORPREP takes one trampoline, of a FORLOOP or TFORCALL two. */
-void rw_emit_wide_head(ctx *c, int pc, int line) {
+void rw_emit_wide_head(rw_emitctx *c, int pc, int line) {
   int body;
   if (bc_op(c->f->code[pc]) != BC_OP_TFORCALL ||
       !bc_jump_target(c->f->code[pc + 1], pc + 1, &body))
     return;
-  rw_put(c, bc_isj(BC_OP_JMP, 0), line, J_REL, 2);
+  rw_put(c, bc_isj(BC_OP_JMP, 0), line, RW_J_REL, 2);
   c->b2 = c->o.n;
-  rw_put(c, bc_isj(BC_OP_JMP, 0), line, J_GROUP, body);
+  rw_put(c, bc_isj(BC_OP_JMP, 0), line, RW_J_GROUP, body);
 }
 
-int rw_emit_wide(ctx *c, int pc, int line) {
+int rw_emit_wide(rw_emitctx *c, int pc, int line) {
   bc_proto *f = c->f;
   bc_instr i = f->code[pc], jmp = bc_isj(BC_OP_JMP, 0);
   int t;
@@ -39,27 +39,27 @@ int rw_emit_wide(ctx *c, int pc, int line) {
   switch (bc_op(i)) {
     case BC_OP_FORPREP:
       c->stats->widened++;
-      rw_put(c, i, line, J_REL, 2);
-      rw_put(c, jmp, line, J_GROUP, pc + 1);
-      rw_put(c, jmp, line, J_GROUP, t);
+      rw_put(c, i, line, RW_J_REL, 2);
+      rw_put(c, jmp, line, RW_J_GROUP, pc + 1);
+      rw_put(c, jmp, line, RW_J_GROUP, t);
       return 1;
     case BC_OP_FORLOOP:
-      rw_put(c, jmp, line, J_REL, 2);
-      rw_put(c, jmp, line, J_GROUP, t);
-      rw_put(c, i, line, J_REL, -1);
-      rw_put(c, jmp, line, J_GROUP, pc + 1);
+      rw_put(c, jmp, line, RW_J_REL, 2);
+      rw_put(c, jmp, line, RW_J_GROUP, t);
+      rw_put(c, i, line, RW_J_REL, -1);
+      rw_put(c, jmp, line, RW_J_GROUP, pc + 1);
       return 1;
     case BC_OP_TFORPREP:
       c->stats->widened++;
-      rw_put(c, i, line, J_REL, 2);
-      rw_put(c, jmp, line, J_GROUP, pc + 1);
-      rw_put(c, f->code[t], rw_line_of(c, t), J_NONE, 0);
-      rw_put(c, f->code[t + 1], rw_line_of(c, t + 1), J_REL, -2);
-      rw_put(c, jmp, line, J_GROUP, t + 2);
+      rw_put(c, i, line, RW_J_REL, 2);
+      rw_put(c, jmp, line, RW_J_GROUP, pc + 1);
+      rw_put(c, f->code[t], rw_line_of(c, t), RW_J_NONE, 0);
+      rw_put(c, f->code[t + 1], rw_line_of(c, t + 1), RW_J_REL, -2);
+      rw_put(c, jmp, line, RW_J_GROUP, t + 2);
       return 1;
     case BC_OP_TFORLOOP:
-      rw_put(c, i, line, J_REL, c->b2 - c->o.n);
-      rw_put(c, jmp, line, J_GROUP, pc + 1);
+      rw_put(c, i, line, RW_J_REL, c->b2 - c->o.n);
+      rw_put(c, jmp, line, RW_J_GROUP, pc + 1);
       return 1;
     default:
       return 0;
@@ -69,7 +69,7 @@ int rw_emit_wide(ctx *c, int pc, int line) {
 /* Mark the loop whose instruction at pc cannot reach its target as
    wide: both of its loop instructions, and the TFORCALL of a generic
    loop.  Returns 0 if pc is no loop instruction. */
-static int widen(ctx *c, int pc) {
+static int widen(rw_emitctx *c, int pc) {
   bc_instr i;
   int t;
   if (pc < 0) return 0;
@@ -91,22 +91,22 @@ static int widen(ctx *c, int pc) {
   }
 }
 
-int rw_resolve_jumps(ctx *c) {
-  out *o = &c->o;
+int rw_resolve_jumps(rw_emitctx *c) {
+  rw_emitout *o = &c->o;
   int k, again = 0;
   for (k = 0; k < o->njumps; k++) {
-    const jump *j = &o->jumps[k];
+    const rw_emitjump *j = &o->jumps[k];
     int n = j->at, t;
     switch (j->kind) {
-      case J_GROUP: t = c->group[j->ref]; break;
-      case J_INSTR: t = c->pos[j->ref]; break;
-      case J_STUB: t = c->stub_start[j->ref]; break;
-      case J_REL: t = n + j->ref; break;
+      case RW_J_GROUP: t = c->group[j->ref]; break;
+      case RW_J_INSTR: t = c->pos[j->ref]; break;
+      case RW_J_STUB: t = c->stub_start[j->ref]; break;
+      case RW_J_REL: t = n + j->ref; break;
       default: continue;
     }
     if (bc_set_jump_target(&o->code[n], n, t))
       continue;
-    if (j->kind == J_REL || bc_op(o->code[n]) == BC_OP_JMP ||
+    if (j->kind == RW_J_REL || bc_op(o->code[n]) == BC_OP_JMP ||
         !widen(c, j->src))
       return -1;
     again = 1;

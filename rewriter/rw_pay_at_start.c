@@ -1,5 +1,5 @@
 /*
-** rw_acct.c - the accounting code that starts a block, and in the
+** rw_pay_at_start.c - the accounting code that starts a block, and in the
 ** overhead mode, which counts that code too, what blocks and stubs are
 ** charged.
 **
@@ -38,12 +38,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rw_acct.h"
-#include "rw_wide.h"
+#include "rw_pay_at_start.h"
+#include "rw_widen.h"
 
 /* Index of integer constant v usable by ADDK (below 256), adding it if
    there is room; -1 when there is none.  Only looks when add is 0. */
-static int int_constant(ctx *c, int64_t v, int add) {
+static int int_constant(rw_emitctx *c, int64_t v, int add) {
   bc_proto *f = c->f;
   int i, lim = f->sizek < 256 ? f->sizek : 256;
   bc_const *k;
@@ -68,7 +68,7 @@ static int fits_sc(int64_t n) {
   return n >= -BC_OFFSET_SC && n <= BC_OFFSET_SC + 1;
 }
 
-static uint32_t adds_needed(ctx *c, int64_t n) {
+static uint32_t adds_needed(rw_emitctx *c, int64_t n) {
   if (n == 0) return 0;
   if (fits_sc(n) || int_constant(c, n, 0) >= 0) return 1;
   if (n < 0) return (uint32_t)((-n + BC_OFFSET_SC - 1) / BC_OFFSET_SC);
@@ -76,7 +76,8 @@ static uint32_t adds_needed(ctx *c, int64_t n) {
 }
 
 /* Instructions of accounting code the count hook sees (overhead mode). */
-static uint32_t accounting_cost(ctx *c, uint32_t n, int check, int synced) {
+static uint32_t accounting_cost(rw_emitctx *c, uint32_t n, int check,
+                                int synced) {
   uint32_t k = 0;
   if (c->fused) return 0;  /* the hook never sees ACCT */
   if ((n > 0 || check) && !synced) k++;   /* GETUPVAL */
@@ -86,7 +87,7 @@ static uint32_t accounting_cost(ctx *c, uint32_t n, int check, int synced) {
   return k;
 }
 
-uint32_t rw_settle_charge(ctx *c, uint32_t base, int check,
+uint32_t rw_settle_charge(rw_emitctx *c, uint32_t base, int check,
                           int synced) {
   uint32_t n, prev;
   if (c->opt->mode != RW_OVERHEAD || (base == 0 && !check))
@@ -101,19 +102,20 @@ uint32_t rw_settle_charge(ctx *c, uint32_t base, int check,
 
 /* The zero check: LTI r 0 k; JMP over; the slow path calls consume,
    writing r back first when it may be ahead of the cell. */
-static void emit_check(ctx *c, int ahead, int line) {
+static void emit_check(rw_emitctx *c, int ahead, int line) {
   int r = c->r;
-  rw_put(c, bc_abck(BC_OP_LTI, r, BC_OFFSET_SC, 0, 1), line, J_NONE, 0);
-  rw_put(c, bc_isj(BC_OP_JMP, ahead ? 4 : 3), line, J_NONE, 0);
+  rw_put(c, bc_abck(BC_OP_LTI, r, BC_OFFSET_SC, 0, 1), line, RW_J_NONE, 0);
+  rw_put(c, bc_isj(BC_OP_JMP, ahead ? 4 : 3), line, RW_J_NONE, 0);
   if (ahead)
-    rw_put(c, bc_abck(BC_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
-  rw_put(c, bc_abck(BC_OP_GETUPVAL, r, c->consume, 0, 0), line, J_NONE, 0);
-  rw_put(c, bc_abck(BC_OP_CALL, r, 1, 1, 0), line, J_NONE, 0);
-  rw_put(c, bc_abck(BC_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+    rw_put(c, bc_abck(BC_OP_SETUPVAL, r, c->counter, 0, 0), line,
+           RW_J_NONE, 0);
+  rw_put(c, bc_abck(BC_OP_GETUPVAL, r, c->consume, 0, 0), line, RW_J_NONE, 0);
+  rw_put(c, bc_abck(BC_OP_CALL, r, 1, 1, 0), line, RW_J_NONE, 0);
+  rw_put(c, bc_abck(BC_OP_GETUPVAL, r, c->counter, 0, 0), line, RW_J_NONE, 0);
   c->stats->checks++;
 }
 
-void rw_emit_accts(ctx *c, int64_t n, int check, int check_first,
+void rw_emit_accts(rw_emitctx *c, int64_t n, int check, int check_first,
                    int line) {
   int first = 1;
   if (n != 0) c->stats->increments++;
@@ -125,13 +127,13 @@ void rw_emit_accts(ctx *c, int64_t n, int check, int check_first,
     if (check && check_first && first) mode = BC_ACCT_CHECKADD;
     else if (check && !check_first && last) mode = BC_ACCT_ADDCHECK;
     rw_put(c, bc_set_bx(bc_abck(BC_OP_ACCT, mode, 0, 0, 0),
-                        (int)step + BC_OFFSET_SBX), line, J_NONE, 0);
+                        (int)step + BC_OFFSET_SBX), line, RW_J_NONE, 0);
     n -= step;
     first = 0;
   } while (n != 0);
 }
 
-void rw_emit_accounting(ctx *c, int64_t n, int check, int check_first,
+void rw_emit_accounting(rw_emitctx *c, int64_t n, int check, int check_first,
                         int synced, int flush, int line) {
   int r = c->r, adds = n != 0, ahead;
   if (c->fused) {
@@ -140,13 +142,15 @@ void rw_emit_accounting(ctx *c, int64_t n, int check, int check_first,
   }
   if (n == 0 && !check) {
     if (flush) {  /* a block that only writes back what r ran ahead */
-      rw_put(c, bc_abck(BC_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+      rw_put(c, bc_abck(BC_OP_SETUPVAL, r, c->counter, 0, 0), line,
+             RW_J_NONE, 0);
       c->stats->flushes++;
     }
     return;
   }
   if (!synced)
-    rw_put(c, bc_abck(BC_OP_GETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+    rw_put(c, bc_abck(BC_OP_GETUPVAL, r, c->counter, 0, 0), line,
+           RW_J_NONE, 0);
   else
     c->stats->synced++;
   if (check && check_first) {
@@ -156,16 +160,16 @@ void rw_emit_accounting(ctx *c, int64_t n, int check, int check_first,
   if (n != 0) {
     int k = fits_sc(n) ? -1 : int_constant(c, n, 1);
     if (k >= 0) {
-      rw_put(c, bc_abck(BC_OP_ADDK, r, r, k, 0), line, J_NONE, 0);
-      rw_put(c, bc_abck(BC_OP_MMBINK, r, k, RW_TM_ADD, 0), line, J_NONE, 0);
+      rw_put(c, bc_abck(BC_OP_ADDK, r, r, k, 0), line, RW_J_NONE, 0);
+      rw_put(c, bc_abck(BC_OP_MMBINK, r, k, RW_TM_ADD, 0), line, RW_J_NONE, 0);
     } else {
       while (n != 0) {  /* steps of at most 128 up or 127 down */
         int step = n > BC_OFFSET_SC + 1 ? BC_OFFSET_SC + 1
                  : n < -BC_OFFSET_SC ? -BC_OFFSET_SC : (int)n;
         rw_put(c, bc_abck(BC_OP_ADDI, r, r, step + BC_OFFSET_SC, 0), line,
-               J_NONE, 0);
+               RW_J_NONE, 0);
         rw_put(c, bc_abck(BC_OP_MMBINI, r, step + BC_OFFSET_SC, RW_TM_ADD, 0),
-               line, J_NONE, 0);
+               line, RW_J_NONE, 0);
         n -= step;
       }
     }
@@ -173,7 +177,8 @@ void rw_emit_accounting(ctx *c, int64_t n, int check, int check_first,
   }
   ahead = adds || synced;  /* r holds the counter, maybe not the cell */
   if (flush && ahead) {
-    rw_put(c, bc_abck(BC_OP_SETUPVAL, r, c->counter, 0, 0), line, J_NONE, 0);
+    rw_put(c, bc_abck(BC_OP_SETUPVAL, r, c->counter, 0, 0), line,
+           RW_J_NONE, 0);
     if (!adds) c->stats->flushes++;
     ahead = 0;
   } else if (adds) {
@@ -183,7 +188,7 @@ void rw_emit_accounting(ctx *c, int64_t n, int check, int check_first,
     emit_check(c, ahead, line);
 }
 
-void rw_overhead_bases(ctx *c) {
+void rw_overhead_bases(rw_emitctx *c) {
   const rw_cfg *cfg = c->cfg;
   int i, pc;
   for (i = 0; i < cfg->nblocks; i++) {
@@ -204,7 +209,7 @@ void rw_overhead_bases(ctx *c) {
   }
 }
 
-uint32_t rw_stub_charge(ctx *c, int pc, int ncopies) {
+uint32_t rw_stub_charge(rw_emitctx *c, int pc, int ncopies) {
   if (c->opt->mode != RW_OVERHEAD)
     return rw_op_cost(bc_op(c->f->code[pc + 1]), c->opt);
   /* JMP to the stub, LFALSESKIP per copy, op, MMBIN, GETUPVAL (not on the
@@ -212,7 +217,7 @@ uint32_t rw_stub_charge(ctx *c, int pc, int ncopies) {
   return rw_settle_charge(c, (uint32_t)(5 - c->fused + ncopies), 0, 0);
 }
 
-void rw_accounting_kinds(ctx *c) {
+void rw_accounting_kinds(rw_emitctx *c) {
   const rw_cfg *cfg = c->cfg;
   int i;
   int overhead = c->opt->mode == RW_OVERHEAD;
