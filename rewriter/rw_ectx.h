@@ -18,13 +18,6 @@
    offset from the instruction's own index. */
 enum { J_NONE, J_GROUP, J_INSTR, J_STUB, J_REL };
 
-/* What the emitter keeps beside each emitted instruction (one record,
-   so that rw_put() writes it through one pointer). */
-typedef struct side {
-  int64_t ahead;     /* charged ahead once it was counted (with a table) */
-  int line;
-} side;
-
 /* An emitted instruction whose jump target rw_resolve_jumps sets. */
 typedef struct jump {
   int at;            /* its index */
@@ -32,12 +25,23 @@ typedef struct jump {
   int src;           /* original pc being emitted, -1 in stubs */
 } jump;
 
+/* An emitted instruction where a frame may be left (rw_may_leave) with
+   something charged ahead, for the table of what is (rw_ahead.c). */
+typedef struct leave {
+  int64_t ahead;     /* charged ahead once it was counted */
+  int at;            /* its index */
+} leave;
+
+/* The emitted code and what is kept beside it, in arrays from malloc
+   that grow by realloc (rw_grow), freed by rw_emit. */
 typedef struct out {
   bc_instr *code;
-  side *side;
+  int *line;         /* per instruction: its source line */
   int n, cap;
   jump *jumps;       /* in the order emitted */
   int njumps, capjumps;
+  leave *leaves;     /* with a table (ctx.table), in the order emitted */
+  int nleaves, capleaves;
   int oom;
 } out;
 
@@ -63,7 +67,7 @@ typedef struct ctx {
   int cur_pc;           /* original pc being emitted */
   int b2;               /* index of the last wide TFORCALL's back JMP */
   rw_stats *stats;
-  rw_arena *a;          /* everything above but o and f's own arrays */
+  rw_arena *a;          /* everything above but o, lc and f's own arrays */
   int fused;            /* target RW_LRAVM: ACCT instead of r */
   int used_r;           /* fused code that still uses r (stub names) */
   int lc_on;            /* fused, opt->lines: say what each ACCT pays */
@@ -99,9 +103,23 @@ typedef struct ctx {
    before: then nothing more is put, the output being lost anyway). */
 int rw_grow(ctx *c);
 
-/* Room for more jumps (the arena keeps the old list until the function
-   is done): 0 when out of memory (o->oom is set). */
+/* Room for more jumps: 0 when out of memory (o->oom is set). */
 int rw_grow_jumps(ctx *c);
+
+/* Room for more leaves: 0 when out of memory (o->oom is set). */
+int rw_grow_leaves(ctx *c);
+
+/* Whether a frame may be left at the emitted instruction i, by an error
+   or a yield: it calls or raises, or it is an ACCT that checks. */
+static inline int rw_may_leave(bc_instr i) {
+  int op = bc_op(i);
+  if (op == BC_OP_ACCT) return bc_a(i) != BC_ACCT_ADD;
+  if (op == BC_OP_TFORLOOPACCT) return 1;  /* its check */
+  return (bc_opinfo_of(op)->flags & (BC_OPF_CALLS | BC_OPF_ERRORS)) != 0;
+}
+
+/* Free o's arrays. */
+void rw_out_free(out *o);
 
 /* Note that emitted instruction n is a jump of kind jkind (not J_NONE)
    to jref.  (Inline like rw_put: a call into another file at every
@@ -127,13 +145,15 @@ static inline void rw_put(ctx *c, bc_instr i, int line, int jkind,
                           int jref) {
   out *o = &c->o;
   int n = o->n;
-  side *s;
   if (n == o->cap && !rw_grow(c)) return;
   o->n = n + 1;
   o->code[n] = i;
-  s = &o->side[n];
-  s->ahead = c->cur_ahead;
-  s->line = line;
+  o->line[n] = line;
+  if (c->table && c->cur_ahead != 0 && rw_may_leave(i) &&
+      (o->nleaves < o->capleaves || rw_grow_leaves(c))) {
+    o->leaves[o->nleaves].ahead = c->cur_ahead;
+    o->leaves[o->nleaves++].at = n;
+  }
   if (jkind != J_NONE) rw_put_jump(c, n, jkind, jref);
 }
 

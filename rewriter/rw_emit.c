@@ -201,6 +201,15 @@ static void emit_main(ctx *c) {
   }
 }
 
+/* At least as many as the stubs emit_main will make (stock target). */
+static size_t count_stubs(const bc_proto *f) {
+  size_t n = 1;
+  int pc;
+  for (pc = 0; pc < f->sizecode; pc++)
+    n += bc_mmbin_pair(f, pc) != 0;
+  return n;
+}
+
 static void emit_stubs(ctx *c) {
   bc_proto *f = c->f;
   int s, k;
@@ -236,6 +245,7 @@ lraf_status rw_emit(bc_proto *f, const rw_cfg *cfg, const rw_options *opt,
                     rw_stats *stats, lraf_error *err) {
   ctx c;
   size_t n = (size_t)f->sizecode + 1, nb = (size_t)cfg->nblocks + 1;
+  size_t ns = opt->target == RW_LRAVM ? 1 : count_stubs(f);
   int *ints;
   unsigned char *bytes;
   lraf_status st = LRAF_OK;
@@ -251,13 +261,13 @@ lraf_status rw_emit(bc_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.ain = rw_arena_alloc(a, nb, sizeof *c.ain);
   /* (arrays of like lifetime and type come from one request: fewer of
      them) */
-  if ((ints = rw_arena_alloc(a, 6 * n, sizeof(int))) != NULL) {
+  if ((ints = rw_arena_alloc(a, 3 * n + 3 * ns, sizeof(int))) != NULL) {
     c.group = ints;
     c.pos = ints + n;
     c.lines = ints + 2 * n;
     c.stub_pc = ints + 3 * n;
-    c.stub_start = ints + 4 * n;
-    c.stub_end = ints + 5 * n;
+    c.stub_start = ints + 3 * n + ns;
+    c.stub_end = ints + 3 * n + 2 * ns;
   }
   if (opt->mode == RW_OVERHEAD)  /* (only that mode's costs use it) */
     c.base = rw_arena_zalloc(a, nb, sizeof(uint32_t));
@@ -293,6 +303,7 @@ lraf_status rw_emit(bc_proto *f, const rw_cfg *cfg, const rw_options *opt,
   do {  /* emit, widening loops until every jump fits */
     c.o.n = 0;
     c.o.njumps = 0;
+    c.o.nleaves = 0;
     c.nstubs = 0;
     if (fit > 0) *stats = saved;  /* a retry counts afresh */
     if (c.table) {  /* a FORLOOP made wide pays at its head instead */
@@ -342,9 +353,8 @@ lraf_status rw_emit(bc_proto *f, const rw_cfg *cfg, const rw_options *opt,
              "of refunds", path);
   else if (st != LRAF_OK)
     err_fail(err, st, "out of memory rewriting %s", path);
-done:  /* without a hook the emitted code grows by realloc: it becomes
-         f's own (with one, it is in the arena) */
-  if (opt->alloc == NULL) free(c.o.code);
+done:  /* (what rw_finish made f's own is no longer in c.o) */
+  rw_out_free(&c.o);
   if (c.lc_on) {  /* the profile's tables (lines_pass, note_cost) */
     rw_lines_free(&c.blines);
     free(c.lc);
