@@ -21,13 +21,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUTDIR=build/measurements
 DOC=docs/measurements.md
-SECTIONS="overhead vm rw native native-vm profile timeline serve manual"
+SECTIONS="overhead vm rw rwmem native native-vm profile timeline serve manual"
 
 title() {
   case $1 in
     overhead)  echo "Overhead on the stock target (\`tests/bench/run.sh\`)" ;;
     vm)        echo "Overhead on the lraf VM (\`tests/bench/vm.sh\`)" ;;
     rw)        echo "Rewriting against compiling (\`tests/bench/rwtime.sh\`, \`make bench-rw\`)" ;;
+    rwmem)     echo "Loading a huge function: memory and time (\`tests/bench/rwmem.sh\`, \`make bench-rwmem\`)" ;;
     native)    echo "Native charging on the stock target (\`tests/bench/native.sh\`)" ;;
     native-vm) echo "Native charging on the lraf VM (\`tests/bench/native.sh --vm\`, \`make bench-native\`)" ;;
     profile)   echo "What lraf profile costs (\`tests/bench/profile.sh\`)" ;;
@@ -66,6 +67,18 @@ rewriting in memory (read, rewrite, lean verify, write back); on the
 stock build compiling includes `lua_dump`, and rewriting is reading,
 rewriting, verifying and writing the dump.  Ratios are rewriting time
 over compiling time, geometric mean and total.
+EOF
+    ;;
+    rwmem) cat <<'EOF'
+One function of 160,000 generated statements
+(`tests/corpus/tools/mklongfunc.lua 160000`), loaded and called once
+by `lua5.4`, `lraf run` of the stock build and `lraf run` of the lraf
+VM build, as whole processes, alternately: each one's peak resident
+memory (ru_maxrss, `tests/bench/maxrss.c`) and CPU time, and their
+ratios to lua5.4's.  lraf's figure holds the script read whole, the
+original dump kept for string.dump, the rewriter's peak and, on the
+stock build, a rewritten chunk whose metamethod stubs each repeat the
+locals of the op they stand for.
 EOF
     ;;
     native|native-vm) cat <<'EOF'
