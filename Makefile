@@ -24,7 +24,8 @@
 #   rewriter/  rw_rewrite adds the accounting code to a chunk; rw_verify
 #   accounts/  accounts and managers (total, limit, hierarchical, rate)
 #   profile/   the profiler's core: calling-context tree, outputs, diff
-#   runtime/   the host API: states, loading, calls, the counter
+#   runtime/   the host API: states, loading, calls, the counter;
+#              runtime/native/ charges native work (nat_)
 #   cli/       the lraf command, compiled against include/lraf.h only
 #
 # What a load does (runtime/rt_load.c, rt_pipeline.c): Lua's parser
@@ -37,11 +38,12 @@
 # the quota error (rt_protect.c).  lraf_rewrite runs the same pipeline
 # offline and writes the chunk behind a marker and the cost-model id.
 #
-# Native charging (docs/cost-model.md): runtime/rt_native.c wraps the
-# built-ins the models of rt_natcost.c size (with rt_natnext.c,
-# rt_nattab.c, rt_natmore.c, rt_match.c; units in rt_natunits.c);
-# rt_rwmem.c counts the rewriter's memory under the memory limit.  The
-# amplification suite is tests/amplify/*.lua, run by test_amplify.
+# Native charging (docs/cost-model.md) is runtime/native/ (nat_): nat_wrap.c
+# wraps the built-ins the models of nat_cost.c size (with nat_next.c,
+# nat_table.c, nat_audit.c, nat_hidden.c, nat_match.c), nat_lpeg.c is
+# the metered LPeg; runtime/rt_alloc.c counts the rewriter's memory under
+# the memory limit.  The amplification suite is tests/amplify/*.lua, run
+# by test_amplify.
 
 CC      ?= cc
 LUA_PC  := lua5.4
@@ -53,9 +55,10 @@ PKGS    += libsqlite3-dev libpq-dev libmicrohttpd-dev
 # the lraf VM: apt-get source and Debian's patches
 PKGS    += dpkg-dev patch
 TEST_PKGS += sqlite3 postgresql curl
-# /metrics read by a strict OpenMetrics parser (test_cli_metrics, test_serve_auth)
+# /metrics read by a strict OpenMetrics parser (test_cli_serve_metrics,
+# test_cli_serve_auth)
 TEST_PKGS += python3-prometheus-client
-# the timeline's checks (test_timeline): the trace's schema, the SVG in a browser
+# the timeline's checks (test_pf_tlout_trace): the trace's schema, the SVG in a browser
 TEST_PKGS += python3 python3-jsonschema chromium util-linux
 BUILD   ?= build
 LRAF_VM ?= 1
@@ -111,8 +114,8 @@ $(VM_STAMP):
 
 # lraf's metered LPeg (docs/cost-model.md, native charging): LPeg 1.0.2 or
 # 1.1.0 (the installed lua-lpeg's release) from Debian's lua-lpeg source
-# with runtime/lpeg/lpeg-steps-RELEASE.patch, fetched by
-# runtime/lpeg/fetch.sh into $(LPEG_SRC), whose .c files are compiled
+# with runtime/native/lpeg/lpeg-steps-RELEASE.patch, fetched by
+# runtime/native/lpeg/fetch.sh into $(LPEG_SRC), whose .c files are compiled
 # into the library.
 # $(BUILD)/lpeg.mk records whether that worked (make remakes it first;
 # delete it to fetch again; a missing tool is not recorded): without it,
@@ -124,14 +127,15 @@ LPEG_OBJ :=
 -include $(BUILD)/lpeg.mk
 
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
-           -fPIC -Iinclude -Icommon -Ibytecode -Irewriter -Iaccounts -Iprofile -Iruntime $(LUA_CFLAGS) $(SAN)
+           -fPIC -Iinclude -Icommon -Ibytecode -Irewriter -Iaccounts -Iprofile \
+           -Iruntime -Iruntime/native $(LUA_CFLAGS) $(SAN)
 LDFLAGS := $(SAN)
 LIBS    := $(LUA_LIBS) -lm -lpthread
 # service/: the ledger's stores; cli/cli_serve.c: the HTTP front
 PQ_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null)
 CFLAGS  += -Iservice $(PQ_CFLAGS)
 # libsqlite3, libpq and libmicrohttpd are opened at run time, on first
-# use (service/sv_dl_sqlite.c, sv_dl_pg.c, cli/cli_dl_mhd.c), so that
+# use (service/sv_dl.c, cli/cli_dl_mhd.c), so that
 # lraf run and an embedder that only meters never load them and the ~25
 # libraries they pull in.  Their sonames are read here from the -dev
 # packages' link-time libraries; without one, that file's #error stops
@@ -145,7 +149,8 @@ SONAME_MHD    := $(call soname,microhttpd)
 LIBS    += -ldl
 SERVICE_LIBS := -lsqlite3 -lpq -lmicrohttpd
 
-MODULES  := common bytecode rewriter accounts profile runtime service
+MODULES  := common bytecode rewriter accounts profile runtime runtime/native \
+            service
 # profile/: the profiler's core (pf_; knows no Lua, like accounts/); its
 # stock collector is runtime/rt_profile.c.
 LIB_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
@@ -198,30 +203,29 @@ $(BUILD)/%.o: %.c $(HEADERS) $(LUA_DEP) | $(VM_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fvisibility=hidden -c $< -o $@
 
-# ---- the metered LPeg (rt_lpeg.c) ----
-$(BUILD)/lpeg.mk: runtime/lpeg/fetch.sh $(wildcard runtime/lpeg/lpeg-steps-*.patch) tools/apt-source.sh
+# ---- the metered LPeg (runtime/native/nat_lpeg.c) ----
+$(BUILD)/lpeg.mk: runtime/native/lpeg/fetch.sh $(wildcard runtime/native/lpeg/lpeg-steps-*.patch) tools/apt-source.sh
 	@mkdir -p $(dir $@)
-	@runtime/lpeg/fetch.sh $(LPEG_SRC); st=$$?; \
+	@runtime/native/lpeg/fetch.sh $(LPEG_SRC); st=$$?; \
 	if [ $$st = 0 ]; then \
 	  echo "LPEG_C := $$(cd $(LPEG_SRC) && ls *.c | sed 's/\.c$$//' | tr '\n' ' ')" >$@; \
 	  echo 'LPEG_OBJ := $$(LPEG_C:%=$$(BUILD)/lpeg/%.o)' >>$@; \
 	else echo "lraf: no metered LPeg (above): require 'lpeg' stays Debian's lpeg.so"; \
-	  [ $$st = 2 ] || echo '# runtime/lpeg/fetch.sh failed: no metered LPeg' >$@; fi
+	  [ $$st = 2 ] || echo '# runtime/native/lpeg/fetch.sh failed: no metered LPeg' >$@; fi
 
-$(BUILD)/lpeg/%.o: $(LPEG_SRC)/%.c runtime/lpeg/lpm_names.h $(BUILD)/lpeg.mk $(LUA_DEP) | $(VM_STAMP)
+$(BUILD)/lpeg/%.o: $(LPEG_SRC)/%.c runtime/native/lpeg/lpm_names.h $(BUILD)/lpeg.mk $(LUA_DEP) | $(VM_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -DNDEBUG $(OPT) -g -fPIC -fvisibility=hidden \
-	  -include runtime/lpeg/lpm_names.h $(LUA_CFLAGS) $(SAN) -c $< -o $@
+	  -include runtime/native/lpeg/lpm_names.h $(LUA_CFLAGS) $(SAN) -c $< -o $@
 
-$(BUILD)/service/sv_dl_sqlite.o: CFLAGS += \
-  $(if $(SONAME_SQLITE),-DSV_SQLITE_SONAME='"$(SONAME_SQLITE)"')
-$(BUILD)/service/sv_dl_pg.o: CFLAGS += \
+$(BUILD)/service/sv_dl.o: CFLAGS += \
+  $(if $(SONAME_SQLITE),-DSV_SQLITE_SONAME='"$(SONAME_SQLITE)"') \
   $(if $(SONAME_PQ),-DSV_PG_SONAME='"$(SONAME_PQ)"')
 $(BUILD)/cli/cli_dl_mhd.o: CLI_CFLAGS += \
   $(if $(SONAME_MHD),-DCLI_MHD_SONAME='"$(SONAME_MHD)"')
 
-$(BUILD)/runtime/rt_lpeg.o: $(BUILD)/lpeg.mk
-$(BUILD)/runtime/rt_lpeg.o: CFLAGS += $(if $(LPEG_OBJ),-DLRAF_LPEG)
+$(BUILD)/runtime/native/nat_lpeg.o: $(BUILD)/lpeg.mk
+$(BUILD)/runtime/native/nat_lpeg.o: CFLAGS += $(if $(LPEG_OBJ),-DLRAF_LPEG)
 
 # ---- the lraf VM's Lua (LRAF_VM=1) ----
 $(LRAVM_SRC)/.ok: lravm/fetch.sh $(wildcard lravm/patches/*) tools/apt-source.sh
@@ -264,7 +268,8 @@ stock: deps
 
 # The command is compiled against the public header alone (and its own
 # cli/*.h): no internal header of the library is on its include path.
-CLI_CFLAGS := $(filter-out -Icommon -Ibytecode -Irewriter -Iaccounts -Iprofile -Iruntime,$(CFLAGS)) -Icli
+CLI_CFLAGS := $(filter-out -Icommon -Ibytecode -Irewriter -Iaccounts -Iprofile \
+                -Iruntime -Iruntime/native,$(CFLAGS)) -Icli
 $(BUILD)/cli/%.o: cli/%.c include/lraf.h $(wildcard cli/*.h) $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -c $< -o $@
@@ -309,20 +314,23 @@ $(BUILD)/tests/libtutil.a: $(TEST_SUPPORT_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 TEST_LIBS :=
-$(addprefix $(BUILD)/tests/,test_sv_ledger test_fuzz_regress test_serve_crash \
-  test_serve_fuzz test_serve_load test_serve_billing test_serve_auth \
-  test_serve_reserve): TEST_LIBS := -lsqlite3
-$(BUILD)/tests/test_serve_pg: TEST_LIBS := -lpq
+$(addprefix $(BUILD)/tests/,test_sv_ledger test_sv_sqlite test_fuzz_regress \
+  test_sv_sqlite_crash test_cli_serve_http_fuzz test_cli_serve_load \
+  test_sv_billing_serve test_cli_serve_auth test_serve_reserve): \
+  TEST_LIBS := -lsqlite3
+$(BUILD)/tests/test_sv_lease_hosts: TEST_LIBS := -lpq
 
 vpath test_%.c tests/unit tests/system
-# /metrics' text, linked from the command's objects
-METRICS_OBJ := $(addprefix $(BUILD)/cli/,cli_serve_metrics.o \
-                 cli_serve_timeline.o cli_timeline.o cli_util.o)
-$(BUILD)/tests/test_cli_metrics: tests/unit/test_cli_metrics.c $(METRICS_OBJ) \
+# The unit suites of the command's files (tests/unit/test_cli_*.c) call
+# them through cli/*.h: they link the command's objects but its main,
+# from an archive, so that each takes only those it calls.
+$(BUILD)/tests/libcli.a: $(filter-out $(BUILD)/cli/cli_main.o,$(CLI_OBJ))
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/tests/test_cli_%: tests/unit/test_cli_%.c $(BUILD)/tests/libcli.a \
     $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Icli -Itests/support -o $@ $< $(METRICS_OBJ) \
-	  $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) -lcmocka
+	$(CC) $(CFLAGS) -Icli -Itests/support -o $@ $< $(BUILD)/tests/libcli.a \
+	  $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) $(TEST_LIBS) -lcmocka
 $(BUILD)/tests/%: %.c $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/support -o $@ $< $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) $(TEST_LIBS) -lcmocka
@@ -355,11 +363,11 @@ test: deps
 	$(MAKE) --no-print-directory memcheck BUILD=$(STOCK) LRAF_VM=0 TALLY=$(TEST_TALLY)
 	@tests/run_suites.sh --total $(TEST_TALLY)
 
-MEMCHECK_TESTS := test_rt_api test_rt_load test_rt_sandbox test_rt_quota test_rt_stop \
-                  test_rt_cli test_acct_managers test_acct_threads \
-                  test_bc_malformed test_rw_checks
+MEMCHECK_TESTS := test_rt_accounts test_rt_load test_rt_sandbox test_rt_protect test_rt_stop \
+                  test_cli_run test_acct_manager test_acct_budget_threads \
+                  test_bc_read_malformed test_rw_checks
 # service/: the request pool and the ledger
-MEMCHECK_TESTS += test_sv_pool test_sv_ledger
+MEMCHECK_TESTS += test_sv_pool test_sv_request test_sv_ledger
 VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
             --error-exitcode=9
 

@@ -183,8 +183,9 @@ lraf_status cli_suite_parse(const char *text, size_t len, const char *name,
                  "%d (name= tells two apart)", s->item[i].name, line_no[j]);
         break;
       }
-  if (st == LRAF_OK && s->n == 0)
-    st = bad(err, name, line > 0 ? line : 1, "no benchmark in the suite");
+  if (st == LRAF_OK && s->n == 0)  /* the last line, its break not one */
+    st = bad(err, name, line > 1 && text[len - 1] == '\n' ? line - 1 : 1,
+             "no benchmark in the suite");
   free(line_no);
   if (st != LRAF_OK) cli_suite_free(s);
   return st;

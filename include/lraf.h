@@ -178,7 +178,7 @@ LRAF_API lraf_manager *lraf_total_new(void);
    check-free stretch: the longest loop-free path through one function.
    This holds for loops, recursion, tail calls, metamethods, callbacks
    from C functions (string.gsub, table.sort) and frames returning one
-   after another (tests/unit/test_rt_quota.c computes the bound from the
+   after another (tests/unit/test_rt_protect.c computes the bound from the
    bytecode and checks it).  States or OS threads sharing the manager may
    each also run the granularity they were last given, which is at most
    what was left of the quota then. */

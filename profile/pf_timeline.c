@@ -322,7 +322,7 @@ pf_tl_sample *pf_timeline_samples(pf_timeline *tl, size_t *n) {
   }
   *n = tl->n;
   s = malloc((tl->n ? tl->n : 1) * sizeof *s);
-  if (s != NULL) memcpy(s, tl->s, tl->n * sizeof *s);
+  if (s != NULL && tl->n > 0) memcpy(s, tl->s, tl->n * sizeof *s);
   pthread_mutex_unlock(&tl->lock);
   return s;
 }

@@ -109,7 +109,7 @@ int rw_consume_overhead(const rw_options *opt);
    rewritten code's own).  The blocks are then the default mode's. */
 int rw_refunds(const rw_options *opt);
 
-/* Whether blocks may pay at the jump that ends them (rw_pay.c): the
+/* Whether blocks may pay at the jump that ends them (rw_pay_elsewhere.c): the
    lraf VM, code rewritten in memory (rw_options.refunds: the Proto
    carries the table that charges what such a block ran when an error or
    a yield leaves it before its end), the default mode (not exact, not a
@@ -156,7 +156,7 @@ typedef struct rw_original {
    preorder (a function, then its nested ones, in order), norig of them.
    Code that is the parser's, instruction for instruction, but for
    inserted ACCTs, relocated jumps and LFALSESKIP made LOADFALSE + JMP,
-   has only what changed checked (rw_vlean.c); any other code gets
+   has only what changed checked (rw_verify_lean.c); any other code gets
    bc_check_code.  Entry and cycle checks are rw_verify_target's. */
 lraf_status rw_verify_lean(const bc_chunk *chunk, const rw_original *orig,
                            int norig, lraf_error *err);

@@ -678,7 +678,7 @@ static int calls(const bc_proto *f, const rw_block *b) {
    Post-order visits d before the branch above it that may in turn move d
    (with what it pays for) into its own test.  In an acyclic graph every
    block is a component of its own (comp stays NULL).  With tail payments
-   (tail, see rw_pay.c), a fold is not made when x's group, or d's, ends in
+   (tail, rw_pay_elsewhere.c), no fold is made when x's group, or d's, ends in
    a jump that can pay for it: such a group pays with no ACCT of its own, so
    that charging x ahead at d would give d (or keep there) an ACCT and y a
    refund for nothing.  When x's or y's group can pay so and d's cannot, d is
@@ -790,7 +790,7 @@ static int quiet_between(const rw_cfg *cfg, const bc_proto *f, int r, int m,
 
 /* With tail payments (rw_tail_payments), the payers whose group (the payer
    and the blocks folded into it, all run exactly as often) has a block that
-   ends in a payable jump, which can then pay for the group (rw_pay.c):
+   ends in a payable jump, which can pay for the group (rw_pay_elsewhere.c):
    rw_block.tail_end names that block.  Whether there are tail payments (0
    out of memory: no group pays at its end then).  Not the entry, which
    checks first, nor a TFORCALL block, nor a group where a CALL runs before

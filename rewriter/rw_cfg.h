@@ -51,7 +51,7 @@ typedef struct rw_cfg {
   int ntail_ends;       /* blocks with a tail_end */
 } rw_cfg;
 
-/* The largest charge that a group pays at its end (rw_pay.c).  Work
+/* The largest charge that a group pays at its end (rw_pay_elsewhere.c).  Work
    run and not yet paid is not seen by the checks of code that it runs
    in the meantime: no CALL runs before the group pays, so that code is
    a metamethod (a C call: at most LUAI_MAXCCALLS, 200, deep), and a

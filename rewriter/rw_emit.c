@@ -6,14 +6,14 @@
 **
 ** Each accounting block starts with the code that pays for it: an
 ** increment of the counter and, at the function's entry and at loop
-** headers, a zero check, or on the lraf VM one ACCT (rw_acct.c).  On
+** headers, a zero check, or on the lraf VM one ACCT (rw_pay_at_start.c).  On
 ** the lraf VM something else may pay for a block instead: the jump that
 ** ends it, the TFORLOOP that goes back to it, or the call that enters
-** the function (rw_pay.c); then, and for exact mode's refunds, the
+** the function (rw_pay_elsewhere.c); then, and for exact mode's refunds, the
 ** function carries a table of what it has charged ahead where a frame
-** may be left (rw_ahead.c).  A loop that outgrows its jumps is widened
-** and the code emitted again (rw_wide.c).  rw_finish.c makes the result
-** f's own.  rw_ectx.h holds what these files share.
+** may be left (rw_ahead_table.c).  A loop that outgrows its jumps is widened
+** and the code emitted again (rw_widen.c).  rw_finish.c makes the result
+** f's own.  rw_emit.h holds what these files share.
 **
 ** An arithmetic op's MMBIN* runs only when the op falls back to a
 ** metamethod, and the count hook counts it only then.  The rewriter
@@ -34,15 +34,77 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rw_acct.h"
-#include "rw_ahead.h"
+#include "rw_ahead_table.h"
 #include "rw_emit.h"
 #include "rw_finish.h"
 #include "rw_lines.h"
 #include "rw_names.h"
-#include "rw_pay.h"
+#include "rw_pay_at_start.h"
+#include "rw_pay_elsewhere.h"
 #include "rw_sync.h"
-#include "rw_wide.h"
+#include "rw_widen.h"
+
+/* ---- the output: growing the code and the records beside it ---- */
+
+/* *p resized to cap elements of size bytes (cap > 0): 0 when out of
+   memory (*p is then left as it was). */
+static int resize(void *p, int cap, size_t size) {
+  void *q = realloc(*(void **)p, (size_t)cap * size);
+  if (q == NULL) return 0;
+  *(void **)p = q;
+  return 1;
+}
+
+int rw_grow(rw_emitctx *c) {
+  rw_emitout *o = &c->o;
+  /* first guess: rewritten code is usually under three times longer.
+     The arrays grow by realloc, which moves large ones without copying
+     and leaves nothing behind; what a large one does not use is never
+     touched, so a generous guess costs no memory. */
+  int cap = o->cap ? o->cap * 2
+          : c->f->sizecode < (1 << 24) ? 3 * c->f->sizecode + 64 : 1 << 26;
+  if (o->oom) return 0;
+  if (cap > (1 << 26) || !resize(&o->code, cap, sizeof *o->code) ||
+      !resize(&o->line, cap, sizeof *o->line)) {
+    o->oom = 1;
+    return 0;
+  }
+  o->cap = cap;
+  return 1;
+}
+
+int rw_grow_jumps(rw_emitctx *c) {
+  rw_emitout *o = &c->o;
+  int cap = o->capjumps ? 2 * o->capjumps : c->f->sizecode + 16;
+  if (o->oom || cap > (1 << 26) ||
+      !resize(&o->jumps, cap, sizeof *o->jumps)) {
+    o->oom = 1;
+    return 0;
+  }
+  o->capjumps = cap;
+  return 1;
+}
+
+int rw_grow_leaves(rw_emitctx *c) {
+  rw_emitout *o = &c->o;
+  int cap = o->capleaves ? 2 * o->capleaves : 64;
+  if (o->oom || cap > (1 << 26) ||
+      !resize(&o->leaves, cap, sizeof *o->leaves)) {
+    o->oom = 1;
+    return 0;
+  }
+  o->capleaves = cap;
+  return 1;
+}
+
+/* Free o's arrays. */
+static void out_free(rw_emitout *o) {
+  free(o->code);
+  free(o->line);
+  free(o->jumps);
+  free(o->leaves);
+  memset(o, 0, sizeof *o);
+}
 
 /* The lraf VM has no r to keep in sync: nothing synced, flushed, lazy. */
 static int no_sync(const rw_cfg *cfg, rw_arena *a, rw_sync *s) {
@@ -57,7 +119,7 @@ static int no_sync(const rw_cfg *cfg, rw_arena *a, rw_sync *s) {
 
 /* ---- what each ACCT and MMBIN* pays for, per line (opt->lines) ---- */
 
-static void note_cost(ctx *c, int at, int line, int64_t cost) {
+static void note_cost(rw_emitctx *c, int at, int line, int64_t cost) {
   if (c->nlc == c->caplc) {
     int cap = c->caplc ? 2 * c->caplc : 64;
     bc_linecost *lc = realloc(c->lc, (size_t)cap * sizeof *lc);
@@ -74,12 +136,12 @@ static void note_cost(ctx *c, int at, int line, int64_t cost) {
    n: every such block gets an ACCT (of 0 if need be), whose runs the
    profiler counts.  Its lines must add up to n; what the overhead mode
    adds for the block's own accounting code is on the block's line. */
-static void note_block(ctx *c, int at, int bi, int64_t n, int line) {
+static void note_block(rw_emitctx *c, int at, int bi, int64_t n, int line) {
   int k;
   int64_t sum = 0;
   if (c->o.n == at)
     rw_put(c, bc_set_bx(bc_abck(BC_OP_ACCT, BC_ACCT_ADD, 0, 0, 0),
-                        BC_OFFSET_SBX), line, J_NONE, 0);
+                        BC_OFFSET_SBX), line, RW_J_NONE, 0);
   for (k = c->blines.start[bi]; k < c->blines.start[bi + 1]; k++) {
     note_cost(c, at, c->blines.e[k].line, c->blines.e[k].cost);
     sum += c->blines.e[k].cost;
@@ -93,7 +155,7 @@ static void note_block(ctx *c, int at, int bi, int64_t n, int line) {
 /* Each pass: the lines of every block's charge, from the cost of each
    original instruction (in the overhead mode with what rewriting adds
    to it: trampolines, LFALSESKIP's JMP). */
-static int lines_pass(ctx *c) {
+static int lines_pass(rw_emitctx *c) {
   bc_proto *f = c->f;
   uint32_t *pccost = malloc(((size_t)f->sizecode + 1) * sizeof *pccost);
   int pc, ok;
@@ -112,7 +174,7 @@ static int lines_pass(ctx *c) {
   return ok;
 }
 
-static void emit_main(ctx *c) {
+static void emit_main(rw_emitctx *c) {
   bc_proto *f = c->f;
   const bc_instr *code = f->code;
   const unsigned char *wide = c->wide;
@@ -174,14 +236,16 @@ static void emit_main(ctx *c) {
     if (wide[pc] && rw_emit_wide(c, pc, line)) {
       continue;
     } else if (op == BC_OP_LFALSESKIP) {
-      rw_put(c, bc_abck(BC_OP_LOADFALSE, bc_a(i), 0, 0, 0), line, J_NONE, 0);
-      rw_put(c, bc_isj(BC_OP_JMP, 0), line, J_GROUP, pc + 2);
+      rw_put(c, bc_abck(BC_OP_LOADFALSE, bc_a(i), 0, 0, 0), line,
+             RW_J_NONE, 0);
+      rw_put(c, bc_isj(BC_OP_JMP, 0), line, RW_J_GROUP, pc + 2);
     } else if (!c->fused && bc_mmbin_pair(f, pc)) {
-      rw_put(c, i, line, J_NONE, 0);
+      rw_put(c, i, line, RW_J_NONE, 0);
       c->stub_pc[c->nstubs] = pc;
       pc++;
       c->group[pc] = c->pos[pc] = c->o.n;
-      rw_put(c, bc_isj(BC_OP_JMP, 0), rw_line_of(c, pc), J_STUB, c->nstubs++);
+      rw_put(c, bc_isj(BC_OP_JMP, 0), rw_line_of(c, pc), RW_J_STUB,
+             c->nstubs++);
     } else if (bc_jump_target(i, pc, &t)) {
       int m = c->cfg->block_of[pc], r = -1;
       if (c->tails && m >= 0 && c->cfg->b[m].end == pc) r = c->tail_pays[m];
@@ -191,12 +255,12 @@ static void emit_main(ctx *c) {
                rw_paid_by_tforloop(c, c->cfg->block_at[t]))
         rw_emit_paying_jump(c, pc, c->cfg->block_at[t], t, line);
       else
-        rw_put(c, i, line, op == BC_OP_TFORPREP ? J_INSTR : J_GROUP, t);
+        rw_put(c, i, line, op == BC_OP_TFORPREP ? RW_J_INSTR : RW_J_GROUP, t);
     } else {
       if (c->lc_on && (op == BC_OP_MMBIN || op == BC_OP_MMBINI ||
                        op == BC_OP_MMBINK))  /* charges itself when run */
         note_cost(c, c->o.n, line, rw_op_cost(op, c->opt));
-      rw_put(c, i, line, J_NONE, 0);
+      rw_put(c, i, line, RW_J_NONE, 0);
     }
   }
 }
@@ -210,7 +274,7 @@ static size_t count_stubs(const bc_proto *f) {
   return n;
 }
 
-static void emit_stubs(ctx *c) {
+static void emit_stubs(rw_emitctx *c) {
   bc_proto *f = c->f;
   int s, k;
   c->cur_pc = -1;
@@ -224,17 +288,17 @@ static void emit_stubs(ctx *c) {
        it back, since the metamethod or the error may read the cell */
     rw_emit_accounting(c, rw_stub_charge(c, pc, nset), 0, 0, lazy, 1, line);
     for (k = 0; k < nset; k++) {  /* never run: names for error messages */
-      rw_put(c, bc_abck(BC_OP_LFALSESKIP, c->r, 0, 0, 0), line, J_NONE, 0);
-      rw_put(c, f->code[setters[k]], line, J_NONE, 0);
+      rw_put(c, bc_abck(BC_OP_LFALSESKIP, c->r, 0, 0, 0), line, RW_J_NONE, 0);
+      rw_put(c, f->code[setters[k]], line, RW_J_NONE, 0);
       c->used_r = 1;
     }
-    rw_put(c, f->code[pc], rw_line_of(c, pc), J_NONE, 0);
-    rw_put(c, f->code[pc + 1], line, J_NONE, 0);
+    rw_put(c, f->code[pc], rw_line_of(c, pc), RW_J_NONE, 0);
+    rw_put(c, f->code[pc + 1], line, RW_J_NONE, 0);
     /* the metamethod may have charged: r holds the counter again */
     if (!c->fused)
       rw_put(c, bc_abck(BC_OP_GETUPVAL, c->r, c->counter, 0, 0), line,
-             J_NONE, 0);
-    rw_put(c, bc_isj(BC_OP_JMP, 0), line, J_GROUP, pc + 2);
+             RW_J_NONE, 0);
+    rw_put(c, bc_isj(BC_OP_JMP, 0), line, RW_J_GROUP, pc + 2);
     c->stub_end[s] = c->o.n;
     c->stats->stubs++;
   }
@@ -243,7 +307,7 @@ static void emit_stubs(ctx *c) {
 lraf_status rw_emit(bc_proto *f, const rw_cfg *cfg, const rw_options *opt,
                     int counter, int consume, const char *path, rw_arena *a,
                     rw_stats *stats, lraf_error *err) {
-  ctx c;
+  rw_emitctx c;
   size_t n = (size_t)f->sizecode + 1, nb = (size_t)cfg->nblocks + 1;
   size_t ns = opt->target == RW_LRAVM ? 1 : count_stubs(f);
   int *ints;
@@ -293,7 +357,7 @@ lraf_status rw_emit(bc_proto *f, const rw_cfg *cfg, const rw_options *opt,
     goto done;
   }
   bc_getlines(f, c.lines);
-  if (rw_tail_payments(opt)) {  /* what pays elsewhere (rw_pay.c) */
+  if (rw_tail_payments(opt)) {  /* what pays elsewhere (rw_pay_elsewhere.c) */
     c.tails = rw_tail_blocks(&c);
     c.entry_in_proto = rw_entry_charge(&c);
     rw_tfor_bodies(&c);
@@ -354,7 +418,7 @@ lraf_status rw_emit(bc_proto *f, const rw_cfg *cfg, const rw_options *opt,
   else if (st != LRAF_OK)
     err_fail(err, st, "out of memory rewriting %s", path);
 done:  /* (what rw_finish made f's own is no longer in c.o) */
-  rw_out_free(&c.o);
+  out_free(&c.o);
   if (c.lc_on) {  /* the profile's tables (lines_pass, note_cost) */
     rw_lines_free(&c.blines);
     free(c.lc);

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rw_ahead.h"
+#include "rw_ahead_table.h"
 #include "rw_finish.h"
 
 /* An array of size bytes for f's own (code or line information): from
    the hook, exactly sized, if there is one and it has room (*hooked is
    then set), else from malloc. */
-static void *final_array(ctx *c, size_t size, int *hooked) {
+static void *final_array(rw_emitctx *c, size_t size, int *hooked) {
   const rw_options *opt = c->opt;
   void *p = opt->alloc != NULL ? opt->alloc(opt->alloc_ud, NULL, 0, size)
                                : NULL;
@@ -26,7 +26,7 @@ static void *final_array(ctx *c, size_t size, int *hooked) {
 
 /* Free an array of size bytes that final_array gave, or that f owns
    (hook says which: BC_HOOK_* in f->borrowed). */
-static void drop_array(ctx *c, void *p, size_t size, int hooked) {
+static void drop_array(rw_emitctx *c, void *p, size_t size, int hooked) {
   if (hooked)
     c->opt->alloc(c->opt->alloc_ud, p, size, 0);
   else
@@ -47,7 +47,7 @@ static int abs_room(bc_absline **abs, int *cap, int k) {
 
 /* Encode the emitted lines as Lua does: deltas, with an absolute entry when a
    delta is too large or after BC_MAXIWTHABS instructions without one. */
-static int encode_lines(ctx *c) {
+static int encode_lines(rw_emitctx *c) {
   bc_proto *f = c->f;
   int n = c->o.n, pc, prev = f->linedefined, since = 0, nabs = 0, cap = 0;
   int hooked;
@@ -92,14 +92,14 @@ static int encode_lines(ctx *c) {
   return 1;
 }
 
-static int map_pc(ctx *c, int pc, int main_end) {
+static int map_pc(rw_emitctx *c, int pc, int main_end) {
   return pc < c->f->sizecode ? c->group[pc] : main_end;
 }
 
 /* Remap local-variable ranges and give each stub the locals that were
    active at its MMBIN, so errors there name them as before (their names
    are the originals', shared). */
-static int remap_locals(ctx *c, int main_end) {
+static int remap_locals(rw_emitctx *c, int main_end) {
   bc_proto *f = c->f;
   int i, s, n = f->sizelocvars, extra = 0;
   bc_locvar *lv;
@@ -140,7 +140,7 @@ static int remap_locals(ctx *c, int main_end) {
 }
 
 /* f's code is being replaced: free it if it is f's own. */
-static void drop_code(ctx *c) {
+static void drop_code(rw_emitctx *c) {
   bc_proto *f = c->f;
   if (!(f->borrowed & BC_BORROWED_CODE))
     drop_array(c, f->code, (size_t)f->sizecode * sizeof *f->code,
@@ -148,7 +148,7 @@ static void drop_code(ctx *c) {
   f->borrowed &= (uint8_t)~(BC_BORROWED_CODE | BC_HOOK_CODE);
 }
 
-lraf_status rw_finish(ctx *c, int main_end) {
+lraf_status rw_finish(rw_emitctx *c, int main_end) {
   bc_proto *f = c->f;
   if (f->sizelineinfo > 0 && !encode_lines(c))
     return LRAF_EMEM;

@@ -12,14 +12,14 @@
 ** that every cycle passes a check, jumps_back_unchecked and
 ** jumps_back_unguarded: the same verdict).  Code
 ** rewritten in memory from Lua's parser's own output has its structure
-** checked only where rewriting changed it (rw_verify_lean, rw_vlean.c).
+** checked only where rewriting changed it (rw_verify_lean, rw_verify_lean.c).
 */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "rw.h"
 #include "rw_arena.h"
-#include "rw_vlean.h"
+#include "rw_verify_lean.h"
 
 static lraf_status verify_accounting(const bc_proto *f, const char *path,
                                      lraf_error *err) {
@@ -270,7 +270,7 @@ typedef struct originals {
    needed; the function must start with a zero check and every cycle of
    its code must pass one, so that no run goes on unchecked.  With og,
    code that only the rewriting for the lraf VM changed gets the lean
-   check (rw_vlean.c) instead of bc_check_code. */
+   check (rw_verify_lean.c) instead of bc_check_code. */
 static lraf_status verify_fused(const bc_proto *f, originals *og, int index,
                                 int depth, rw_arena *a, lraf_error *err) {
   char path[64];
@@ -284,7 +284,7 @@ static lraf_status verify_fused(const bc_proto *f, originals *og, int index,
   /* a name for messages only: checked without it first, and named only
      to say what failed */
   st = !fits ? LRAF_EVERIFY
-     : o != NULL && rw_vlean_scan(f, o, &back) ? bc_check_debug(f, NULL,
+     : o != NULL && rw_verify_lean_scan(f, o, &back) ? bc_check_debug(f, NULL,
                                                                 NULL)
      : bc_check_code(f, NULL, BC_CHECK_REWRITTEN, NULL);
   entry = f->sizecode > 0 && bc_op(f->code[0]) == BC_OP_VARARGPREP;

@@ -57,7 +57,7 @@ struct lraf_state {
   unsigned det_cid;       /* the lraf VM's creation number to restart at */
   int native_after;       /* set by a size function: charge after too */
   int64_t native_call;    /* default per-call charge of C modules */
-  void *natnext;          /* rt_natnext.c's scan cache (in the registry) */
+  void *natnext;          /* nat_next.c's scan cache (in the registry) */
   size_t mem_limit;       /* 0: none */
   size_t mem_used, mem_peak;
   int mem_refused;        /* the allocator refused a block */
@@ -125,7 +125,7 @@ lraf_state *rt_state(lua_State *L);
 void rt_threads_init(lua_State *L, lraf_state *S);
 /* The record of co, from the running thread L, creating it (inheriting
    the current thread's manager) when co has none yet; raises a Lua
-   error when out of memory.  rt_fast.h has the case of an existing
+   error when out of memory.  rt_switch.h has the case of an existing
    record inline for the coroutine wrappers. */
 rt_thread *rt_thread_other(lua_State *L, lua_State *co);
 /* The record of L. */
@@ -178,12 +178,12 @@ lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,
 /* Flush for the current thread (or keep its count, rt_defer) and make
    `to` the current one.  Returns the flush's verdict; sets S->quota on
    LRAF_STOP.  can_pause: the thread left is host scheduled (a pause only
-   sets its wake time).  rt_fast.h has the deferred case inline for the
+   sets its wake time).  rt_switch.h has the deferred case inline for the
    coroutine wrappers. */
 lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to,
                        int can_pause);
 /* Charge n units of native work to L's thread (may raise the quota
-   error; rt_native.c's wrappers call it). */
+   error; nat_wrap.c's wrappers call it). */
 void rt_charge(lua_State *L, int64_t n);
 /* The consume function the rewritten code calls. */
 int rt_consume(lua_State *L);
@@ -258,7 +258,7 @@ rt_loadres rt_load_reader(lua_State *L, lua_Reader reader, void *ud,
 rt_loadres rt_load_rewritten(lua_State *L, bc_chunk **chunk,
                              const char *name);
 
-/* ---- rt_rwmem.c: the rewriter's memory under the memory limit ---- */
+/* ---- rt_alloc.c: the rewriter's memory under the memory limit ---- */
 /* Count the rewriter's estimated memory for a dump of `dumped` bytes in
    L's state (*held); 0 when the memory limit refuses it. */
 int rt_rwmem_reserve(lua_State *L, size_t dumped, size_t *held);
@@ -278,12 +278,12 @@ void rt_env_open(lua_State *L, lraf_state *S);
    call after the environment is open). */
 void rt_debug_open(lua_State *L);
 
-/* ---- rt_mac.c: HMAC-SHA-256 of offline chunks ---- */
+/* ---- rt_hmac.c: HMAC-SHA-256 of offline chunks ---- */
 #define RT_MAC_LEN 32
 void rt_hmac(const void *key, size_t keylen, const void *data, size_t len,
              unsigned char out[RT_MAC_LEN]);
 /* Compare two MACs in constant time. */
-int rt_mac_equal(const unsigned char *a, const unsigned char *b);
+int rt_hmac_equal(const unsigned char *a, const unsigned char *b);
 
 /* ---- rt_sandbox.c: files and C modules in the sandbox ---- */
 lraf_status rt_sandbox_options(lraf_state *S, const lraf_options *o,
@@ -303,21 +303,21 @@ int rt_dump_known(lua_State *L, const char *s, size_t len);
 /* Replace string.dump. */
 void rt_dump_open(lua_State *L);
 
-/* ---- rt_native.c: charged wrappers ---- */
+/* ---- native/nat_wrap.c: charged wrappers (the models: nat_cost.h) ---- */
 /* With S->native: wrap the modelled built-ins and the C searchers. */
-void rt_native_open(lua_State *L, lraf_state *S);
+void nat_open(lua_State *L, lraf_state *S);
 /* With native charging: wrap the modelled functions of the library
    table at t (lraf's own versions of lib's functions). */
-void rt_native_wrap_lib(lua_State *L, int t, const char *lib);
-/* rt_lpeg.c: for require's C searcher with native charging on: when the
+void nat_wrap_lib(lua_State *L, int t, const char *lib);
+/* nat_lpeg.c: for require's C searcher with native charging on: when the
    name at 1 is "lpeg" and the library has its metered LPeg, push its
    loader and "lraf:metered" and return 1; else 0. */
-int rt_lpeg_search(lua_State *L);
+int nat_lpeg_search(lua_State *L);
 int rt_is_wrapper(lua_State *L, int idx);
 /* When the function at idx is one of the closures above (a charging
    wrapper, a wrapped searcher or loader), push the function it stands
    for, whose upvalues a script sees, and return 1; else 0. */
-int rt_native_wrapped(lua_State *L, int idx);
+int nat_wrapped(lua_State *L, int idx);
 
 /* ---- rt_stop.c: where a call stopped (lraf_last_where) ---- */
 /* At the start of an outermost call: forget the last place. */
@@ -379,8 +379,8 @@ lraf_status rt_offline_header(const void *data, size_t size,
 
 /* The host API (include/lraf.h) is defined in rt_state.c (states),
    rt_options.c, rt_host_load.c (loading), rt_call.c (calls, resumes),
-   rt_accounts.c (accounts), rt_native.c (native work), rt_alloc.c
-   (memory), rt_offline.c and rt_listing.c (offline chunks), over the
-   files above. */
+   rt_accounts.c (accounts), nat_wrap.c (native work), rt_alloc.c
+   (memory), rt_offline.c (offline chunks and listings), over the files
+   above. */
 
 #endif

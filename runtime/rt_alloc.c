@@ -20,6 +20,10 @@
 ** a refusal that comes before the state has allocated a sixteenth of
 ** the limit since the last is final: every growth is refused from then
 ** on, and the run stops with the memory limit.
+**
+** Also here: lraf_memory and its restartable peak, and the memory the
+** rewriter takes for code a script loads (rt_rwmem_reserve), counted
+** against the same limit.
 */
 #include <stdlib.h>
 
@@ -124,6 +128,12 @@ void lraf_memory(const lraf_state *S, size_t *in_use, size_t *peak) {
   if (peak != NULL) *peak = S ? S->mem_peak : 0;
 }
 
+/* A peak that can be restarted: a request pool measures each request's
+   own peak.  (The native units are lraf_native_units, rt_stop.c.) */
+void lraf_memory_reset_peak(lraf_state *S) {
+  if (S != NULL) S->mem_peak = S->mem_used;
+}
+
 void lraf_host_strings(lraf_state *S, int on) {
   if (S != NULL) S->host_strings = on != 0;
 }
@@ -144,4 +154,44 @@ void rt_alloc_want(lraf_state *S, size_t len, int n, size_t credit) {
   S->host_want = n > 0 ? S->str_header + len + 1 : 0;
   S->host_want_n = n;
   S->host_credit = credit;
+}
+
+/* ---- the rewriter's memory, counted against the memory limit ----
+
+   The rewriter (bytecode/, rewriter/) allocates with malloc, outside the
+   state's allocator.  While it works on a chunk that a script loads, an
+   estimate of what it holds, RWMEM_PER_BYTE bytes per byte of the
+   chunk's dump (measured: docs/cost-model.md), is added to the state's
+   count, so that the limit refuses a rewrite the way it refuses an
+   allocation: after a full collection, and with mem_refused set so that
+   the stop is the limit's. */
+
+/* Peak bytes the rewriter holds per byte of the dump it starts from:
+   the dump, the read chunk, the control-flow graph and the rewritten
+   chunk written out (about 8 at 2M instructions; 10 leaves a margin). */
+#define RWMEM_PER_BYTE 10
+
+static int fits(lraf_state *S, size_t n) {
+  return S->mem_limit == 0 ||
+         (S->mem_used <= S->mem_limit && n <= S->mem_limit - S->mem_used);
+}
+
+int rt_rwmem_reserve(lua_State *L, size_t dumped, size_t *held) {
+  lraf_state *S = rt_state(L);
+  size_t n = dumped <= (size_t)-1 / RWMEM_PER_BYTE
+                 ? dumped * RWMEM_PER_BYTE : (size_t)-1;
+  *held = 0;
+  if (!fits(S, n)) lua_gc(L, LUA_GCCOLLECT, 0);
+  if (!fits(S, n)) {
+    S->mem_refused = 1;
+    return 0;
+  }
+  S->mem_used += n;
+  if (S->mem_used > S->mem_peak) S->mem_peak = S->mem_used;
+  *held = n;
+  return 1;
+}
+
+void rt_rwmem_release(lua_State *L, size_t held) {
+  rt_state(L)->mem_used -= held;
 }

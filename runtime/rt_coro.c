@@ -13,7 +13,7 @@
 #include <lualib.h>
 
 #include "rt.h"
-#include "rt_fast.h"
+#include "rt_switch.h"
 
 static lua_State *getco(lua_State *L) {
   lua_State *co = lua_tothread(L, 1);

@@ -116,7 +116,7 @@ lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,
    both threads answer to the same manager the count may wait for the
    next settle (rt_defer), and the counter keeps running (that manager
    granted what is left of it); otherwise it restarts at the entering
-   thread's granularity.  rt_fast_switch (rt_fast.h) is the lraf VM's
+   thread's granularity.  rt_fast_switch (rt_switch.h) is the lraf VM's
    deferred case inline. */
 lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to,
                        int can_pause) {

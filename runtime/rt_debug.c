@@ -60,7 +60,7 @@ static int is_consume(lua_State *L, int idx) {
 }
 
 /* The number of upvalues a script sees for the function at idx.  A
-   native-charging wrapper (rt_native.c: of a built-in, a searcher, a
+   native-charging wrapper (nat_wrap.c: of a built-in, a searcher, a
    loader) stands for the function it wraps: its own upvalues (the cost
    box, the original) are lraf's. */
 static int visible_upvalues(lua_State *L, int idx) {
@@ -68,7 +68,7 @@ static int visible_upvalues(lua_State *L, int idx) {
   int own = rt_own_upvalues(L, idx);
   if (own >= 0) return own;
   if (lua_type(L, idx) != LUA_TFUNCTION) return 0;
-  if (rt_native_wrapped(L, idx)) {
+  if (nat_wrapped(L, idx)) {
     own = visible_upvalues(L, -1);
     lua_pop(L, 1);
     return own;
@@ -81,7 +81,7 @@ static int visible_upvalues(lua_State *L, int idx) {
 /* Replace a wrapper at idx by the function it stands for. */
 static void unwrap(lua_State *L, int idx) {
   idx = lua_absindex(L, idx);
-  while (rt_native_wrapped(L, idx)) lua_replace(L, idx);
+  while (nat_wrapped(L, idx)) lua_replace(L, idx);
 }
 
 /* The frame size (maxstacksize) of the rewritten function at idx, read
@@ -752,6 +752,6 @@ void rt_debug_open(lua_State *L) {
     lua_pushcfunction(L, f->func);
     lua_setfield(L, -2, f->name);
   }
-  rt_native_wrap_lib(L, -1, "debug");  /* levels walked (rt_natamp.c) */
+  nat_wrap_lib(L, -1, "debug");  /* levels walked (nat_hidden.c) */
   lua_pop(L, 1);
 }

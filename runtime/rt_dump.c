@@ -24,7 +24,7 @@
 #include <lualib.h>
 
 #include "rt.h"
-#include "rt_natcost.h"
+#include "nat_cost.h"
 
 static const char origins_key = 0;  /* source -> {original dump = true} */
 static const char cache_key = 0;    /* rewritten dump -> original dump */
@@ -212,7 +212,7 @@ static void charge_search(lua_State *L) {
     lua_pop(L, 1);
     bytes += (int64_t)lua_rawlen(L, -1);
   }
-  rt_native_steps(L, rt_native_find("_G", "load"), bytes);
+  nat_steps(L, nat_find("_G", "load"), bytes);
 }
 
 /* Push the original (unstripped) dump of the rewritten function at

@@ -15,7 +15,7 @@
 #include <lualib.h>
 
 #include "rt.h"
-#include "rt_natcost.h"
+#include "nat_cost.h"
 
 static const luaL_Reg sandbox_libs[] = {
   {LUA_GNAME, luaopen_base},
@@ -107,7 +107,7 @@ void lraf_deterministic_restart(lraf_state *S) {
   S->det_marked = 1;
   (void)lua_detcid(L, 1, S->det_cid);
 #endif
-  rt_natnext_forget(S);
+  nat_next_forget(S);
 }
 
 void rt_env_open(lua_State *L, lraf_state *S) {
@@ -133,6 +133,6 @@ void rt_env_open(lua_State *L, lraf_state *S) {
   lua_setfield(L, -2, "lraf");
   lua_pop(L, 1);
   rt_dump_open(L);  /* first: native charging wraps its string.dump */
-  rt_native_open(L, S);
+  nat_open(L, S);
   if (S->env == LRAF_ENV_FULL) rt_debug_open(L);
 }

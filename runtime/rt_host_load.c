@@ -124,7 +124,7 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
                       "no signature");
     size -= RT_MAC_LEN;
     rt_hmac(S->key, S->keylen, data, size, mac);
-    if (!rt_mac_equal(mac, (const unsigned char *)data + size))
+    if (!rt_hmac_equal(mac, (const unsigned char *)data + size))
       return err_fail(err, LRAF_EVERIFY, "chunk rewritten offline is not "
                       "signed with this host's key (changed, or signed "
                       "with another)");

@@ -152,7 +152,7 @@ static rt_loadres finish(lua_State *L, int status, const char *mode,
   }
   /* the original bytes are kept for string.dump; the dump's size tells
      how much the rewriter will take: that is counted in the state
-     (rt_rwmem.c) while it works */
+     (rt_alloc.c) while it works */
   r.code = rt_dump(L, 0, &bytes, &size, &err);
   if (r.code == LRAF_OK) r.code = rt_dump_remember(L, bytes, size, &err);
   if (r.code == LRAF_OK &&

@@ -13,7 +13,7 @@
 #include <lualib.h>
 
 #include "rt.h"
-#include "rt_natcost.h"
+#include "nat_cost.h"
 
 /* Results of load/loadfile: the function (with env as its first
    upvalue when given and it has one of its own) or fail plus the
@@ -56,7 +56,7 @@ static const char *call_reader(lua_State *L, void *ud, size_t *size) {
   s = lua_tolstring(L, PIECE_SLOT, size);
   /* compiling and rewriting the piece, charged before either */
   if (rt_state(L)->native)
-    rt_native_steps(L, rt_native_find("_G", "load"), (int64_t)*size);
+    nat_steps(L, nat_find("_G", "load"), (int64_t)*size);
   return s;
 }
 
@@ -84,7 +84,7 @@ static void charge_file(lua_State *L, const char *path) {
   struct stat st;
   if (rt_state(L)->native && path != NULL && stat(path, &st) == 0 &&
       S_ISREG(st.st_mode))
-    rt_native_steps(L, rt_native_find("_G", "load"), (int64_t)st.st_size);
+    nat_steps(L, nat_find("_G", "load"), (int64_t)st.st_size);
 }
 
 static int rt_lua_loadfile(lua_State *L) {
@@ -125,9 +125,9 @@ static void push_tool(lua_State *L, int i) {
    file" message and returns 0. */
 static int search(lua_State *L, const char *name, const char *path) {
   if (rt_state(L)->native) {  /* charged as package.searchpath is */
-    const rt_native_model *m = rt_native_find("package", "searchpath");
+    const nat_model *m = nat_find("package", "searchpath");
     if (m != NULL)
-      rt_charge(L, rt_native_units(m, rt_natmore_searchsize(
+      rt_charge(L, nat_units(m, nat_audit_searchsize(
                        (int64_t)strlen(name), path, strlen(path))));
   }
   push_tool(L, 1);

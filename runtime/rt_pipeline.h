@@ -10,9 +10,9 @@
 ** the same Proto tree.
 **
 ** Every caller goes through rt_pipeline: the state's loaders
-** (rt_load.c), offline rewriting (rt_offline.c), listings
-** (rt_listing.c) and the test helpers (tests/support).  rt_dump holds
-** the project's only lua_dump writer.
+** (rt_load.c), offline rewriting and listings (rt_offline.c) and the
+** test helpers (tests/support).  rt_dump holds the project's only
+** lua_dump writer.
 **
 ** Internal to lraf (prefix rt_).  Uses bytecode/ and rewriter/ through their
 ** headers, and Lua's C API.

@@ -10,7 +10,7 @@
 #include <lauxlib.h>
 
 #include "rt.h"
-#include "rt_natcost.h"
+#include "nat_cost.h"
 
 static void warn_off(void *ud, const char *msg, int tocont);
 
@@ -84,7 +84,7 @@ static lraf_status options(lraf_state *S, const lraf_options *o,
   S->mem_limit = o->memory_limit;
   if (S->native)
     snprintf(S->model, sizeof S->model, "%s/native-%08x", S->rwmodel,
-             (unsigned)rt_native_hash());
+             (unsigned)nat_hash());
   else
     snprintf(S->model, sizeof S->model, "%s", S->rwmodel);
   if (o->env != LRAF_ENV_FULL && o->env != LRAF_ENV_SANDBOX)

@@ -1,7 +1,7 @@
 /*
 ** sv_dl.h - libsqlite3 and libpq, opened at run time on first use
-** (sv_dl_sqlite.c, sv_dl_pg.c, with sv_dl.c), so that a process that
-** only meters never maps them, nor the libraries they pull in.
+** (sv_dl.c), so that a process that only meters never maps them, nor
+** the libraries they pull in.
 **
 ** Each table holds the functions service/ calls, with the prototypes of
 ** <sqlite3.h> and <libpq-fe.h>, and is filled once.  Call a table only
@@ -15,7 +15,7 @@
 #include <libpq-fe.h>
 #include <sqlite3.h>
 
-/* ---- sv_dl.c: what the loaders share ---- */
+/* ---- what the two loaders share ---- */
 
 /* dlopen the library named by environment variable env when set (the
    test hook, and a way to point at another copy), else soname; NULL
@@ -27,7 +27,7 @@ void *sv_dl_open(const char *env, const char *soname, const char *what,
 int sv_dl_sym(void *h, const char *name, void *slot, size_t size, char *why,
               size_t whysize);
 
-/* ---- sv_dl_sqlite.c: libsqlite3 ---- */
+/* ---- libsqlite3 ---- */
 typedef struct sv_dl_sqlite {
   int (*open_v2)(const char *filename, sqlite3 **ppDb, int flags,
                  const char *zVfs);
@@ -59,7 +59,7 @@ extern sv_dl_sqlite sv_sq;
    library and dlerror's text (the same one on every later call). */
 int sv_dl_sqlite_load(const char **why);
 
-/* ---- sv_dl_pg.c: libpq ---- */
+/* ---- libpq ---- */
 typedef struct sv_dl_pg {
   PGconn *(*connectdb)(const char *conninfo);
   ConnStatusType (*status)(const PGconn *conn);

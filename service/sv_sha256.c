@@ -2,7 +2,7 @@
 ** sv_sha256.c - SHA-256 as FIPS 180-4 defines it (sections 4.1.2,
 ** 4.2.2, 5.1.1, 5.3.3 and 6.2): 64-byte blocks, the message padded
 ** with a 1 bit, zeros and its length in bits.  Checked against the
-** standard's examples in tests/unit/test_sv_keys.c.
+** standard's examples in tests/unit/test_sv_sha256.c.
 */
 #include <string.h>
 

@@ -1,5 +1,5 @@
 -- an LPeg grammar of 34 rules, each calling the next twice: compiling it walks 2^34 calls
--- gap: lpeg Debian's LPeg counts nothing; lraf's metered LPeg (runtime/rt_lpeg.c) does
+-- gap: lpeg Debian's LPeg counts nothing; lraf's metered LPeg (runtime/native/nat_lpeg.c) does
 local lpeg = require "lpeg"
 local V, P = lpeg.V, lpeg.P
 local g = {"r1"}

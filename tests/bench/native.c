@@ -44,7 +44,7 @@
 #include <lua.h>
 
 #include "lraf.h"
-#include "rt_natcost.h"
+#include "nat_cost.h"
 #include "tutil_run.h"
 
 static double now(void) {
@@ -292,7 +292,7 @@ static const vcase bc_cases[] = {
   {{NULL, NULL, NULL, 0, 0}, 0}
 };
 
-/* The steps of lraf's metered LPeg (runtime/rt_lpeg.c's rate), in a
+/* The steps of lraf's metered LPeg (runtime/native/nat_lpeg.c's rate), in a
    build that has it (the run without charging uses Debian's lpeg.so) */
 static const vcase lpeg_steps = {
   {"lpeg (steps)", "local lpeg = require 'lpeg' local V = lpeg.V "
@@ -346,12 +346,12 @@ static double setup_time(const ncase *c, int native) {
   return t;
 }
 
-static const rt_native_model *model_of(const char *id) {
+static const nat_model *model_of(const char *id) {
   char lib[32];
   const char *dot = strchr(id, '.');
   if (dot == NULL) return NULL;
   snprintf(lib, sizeof lib, "%.*s", (int)(dot - id), id);
-  return rt_native_find(lib, dot + 1);
+  return nat_find(lib, dot + 1);
 }
 
 /* Time case c (per_k: its model's or the VM's rate); adds its
@@ -391,7 +391,7 @@ static void calibrate(double ns, int reps, int bc_only) {
   printf("\n%-19s %9s %12s %12s %10s %8s %8s\n", "built-in", "size",
          "units/call", "us/call", "time/unit", "per_k", "fit");
   for (c = cases; c->model != NULL && !bc_only; c++) {
-    const rt_native_model *m = model_of(c->model);
+    const nat_model *m = model_of(c->model);
     calibrate_one(c, m ? (long long)m->per_k : 0LL, ns, reps, &logsum, &n);
   }
   if (lraf_vm_builtin())

@@ -16,7 +16,7 @@ else
   LUA_LIBS=$(pkg-config --libs lua5.4)
 fi
 cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror \
-  -Iinclude -Icommon -Ibytecode -Irewriter -Iaccounts -Iruntime -Itests/support \
+  -Iinclude -Icommon -Ibytecode -Irewriter -Iaccounts -Iruntime -Iruntime/native -Itests/support \
   $LUA_CFLAGS \
   tests/bench/native.c tests/support/tutil_run.c tests/support/tutil_capture.c "$BUILD/liblraf.a" \
   $LUA_LIBS -lm -lpthread -o "$BUILD/bench/native"

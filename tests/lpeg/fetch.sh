@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/lpeg/fetch.sh - get LPeg's own test suite (test.lua) and
 # re.lua from Debian's lua-lpeg source package (the installed release,
-# runtime/lpeg/releases.sh) into DEST (default
+# runtime/native/lpeg/releases.sh) into DEST (default
 # build/lpeg-src), for tests/system/test_lpeg_suite.c.  Nothing fetched
 # here is committed; DEST is a cache, and a second run does nothing.
 #
@@ -11,7 +11,7 @@
 # machine's own apt sources (also used by lravm/fetch.sh); no host is
 # named here.  That script checks every file against the SHA-256 that
 # Debian's lua-lpeg .dsc lists, and this one checks the tarball once more
-# against the SHA-256 of the .dsc (runtime/lpeg/releases.sh).  Debian applies no
+# against the SHA-256 of the .dsc (runtime/native/lpeg/releases.sh).  Debian applies no
 # patches to it (debian/patches/series is empty), so these are the files
 # the lua-lpeg package is built from.
 #
@@ -22,11 +22,12 @@ set -u
 
 DEST=${1:-build/lpeg-src}
 HERE=$(cd "$(dirname "$0")" && pwd)
-. "$HERE/../../runtime/lpeg/releases.sh"
+LPEG_DIR=$(cd "$HERE/../../runtime/native/lpeg" && pwd)
+. "$LPEG_DIR/releases.sh"
 # the installed lua-lpeg's release (the one Debian's lpeg.so is), else 1.0.2
 rel=$(lpeg_release)
 release "${rel:-1.0.2}" ||
-  { echo "tests/lpeg/fetch.sh: no LPeg $rel in runtime/lpeg/releases.sh" >&2; exit 1; }
+  { echo "tests/lpeg/fetch.sh: no LPeg $rel in runtime/native/lpeg/releases.sh" >&2; exit 1; }
 
 if [ -f "$DEST/test.lua" ] && [ -f "$DEST/re.lua" ] &&
    grep -qF "$ORIG" "$DEST/SOURCE" 2>/dev/null; then

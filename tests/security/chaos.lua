@@ -3,7 +3,7 @@
 -- to-be-closed values whose __close is a C function, from the program
 -- and from hooks of random kinds, then a loop that only the quota can
 -- stop, inside a to-be-closed value whose __close may be os.exit.
--- Used by test_sec_escape with many seeds: every run must end with the
+-- Used by test_rt_debug_escape with many seeds: every run must end with the
 -- quota (exit 3), whatever the operations did.
 -- Everything the driver uses is a local: the operations may set _ENV.
 local pcall, pairs, ipairs, type, load = pcall, pairs, ipairs, type, load

@@ -1,7 +1,7 @@
 /*
 ** tutil_gen.h - the differential generator (tests/gen/gen.lua) from C:
 ** the program it writes for a seed, for the tests that run generated
-** programs (test_diff_gen, test_profile_paths).
+** programs (test_diff_gen, test_pf_profile_paths).
 */
 #ifndef TUTIL_GEN_H
 #define TUTIL_GEN_H

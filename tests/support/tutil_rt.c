@@ -107,6 +107,51 @@ lraf_status tutil_rt_run(lraf_state *S, const char *src, lraf_error *err) {
   return lraf_call(S, 0, 0, err);
 }
 
+lraf_status tutil_rt_once(const lraf_options *opt, const char *src,
+                          lraf_error *err, char **out) {
+  lraf_state *S = tutil_rt_new(opt);
+  lraf_status st = tutil_rt_run(S, src, err);
+  size_t len;
+  const char *o = tutil_rt_output(S, &len);
+  *out = malloc(len + 1);
+  assert_non_null(*out);
+  memcpy(*out, o, len);
+  (*out)[len] = '\0';
+  tutil_rt_close(S);
+  return st;
+}
+
+void tutil_rt_agree(const lraf_options *opt, const char *src, size_t len,
+                    const char *name) {
+  tutil_threads oracle, api;
+  lraf_options o;
+  lraf_state *S;
+  lraf_error err;
+  lraf_status st;
+  int i;
+  if (opt != NULL) o = *opt;
+  else lraf_default_options(&o);
+  o.exact = 1;
+  o.keep_accounts = 100000;
+  tutil_rt_oracle(src, len, name, &oracle);
+  if (!oracle.ok) fail_msg("%s: oracle failed: %s", name, oracle.error);
+  S = tutil_rt_new(&o);
+  st = lraf_load_string(S, src, len, name, &err);
+  if (st == LRAF_OK) st = lraf_call(S, 0, 0, &err);
+  if (st != LRAF_OK) fail_msg("%s: %s", name, err.message);
+  tutil_rt_counts(S, &api);
+  if (api.n != oracle.n)
+    fail_msg("%s: %d accounts, the oracle saw %d threads", name, api.n,
+             oracle.n);
+  for (i = 0; i < api.n; i++)
+    if (api.count[i] != oracle.count[i])
+      fail_msg("%s: thread %d: account %lld, hook %lld", name, i,
+               api.count[i], oracle.count[i]);
+  tutil_threads_free(&oracle);
+  tutil_threads_free(&api);
+  tutil_rt_close(S);
+}
+
 /* ---------------------------------------------------------------- */
 /* The per-thread oracle                                             */
 /* ---------------------------------------------------------------- */
@@ -238,4 +283,32 @@ lraf_manager *tutil_pausing_manager(int *pauses) {
   lraf_manager *m = lraf_manager_new(&ops, pauses);
   assert_non_null(m);
   return m;
+}
+
+int64_t tutil_rt_native_charge(const char *setup, const char *stmt,
+                               long long n) {
+  char src[4096];
+  lraf_options opt;
+  lraf_state *S;
+  lraf_error err;
+  lua_State *L;
+  int64_t r[2];
+  int native;
+  for (native = 0; native < 2; native++) {
+    lraf_default_options(&opt);
+    opt.native = native;
+    S = tutil_rt_new(&opt);
+    L = lraf_lua(S);
+    snprintf(src, sizeof src,
+             "local N = %lld\n%s\nlocal lraf = require 'lraf'\n"
+             "local c0 = lraf.count()\n%s\nRESULT = lraf.count() - c0\n",
+             n, setup, stmt);
+    if (tutil_rt_run(S, src, &err) != LRAF_OK)
+      fail_msg("%s: %s", stmt, err.message);
+    lua_getglobal(L, "RESULT");
+    r[native] = (int64_t)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    tutil_rt_close(S);
+  }
+  return r[1] - r[0];
 }

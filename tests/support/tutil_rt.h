@@ -50,4 +50,23 @@ lraf_manager *tutil_pausing_manager(int *pauses);
    returns the status, with the message in err. */
 lraf_status tutil_rt_run(lraf_state *S, const char *src, lraf_error *err);
 
+/* Run src in exact mode in a new state made with opt (NULL: the
+   defaults), keeping every account, and fail the test unless each
+   thread's account equals what tutil_rt_oracle counts on that
+   thread. */
+void tutil_rt_agree(const lraf_options *opt, const char *src, size_t len,
+                    const char *name);
+
+/* Run src once in a new state made with opt (NULL: the defaults):
+   returns the status, with the message in err and what the chunk
+   printed in *out (malloc'ed, NUL-terminated; free it). */
+lraf_status tutil_rt_once(const lraf_options *opt, const char *src,
+                          lraf_error *err, char **out);
+
+/* The native units one statement is charged: its count in a state with
+   native charging minus its count in one without, after setup ran (both
+   see a local N = n). */
+int64_t tutil_rt_native_charge(const char *setup, const char *stmt,
+                               long long n);
+
 #endif

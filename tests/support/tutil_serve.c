@@ -240,3 +240,70 @@ int tutil_http_once(int port, const char *method, const char *target,
   close(fd);
   return st;
 }
+
+pid_t tutil_serve_start_in(const char *dir, const char *spec,
+                           const char *const *args, int *port) {
+  const char *a[32];
+  char log[512];
+  int n = 0, i;
+  if (spec != NULL) {
+    a[n++] = "--ledger";
+    a[n++] = spec;
+  }
+  for (i = 0; args != NULL && args[i] != NULL; i++) {
+    if (i == 24) return 0;
+    a[n++] = args[i];
+  }
+  a[n++] = "--port";
+  a[n++] = "0";
+  a[n++] = dir;
+  a[n] = NULL;
+  snprintf(log, sizeof log, "%s/serve.log", dir);
+  return tutil_serve_start(a, log, port);
+}
+
+void tutil_ledger_fresh(const char *dir, const char *name, char *path,
+                        size_t psize, char *spec, size_t ssize) {
+  static const char *const more[] = {"", "-wal", "-shm"};
+  char p[600];
+  size_t i;
+  snprintf(path, psize, "%s/%s", dir, name);
+  snprintf(spec, ssize, "sqlite:%s", path);
+  for (i = 0; i < sizeof more / sizeof more[0]; i++) {
+    snprintf(p, sizeof p, "%s%s", path, more[i]);
+    unlink(p);
+  }
+}
+
+int64_t tutil_http_header_int(const tutil_http *r, const char *name) {
+  char v[64];
+  return tutil_http_header(r, name, v, sizeof v) ? strtoll(v, NULL, 10)
+                                                 : -1;
+}
+
+int tutil_http_get_as(int port, const char *target, const char *tenant,
+                      const char *name, const char *value, tutil_http *r) {
+  char extra[1024];
+  int n = snprintf(extra, sizeof extra, "X-Tenant: %s\r\n", tenant);
+  if (name != NULL && value != NULL)
+    snprintf(extra + n, sizeof extra - (size_t)n, "%s: %s\r\n", name, value);
+  return tutil_http_once(port, "GET", target, extra, NULL, r);
+}
+
+int64_t tutil_serve_usage(int port, const char *extra, const char *tenant,
+                          const char *field) {
+  char target[160], pat[64];
+  tutil_http r;
+  const char *p;
+  int64_t v = -1;
+  snprintf(target, sizeof target, "/usage?tenant=%s", tenant);
+  if (tutil_http_once(port, "GET", target, extra, NULL, &r) != 0) {
+    tutil_http_free(&r);
+    return -1;
+  }
+  snprintf(pat, sizeof pat, "\"%s\": ", field);
+  if (r.status == 200 && r.body != NULL && (p = strstr(r.body, pat)) != NULL)
+    v = strtoll(p + strlen(pat), NULL, 10);
+  tutil_http_free(&r);
+  return v;
+}

@@ -70,6 +70,19 @@ int tutil_vm_load(const void *data, size_t size, char *msg, size_t msgsize) {
   return ok;
 }
 
+bc_chunk *tutil_vm_read(const char *src, const char *name) {
+  tutil_vm_buf buf;
+  char msg[256];
+  bc_chunk *c = NULL;
+  lraf_error err;
+  if (!tutil_vm_dump(src, strlen(src), name, 0, &buf, msg, sizeof msg))
+    fail_msg("%s does not compile: %s", name, msg);
+  if (bc_read(buf.data, buf.size, NULL, &c, &err) != LRAF_OK)
+    fail_msg("%s: bc_read: %s", name, err.message);
+  free(buf.data);
+  return c;
+}
+
 bc_chunk *tutil_vm_rewritten(const char *src, const char *name,
                              const rw_options *opt, rw_stats *stats) {
   rt_input in;

@@ -25,6 +25,11 @@ typedef struct tutil_vm_buf {
 int tutil_vm_dump(const char *src, size_t len, const char *name, int strip,
                   tutil_vm_buf *out, char *msg, size_t msgsize);
 
+/* src compiled (chunk name name, not stripped) and read into the chunk
+   model by bc_read; fails the test when either step fails.  Free the
+   result with bc_chunk_free. */
+bc_chunk *tutil_vm_read(const char *src, const char *name);
+
 /* src compiled (chunk name name), read into the chunk model, rewritten
    with opt (stats reset first) and verified for opt's target, by the
    loader's pipeline (rt_pipeline); fails the test when any step fails.  Free the result with bc_chunk_free. */

@@ -23,7 +23,7 @@
 ** are skipped with the reason, never passed.
 **
 ** With native charging on, require "lpeg" loads lraf's metered LPeg
-** (runtime/rt_lpeg.c, the same LPeg with a step count) where the
+** (runtime/native/nat_lpeg.c, the same LPeg with a step count) where the
 ** library was built with it: the suite must print the same there, and
 ** in exact mode the instructions (total less the native units) are
 ** still exactly the hook's count.  Skipped in a build without it.
@@ -122,7 +122,7 @@ static int64_t run_suite(int exact, int native, int64_t *native_units) {
     where = lua_tostring(L, -1);
     if (where == NULL || strcmp(where, "lraf:metered") != 0) {
       printf("  SKIP: require 'lpeg' loads %s: built without the metered "
-             "LPeg (runtime/lpeg/fetch.sh)\n", where ? where : "?");
+             "LPeg (runtime/native/lpeg/fetch.sh)\n", where ? where : "?");
       lua_pop(L, 1);
       tutil_rt_close(S);
       skip();

@@ -49,33 +49,6 @@ static void set_clock(const char *iso) {
   fclose(f);
 }
 
-static pid_t start(const char *const *args, int *port) {
-  const char *a[32];
-  char log[160];
-  int n = 0, i;
-  pid_t pid;
-  a[n++] = "--ledger";
-  a[n++] = spec;
-  for (i = 0; args[i] != NULL && n < 24; i++) a[n++] = args[i];
-  a[n++] = "--port";
-  a[n++] = "0";
-  a[n++] = sh.dir;
-  a[n] = NULL;
-  snprintf(log, sizeof log, "%s/serve.log", sh.dir);
-  pid = tutil_serve_start(a, log, port);
-  assert_true(pid > 0);
-  return pid;
-}
-
-static void new_ledger(const char *name) {
-  char cmd[600];
-  snprintf(ledger, sizeof ledger, "%s/%s", sh.dir, name);
-  snprintf(spec, sizeof spec, "sqlite:%s", ledger);
-  snprintf(cmd, sizeof cmd, "rm -f '%s' '%s-wal' '%s-shm'", ledger, ledger,
-           ledger);
-  assert_int_equal(system(cmd), 0);
-}
-
 /* GET /NAME as tenant; the status, and the count in *billed. */
 static int ask(int port, const char *name, const char *tenant,
                int64_t *billed) {
@@ -123,16 +96,19 @@ static void test_month_boundary(void **state) {
   int port, st;
   pid_t pid;
   (void)state;
-  new_ledger("month.db");
+  tutil_ledger_fresh(sh.dir, "month.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
   set_clock("2026-01-31T23:59:50Z");
-  pid = start(args, &port);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   assert_int_equal(ask(port, "spin", "t", &spent), 429);
   assert_true(spent >= 1000);
   assert_int_equal(ask(port, "hello", "t", &billed), 429);
   assert_int_equal(billed, 0);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
   /* a restart in the same month: still spent */
-  pid = start(args, &port);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   assert_int_equal(ask(port, "hello", "t", &billed), 429);
   assert_int_equal(billed, 0);
   /* the month turns while the server runs: the quota is whole again */
@@ -176,8 +152,10 @@ static void test_usage_bad_query(void **state) {
   int port, st;
   pid_t pid;
   (void)state;
-  new_ledger("bad.db");
-  pid = start(args, &port);
+  tutil_ledger_fresh(sh.dir, "bad.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     snprintf(target, sizeof target, "/usage?%s", bad[i].query);
     u = get(port, target, &st);
@@ -285,9 +263,11 @@ static void test_export_roundtrip(void **state) {
   size_t len;
   pid_t pid;
   (void)state;
-  new_ledger("export.db");
+  tutil_ledger_fresh(sh.dir, "export.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
   set_clock("2026-01-20T10:00:00Z");
-  pid = start(args, &port);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   assert_int_equal(ask(port, "sum", "acme", &billed), 200);
   assert_int_equal(ask(port, "hello", "globex", &billed), 200);
   snprintf(extra, sizeof extra, "X-Tenant: acme\r\nIdempotency-Key: "
@@ -369,8 +349,10 @@ static void test_determinism(void **state) {
   int port;
   pid_t pid;
   (void)state;
-  new_ledger("det.db");
-  pid = start(args, &port);
+  tutil_ledger_fresh(sh.dir, "det.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   assert_int_equal(ask(port, "sum", "d", &served), 200);
   assert_int_equal(ask(port, "sum", "d", &again), 200);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);

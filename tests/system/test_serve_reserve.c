@@ -35,90 +35,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "tutil_run.h"
 #include "tutil_serve.h"
+#include "tutil_sqlite.h"
 #include "tutil_sh.h"
+
+#define MAX "X-Lraf-Max-Instructions"
 
 static tutil_sh sh;
 static char ledger[160], spec[180];
-
-static pid_t start(const char *const *args, int *port) {
-  const char *a[32];
-  char log[160];
-  int n = 0, i;
-  pid_t pid;
-  a[n++] = "--ledger";
-  a[n++] = spec;
-  for (i = 0; args[i] != NULL && n < 24; i++) a[n++] = args[i];
-  a[n++] = "--port";
-  a[n++] = "0";
-  a[n++] = sh.dir;
-  a[n] = NULL;
-  snprintf(log, sizeof log, "%s/serve.log", sh.dir);
-  pid = tutil_serve_start(a, log, port);
-  assert_true(pid > 0);
-  return pid;
-}
-
-static void new_ledger(const char *name) {
-  char p[200];
-  snprintf(ledger, sizeof ledger, "%s/%s", sh.dir, name);
-  snprintf(spec, sizeof spec, "sqlite:%s", ledger);
-  unlink(ledger);
-  snprintf(p, sizeof p, "%s-wal", ledger);
-  unlink(p);
-  snprintf(p, sizeof p, "%s-shm", ledger);
-  unlink(p);
-}
-
-static int64_t header_int(const tutil_http *r, const char *name) {
-  char v[64];
-  return tutil_http_header(r, name, v, sizeof v) ? strtoll(v, NULL, 10)
-                                                 : -1;
-}
-
-/* GET target for tenant, with X-Lraf-Max-Instructions: max unless
-   NULL. */
-static int ask(int port, const char *target, const char *tenant,
-               const char *max, tutil_http *r) {
-  char extra[512];
-  int n = snprintf(extra, sizeof extra, "X-Tenant: %s\r\n", tenant);
-  if (max != NULL)
-    snprintf(extra + n, sizeof extra - (size_t)n,
-             "X-Lraf-Max-Instructions: %s\r\n", max);
-  return tutil_http_once(port, "GET", target, extra, NULL, r);
-}
-
-static int64_t usage_of(int port, const char *tenant) {
-  char target[128];
-  tutil_http r;
-  const char *p;
-  int64_t v;
-  snprintf(target, sizeof target, "/usage?tenant=%s", tenant);
-  assert_int_equal(tutil_http_once(port, "GET", target, NULL, NULL, &r), 0);
-  p = strstr(r.body, "\"instructions\": ");
-  v = p ? strtoll(p + 16, NULL, 10) : -1;
-  tutil_http_free(&r);
-  return v;
-}
-
-/* One number from the ledger file (sql's first column), or -1. */
-static int64_t file_int(const char *sql) {
-  sqlite3 *db;
-  sqlite3_stmt *st;
-  int64_t v = -1;
-  if (sqlite3_open_v2(ledger, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-    return -1;
-  sqlite3_busy_timeout(db, 5000);
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-    if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(db);
-  return v;
-}
 
 /* Whether v is what the header takes: 1 to 18 digits, at least 1. */
 static int valid(const char *v) {
@@ -153,18 +78,21 @@ static void test_header_generated(void **state) {
   static const char *const args[] = {NULL};
   unsigned seed = 35;
   tutil_http r;
+  const char *target;
   int port, i, bad = 0, good = 0;
   pid_t pid;
   (void)state;
-  new_ledger("header.db");
-  pid = start(args, &port);
+  tutil_ledger_fresh(sh.dir, "header.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   for (i = 0; i < 400; i++) {
     char v[32];
     gen_value(&seed, v, sizeof v);
     if (v[0] == '\0') continue;   /* an empty header is no header */
     /* spin runs until its reservation stops it; plug ends by itself */
-    assert_int_equal(ask(port, valid(v) && strtoll(v, NULL, 10) > 100000
-                                   ? "/plug" : "/spin", "gen", v, &r), 0);
+    target = valid(v) && strtoll(v, NULL, 10) > 100000 ? "/plug" : "/spin";
+    assert_int_equal(tutil_http_get_as(port, target, "gen", MAX, v, &r), 0);
     if (!valid(v)) {
       if (r.status != 400 || strstr(r.body, "X-Lraf-Max-Instructions") ==
           NULL)
@@ -176,9 +104,10 @@ static void test_header_generated(void **state) {
       /* (below 10, the handler file's own top level, run within the
          request's limit when a state first loads it, may fail: 500) */
       if (n <= 100000 && !(n < 10 && r.status == 500) &&
-          (r.status != 429 || header_int(&r, "X-Lraf-Instructions") != n))
+          (r.status != 429 ||
+           tutil_http_header_int(&r, "X-Lraf-Instructions") != n))
         fail_msg("'%s': status %d, %" PRId64 " instructions", v, r.status,
-                 header_int(&r, "X-Lraf-Instructions"));
+                 tutil_http_header_int(&r, "X-Lraf-Instructions"));
       if (n > 100000) assert_int_equal(r.status, 200);
       good++;
     }
@@ -186,8 +115,9 @@ static void test_header_generated(void **state) {
   }
   printf("   %d malformed values refused, %d valid ones run\n", bad, good);
   assert_true(bad > 50 && good > 20);
-  assert_int_equal(ask(port, "/spin", "gen",
-                       "5\r\nX-Lraf-Max-Instructions: 6", &r), 0);
+  assert_int_equal(tutil_http_get_as(port, "/spin", "gen", MAX,
+                                     "5\r\nX-Lraf-Max-Instructions: 6", &r),
+                   0);
   assert_int_equal(r.status, 400);
   assert_non_null(strstr(r.body, "more than one"));
   tutil_http_free(&r);
@@ -203,37 +133,42 @@ static void test_exact_quota(void **state) {
   pid_t pid;
   char left[32];
   (void)state;
-  new_ledger("exact.db");
-  pid = start(args, &port);
+  tutil_ledger_fresh(sh.dir, "exact.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   for (;;) {
-    assert_int_equal(ask(port, "/spin", "q", "137", &r), 0);
+    assert_int_equal(tutil_http_get_as(port, "/spin", "q", MAX, "137", &r), 0);
     if (r.status == 429 && strstr(r.body, "reservation refused") != NULL)
       break;
     assert_int_equal(r.status, 429);   /* spin: stopped at 137 */
     assert_non_null(strstr(r.body, "reservation exhausted"));
-    assert_int_equal(header_int(&r, "X-Lraf-Instructions"), 137);
+    assert_int_equal(tutil_http_header_int(&r, "X-Lraf-Instructions"), 137);
     billed += 137;
     ran++;
     tutil_http_free(&r);
   }
   assert_int_equal(ran, 1000 / 137);
-  assert_int_equal(header_int(&r, "X-Lraf-Instructions"), 0);
+  assert_int_equal(tutil_http_header_int(&r, "X-Lraf-Instructions"), 0);
   snprintf(left, sizeof left, "%d available", 1000 - 137 * (1000 / 137));
   if (strstr(r.body, left) == NULL) fail_msg("refusal: %s", r.body);
   tutil_http_free(&r);
   snprintf(left, sizeof left, "%d", 1000 - 137 * (1000 / 137));
-  assert_int_equal(ask(port, "/spin", "q", left, &r), 0);
-  assert_int_equal(header_int(&r, "X-Lraf-Instructions"), atoi(left));
+  assert_int_equal(tutil_http_get_as(port, "/spin", "q", MAX, left, &r), 0);
+  assert_int_equal(tutil_http_header_int(&r, "X-Lraf-Instructions"),
+                   atoi(left));
   tutil_http_free(&r);
-  assert_int_equal(ask(port, "/spin", "q", "1", &r), 0);
+  assert_int_equal(tutil_http_get_as(port, "/spin", "q", MAX, "1", &r), 0);
   assert_int_equal(r.status, 429);
   assert_non_null(strstr(r.body, "0 available"));
   tutil_http_free(&r);
-  assert_int_equal(usage_of(port, "q"), 1000);
+  assert_int_equal(tutil_serve_usage(port, NULL, "q", "instructions"), 1000);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
-  assert_int_equal(file_int("SELECT sum(instructions) FROM lraf_ledger"),
-                   1000);
-  assert_int_equal(file_int("SELECT count(*) FROM lraf_reservation"), 0);
+  assert_int_equal(
+      tutil_sqlite_int(ledger, "SELECT sum(instructions) FROM lraf_ledger"),
+      1000);
+  assert_int_equal(
+      tutil_sqlite_int(ledger, "SELECT count(*) FROM lraf_reservation"), 0);
 }
 
 /* The bound lraf bound wrote for the handler the chunk returns. */
@@ -263,47 +198,52 @@ static void test_contract_default(void **state) {
   bound = contract_bound("plug.contract");
   assert_true(bound > 0);
   /* the count, without a quota */
-  new_ledger("contract0.db");
+  tutil_ledger_fresh(sh.dir, "contract0.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
   snprintf(quota, sizeof quota, "nobody=1");
   snprintf(cfile, sizeof cfile, "%s/serve.contract", sh.dir);
   args[3] = cfile;
   assert_int_equal(tutil_sh_write(&sh, "serve.contract",
                                   "# handler instructions\nplug2 50\n"), 0);
-  pid = start(args, &port);
-  assert_int_equal(ask(port, "/plug", "c", NULL, &r), 0);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
+  assert_int_equal(tutil_http_get_as(port, "/plug", "c", MAX, NULL, &r), 0);
   assert_int_equal(r.status, 200);
-  count = header_int(&r, "X-Lraf-Instructions");
+  count = tutil_http_header_int(&r, "X-Lraf-Instructions");
   tutil_http_free(&r);
   assert_true(count > 50 && count <= bound);
   /* plug2 (plug without a contract of its own) gets 50 from --contract:
      stopped there, billed 50 */
-  assert_int_equal(ask(port, "/plug2", "c", NULL, &r), 0);
+  assert_int_equal(tutil_http_get_as(port, "/plug2", "c", MAX, NULL, &r), 0);
   assert_int_equal(r.status, 429);
   assert_non_null(strstr(r.body, "reservation exhausted: 50"));
-  assert_int_equal(header_int(&r, "X-Lraf-Instructions"), 50);
+  assert_int_equal(tutil_http_header_int(&r, "X-Lraf-Instructions"), 50);
   tutil_http_free(&r);
   /* the header overrides the contract */
-  assert_int_equal(ask(port, "/plug2", "c", "100000", &r), 0);
+  assert_int_equal(tutil_http_get_as(port, "/plug2", "c", MAX, "100000", &r),
+                   0);
   assert_int_equal(r.status, 200);
-  assert_int_equal(header_int(&r, "X-Lraf-Instructions"), count);
+  assert_int_equal(tutil_http_header_int(&r, "X-Lraf-Instructions"), count);
   tutil_http_free(&r);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
   /* a quota of bound + count - 1: the first request reserves the bound
      and uses count; the second cannot reserve the bound, though its
      count would fit */
-  new_ledger("contract.db");
+  tutil_ledger_fresh(sh.dir, "contract.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
   snprintf(quota, sizeof quota, "c=%" PRId64, bound + count - 1);
-  pid = start(args, &port);
-  assert_int_equal(ask(port, "/plug", "c", NULL, &r), 0);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
+  assert_int_equal(tutil_http_get_as(port, "/plug", "c", MAX, NULL, &r), 0);
   assert_int_equal(r.status, 200);
-  assert_int_equal(header_int(&r, "X-Lraf-Instructions"), count);
+  assert_int_equal(tutil_http_header_int(&r, "X-Lraf-Instructions"), count);
   tutil_http_free(&r);
-  assert_int_equal(ask(port, "/plug", "c", NULL, &r), 0);
+  assert_int_equal(tutil_http_get_as(port, "/plug", "c", MAX, NULL, &r), 0);
   assert_int_equal(r.status, 429);
   assert_non_null(strstr(r.body, "reservation refused"));
-  assert_int_equal(header_int(&r, "X-Lraf-Instructions"), 0);
+  assert_int_equal(tutil_http_header_int(&r, "X-Lraf-Instructions"), 0);
   tutil_http_free(&r);
-  assert_int_equal(usage_of(port, "c"), count);
+  assert_int_equal(tutil_serve_usage(port, NULL, "c", "instructions"), count);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
 }
 
@@ -311,7 +251,8 @@ static int crash_port;
 static void *slow_request(void *arg) {
   tutil_http r;
   (void)arg;
-  if (ask(crash_port, "/spin", "k", "600000", &r) == 0) tutil_http_free(&r);
+  if (tutil_http_get_as(crash_port, "/spin", "k", MAX, "600000", &r) == 0)
+    tutil_http_free(&r);
   return NULL;
 }
 
@@ -325,24 +266,33 @@ static void test_crash_recovery(void **state) {
   int port, i;
   pid_t pid;
   (void)state;
-  new_ledger("crash.db");
-  pid = start(args, &port);
+  tutil_ledger_fresh(sh.dir, "crash.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   crash_port = port;
   assert_int_equal(pthread_create(&th, NULL, slow_request, NULL), 0);
   for (i = 0; i < 100; i++) {
-    if (file_int("SELECT count(*) FROM lraf_reservation") == 1) break;
+    if (tutil_sqlite_int(ledger, "SELECT count(*) FROM lraf_reservation") == 1)
+      break;
     nanosleep(&(struct timespec){0, 50000000}, NULL);
   }
-  assert_int_equal(file_int("SELECT sum(amount) FROM lraf_reservation"),
-                   600000);
+  assert_int_equal(
+      tutil_sqlite_int(ledger, "SELECT sum(amount) FROM lraf_reservation"),
+      600000);
   tutil_serve_stop(pid, SIGKILL);
   pthread_join(th, NULL);
-  assert_int_equal(file_int("SELECT count(*) FROM lraf_ledger"), 0);
-  assert_int_equal(file_int("SELECT count(*) FROM lraf_reservation"), 1);
-  pid = start(args, &port);
+  assert_int_equal(
+      tutil_sqlite_int(ledger, "SELECT count(*) FROM lraf_ledger"), 0);
+  assert_int_equal(
+      tutil_sqlite_int(ledger, "SELECT count(*) FROM lraf_reservation"), 1);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   /* all of the quota is available again: nothing was billed */
-  assert_int_equal(file_int("SELECT count(*) FROM lraf_reservation"), 0);
-  assert_int_equal(ask(port, "/plug", "k", "1000000", &r), 0);
+  assert_int_equal(
+      tutil_sqlite_int(ledger, "SELECT count(*) FROM lraf_reservation"), 0);
+  assert_int_equal(tutil_http_get_as(port, "/plug", "k", MAX, "1000000", &r),
+                   0);
   assert_int_equal(r.status, 200);
   tutil_http_free(&r);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
@@ -358,18 +308,24 @@ static int64_t mix(const char *name, int64_t *bills, int n) {
   int port, i;
   int64_t sum = 0;
   pid_t pid;
-  new_ledger(name);
-  pid = start(args, &port);
+  tutil_ledger_fresh(sh.dir, name, ledger, sizeof ledger, spec,
+                     sizeof spec);
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
   for (i = 0; i < n; i++) {
-    assert_int_equal(ask(port, target[i % 4], "d", max[i % 4], &r), 0);
-    bills[i] = header_int(&r, "X-Lraf-Instructions");
+    assert_int_equal(
+        tutil_http_get_as(port, target[i % 4], "d", MAX, max[i % 4], &r), 0);
+    bills[i] = tutil_http_header_int(&r, "X-Lraf-Instructions");
     sum += bills[i];
     tutil_http_free(&r);
   }
-  assert_int_equal(usage_of(port, "d"), sum);
+  assert_int_equal(tutil_serve_usage(port, NULL, "d", "instructions"), sum);
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
-  assert_int_equal(file_int("SELECT coalesce(sum(instructions), 0) FROM "
-                            "lraf_ledger"), sum);
+  assert_int_equal(
+      tutil_sqlite_int(ledger,
+                       "SELECT coalesce(sum(instructions), 0) FROM "
+                       "lraf_ledger"),
+      sum);
   return sum;
 }
 

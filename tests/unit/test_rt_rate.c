@@ -18,23 +18,8 @@
 
 #include <lua.h>
 
+#include "tutil_clock.h"
 #include "tutil_rt.h"
-
-typedef struct fake {
-  double t, slept;
-  long sleeps;
-} fake;
-
-static double f_now(void *ud) {
-  return ((fake *)ud)->t;
-}
-
-static void f_sleep(void *ud, double s) {
-  fake *f = ud;
-  f->t += s;
-  f->slept += s;
-  f->sleeps++;
-}
 
 static lraf_state *with(lraf_manager *m) {
   lraf_options opt;
@@ -47,8 +32,8 @@ static const char *const work =
   "local s = 0 for i = 1, 300000 do s = s + i % 3 end";
 
 static void test_fake_clock(void **state) {
-  fake f = {1000.0, 0, 0};
-  lraf_clock clock = {f_now, f_sleep, &f};
+  tutil_clock f;
+  lraf_clock clock = tutil_clock_new(&f, 1000.0);
   double rate = 250000.0;
   lraf_manager *m = lraf_rate_new(rate, 0.1, &clock);
   lraf_state *S1 = with(m), *S2 = with(m);
@@ -72,8 +57,8 @@ static void test_fake_clock(void **state) {
 
 /* A host scheduler: the rate pauses its coroutines instead of sleeping. */
 static void test_pause_host_scheduled(void **state) {
-  fake f = {0.0, 0, 0};
-  lraf_clock clock = {f_now, f_sleep, &f};
+  tutil_clock f;
+  lraf_clock clock = tutil_clock_new(&f, 0.0);
   lraf_manager *m = lraf_rate_new(100000.0, 0.05, &clock);
   lraf_state *S = with(m);
   lua_State *L = lraf_lua(S), *co;

@@ -1,4 +1,4 @@
-"""Checks on lraf bench's JSON files for test_bench_baseline.c.
+"""Checks on lraf bench's JSON files for test_cli_bench_baseline.c.
 
   check.py schema FILE SCHEMA   FILE is valid against SCHEMA: with
                                 python3-jsonschema when it is installed,

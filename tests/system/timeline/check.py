@@ -1,4 +1,4 @@
-"""Checks on a timeline (lraf --timeline FILE) for test_timeline.c.
+"""Checks on a timeline (lraf --timeline FILE) for test_pf_tlout_trace.c.
 
   check.py schema TRACE SCHEMA      valid against the schema
   check.py tracks TRACE             prints the number of tracks

@@ -1,0 +1,509 @@
+/*
+** test_cli_profile.c - the lraf profile and lraf diff commands, run as
+** a user runs them (the binary named by $LRAF, default build/lraf) in a
+** temporary directory: every format to a file, the same counts as lraf
+** run, identical runs diffing to exit 0, and a corpus benchmark edited
+** three ways (functions moved, one line changed, a cost halved).
+*/
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tutil_run.h"
+#include "tutil_sh.h"
+
+static tutil_sh sh;
+
+/* Run "lraf ARGS" (from the repository's root) with its output in the
+   suite's directory; the exit status. */
+static int run(const char *fmt, ...) {
+  char args[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  return tutil_sh_run(&sh, "%s %s", tutil_sh_lraf(), args);
+}
+
+/* A file of the suite's directory (out.txt, err.txt: the last run's). */
+static char *slurp_dir(const char *name) {
+  char path[256];
+  size_t len;
+  char *s;
+  snprintf(path, sizeof path, "%s/%s", sh.dir, name);
+  s = tutil_run_slurp(path, &len);
+  if (s == NULL) fail_msg("cannot read %s", path);
+  return s;
+}
+
+static void put(const char *name, const char *text) {
+  assert_int_equal(tutil_sh_write(&sh, name, text), 0);
+}
+
+static int setup(void **state) {
+  (void)state;
+  return tutil_sh_init(&sh, "pcli");
+}
+
+static int teardown(void **state) {
+  (void)state;
+  return tutil_sh_cleanup(&sh);
+}
+
+/* The count lraf run reports for script (from its JSON report). */
+static long long run_count(const char *script) {
+  char *rep, *p;
+  long long n;
+  assert_int_equal(run("run --report %s/rep.json %s", sh.dir, script), 0);
+  rep = slurp_dir("rep.json");
+  p = strstr(rep, "\"count\"");
+  if (p == NULL) fail_msg("no count in lraf run's report: %s", rep);
+  n = atoll(strchr(p, ':') + 1);
+  free(rep);
+  return n;
+}
+
+static long long json_total(const char *name) {
+  char *j = slurp_dir(name), *p = strstr(j, "\"total\": ");
+  long long n;
+  assert_non_null(p);
+  n = atoll(p + 9);
+  free(j);
+  return n;
+}
+
+static void test_formats(void **state) {
+  static const char *const formats[] = {"table", "folded", "callgrind",
+                                        "svg", "json", NULL};
+  const char *script = "tests/corpus/richards.lua";
+  long long count = run_count(script);
+  int i;
+  (void)state;
+  for (i = 0; formats[i] != NULL; i++) {
+    char name[64], *text, *out;
+    snprintf(name, sizeof name, "p.%s", formats[i]);
+    assert_int_equal(run("profile --format %s -o %s/%s %s", formats[i], sh.dir,
+                         name, script), 0);
+    text = slurp_dir(name);
+    out = slurp_dir("out.txt");
+    assert_true(strlen(text) > 100);
+    /* the script's own output still goes to standard output */
+    assert_non_null(strstr(out, "count=1000 queued="));
+    free(text);
+    free(out);
+  }
+  assert_int_equal(json_total("p.json"), count);
+  {
+    char *t = slurp_dir("p.table"), head[128];
+    snprintf(head, sizeof head, "lraf profile: %lld instructions, cost model "
+             TUTIL_VM "/original", count);
+    assert_non_null(strstr(t, head));
+    free(t);
+  }
+  /* without -o the profile alone is standard output: what the script
+     prints goes to standard error, not into the profile */
+  put("prints.lua", "print('fake;frame 99') io.write('more 1\\n')\n"
+      "io.stdout:write('third 2\\n')\n");
+  assert_int_equal(run("profile --format folded %s/prints.lua", sh.dir), 0);
+  {
+    char *out = slurp_dir("out.txt"), *err = slurp_dir("err.txt");
+    if (strstr(out, "fake;frame") || strstr(out, "more 1") ||
+        strstr(out, "third 2"))
+      fail_msg("the script's output is in the profile:\n%s", out);
+    assert_non_null(strstr(out, "main chunk ("));
+    assert_non_null(strstr(err, "fake;frame 99\nmore 1\nthird 2\n"));
+    free(out);
+    free(err);
+  }
+  assert_int_equal(run("profile --format json tests/corpus/richards.lua"), 0);
+  {
+    char *out = slurp_dir("out.txt");
+    assert_true(out[0] == '{');
+    assert_null(strstr(out, "count=1000 queued="));
+    free(out);
+  }
+  /* standard output without -o; run options pass through */
+  assert_int_equal(run("profile --exact --granularity 777 --format folded "
+                       "tests/corpus/queens.lua"), 0);
+  {
+    char *out = slurp_dir("out.txt");
+    assert_non_null(strstr(out, "main chunk (tests/corpus/queens.lua:0)"));
+    free(out);
+  }
+}
+
+/* Every cost model: the profile's total is lraf run's count and the
+   profile names the model. */
+static void test_cost_models(void **state) {
+  static const char *const models[] = {"--mode overhead", "--exact",
+    "--weights w.txt", "--native", "--sandbox", NULL};
+  int i;
+  (void)state;
+  put("w.txt", "ADD 5\nGETTABLE 3\nCALL 7\n");
+  for (i = 0; models[i] != NULL; i++) {
+    char opts[128], *rep, *prof, *p, *q;
+    long long want, got;
+    snprintf(opts, sizeof opts, "%s", models[i]);
+    if (strstr(opts, "w.txt")) snprintf(opts, sizeof opts,
+                                        "--weights %s/w.txt", sh.dir);
+    assert_int_equal(run("run %s --report %s/rep.json "
+                         "tests/corpus/deltablue.lua", opts, sh.dir), 0);
+    rep = slurp_dir("rep.json");
+    assert_int_equal(run("profile %s --format json -o %s/m.json "
+                         "tests/corpus/deltablue.lua", opts, sh.dir), 0);
+    prof = slurp_dir("m.json");
+    p = strstr(rep, "\"count\"");
+    q = strstr(prof, "\"total\": ");
+    assert_non_null(p);
+    assert_non_null(q);
+    want = atoll(strchr(p, ':') + 1);
+    got = atoll(q + 9);
+    if (want != got)
+      fail_msg("%s: lraf run %lld, lraf profile %lld", opts, want, got);
+    p = strstr(rep, "\"model\": \"");
+    assert_non_null(p);
+    {
+      char model[128];
+      snprintf(model, sizeof model, "\"model\": \"%.*s",
+               (int)(strchr(p + 10, '"') - (p + 10)), p + 10);
+      if (strstr(prof, model) == NULL)
+        fail_msg("%s: the profile does not name %s", opts, model);
+    }
+    free(rep);
+    free(prof);
+  }
+}
+
+static void test_usage_errors(void **state) {
+  char *err;
+  (void)state;
+  assert_int_equal(run("profile --format xml tests/corpus/queens.lua"), 2);
+  err = slurp_dir("err.txt");
+  assert_non_null(strstr(err, "unknown format 'xml'"));
+  free(err);
+  assert_int_equal(run("profile -o"), 2);
+  assert_int_equal(run("diff only-one.json"), 2);
+  assert_int_equal(run("diff %s/missing.json %s/missing.json", sh.dir,
+                       sh.dir), 2);
+  err = slurp_dir("err.txt");
+  assert_non_null(strstr(err, "missing.json"));
+  free(err);
+  put("bad.json", "{\"format\": \"lraf-profile\", \"total\": 5, "
+      "\"functions\": [{\"frame\": \"f\", \"self\": -3}]}");
+  assert_int_equal(run("diff %s/bad.json %s/bad.json", sh.dir, sh.dir), 2);
+  err = slurp_dir("err.txt");
+  assert_non_null(strstr(err, "bad.json: byte"));
+  assert_non_null(strstr(err, "\"self\" must be an integer"));
+  free(err);
+  put("notjson.json", "hello");
+  assert_int_equal(run("diff %s/notjson.json %s/bad.json", sh.dir, sh.dir), 2);
+  assert_int_equal(run("diff --threshold -1 a b"), 2);
+}
+
+static void test_diff_identical(void **state) {
+  char *out;
+  (void)state;
+  assert_int_equal(run("profile --format json -o %s/a.json "
+                       "tests/corpus/deltablue.lua", sh.dir), 0);
+  assert_int_equal(run("profile --format json -o %s/b.json "
+                       "tests/corpus/deltablue.lua", sh.dir), 0);
+  assert_int_equal(run("diff --threshold 0 %s/a.json %s/b.json", sh.dir,
+                       sh.dir),
+                   0);
+  out = slurp_dir("out.txt");
+  assert_non_null(strstr(out, "similarity 1.000000"));
+  free(out);
+}
+
+/* Replace the first occurrence of from in s (of at most 1 MB). */
+static char *replace(const char *s, const char *from, const char *to) {
+  const char *p = strstr(s, from);
+  char *r;
+  size_t a, b = strlen(to), c;
+  assert_non_null(p);
+  a = (size_t)(p - s);
+  c = strlen(p + strlen(from));
+  r = malloc(a + b + c + 1);
+  assert_non_null(r);
+  memcpy(r, s, a);
+  memcpy(r + a, to, b);
+  memcpy(r + a + b, p + strlen(from), c + 1);
+  return r;
+}
+
+/* s with "-- a comment\n" inserted above every line that starts with
+   "local function " (every function of a corpus benchmark moves). */
+static char *comment_functions(const char *s) {
+  size_t n = strlen(s), k = 0;
+  char *r = malloc(2 * n + 1);
+  const char *p = s;
+  assert_non_null(r);
+  while (*p) {
+    const char *eol = strchr(p, '\n');
+    size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
+    if (strncmp(p, "local function ", 15) == 0) {
+      memcpy(r + k, "-- a comment\n", 13);
+      k += 13;
+    }
+    memcpy(r + k, p, len);
+    k += len;
+    p += len;
+  }
+  r[k] = '\0';
+  return r;
+}
+
+/* Profile text as DIR/towers.lua (DIR a or b: the diff follows the file
+   to its new directory) into DIR.json. */
+static void profile_as(const char *dir, const char *text) {
+  char name[64];
+  snprintf(name, sizeof name, "%s/towers.lua", dir);
+  put(name, text);
+  assert_int_equal(run("profile --format json -o %s/%s.json %s/%s", sh.dir,
+                       dir, sh.dir, name), 0);
+}
+
+/* The first function row of diff's text output (after the totals). */
+static char *first_row(char *out) {
+  char *row = strstr(out, "(total)\n");
+  if (row == NULL) fail_msg("no totals in lraf diff's output:\n%s", out);
+  row = strchr(row, '\n') + 1;
+  *strchr(row, '\n') = '\0';
+  return row;
+}
+
+static double json_similarity(void) {
+  char *j = slurp_dir("out.txt"), *p = strstr(j, "\"similarity\": ");
+  double v;
+  if (p == NULL) fail_msg("no similarity in:\n%s", j);
+  v = strtod(p + 14, NULL);
+  free(j);
+  return v;
+}
+
+/* A corpus benchmark edited three ways.  A comment above every function
+   moves them all: the diff matches them by name and file, similarity 1,
+   exit 0 at the strictest gate.  A one-line change in one function puts
+   it first and exits with the regression status.  Halving a function's
+   cost passes and is listed as an improvement (and fails with
+   --fail-on change). */
+static void test_diff_edits(void **state) {
+  size_t len;
+  char *src = tutil_run_slurp("tests/corpus/towers.lua", &len);
+  char *moved, *changed, *halved, *out, *row;
+  (void)state;
+  assert_non_null(src);
+  assert_int_equal(tutil_sh_run(&sh, "mkdir -p %s/a %s/b", sh.dir, sh.dir),
+                   0);
+  profile_as("a", src);
+
+  moved = comment_functions(src);
+  profile_as("b", moved);
+  assert_int_equal(run("diff --threshold 0 --format json %s/a.json "
+                       "%s/b.json", sh.dir, sh.dir), 0);
+  assert_true(json_similarity() == 1.0);
+  out = slurp_dir("out.txt");
+  assert_non_null(strstr(out, "\"added\": 0, \"removed\": 0, \"moved\": 6"));
+  assert_non_null(strstr(out, "\"result\": \"pass\""));
+  free(out);
+
+  changed = replace(src, "  moves = moves + 1\n",
+                    "  moves = moves + 1 + 0 * moves\n");
+  profile_as("b", changed);
+  assert_int_equal(run("diff %s/a.json %s/b.json", sh.dir, sh.dir), 0);
+  assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", sh.dir,
+                       sh.dir), 5);
+  out = slurp_dir("out.txt");
+  row = first_row(out);
+  if (strstr(row, "regression") == NULL || strstr(row, "move_top (") == NULL)
+    fail_msg("move_top is not the first row, as a regression: %s", row);
+  free(out);
+  out = slurp_dir("err.txt");
+  assert_non_null(strstr(out, "regression: move_top ("));
+  free(out);
+  /* below the absolute floor it passes */
+  assert_int_equal(run("diff --threshold 1 --min-change 10000000 %s/a.json "
+                       "%s/b.json", sh.dir, sh.dir), 0);
+
+  halved = replace(src, "for m = 1, (1 << n) - 1 do",
+                   "for m = 1, (1 << n) - 1, 2 do");
+  profile_as("b", halved);
+  assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", sh.dir,
+                       sh.dir), 0);
+  out = slurp_dir("out.txt");
+  row = strstr(out, "\nimprovements (");
+  if (row == NULL || strstr(row, "iterative (") == NULL)
+    fail_msg("iterative is not listed as an improvement:\n%s", out);
+  free(out);
+  assert_int_equal(run("diff --threshold 1 --fail-on change %s/a.json "
+                       "%s/b.json", sh.dir, sh.dir), 5);
+  assert_int_equal(run("diff --threshold 1 --format markdown %s/a.json "
+                       "%s/b.json", sh.dir, sh.dir), 0);
+  out = slurp_dir("out.txt");
+  assert_non_null(strstr(out, "| function | before | after |"));
+  assert_non_null(strstr(out, "improvement |"));
+  free(out);
+  free(src);
+  free(moved);
+  free(changed);
+  free(halved);
+}
+
+/* Callgrind's format under recursion: callgrind_annotate --inclusive=yes
+   shows no function above 100%, each call line's cost is the callee's
+   inclusive count (callees with one caller), and calls= lines give the
+   line of the call. */
+static const char merge_sort_lua[] =
+  "local function merge(a, lo, mid, hi)\n"
+  "  local t, i, j = {}, lo, mid + 1\n"
+  "  while i <= mid and j <= hi do\n"
+  "    if a[i] <= a[j] then t[#t + 1] = a[i]; i = i + 1\n"
+  "    else t[#t + 1] = a[j]; j = j + 1 end\n"
+  "  end\n"
+  "  while i <= mid do t[#t + 1] = a[i]; i = i + 1 end\n"
+  "  while j <= hi do t[#t + 1] = a[j]; j = j + 1 end\n"
+  "  for k = 1, #t do a[lo + k - 1] = t[k] end\n"
+  "end\n"
+  "local function merge_sort(a, lo, hi)\n"
+  "  if lo >= hi then return end\n"
+  "  local mid = (lo + hi) // 2\n"
+  "  merge_sort(a, lo, mid)\n"
+  "  merge_sort(a, mid + 1, hi)\n"
+  "  merge(a, lo, mid, hi)\n"
+  "end\n"
+  "local a, x = {}, 7\n"
+  "for i = 1, 300 do x = (x * 1103515245 + 12345) % 2147483648; "
+  "a[i] = x % 1000 end\n"
+  "merge_sort(a, 1, #a)\n"
+  "table.sort(a, function(p, q) return p > q end)\n"
+  "print(a[1], a[#a])\n";
+
+/* callgrind_annotate's inclusive count of the function named name. */
+static long long annotated(const char *text, const char *name) {
+  const char *p = strstr(text, name);
+  long long v = 0;
+  const char *q;
+  if (p == NULL) fail_msg("%s is not in callgrind_annotate's output", name);
+  q = p;
+  while (q > text && q[-1] != '\n') q--;  /* the start of its line */
+  for (; q < p && *q != '('; q++)
+    if (*q >= '0' && *q <= '9') v = v * 10 + (*q - '0');
+  return v;
+}
+
+static void test_callgrind_recursion(void **state) {
+  char *cg, *ann, *p;
+  int checked = 0;
+  (void)state;
+  if (system("command -v callgrind_annotate >/dev/null 2>&1") != 0) {
+    print_message("skipped: callgrind_annotate (valgrind) is not "
+                  "installed\n");
+    skip();
+  }
+  put("msort.lua", merge_sort_lua);
+  assert_int_equal(run("profile --format callgrind -o %s/ms.cg %s/msort.lua",
+                       sh.dir, sh.dir), 0);
+  assert_int_equal(tutil_sh_run(&sh, "callgrind_annotate --inclusive=yes "
+                                "%s/ms.cg", sh.dir), 0);
+  cg = slurp_dir("ms.cg");
+  ann = slurp_dir("out.txt");
+  assert_non_null(strstr(cg, "\nevents: Ir\n"));
+  assert_non_null(strstr(cg, "\nevent: Ir : lraf units (cost model "));
+  /* no function above 100% */
+  for (p = ann; (p = strstr(p, "%)")) != NULL; p += 2) {
+    const char *q = p;
+    while (q > ann && q[-1] != '(') q--;
+    if (strtod(q, NULL) > 100.0)
+      fail_msg("a function above 100%%:\n%s", ann);
+  }
+  /* the calls from the main chunk and from merge_sort, at their lines */
+  p = strstr(cg, "fn=main chunk (");
+  assert_non_null(p);
+  p = strstr(p, "cfn=merge_sort (");
+  assert_non_null(p);
+  p = strchr(p, '\n') + 1;
+  assert_true(strncmp(p, "calls=1 ", 8) == 0);
+  p = strchr(p, '\n') + 1;
+  assert_true(strncmp(p, "20 ", 3) == 0);
+  assert_int_equal(atoll(p + 3), annotated(ann, ":merge_sort ("));
+  checked++;
+  p = strstr(cg, "\nfn=merge_sort (");
+  assert_non_null(p);
+  p = strstr(p, "cfn=merge (");
+  assert_non_null(p);
+  p = strchr(strchr(p, '\n') + 1, '\n') + 1;
+  assert_true(strncmp(p, "16 ", 3) == 0);
+  assert_int_equal(atoll(p + 3), annotated(ann, ":merge ("));
+  checked++;
+  assert_int_equal(checked, 2);
+  /* every callee: its call lines add up to its inclusive count (no
+     mutual recursion here), and a Lua caller's call lines are at a line
+     of the call (after the line where the caller is defined) */
+  {
+    const char *fn = NULL, *q;
+    char callees[16][160];
+    long long sums[16];
+    int ncallee = 0, k;
+    for (q = cg; (q = strchr(q, '\n')) != NULL; ) {
+      q++;
+      if (strncmp(q, "fn=", 3) == 0) fn = q + 3;
+      if (strncmp(q, "cfn=", 4) == 0) {
+        const char *end = strchr(q, '\n'), *cost;
+        char name[160];
+        long long line;
+        assert_non_null(end);
+        assert_true((size_t)(end - q - 4) < sizeof name);
+        memcpy(name, q + 4, (size_t)(end - q - 4));
+        name[end - q - 4] = '\0';
+        assert_true(strncmp(end + 1, "calls=", 6) == 0);
+        cost = strchr(end + 1, '\n') + 1;
+        line = atoll(cost);
+        assert_non_null(fn);
+        if (strncmp(fn, "[C]", 3) != 0) {
+          const char *def = strstr(fn, ".lua:");
+          assert_non_null(def);
+          if (line <= atoll(def + 5))
+            fail_msg("the call of %s from %.40s is at line %lld", name, fn,
+                     line);
+        }
+        for (k = 0; k < ncallee && strcmp(callees[k], name) != 0; k++) {}
+        if (k == ncallee) {
+          assert_true(ncallee < 16);
+          snprintf(callees[ncallee], sizeof callees[0], "%s", name);
+          sums[ncallee++] = 0;
+        }
+        sums[k] += atoll(strchr(cost, ' ') + 1);
+      }
+    }
+    assert_true(ncallee >= 5);
+    for (k = 0; k < ncallee; k++) {
+      char key[200];
+      snprintf(key, sizeof key, ":%.160s\n", callees[k]);
+      print_message("%s: call lines %lld, inclusive %lld\n", callees[k],
+                    sums[k], annotated(ann, key));
+      assert_int_equal(sums[k], annotated(ann, key));
+    }
+  }
+  free(cg);
+  free(ann);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_formats),
+    cmocka_unit_test(test_cost_models),
+    cmocka_unit_test(test_usage_errors),
+    cmocka_unit_test(test_diff_identical),
+    cmocka_unit_test(test_diff_edits),
+    cmocka_unit_test(test_callgrind_recursion),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,241 @@
+/*
+** test_cli_gate.c - cli/cli_gate.c, the CI gate of lraf diff and lraf
+** bench --baseline: a table of gates (as their options give them) and
+** counts before and after, each with the verdict the documented rule
+** gives (a change counts when it is at least --min-change units and
+** more than --threshold percent; from 0 any growth counts) and whether
+** it fails; the gate's result over many rows; the change as text; and
+** the writers of JSON strings (read back by cli_json.c) and Markdown
+** cells.
+*/
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_bench.h"
+
+/* What `lraf diff OPTIONS a.json b.json` parses into (a's strings
+   live until the next call). */
+static void args_of(const char *options, cli_args *a) {
+  static char line[200];
+  char *argv[20], *w;
+  int argc = 0;
+  snprintf(line, sizeof line, "diff %s a.json b.json", options);
+  for (w = strtok(line, " "); w != NULL; w = strtok(NULL, " "))
+    argv[argc++] = w;
+  assert_int_equal(cli_parse(cli_command_find("diff"), argc, argv, a),
+                   CLI_OK);
+}
+
+static void gate_of(const char *options, cli_gate *g) {
+  cli_args a;
+  args_of(options, &a);
+  cli_gate_of(&a, g);
+}
+
+static const struct judged {
+  const char *options;
+  int64_t before, after;
+  cli_verdict verdict;
+  int fails;
+} judged[] = {
+  /* no gate: changes are named, nothing fails */
+  {"",                          100, 101, CLI_REGRESSION, 0},
+  {"",                          100,  99, CLI_IMPROVEMENT, 0},
+  {"",                          100, 100, CLI_SAME, 0},
+  /* --threshold: more than P percent */
+  {"--threshold 2",             100, 102, CLI_SAME, 0},
+  {"--threshold 2",             100, 103, CLI_REGRESSION, 1},
+  {"--threshold 2",             100,  98, CLI_SAME, 0},
+  {"--threshold 2",             100,  97, CLI_IMPROVEMENT, 0},
+  {"--threshold 2",               0,   1, CLI_REGRESSION, 1},
+  {"--threshold 2",               5,   0, CLI_IMPROVEMENT, 0},
+  {"--threshold 2",               0,   0, CLI_SAME, 0},
+  {"--threshold 0",             100, 101, CLI_REGRESSION, 1},
+  {"--threshold 0.5",          1000, 1005, CLI_SAME, 0},
+  {"--threshold 0.5",          1000, 1006, CLI_REGRESSION, 1},
+  /* --min-change: at least N units */
+  {"--min-change 10",           100, 109, CLI_SAME, 0},
+  {"--min-change 10",           100, 110, CLI_REGRESSION, 1},
+  {"--min-change 10",           100,  90, CLI_IMPROVEMENT, 0},
+  {"--min-change 10",           100,  91, CLI_SAME, 0},
+  /* both must hold */
+  {"--threshold 5 --min-change 10", 1000, 1040, CLI_SAME, 0},
+  {"--threshold 5 --min-change 10", 1000, 1060, CLI_REGRESSION, 1},
+  {"--threshold 5 --min-change 10",  100,  109, CLI_SAME, 0},
+  {"--threshold 5 --min-change 10",  100,  110, CLI_REGRESSION, 1},
+  /* --fail-on change: improvements fail too */
+  {"--fail-on change",          100,  99, CLI_IMPROVEMENT, 1},
+  {"--fail-on change",          100, 101, CLI_REGRESSION, 1},
+  {"--fail-on change",          100, 100, CLI_SAME, 0},
+  {"--fail-on regression",      100,  99, CLI_IMPROVEMENT, 0},
+  {"--fail-on change --threshold 10", 100, 89, CLI_IMPROVEMENT, 1},
+  {"--fail-on change --threshold 10", 100, 90, CLI_SAME, 0},
+  /* the ends of the range */
+  {"--threshold 99",  0, INT64_MAX, CLI_REGRESSION, 1},
+  {"--threshold 99",  INT64_MAX, 0, CLI_IMPROVEMENT, 0},
+  /* one unit counts as long as a double tells the counts apart */
+  {"--min-change 1",  INT64_C(1) << 52, (INT64_C(1) << 52) + 1,
+   CLI_REGRESSION, 1},
+};
+
+static void test_judge(void **state) {
+  size_t k;
+  (void)state;
+  for (k = 0; k < sizeof judged / sizeof judged[0]; k++) {
+    const struct judged *j = &judged[k];
+    cli_gate g;
+    cli_verdict v;
+    gate_of(j->options, &g);
+    v = cli_gate_judge(&g, j->before, j->after);
+    if (v != j->verdict || cli_gate_fails(&g, v) != j->fails)
+      fail_msg("'%s' %lld -> %lld: %s (fails %d), want %s (fails %d)",
+               j->options, (long long)j->before, (long long)j->after,
+               cli_verdict_name(v), cli_gate_fails(&g, v),
+               cli_verdict_name(j->verdict), j->fails);
+  }
+}
+
+/* The gate over rows: fails rows failed, regressions of them grew. */
+static void test_result(void **state) {
+  static const struct {
+    const char *options;
+    int fails, regressions;
+    const char *result;
+  } rows[] = {
+    {"",                  3, 3, "no gate"},
+    {"--threshold 1",     0, 0, "pass"},
+    {"--threshold 1",     2, 2, "regression"},
+    {"--fail-on change",  0, 0, "pass"},
+    {"--fail-on change",  2, 0, "change"},
+    {"--fail-on change",  2, 1, "regression"},
+  };
+  size_t k;
+  (void)state;
+  for (k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+    cli_gate g;
+    gate_of(rows[k].options, &g);
+    assert_string_equal(cli_gate_result(&g, rows[k].fails,
+                                        rows[k].regressions),
+                        rows[k].result);
+  }
+}
+
+/* What a function writes to a stream, as a string (free it). */
+typedef struct written { char *buf; size_t len; FILE *f; } written;
+static FILE *start(written *w) {
+  w->f = open_memstream(&w->buf, &w->len);
+  assert_non_null(w->f);
+  return w->f;
+}
+static char *done(written *w) {
+  assert_int_equal(fclose(w->f), 0);
+  return w->buf;
+}
+
+static void test_gate_text(void **state) {
+  static const struct { const char *options, *text; } rows[] = {
+    {"--threshold 2", "threshold 2%, min-change 0, fail on regression"},
+    {"--threshold 0.25 --min-change 500 --fail-on change",
+     "threshold 0.25%, min-change 500, fail on change"},
+  };
+  size_t k;
+  (void)state;
+  for (k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+    cli_gate g;
+    written w;
+    gate_of(rows[k].options, &g);
+    cli_gate_text(start(&w), &g);
+    assert_string_equal(done(&w), rows[k].text);
+    free(w.buf);
+  }
+}
+
+static void test_percent(void **state) {
+  static const struct { int64_t before, after; const char *text; } rows[] = {
+    {100, 101, "+1.00%"}, {200, 150, "-25.00%"}, {3, 4, "+33.33%"},
+    {0, 5, "new"}, {5, 0, "gone"}, {8, 8, "+0.00%"},
+  };
+  size_t k;
+  (void)state;
+  for (k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+    char buf[32];
+    cli_percent(buf, sizeof buf, rows[k].before, rows[k].after);
+    assert_string_equal(buf, rows[k].text);
+  }
+}
+
+/* Every byte but NUL in a string, written by cli_json_str and read back
+   by cli_json_parse, comes back the same. */
+static void test_json_str(void **state) {
+  char s[256];
+  written w;
+  cli_json *v;
+  lraf_error err;
+  char *text;
+  int c;
+  (void)state;
+  for (c = 1; c < 256; c++) s[c - 1] = (char)c;
+  s[255] = '\0';
+  cli_json_str(start(&w), s);
+  text = done(&w);
+  assert_int_equal(cli_json_parse(text, w.len, "s", &v, &err), LRAF_OK);
+  assert_int_equal(v->kind, CLI_JSON_STRING);
+  assert_string_equal(v->string, s);
+  cli_json_free(v);
+  free(text);
+}
+
+/* A Markdown cell: no '|' that ends it, no line break, no code span or
+   tag opened by the text. */
+static void test_md_cell(void **state) {
+  written w;
+  char *text;
+  const char *p;
+  (void)state;
+  cli_md_cell(start(&w), "a|b\nc\r`d`<e>f");
+  text = done(&w);
+  for (p = text; *p; p++) {
+    assert_true(*p != '\n' && *p != '\r' && *p != '`' && *p != '<' &&
+                *p != '>');
+    if (*p == '|') assert_true(p > text && p[-1] == '\\');
+  }
+  assert_non_null(strstr(text, "a\\|b"));
+  assert_non_null(strstr(text, "&#96;d&#96;&#60;e&#62;f"));
+  free(text);
+}
+
+/* --format of diff and bench: text by default, markdown, json; anything
+   else is said and refused. */
+static void test_report_format(void **state) {
+  static const struct { const char *options; int format; } rows[] = {
+    {"", 0}, {"--format text", 0}, {"--format markdown", 1},
+    {"--format json", 2}, {"--format svg", -1}, {"--format JSON", -1},
+  };
+  size_t k;
+  (void)state;
+  for (k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+    cli_args a;
+    args_of(rows[k].options, &a);
+    assert_int_equal(cli_report_format(&a, "diff"), rows[k].format);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_judge),
+    cmocka_unit_test(test_result),
+    cmocka_unit_test(test_gate_text),
+    cmocka_unit_test(test_percent),
+    cmocka_unit_test(test_json_str),
+    cmocka_unit_test(test_md_cell),
+    cmocka_unit_test(test_report_format),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
