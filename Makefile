@@ -309,7 +309,7 @@ $(BUILD)/lraf-lua: $(LRAF_LUA_OBJ) $(BUILD)/liblraf.a
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT:tests/support/%.c=$(BUILD)/tests/support/%.o)
 $(BUILD)/tests/support/%.o: tests/support/%.c tests/support/*.h $(HEADERS) $(LUA_DEP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/support -c $< -o $@
+	$(CC) $(CFLAGS) -Icli -Itests/support -c $< -o $@
 $(BUILD)/tests/libtutil.a: $(TEST_SUPPORT_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
@@ -329,8 +329,8 @@ $(BUILD)/tests/libcli.a: $(filter-out $(BUILD)/cli/cli_main.o,$(CLI_OBJ))
 $(BUILD)/tests/test_cli_%: tests/unit/test_cli_%.c $(BUILD)/tests/libcli.a \
     $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Icli -Itests/support -o $@ $< $(BUILD)/tests/libcli.a \
-	  $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) $(TEST_LIBS) -lcmocka
+	$(CC) $(CFLAGS) -Icli -Itests/support -o $@ $< $(BUILD)/tests/libtutil.a \
+	  $(BUILD)/tests/libcli.a $(BUILD)/liblraf.a $(LIBS) $(TEST_LIBS) -lcmocka
 $(BUILD)/tests/%: %.c $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(HEADERS) tests/support/*.h $(LUA_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/support -o $@ $< $(BUILD)/tests/libtutil.a $(BUILD)/liblraf.a $(LIBS) $(TEST_LIBS) -lcmocka
@@ -365,7 +365,7 @@ test: deps
 
 MEMCHECK_TESTS := test_rt_accounts test_rt_load test_rt_sandbox test_rt_protect test_rt_stop \
                   test_cli_run test_acct_manager test_acct_budget_threads \
-                  test_bc_read_malformed test_rw_checks
+                  test_bc_read_malformed test_rw_cfg_checks
 # service/: the request pool and the ledger
 MEMCHECK_TESTS += test_sv_pool test_sv_request test_sv_ledger
 VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \

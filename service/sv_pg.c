@@ -150,6 +150,18 @@ static void reconnect(sv_pg *p) {
   if (sv_pq.status(p->c) == CONNECTION_OK) hold(p, NULL);
 }
 
+/* Open a write's transaction.  A connection the server dropped (it
+   restarted) may still look open until a command finds it closed: then
+   once more, on a new connection. */
+static lraf_status begin(sv_pg *p, lraf_error *err) {
+  reconnect(p);
+  if (exec_simple(p, "BEGIN", err) == LRAF_OK) return LRAF_OK;
+  sv_pq.reset(p->c);
+  if (sv_pq.status(p->c) != CONNECTION_OK || hold(p, NULL) != LRAF_OK)
+    return LRAF_EIO;
+  return exec_simple(p, "BEGIN", err);
+}
+
 /* The reservation of r goes, and the quota gets back what r did not use
    (all of r's count is charged when the reservation was released
    meanwhile). */
@@ -200,8 +212,7 @@ static lraf_status pg_write(sv_store *s, const lraf_record *const *r, int n,
   int64_t ingest = sv_us(sv_now());
   int i;
   if (n > 256) return sv_fail(err, LRAF_EARG, "ledger: over 256 records");
-  reconnect(p);
-  if (exec_simple(p, "BEGIN", err) != LRAF_OK) return LRAF_EIO;
+  if (begin(p, err) != LRAF_OK) return LRAF_EIO;
   for (i = 0; i < n; i++) {
     char num[10][24];
     const char *v[17];

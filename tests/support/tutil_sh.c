@@ -2,11 +2,17 @@
 ** tutil_sh.c - shell commands for tests (see tutil_sh.h).
 */
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
+#include "tutil_run.h"
 #include "tutil_sh.h"
 
 int tutil_sh_init(tutil_sh *sh, const char *tag) {
@@ -76,4 +82,12 @@ int tutil_sh_write(tutil_sh *sh, const char *name, const char *text) {
   if ((f = fopen(path, "w")) == NULL) return -1;
   ok = fputs(text, f) >= 0;
   return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+void tutil_sh_expect(const char *path, const char *text) {
+  size_t len;
+  char *s = tutil_run_slurp(path, &len);
+  if (s == NULL) fail_msg("cannot read %s", path);
+  if (strstr(s, text) == NULL) fail_msg("%s: '%s' lacks '%s'", path, s, text);
+  free(s);
 }

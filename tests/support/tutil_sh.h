@@ -37,4 +37,8 @@ int tutil_sh_lraf_run(tutil_sh *sh, const char *fmt, ...);
    files back with tutil_run_slurp.) */
 int tutil_sh_write(tutil_sh *sh, const char *name, const char *text);
 
+/* Fail the running cmocka test unless the file at path (sh->out,
+   sh->err, a report) holds text; the message shows what it holds. */
+void tutil_sh_expect(const char *path, const char *text);
+
 #endif

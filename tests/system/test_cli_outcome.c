@@ -90,12 +90,9 @@ static char *file(const char *name) {
   return s;
 }
 
-/* The last command's stderr / stdout contains text. */
+/* The last command's stderr holds text; its stdout is text. */
 static void err_has(const char *text) {
-  char *e = slurp(sh.err);
-  assert_non_null(e);
-  if (strstr(e, text) == NULL) fail_msg("stderr '%s' lacks '%s'", e, text);
-  free(e);
+  tutil_sh_expect(sh.err, text);
 }
 
 static void out_is(const char *text) {
@@ -107,9 +104,9 @@ static void out_is(const char *text) {
 
 /* The report r.json contains text. */
 static void report_has(const char *text) {
-  char *r = file("r.json");
-  if (strstr(r, text) == NULL) fail_msg("report '%s' lacks '%s'", r, text);
-  free(r);
+  char path[256];
+  snprintf(path, sizeof path, "%s/r.json", sh.dir);
+  tutil_sh_expect(path, text);
 }
 
 /* A number after "label" in the file or the last stderr. */
@@ -305,40 +302,49 @@ static void test_interrupt(void **state) {
   report_has("\"stopped_at\": \"busy.lua:2: in main chunk\"");
 }
 
-/* Help, hints and file errors with their reasons. */
+/* Help, hints and file errors with their reasons: `lraf ARGS` exits
+   with status and says what on stderr. */
+static const struct message {
+  const char *args;
+  int status;
+  const char *what;
+} messages[] = {
+  {"ok.lua", 2, "did you mean `lraf run ok.lua`?"},
+  {"rewrite ok.lua", 2, "-o OUT"},
+  {"rewrite missing.lua -o x.luac", 2,
+   "cannot open missing.lua: No such file or directory"},
+  {"disasm missing.lua", 2,
+   "cannot open missing.lua: No such file or directory"},
+  {"run --weights missing.txt ok.lua", 2,
+   "cannot open missing.txt: No such file or directory"},
+  /* binary bytes, as in a file of random bytes */
+  {"run --weights rnd.w ok.lua", 2,
+   "rnd.w: weights line 1: expected an opcode name, found byte 0x83"},
+  {"run --limit 99999999999999999999 ok.lua", 2, "too large"},
+};
+
 static void test_messages(void **state) {
   static const char *const cmds[] = {"run", "bench", "rewrite", "disasm"};
   size_t i;
   (void)state;
-  for (i = 0; i < 4; i++) {
+  for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+    char *o;
     assert_int_equal(tutil_sh_lraf_run(&sh, "%s --help", cmds[i]), 0);
-    {
-      char *o = slurp(sh.out);
-      assert_non_null(o);
-      assert_non_null(strstr(o, "\noptions:\n"));
-      assert_non_null(strstr(o, "\nexit status:\n"));
-      free(o);
-    }
+    o = slurp(sh.out);
+    assert_non_null(o);
+    assert_non_null(strstr(o, "\noptions:\n"));
+    assert_non_null(strstr(o, "\nexit status:\n"));
+    free(o);
   }
-  assert_int_equal(tutil_sh_lraf_run(&sh, "ok.lua"), 2);
-  err_has("did you mean `lraf run ok.lua`?");
-  assert_int_equal(tutil_sh_lraf_run(&sh, "rewrite ok.lua"), 2);
-  err_has("-o OUT");
-  assert_int_equal(tutil_sh_lraf_run(&sh, "rewrite missing.lua -o x.luac"), 2);
-  err_has("cannot open missing.lua: No such file or directory");
-  assert_int_equal(tutil_sh_lraf_run(&sh, "disasm missing.lua"), 2);
-  err_has("cannot open missing.lua: No such file or directory");
-  assert_int_equal(tutil_sh_lraf_run(&sh, "run --weights missing.txt "
-                                     "ok.lua"), 2);
-  err_has("cannot open missing.txt: No such file or directory");
-  /* binary bytes, as in a file of random bytes */
   assert_int_equal(tutil_sh_write(&sh, "rnd.w", "\x83\xf1\x9a\x07" "ADD\xc4 1"
                                   "\n\x8e\x02"), 0);
-  assert_int_equal(tutil_sh_lraf_run(&sh, "run --weights rnd.w ok.lua"), 2);
-  err_has("rnd.w: weights line 1: expected an opcode name, found byte 0x83");
-  assert_int_equal(tutil_sh_lraf_run(&sh, "run --limit 99999999999999999999 "
-                                     "ok.lua"), 2);
-  err_has("too large");
+  for (i = 0; i < sizeof messages / sizeof messages[0]; i++) {
+    int st = tutil_sh_lraf_run(&sh, "%s", messages[i].args);
+    if (st != messages[i].status)
+      fail_msg("lraf %s: status %d, not %d", messages[i].args, st,
+               messages[i].status);
+    err_has(messages[i].what);
+  }
 }
 
 /* A count of N under lraf run is not stopped by --limit N: the limit
@@ -387,7 +393,18 @@ static void test_limit_and_native(void **state) {
 /* The report carries the error and where the run stopped; "collected"
    says which coroutines were garbage collected (a dead coroutine still
    referenced is not); the summary names the unit. */
+static const struct summary {
+  const char *args;
+  const char *says[3];  /* what the summary on stderr holds */
+} summaries[] = {
+  {"ok.lua", {" instructions (" TUTIL_VM "/original), status ok\n"}},
+  {"--weights w.txt ok.lua", {" weighted units (" TUTIL_VM "/weighted/"}},
+  {"--native strings.lua", {" units (" TUTIL_VM "/original/native-",
+                            " instructions + ", " native), status ok\n"}},
+};
+
 static void test_report_fields(void **state) {
+  size_t i;
   (void)state;
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --report r.json fail.lua"), 1);
   report_has("\"error\": \"fail.lua:1: failed here\\nstack traceback:\\n\\t"
@@ -399,16 +416,13 @@ static void test_report_fields(void **state) {
   report_has("\"collected\": false}");
   report_has("\"collected\": true}");
   report_has("\"error\": null");
-  assert_int_equal(tutil_sh_lraf_run(&sh, "run --report - ok.lua"), 0);
-  err_has(" instructions (" TUTIL_VM "/original), status ok\n");
-  assert_int_equal(tutil_sh_lraf_run(&sh, "run --weights w.txt --report - "
-                                     "ok.lua"), 0);
-  err_has(" weighted units (" TUTIL_VM "/weighted/");
-  assert_int_equal(tutil_sh_lraf_run(&sh, "run --native --report - "
-                                     "strings.lua"), 0);
-  err_has(" units (" TUTIL_VM "/original/native-");
-  err_has(" instructions + ");
-  err_has(" native), status ok\n");
+  for (i = 0; i < sizeof summaries / sizeof summaries[0]; i++) {
+    size_t k;
+    assert_int_equal(tutil_sh_lraf_run(&sh, "run --report - %s",
+                                       summaries[i].args), 0);
+    for (k = 0; k < 3 && summaries[i].says[k] != NULL; k++)
+      err_has(summaries[i].says[k]);
+  }
   /* bench names them too */
   assert_int_equal(tutil_sh_lraf_run(&sh, "bench -n 1 --weights w.txt "
                                      "ok.lua"), 0);

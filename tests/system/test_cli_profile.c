@@ -1,9 +1,9 @@
 /*
-** test_cli_profile.c - the lraf profile and lraf diff commands, run as
-** a user runs them (the binary named by $LRAF, default build/lraf) in a
+** test_cli_profile.c - cli/cli_profile.c, the lraf profile command, run
+** as a user runs it (the binary named by $LRAF, default build/lraf) in a
 ** temporary directory: every format to a file, the same counts as lraf
-** run, identical runs diffing to exit 0, and a corpus benchmark edited
-** three ways (functions moved, one line changed, a cost halved).
+** run in every cost model, usage errors, Callgrind's format under
+** recursion.  lraf diff is test_cli_diff's.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -208,155 +208,6 @@ static void test_usage_errors(void **state) {
   assert_int_equal(run("diff --threshold -1 a b"), 2);
 }
 
-static void test_diff_identical(void **state) {
-  char *out;
-  (void)state;
-  assert_int_equal(run("profile --format json -o %s/a.json "
-                       "tests/corpus/deltablue.lua", sh.dir), 0);
-  assert_int_equal(run("profile --format json -o %s/b.json "
-                       "tests/corpus/deltablue.lua", sh.dir), 0);
-  assert_int_equal(run("diff --threshold 0 %s/a.json %s/b.json", sh.dir,
-                       sh.dir),
-                   0);
-  out = slurp_dir("out.txt");
-  assert_non_null(strstr(out, "similarity 1.000000"));
-  free(out);
-}
-
-/* Replace the first occurrence of from in s (of at most 1 MB). */
-static char *replace(const char *s, const char *from, const char *to) {
-  const char *p = strstr(s, from);
-  char *r;
-  size_t a, b = strlen(to), c;
-  assert_non_null(p);
-  a = (size_t)(p - s);
-  c = strlen(p + strlen(from));
-  r = malloc(a + b + c + 1);
-  assert_non_null(r);
-  memcpy(r, s, a);
-  memcpy(r + a, to, b);
-  memcpy(r + a + b, p + strlen(from), c + 1);
-  return r;
-}
-
-/* s with "-- a comment\n" inserted above every line that starts with
-   "local function " (every function of a corpus benchmark moves). */
-static char *comment_functions(const char *s) {
-  size_t n = strlen(s), k = 0;
-  char *r = malloc(2 * n + 1);
-  const char *p = s;
-  assert_non_null(r);
-  while (*p) {
-    const char *eol = strchr(p, '\n');
-    size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
-    if (strncmp(p, "local function ", 15) == 0) {
-      memcpy(r + k, "-- a comment\n", 13);
-      k += 13;
-    }
-    memcpy(r + k, p, len);
-    k += len;
-    p += len;
-  }
-  r[k] = '\0';
-  return r;
-}
-
-/* Profile text as DIR/towers.lua (DIR a or b: the diff follows the file
-   to its new directory) into DIR.json. */
-static void profile_as(const char *dir, const char *text) {
-  char name[64];
-  snprintf(name, sizeof name, "%s/towers.lua", dir);
-  put(name, text);
-  assert_int_equal(run("profile --format json -o %s/%s.json %s/%s", sh.dir,
-                       dir, sh.dir, name), 0);
-}
-
-/* The first function row of diff's text output (after the totals). */
-static char *first_row(char *out) {
-  char *row = strstr(out, "(total)\n");
-  if (row == NULL) fail_msg("no totals in lraf diff's output:\n%s", out);
-  row = strchr(row, '\n') + 1;
-  *strchr(row, '\n') = '\0';
-  return row;
-}
-
-static double json_similarity(void) {
-  char *j = slurp_dir("out.txt"), *p = strstr(j, "\"similarity\": ");
-  double v;
-  if (p == NULL) fail_msg("no similarity in:\n%s", j);
-  v = strtod(p + 14, NULL);
-  free(j);
-  return v;
-}
-
-/* A corpus benchmark edited three ways.  A comment above every function
-   moves them all: the diff matches them by name and file, similarity 1,
-   exit 0 at the strictest gate.  A one-line change in one function puts
-   it first and exits with the regression status.  Halving a function's
-   cost passes and is listed as an improvement (and fails with
-   --fail-on change). */
-static void test_diff_edits(void **state) {
-  size_t len;
-  char *src = tutil_run_slurp("tests/corpus/towers.lua", &len);
-  char *moved, *changed, *halved, *out, *row;
-  (void)state;
-  assert_non_null(src);
-  assert_int_equal(tutil_sh_run(&sh, "mkdir -p %s/a %s/b", sh.dir, sh.dir),
-                   0);
-  profile_as("a", src);
-
-  moved = comment_functions(src);
-  profile_as("b", moved);
-  assert_int_equal(run("diff --threshold 0 --format json %s/a.json "
-                       "%s/b.json", sh.dir, sh.dir), 0);
-  assert_true(json_similarity() == 1.0);
-  out = slurp_dir("out.txt");
-  assert_non_null(strstr(out, "\"added\": 0, \"removed\": 0, \"moved\": 6"));
-  assert_non_null(strstr(out, "\"result\": \"pass\""));
-  free(out);
-
-  changed = replace(src, "  moves = moves + 1\n",
-                    "  moves = moves + 1 + 0 * moves\n");
-  profile_as("b", changed);
-  assert_int_equal(run("diff %s/a.json %s/b.json", sh.dir, sh.dir), 0);
-  assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", sh.dir,
-                       sh.dir), 5);
-  out = slurp_dir("out.txt");
-  row = first_row(out);
-  if (strstr(row, "regression") == NULL || strstr(row, "move_top (") == NULL)
-    fail_msg("move_top is not the first row, as a regression: %s", row);
-  free(out);
-  out = slurp_dir("err.txt");
-  assert_non_null(strstr(out, "regression: move_top ("));
-  free(out);
-  /* below the absolute floor it passes */
-  assert_int_equal(run("diff --threshold 1 --min-change 10000000 %s/a.json "
-                       "%s/b.json", sh.dir, sh.dir), 0);
-
-  halved = replace(src, "for m = 1, (1 << n) - 1 do",
-                   "for m = 1, (1 << n) - 1, 2 do");
-  profile_as("b", halved);
-  assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", sh.dir,
-                       sh.dir), 0);
-  out = slurp_dir("out.txt");
-  row = strstr(out, "\nimprovements (");
-  if (row == NULL || strstr(row, "iterative (") == NULL)
-    fail_msg("iterative is not listed as an improvement:\n%s", out);
-  free(out);
-  assert_int_equal(run("diff --threshold 1 --fail-on change %s/a.json "
-                       "%s/b.json", sh.dir, sh.dir), 5);
-  assert_int_equal(run("diff --threshold 1 --format markdown %s/a.json "
-                       "%s/b.json", sh.dir, sh.dir), 0);
-  out = slurp_dir("out.txt");
-  assert_non_null(strstr(out, "| function | before | after |"));
-  assert_non_null(strstr(out, "improvement |"));
-  free(out);
-  free(src);
-  free(moved);
-  free(changed);
-  free(halved);
-}
-
 /* Callgrind's format under recursion: callgrind_annotate --inclusive=yes
    shows no function above 100%, each call line's cost is the callee's
    inclusive count (callees with one caller), and calls= lines give the
@@ -501,8 +352,6 @@ int main(void) {
     cmocka_unit_test(test_formats),
     cmocka_unit_test(test_cost_models),
     cmocka_unit_test(test_usage_errors),
-    cmocka_unit_test(test_diff_identical),
-    cmocka_unit_test(test_diff_edits),
     cmocka_unit_test(test_callgrind_recursion),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

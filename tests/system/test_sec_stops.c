@@ -86,13 +86,9 @@ static int teardown(void **state) {
 
 /* The report r.json in sh's directory contains text. */
 static void report_has(const char *text) {
-  char path[256], *r;
-  size_t len;
+  char path[256];
   snprintf(path, sizeof path, "%s/r.json", sh.dir);
-  r = tutil_run_slurp(path, &len);
-  assert_non_null(r);
-  if (strstr(r, text) == NULL) fail_msg("report '%s' lacks '%s'", r, text);
-  free(r);
+  tutil_sh_expect(path, text);
 }
 
 /* A quota or memory stop stays one through a __close handler that is
@@ -152,11 +148,7 @@ static void test_close_exit_api(void **state) {
 
 /* The last command's stderr contains text. */
 static void err_has(const char *text) {
-  size_t len;
-  char *e = tutil_run_slurp(sh.err, &len);
-  assert_non_null(e);
-  if (strstr(e, text) == NULL) fail_msg("stderr '%s' lacks '%s'", e, text);
-  free(e);
+  tutil_sh_expect(sh.err, text);
 }
 
 /* A report that cannot be written is an error, not exit 0, whether the

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cli_bench.h"
+#include "tutil_bench.h"
 #include "tutil_run.h"
 #include "tutil_sh.h"
 
@@ -36,35 +37,9 @@ static int teardown(void **state) {
 }
 
 /* A run of the benchmarks of suite text, the i-th counting counts[i]. */
-typedef struct run {
-  cli_suite suite;
-  cli_bench_result res[8];
-  const cli_baseline_entry *before[8];
-  cli_verdict verdict[8];
-  int mismatch[8];
-  cli_bench_run r;
-} run;
-
-static void run_of(run *u, const char *text, const int64_t *counts,
+static void run_of(tutil_bench *u, const char *text, const int64_t *counts,
                    const char *model) {
-  lraf_error err;
-  int i;
-  memset(u, 0, sizeof *u);
-  assert_int_equal(cli_suite_parse(text, strlen(text), "s", &u->suite, &err),
-                   LRAF_OK);
-  assert_true(u->suite.n <= 8);
-  for (i = 0; i < u->suite.n; i++) {
-    u->res[i].item = &u->suite.item[i];
-    u->res[i].count_min = u->res[i].count_max = counts[i];
-  }
-  u->r.model = model;
-  u->r.unit = "instructions";
-  u->r.vm = "stock";
-  u->r.res = u->res;
-  u->r.n = u->suite.n;
-  u->r.before = u->before;
-  u->r.verdict = u->verdict;
-  u->r.mismatch = u->mismatch;
+  assert_int_equal(tutil_bench_of(u, text, counts, model), 0);
 }
 
 /* Read the baseline file path back (LRAF_OK or the parse's status). */
@@ -86,7 +61,7 @@ static const char suite_text[] =
 
 static void test_round_trip(void **state) {
   static const int64_t counts[] = {0, 123456789012345, 7};
-  run u;
+  tutil_bench u;
   cli_baseline b;
   lraf_error err;
   char path[256], *first, *second;
@@ -121,14 +96,14 @@ static void test_round_trip(void **state) {
   assert_memory_equal(first, second, n1);
   free(first);
   free(second);
-  cli_suite_free(&u.suite);
+  tutil_bench_free(&u);
 }
 
 /* A file that cannot be written: the error names it, and no temporary
    file is left next to it. */
 static void test_save_fails(void **state) {
   static const int64_t counts[] = {1, 2, 3};
-  run u;
+  tutil_bench u;
   lraf_error err;
   char path[256], want[300];
   DIR *d;
@@ -149,7 +124,7 @@ static void test_save_fails(void **state) {
   while ((de = readdir(d)) != NULL)
     assert_null(strstr(de->d_name, ".tmp"));
   closedir(d);
-  cli_suite_free(&u.suite);
+  tutil_bench_free(&u);
 }
 
 static void test_mkdirs(void **state) {
@@ -273,7 +248,7 @@ static void test_judge(void **state) {
   /* saved: a 1000, b 1000 (threshold 10 in the suite), c 1000, gone 5 */
   static const int64_t saved[] = {1000, 1000, 1000, 5};
   static const int64_t now[] = {1001, 1090, 900, 4};
-  run base, u;
+  tutil_bench base, u;
   cli_baseline b;
   lraf_error err;
   char path[256];
@@ -301,7 +276,7 @@ static void test_judge(void **state) {
   assert_int_equal(u.r.mismatches, 0);
   assert_int_equal(cli_bench_removed(&u.r, 0), 3);
   assert_int_equal(cli_bench_removed(&u.r, 4), -1);
-  cli_suite_free(&u.suite);
+  tutil_bench_free(&u);
   /* another cost model: not compared, unless allowed */
   run_of(&u, "a.lua\nb.lua threshold=10\nc.lua\nnew.lua\n", now, "other");
   u.r.base = &b;
@@ -309,7 +284,7 @@ static void test_judge(void **state) {
   assert_int_equal(u.r.mismatches, 3);
   assert_int_equal(u.mismatch[0], 1);
   assert_int_equal(u.r.fails + u.r.regressions + u.r.improvements, 0);
-  cli_suite_free(&u.suite);
+  tutil_bench_free(&u);
   run_of(&u, "a.lua\nb.lua threshold=10\nc.lua\nnew.lua\n", now, "other");
   u.r.base = &b;
   u.r.allow_mismatch = 1;
@@ -317,9 +292,9 @@ static void test_judge(void **state) {
   assert_int_equal(u.r.mismatches, 3);
   assert_int_equal(u.r.regressions, 1);
   assert_int_equal(u.r.fails, 1);
-  cli_suite_free(&u.suite);
+  tutil_bench_free(&u);
   cli_baseline_free(&b);
-  cli_suite_free(&base.suite);
+  tutil_bench_free(&base);
 }
 
 int main(void) {

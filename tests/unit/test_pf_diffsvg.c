@@ -77,9 +77,10 @@ static int kind(const tutil_box *b) {
 }
 
 static void test_colours(void **state) {
-  /* f shrinks by 3, f/g grows by 30, main/g stays, main/h is new (40) */
-  pf_profile *A = build(5, 100, 100, 0), *B = build(2, 130, 100, 40);
-  static const int want[] = {SAME, SAME, SHRANK, GREW, SAME, GREW};
+  /* f shrinks by 3, f/g grows by 30, main/g by 1, main/h is new (40);
+     main stays */
+  pf_profile *A = build(5, 100, 100, 0), *B = build(2, 130, 101, 40);
+  static const int want[] = {SAME, SAME, SHRANK, GREW, GREW, GREW};
   pf_read a, b;
   size_t len;
   char *text;
@@ -97,7 +98,8 @@ static void test_colours(void **state) {
   }
   assert_string_equal(box[0].name, "all");
   assert_string_equal(box[3].name, "g&lt;&amp;&gt; (m.lua:7)");
-  /* deeper for larger: |-3| < |+30| < |+40| */
+  /* deeper for larger: |+1| < |-3| < |+30| < |+40| */
+  assert_true(box[4].rgb[1] > box[2].rgb[0]);
   assert_true(box[2].rgb[0] > box[3].rgb[1]);
   assert_true(box[3].rgb[1] > box[5].rgb[1]);
   assert_non_null(strstr(text, "h (n.lua:1) (after 40, before 0; self 0 -&gt; "
