@@ -2,11 +2,17 @@
 ** tutil_sh.c - shell commands for tests (see tutil_sh.h).
 */
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
+#include "tutil_run.h"
 #include "tutil_sh.h"
 
 int tutil_sh_init(tutil_sh *sh, const char *tag) {
@@ -76,4 +82,27 @@ int tutil_sh_write(tutil_sh *sh, const char *name, const char *text) {
   if ((f = fopen(path, "w")) == NULL) return -1;
   ok = fputs(text, f) >= 0;
   return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+int tutil_sh_setup(tutil_sh *sh, const char *tag, const tutil_file *files,
+                   size_t n) {
+  size_t i;
+  if (tutil_sh_init(sh, tag) != 0) return -1;
+  for (i = 0; i < n; i++)
+    if (tutil_sh_write(sh, files[i].name, files[i].text) != 0) return -1;
+  return 0;
+}
+
+void tutil_sh_file_has(tutil_sh *sh, const char *name, const char *text) {
+  char path[256], *s;
+  size_t len;
+  snprintf(path, sizeof path, "%s/%s", sh->dir, name);
+  s = tutil_run_slurp(path, &len);
+  if (s == NULL) fail_msg("cannot read %s", path);
+  if (strstr(s, text) == NULL) {
+    print_error("%s is '%s'\n", name, s);
+    free(s);
+    fail_msg("%s lacks '%s'", name, text);
+  }
+  free(s);
 }

@@ -37,4 +37,15 @@ int tutil_sh_lraf_run(tutil_sh *sh, const char *fmt, ...);
    files back with tutil_run_slurp.) */
 int tutil_sh_write(tutil_sh *sh, const char *name, const char *text);
 
+/* A file a suite writes into sh->dir: its name and text. */
+typedef struct tutil_file {
+  const char *name, *text;
+} tutil_file;
+
+/* tutil_sh_init, then write the n files.  Returns 0, or -1. */
+int tutil_sh_setup(tutil_sh *sh, const char *tag, const tutil_file *files,
+                   size_t n);
+/* Fail the test unless the file name in sh->dir contains text. */
+void tutil_sh_file_has(tutil_sh *sh, const char *name, const char *text);
+
 #endif

@@ -34,9 +34,7 @@
 
 static tutil_sh sh;
 
-static const struct {
-  const char *name, *text;
-} scripts[] = {
+static const tutil_file scripts[] = {
   {"close_exit.lua", "debug.setmetatable(0, {__close = os.exit})\n"
                      "local x <close> = 0\nwhile true do end\n"},
   {"close_exit_mem.lua", "debug.setmetatable(0, {__close = os.exit})\n"
@@ -70,13 +68,9 @@ static const struct {
 };
 
 static int setup(void **state) {
-  size_t i;
   (void)state;
-  if (tutil_sh_init(&sh, "secstop") != 0) return -1;
-  for (i = 0; i < sizeof scripts / sizeof scripts[0]; i++)
-    if (tutil_sh_write(&sh, scripts[i].name, scripts[i].text) != 0)
-      return -1;
-  return 0;
+  return tutil_sh_setup(&sh, "secstop", scripts,
+                        sizeof scripts / sizeof scripts[0]);
 }
 
 static int teardown(void **state) {
@@ -86,13 +80,7 @@ static int teardown(void **state) {
 
 /* The report r.json in sh's directory contains text. */
 static void report_has(const char *text) {
-  char path[256], *r;
-  size_t len;
-  snprintf(path, sizeof path, "%s/r.json", sh.dir);
-  r = tutil_run_slurp(path, &len);
-  assert_non_null(r);
-  if (strstr(r, text) == NULL) fail_msg("report '%s' lacks '%s'", r, text);
-  free(r);
+  tutil_sh_file_has(&sh, "r.json", text);
 }
 
 /* A quota or memory stop stays one through a __close handler that is
