@@ -164,6 +164,8 @@ static const opt_info options[CLI_NUM_OPTS] = {
    "csv (default), jsonl or cloudevents"},
   {"--period", KIND_TEXT, "P", 0, 0,
    "totals per month (default) or day"},
+  {"--ledger-durability", KIND_TEXT, "D", 0, 0,
+   "power (default: fsync) or process (survives kill -9)"},
 };
 
 /* What the exit statuses mean; a command lists those it can give (and
@@ -232,7 +234,7 @@ static const cli_command commands[] = {
    "(exit 5 on a regression; docs/bench.md).  os.exit ends a run; --limit\n"
    "(default 1G) and --memory-limit apply to each run; progress on\n"
    "stderr when it is a terminal",
-   ST(0) | ST(1) | ST(2) | ST(3) | ST(4) | ST(5) | ST(7)},
+   ST(0) | ST(1) | ST(2) | ST(3) | ST(4) | ST(5) | ST(7), 0},
   {"bound", cli_bound,
    CLI_BIT(CLI_OPT_FORMAT) | CLI_BIT(CLI_OPT_WRITE_CONTRACT) |
      CLI_BIT(CLI_OPT_MODE) | CLI_BIT(CLI_OPT_HELP),
@@ -240,19 +242,19 @@ static const cli_command commands[] = {
    "prove an upper bound on the instructions of one call of each function\n"
    "of SCRIPT (original cost model), or say why none is proven and where,\n"
    "as a table or --format json (docs/bound.md)",
-   ST(0) | ST(1) | ST(2)},
+   ST(0) | ST(1) | ST(2), 0},
   {"disasm", cli_disasm, CLI_BIT(CLI_OPT_HELP), CLI_OPERANDS_MIXED,
    "FILE.lua|FILE.luac|REWRITTEN",
    "list the bytecode of FILE like luac -l -l (REWRITTEN: the output of\n"
    "lraf rewrite, with its accounting code)",
-   ST(0) | ST(1) | ST(2)},
+   ST(0) | ST(1) | ST(2), 0},
   {"run", cli_run,
    CLI_BIT(CLI_OPT_LIMIT) | CLI_BIT(CLI_OPT_RATE) |
      CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | CLI_BIT(CLI_OPT_REPORT) |
      TIMELINE | CLI_BIT(CLI_OPT_CONTRACT) | CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_AFTER, "SCRIPT [ARGS...]",
    "run SCRIPT like lua5.4, counting every instruction",
-   ST(0) | ST(1) | ST(2) | ST(3) | ST(4) | ST(6)},
+   ST(0) | ST(1) | ST(2) | ST(3) | ST(4) | ST(6), 0},
   {"profile", cli_profile,
    CLI_BIT(CLI_OPT_LIMIT) | CLI_BIT(CLI_OPT_RATE) |
      CLI_BIT(CLI_OPT_MEMORY_LIMIT) | RUNNING | CLI_BIT(CLI_OPT_REPORT) |
@@ -263,7 +265,7 @@ static const cli_command commands[] = {
    "standard output, the script's own output then going to standard\n"
    "error): per function calls, self and inclusive instructions, and\n"
    "the calling contexts (docs/profiling.md)",
-   ST(0) | ST(1) | ST(2) | ST(3) | ST(4)},
+   ST(0) | ST(1) | ST(2) | ST(3) | ST(4), 0},
   {"diff", cli_diff,
    GATE | CLI_BIT(CLI_OPT_TOP) | CLI_BIT(CLI_OPT_REPORT_FORMAT) |
      CLI_BIT(CLI_OPT_HELP),
@@ -273,13 +275,13 @@ static const cli_command commands[] = {
    "absolute change, with their similarity and the functions added,\n"
    "removed or moved.  With a gate (--threshold, --min-change, --fail-on)\n"
    "exit status 5 when the total or a function regressed past it",
-   ST(0) | ST(1) | ST(2) | ST(5)},
+   ST(0) | ST(1) | ST(2) | ST(5), 0},
   {"rewrite", cli_rewrite,
    COUNTING | CLI_BIT(CLI_OPT_OUTPUT) | CLI_BIT(CLI_OPT_KEY_FILE) |
      CLI_BIT(CLI_OPT_HELP),
    CLI_OPERANDS_MIXED, "IN.lua|IN.luac -o OUT",
    "rewrite IN offline; OUT loads only through lraf",
-   ST(0) | ST(1) | ST(2)},
+   ST(0) | ST(1) | ST(2), 0},
   {"serve", cli_serve,
    CLI_BIT(CLI_OPT_PORT) | CLI_BIT(CLI_OPT_BIND) | CLI_BIT(CLI_OPT_WORKERS) |
      CLI_BIT(CLI_OPT_REQUEST_LIMIT) | CLI_BIT(CLI_OPT_QUOTA) |
@@ -302,7 +304,7 @@ static const cli_command commands[] = {
    "before the handler runs (429 when not available) and stops it at N;\n"
    "by default a handler reserves its contract's bound (\"return N\" in\n"
    "DIR/NAME.contract, or \"NAME N\" in --contract FILE)",
-   ST(0) | ST(1) | ST(2)},
+   ST(0) | ST(1) | ST(2), CLI_BIT2(CLI_OPT_DURABILITY)},
   {"ledger", cli_ledger,
    CLI_BIT(CLI_OPT_LEDGER) | CLI_BIT(CLI_OPT_TENANT) | CLI_BIT(CLI_OPT_UNITS) |
      CLI_BIT(CLI_OPT_REASON) | CLI_BIT(CLI_OPT_FROM) | CLI_BIT(CLI_OPT_TO) |
@@ -315,13 +317,13 @@ static const cli_command commands[] = {
    "idempotency key the event id) as CSV, JSON lines or CloudEvents;\n"
    "verify sums the records per tenant and period and compares each sum\n"
    "with the totals /usage serves",
-   ST(0) | ST(1) | ST(2)},
+   ST(0) | ST(1) | ST(2), 0},
   {"key", cli_key, CLI_BIT(CLI_OPT_HELP), CLI_OPERANDS_MIXED,
    "hash TENANT",
    "read an API key from standard input (one line) and print the line of\n"
    "lraf serve --tenants FILE that gives it to TENANT: TENANT sha256:HASH\n"
    "(the key itself is kept nowhere)",
-   ST(0) | ST(2)},
+   ST(0) | ST(2), 0},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -455,6 +457,12 @@ static int read_weights(const char *path, cli_args *a) {
 /* Parsing                                                             */
 /* ------------------------------------------------------------------ */
 
+/* Whether cmd takes option o. */
+static int takes(const cli_command *cmd, int o) {
+  return o < 64 ? (cmd->options & CLI_BIT(o)) != 0
+                : (cmd->options2 & CLI_BIT2(o)) != 0;
+}
+
 /* The option called name that cmd takes (two options may share a name
    in different commands: run's --rate N, serve's --rate T=N), else the
    first of that name, else -1. */
@@ -462,7 +470,7 @@ static int find_option(const char *name, const cli_command *cmd) {
   int o, first = -1;
   for (o = 0; o < CLI_NUM_OPTS; o++)
     if (strcmp(name, options[o].name) == 0) {
-      if (cmd->options & CLI_BIT(o)) return o;
+      if (takes(cmd, o)) return o;
       if (first < 0) first = o;
     }
   return first;
@@ -539,6 +547,7 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
       break;
     case CLI_OPT_SERVE_MEMORY: a->memory = n; break;
     case CLI_OPT_LEDGER: a->ledger = v; break;
+    case CLI_OPT_DURABILITY: a->durability = v; break;
     case CLI_OPT_SLICE: a->slice = n; break;
     case CLI_OPT_NO_METERING: a->no_metering = 1; break;
     case CLI_OPT_MAX_TENANTS: a->max_tenants = n; break;
@@ -659,7 +668,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a) {
       continue;
     }
     o = find_option(arg, cmd);
-    if (o < 0 || !(cmd->options & CLI_BIT(o))) {
+    if (o < 0 || !takes(cmd, o)) {
       cli_error("unknown option '%s' for lraf %s", arg, cmd->name);
       cli_usage(stderr, cmd);
       return CLI_EUSAGE;
@@ -774,7 +783,7 @@ static void synopsis(FILE *out, const char *lead, const cli_command *cmd) {
   fprintf(out, "%s%s", lead, cmd->name);
   for (o = 0; o < CLI_NUM_OPTS; o++) {
     char opt[64];
-    if (!(cmd->options & CLI_BIT(o)) || o == CLI_OPT_HELP) continue;
+    if (!takes(cmd, o) || o == CLI_OPT_HELP) continue;
     if (o == CLI_OPT_OUTPUT) continue;  /* part of the operands */
     option_text(o, opt, sizeof opt);
     snprintf(word, sizeof word, "[%s]", opt);
@@ -825,7 +834,7 @@ void cli_help(FILE *out, const cli_command *cmd) {
   fputs("\noptions:\n", out);
   for (o = 0; o < CLI_NUM_OPTS; o++) {
     char opt[64];
-    if (!(cmd->options & CLI_BIT(o))) continue;
+    if (!takes(cmd, o)) continue;
     option_text(o, opt, sizeof opt);
     if (strlen(opt) > HELP_COL - 3)
       fprintf(out, "  %s\n%*s", opt, HELP_COL, "");
@@ -875,7 +884,7 @@ void cli_help_markdown(FILE *out) {
     fputs(".\n\n| option | meaning |\n|---|---|\n", out);
     for (o = 0; o < CLI_NUM_OPTS; o++) {
       char opt[64];
-      if (!(cmd->options & CLI_BIT(o))) continue;
+      if (!takes(cmd, o)) continue;
       option_text(o, opt, sizeof opt);
       fputs("| `", out);
       md_cell(out, opt);

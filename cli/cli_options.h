@@ -87,12 +87,16 @@ typedef enum cli_opt {
   CLI_OPT_TO,            /* --to TIME */
   CLI_OPT_EXPORT_FORMAT, /* --format csv|jsonl|cloudevents (export) */
   CLI_OPT_PERIOD,        /* --period day|month (verify) */
+  /* the second mask (cli_command.options2) from here on */
+  CLI_OPT_DURABILITY,    /* --ledger-durability power|process (serve) */
   CLI_NUM_OPTS
 } cli_opt;
 
 #define CLI_BIT(o) (UINT64_C(1) << (o))
-/* every option has a bit of a command's 64-bit mask */
-_Static_assert(CLI_NUM_OPTS <= 64, "more options than CLI_BIT's 64 bits");
+/* the options from the 65th on: their bit of cli_command.options2 */
+#define CLI_BIT2(o) (UINT64_C(1) << ((o) - 64))
+/* every option has a bit of a command's two 64-bit masks */
+_Static_assert(CLI_NUM_OPTS <= 128, "more options than two masks hold");
 
 /* How a subcommand's operands follow its options. */
 typedef enum cli_operands {
@@ -114,6 +118,7 @@ typedef struct cli_command {
   const char *operands;    /* e.g. "SCRIPT [ARGS...]" */
   const char *summary;     /* what it does, one or two lines */
   unsigned statuses;       /* 1u << status for each exit status */
+  uint64_t options2;       /* CLI_BIT2(o) for each option from the 65th */
 } cli_command;
 
 /* A per-tenant value: TENANT=N, TENANT "*" for every other tenant. */
@@ -151,6 +156,7 @@ typedef struct cli_args {
   /* lraf serve */
   int port, workers;      /* -1: not said */
   const char *bind, *ledger;
+  const char *durability; /* --ledger-durability; NULL: power */
   int64_t slice;          /* 0: not said */
   int no_metering;
   int64_t max_tenants, max_conns, max_per_ip, idle_timeout; /* -1: not said */

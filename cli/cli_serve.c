@@ -112,7 +112,8 @@ static int start(srv *s) {
   po.state.deterministic = s->deterministic;
   if (lraf_pool_new(&po, &s->pool, &err) != LRAF_OK) return cli_report(&err);
   if (s->metering && strcmp(s->ledger_spec, "none") != 0 &&
-      lraf_ledger_open(s->ledger_spec, &s->ledger, &err) != LRAF_OK) {
+      lraf_ledger_open_durable(s->ledger_spec, s->durability, &s->ledger,
+                               &err) != LRAF_OK) {
     lraf_pool_close(s->pool);
     return cli_report(&err);
   }
@@ -159,6 +160,13 @@ int cli_serve(int argc, char **argv) {
   s.deterministic = a.opt.deterministic != 0;  /* on unless said */
   s.bind = a.bind != NULL ? a.bind : "127.0.0.1";
   s.ledger_spec = a.ledger != NULL ? a.ledger : "sqlite:lraf-ledger.db";
+  if (a.durability == NULL || strcmp(a.durability, "power") == 0)
+    s.durability = LRAF_DURABLE_POWER;
+  else if (strcmp(a.durability, "process") == 0)
+    s.durability = LRAF_DURABLE_PROCESS;
+  else
+    return cli_error("--ledger-durability: expected power or process "
+                     "(got '%s')", a.durability);
   s.max_tenants = a.max_tenants > 0 ? (int)a.max_tenants : 1000;
   s.max_conns = a.max_conns > 0 ? (int)a.max_conns : 512;
   s.max_per_ip = a.max_per_ip > 0 ? (int)a.max_per_ip : 64;

@@ -16,6 +16,7 @@
 typedef struct srv {
   const char *dir;
   const char *ledger_spec;
+  lraf_durability durability;  /* --ledger-durability */
   const char *bind;
   int port, workers, metering;
   int deterministic;       /* lraf_options.deterministic */

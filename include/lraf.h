@@ -876,7 +876,8 @@ LRAF_API void lraf_keys_free(lraf_keys *k);
    lraf_ledger_append returns once the record is durable: appends from
    many threads are written together in one transaction (a group
    commit; SQLite in WAL mode with synchronous=FULL), so a record whose
-   append returned survives a kill -9 or a crash of the host; closing
+   append returned survives a kill -9 or a crash of the host (at
+   LRAF_DURABLE_POWER, lraf_ledger_open's; see lraf_durability); closing
    the ledger leaves every record in the database file itself (SQLite:
    the write-ahead log is checkpointed).  A record is one row, written
    whole or not at all.  The key is the idempotency key, unique per
@@ -931,6 +932,22 @@ typedef struct lraf_usage {
 
 LRAF_API lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
                              lraf_error *err);
+/* What "durable" means when lraf_ledger_append returns. */
+typedef enum lraf_durability {
+  LRAF_DURABLE_POWER,   /* on the disk (each group commit is fsynced):
+                           survives a power loss (lraf_ledger_open's) */
+  LRAF_DURABLE_PROCESS  /* handed to the operating system (SQLite's
+                           write-ahead log with synchronous=NORMAL; the
+                           log is fsynced at checkpoints): survives a
+                           crash or kill -9 of the process, not a power
+                           loss or a crash of the host.  SQLite only */
+} lraf_durability;
+/* lraf_ledger_open with durability d; LRAF_EARG for a PostgreSQL
+   ledger with LRAF_DURABLE_PROCESS or an unknown d. */
+LRAF_API lraf_status lraf_ledger_open_durable(const char *spec,
+                                              lraf_durability d,
+                                              lraf_ledger **out,
+                                              lraf_error *err);
 LRAF_API lraf_status lraf_ledger_append(lraf_ledger *l,
                                         const lraf_record *r,
                                         lraf_error *err);

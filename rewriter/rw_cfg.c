@@ -19,21 +19,42 @@
 ** alternate D X D X ..., so they run equally often and charging X at D
 ** is exact.  Branch folding (fold_branches) then charges one branch of a
 ** two-way test at the test and takes the charge back on the other.
+**
+** Every step gets the builder's context (cfgbuild); the graph work that
+** knows nothing of bytecode (orders, dominators, searches, components)
+** is rw_graph.c's.
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rw_cfg.h"
+#include "rw_graph.h"
 
 /* Work budget of the folding cycle checks, in visited blocks per
    function; past it, remaining blocks are simply not folded. */
 #define FOLD_BUDGET 20000000L
 
-typedef struct graph {  /* adjacency lists in one array */
-  int n;
-  int *start;  /* n + 1 entries */
-  int *adj;
-} graph;
+/* What building the blocks of one function works with, passed from step
+   to step as one pointer (as Lua's parser passes its FuncState). */
+typedef struct cfgbuild {
+  const bc_proto *f;
+  const rw_options *opt;
+  const char *path;     /* names f in error messages */
+  rw_arena *a;          /* cfg's arrays and every step's scratch */
+  lraf_error *err;
+  rw_cfg *cfg;          /* what is built */
+  int small;            /* exact mode's small blocks (small_blocks) */
+  /* find_leaders: */
+  char *ustart;         /* pc -> starts a unit */
+  char *leader;         /* pc -> starts a block */
+  int *odd;             /* leaders to check once every unit is known */
+  int nleaders;         /* leaders marked */
+  int tforprep;         /* some TFORPREP: its TFORCALL needs a look */
+  /* analyse: the blocks as a graph, with a virtual exit node */
+  rw_graph succ, pred;  /* successors, and their transpose */
+  int *post, np;        /* postorder of a search from the entry */
+  int acyclic;          /* every edge goes forward in block order */
+} cfgbuild;
 
 /* ---------------------------------------------------------------- */
 /* Units and leaders                                                 */
@@ -109,38 +130,34 @@ static int plain_unit(bc_instr i, unsigned fl) {
   }
 }
 
-/* What find_leaders saw, for the passes after it. */
-typedef struct scan {
-  int nleaders;  /* leaders marked */
-  int tforprep;  /* some TFORPREP: its TFORCALL needs a look */
-} scan;
-
 /* Mark pc as a leader, counting it once. */
-static void lead(char *leader, int pc, scan *sc) {
-  sc->nleaders += !leader[pc];
+static void lead(char *leader, int pc, cfgbuild *cb) {
+  cb->nleaders += !leader[pc];
   leader[pc] = 1;
 }
 
 /* Mark unit starts (ustart) and leaders.  A leader that the code does
    not make a unit start (a jump target, the instruction LFALSESKIP
    skips to) is noted in odd to be checked once every unit is known. */
-static lraf_status find_leaders(const bc_proto *f, const rw_options *opt,
-                                int first, char *ustart, char *leader,
-                                int *odd, scan *sc, const char *path,
-                                lraf_error *err) {
-  int pc, t, nodd = 0, k, small = small_blocks(opt);
+static lraf_status find_leaders(cfgbuild *cb) {
+  const bc_proto *f = cb->f;
+  const char *path = cb->path;
+  lraf_error *err = cb->err;
+  char *ustart = cb->ustart, *leader = cb->leader;
+  int *odd = cb->odd;
+  int pc, t, nodd = 0, k, small = cb->small, first = cb->cfg->first;
   /* what ends a plain unit's block: a call or an error, in exact mode */
   unsigned ends = small ? BC_OPF_CALLS | BC_OPF_ERRORS : 0;
-  sc->nleaders = 0;
-  sc->tforprep = 0;
-  lead(leader, first, sc);
+  cb->nleaders = 0;
+  cb->tforprep = 0;
+  lead(leader, first, cb);
   for (pc = first; pc < f->sizecode; ) {
     int e, op = bc_op(f->code[pc]), q;
     const bc_opinfo *oi = bc_opinfo_of(op);
     if (oi != NULL && plain_unit(f->code[pc], oi->flags)) {
       ustart[pc] = 1;
       if ((oi->flags & ends) && pc + 1 < f->sizecode)
-        lead(leader, pc + 1, sc);
+        lead(leader, pc + 1, cb);
       pc++;
       continue;
     }
@@ -160,15 +177,15 @@ static lraf_status find_leaders(const bc_proto *f, const rw_options *opt,
       if (t < first || t >= f->sizecode)
         return err_fail(err, LRAF_EREWRITE, "jump out of range at pc %d in %s",
                         e + 1, path);
-      lead(leader, t, sc);
+      lead(leader, t, cb);
       odd[nodd++] = t;
-      sc->tforprep |= op == BC_OP_TFORPREP;
+      cb->tforprep |= op == BC_OP_TFORPREP;
     }
     if ((ends_block(op) || (small && unit_may_call_or_fail(f, pc, e)))
         && e + 1 < f->sizecode)
-      lead(leader, e + 1, sc);
+      lead(leader, e + 1, cb);
     if (op == BC_OP_LFALSESKIP && e + 2 < f->sizecode) {
-      lead(leader, e + 2, sc);
+      lead(leader, e + 2, cb);
       odd[nodd++] = e + 2;
     }
     pc = e + 1;
@@ -186,19 +203,19 @@ static lraf_status find_leaders(const bc_proto *f, const rw_options *opt,
 /* Blocks and successors                                             */
 /* ---------------------------------------------------------------- */
 
-static lraf_status add_succ(rw_cfg *cfg, rw_block *b, int pc,
-                            const bc_proto *f, const char *path,
-                            lraf_error *err) {
-  if (pc < cfg->first || pc >= f->sizecode || cfg->block_at[pc] < 0)
-    return err_fail(err, LRAF_EREWRITE,
+static lraf_status add_succ(cfgbuild *cb, rw_block *b, int pc) {
+  const rw_cfg *cfg = cb->cfg;
+  if (pc < cfg->first || pc >= cb->f->sizecode || cfg->block_at[pc] < 0)
+    return err_fail(cb->err, LRAF_EREWRITE,
                     "control leaves the code after pc %d in %s", b->end + 1,
-                    path);
+                    cb->path);
   b->succ[b->nsucc++] = cfg->block_at[pc];
   return LRAF_OK;
 }
 
-static lraf_status find_succs(rw_cfg *cfg, rw_block *b, const bc_proto *f,
-                              const char *path, lraf_error *err) {
+static lraf_status find_succs(cfgbuild *cb, rw_block *b) {
+  const bc_proto *f = cb->f;
+  rw_cfg *cfg = cb->cfg;
   int e = b->end, t, op = bc_op(f->code[e]);
   lraf_status st = LRAF_OK;
   int has_target = bc_jump_target(f->code[e], e, &t);
@@ -209,20 +226,20 @@ static lraf_status find_succs(rw_cfg *cfg, rw_block *b, const bc_proto *f,
       return LRAF_OK;
     case BC_OP_JMP:
       if (e > b->start && bc_required_next(f->code[e - 1]) == BC_OP_JMP)
-        st = add_succ(cfg, b, e + 1, f, path, err);
+        st = add_succ(cb, b, e + 1);
       break;
     case BC_OP_LFALSESKIP:
-      return add_succ(cfg, b, e + 2, f, path, err);
+      return add_succ(cb, b, e + 2);
     case BC_OP_TFORPREP:
       break;
     default:
       if (!has_target)
-        return add_succ(cfg, b, e + 1, f, path, err);
-      st = add_succ(cfg, b, e + 1, f, path, err);  /* FORLOOP, FORPREP... */
+        return add_succ(cb, b, e + 1);
+      st = add_succ(cb, b, e + 1);  /* FORLOOP, FORPREP... */
       break;
   }
   if (st == LRAF_OK && has_target)
-    st = add_succ(cfg, b, t, f, path, err);
+    st = add_succ(cb, b, t);
   if (st == LRAF_OK && op == BC_OP_TFORPREP &&  /* its target, the TFORCALL */
       !cfg->b[b->succ[0]].tforcall) {
     cfg->b[b->succ[0]].tforcall = 1;
@@ -231,17 +248,19 @@ static lraf_status find_succs(rw_cfg *cfg, rw_block *b, const bc_proto *f,
   return st;
 }
 
-static lraf_status make_blocks(rw_cfg *cfg, const bc_proto *f,
-                               const rw_options *opt, const char *leader,
-                               const scan *sc, rw_arena *a, const char *path,
-                               lraf_error *err) {
-  int pc, n = sc->nleaders, i, *block_at, *block_of, size = f->sizecode;
+static lraf_status make_blocks(cfgbuild *cb) {
+  const bc_proto *f = cb->f;
+  const char *leader = cb->leader;
+  rw_cfg *cfg = cb->cfg;
+  int pc, n = cb->nleaders, i, *block_at, *block_of, size = f->sizecode;
   rw_block *b = NULL;
   uint32_t cost = 0;
-  rw_options o = *opt;  /* (locals: the stores below cannot change them) */
-  cfg->b = rw_arena_zalloc(a, (size_t)n, sizeof *cfg->b);
+  rw_options o = *cb->opt;  /* (locals: the stores below cannot change
+                               them) */
+  cfg->b = rw_arena_zalloc(cb->a, (size_t)n, sizeof *cfg->b);
   if (cfg->b == NULL)
-    return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+    return err_fail(cb->err, LRAF_EMEM, "out of memory rewriting %s",
+                    cb->path);
   cfg->nblocks = n;
   block_at = cfg->block_at;
   block_of = cfg->block_of;
@@ -263,7 +282,7 @@ static lraf_status make_blocks(rw_cfg *cfg, const bc_proto *f,
   }
   if (b != NULL) { b->end = size - 1; b->cost = cost; }
   for (i = 0; i < n; i++) {
-    lraf_status st = find_succs(cfg, &cfg->b[i], f, path, err);
+    lraf_status st = find_succs(cb, &cfg->b[i]);
     if (st != LRAF_OK)
       return st;
   }
@@ -274,8 +293,10 @@ static lraf_status make_blocks(rw_cfg *cfg, const bc_proto *f,
 /* Graphs: successors with a virtual exit node, and their transpose  */
 /* ---------------------------------------------------------------- */
 
-static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
-                        rw_arena *a) {
+static int build_graphs(cfgbuild *cb) {
+  const rw_cfg *cfg = cb->cfg;
+  rw_graph *succ = &cb->succ, *pred = &cb->pred;
+  rw_arena *a = cb->a;
   int n = cfg->nblocks + 1, exitn = cfg->nblocks, i, j, m;
   int *fill;
   succ->n = pred->n = n;
@@ -316,208 +337,6 @@ static int build_graphs(const rw_cfg *cfg, graph *succ, graph *pred,
   return 1;
 }
 
-/* Depth-first search from root over g.  Fills post (postorder, returns
-   its length).  When header is not NULL, marks targets of retreating
-   edges there. */
-static int dfs(const graph *g, int root, int *post, char *header,
-               rw_arena *a) {
-  rw_arena_mark mark = rw_arena_save(a);
-  int *stack = rw_arena_alloc(a, 2 * (size_t)g->n, sizeof(int));
-  int *next = stack != NULL ? stack + g->n : NULL;  /* -1 new, -2 done, else
-                                                       on the stack: the
-                                                       next edge to take */
-  int sp = 0, np = 0;
-  if (stack == NULL) {
-    rw_arena_restore(a, mark);
-    return -1;
-  }
-  memset(next, 0xff, (size_t)g->n * sizeof *next);  /* all -1 */
-  stack[sp++] = root;
-  next[root] = g->start[root];
-  while (sp > 0) {
-    int v = stack[sp - 1];
-    if (next[v] < g->start[v + 1]) {
-      int w = g->adj[next[v]++];
-      if (next[w] == -1) {
-        next[w] = g->start[w];
-        stack[sp++] = w;
-      } else if (next[w] >= 0 && header != NULL) {
-        header[w] = 1;
-      }
-    } else {
-      next[v] = -2;
-      post[np++] = v;
-      sp--;
-    }
-  }
-  rw_arena_restore(a, mark);
-  return np;
-}
-
-/* Whether every retreating edge p -> v (order[p] <= order[v]: the first
-   pass of dominators had not done p, and left the edge out) goes to a
-   dominator of p by the idoms found in that pass.  heads are the nh
-   nodes v with such an edge. */
-static int retreats_dominated(const graph *preds, const int *heads, int nh,
-                              const int *order, const int *idom) {
-  int i, k;
-  for (i = 0; i < nh; i++) {
-    int v = heads[i];
-    for (k = preds->start[v]; k < preds->start[v + 1]; k++) {
-      int x = preds->adj[k];
-      if (order[x] < 0 || order[x] > order[v]) continue;
-      while (order[x] < order[v]) x = idom[x];
-      if (x != v) return 0;
-    }
-  }
-  return 1;
-}
-
-/* Immediate dominators over g from its postorder (Cooper, Harvey and
-   Kennedy's iteration).  preds are the edges into each node.  The first
-   pass in reverse postorder sees each node's predecessors that come
-   before it and leaves out the others (retreating edges, which that
-   pass has not reached): it finds the dominators of the graph without
-   the retreating edges, exactly, since that graph is acyclic and every
-   predecessor is done before its node.  When each retreating edge
-   p -> v goes to a dominator v of p there, those are the dominators of
-   the whole graph (the usual case: the graphs of loops without gotos,
-   where the retreating edges are back edges): they still satisfy the
-   equations (the edge adds to v's predecessors p, whose dominators
-   include v's), and an edge can only take dominators away, so they are
-   the largest solution.  Otherwise the iteration goes on as it would
-   have, to the same result. */
-static void dominators(const graph *preds, const int *post, int np,
-                       int *idom, int acyclic, rw_arena *a) {
-  rw_arena_mark mark = rw_arena_save(a);
-  int *order = rw_arena_alloc(a, 2 * (size_t)preds->n, sizeof(int));
-  int *heads = order != NULL ? order + preds->n : NULL;
-  int i, changed = 1, root = post[np - 1], pass = 0, nh = 0;
-  if (order == NULL || heads == NULL) {
-    rw_arena_restore(a, mark);
-    return;
-  }
-  for (i = 0; i < preds->n; i++) { idom[i] = -1; order[i] = -1; }
-  for (i = 0; i < np; i++) order[post[i]] = i;
-  idom[root] = root;
-  while (changed) {
-    if (pass++ == 1 && retreats_dominated(preds, heads, nh, order, idom))
-      break;
-    changed = 0;
-    for (i = np - 2; i >= 0; i--) {  /* reverse postorder */
-      int v = post[i], nd = -1, k;
-      for (k = preds->start[v]; k < preds->start[v + 1]; k++) {
-        int p = preds->adj[k];
-        if (order[p] < 0) continue;
-        if (idom[p] < 0) {  /* not done yet: a retreating edge */
-          if (pass == 1 && (nh == 0 || heads[nh - 1] != v)) heads[nh++] = v;
-          continue;
-        }
-        if (nd < 0) { nd = p; continue; }
-        while (nd != p) {  /* intersect */
-          while (order[nd] < order[p]) nd = idom[nd];
-          while (order[p] < order[nd]) p = idom[p];
-        }
-      }
-      if (nd >= 0 && idom[v] != nd) { idom[v] = nd; changed = 1; }
-    }
-    if (acyclic) break;
-  }
-  rw_arena_restore(a, mark);
-}
-
-/* Immediate post-dominators when every edge goes forward in block order
-   (acyclic): that order is then a topological one, every post-dominator
-   of a block comes after it, and each block reaches the exit.  So the
-   numbering by block (the exit last) is one in which dominators'
-   intersection works (the finger further from the root is the one with
-   the smaller number), and going back from the last block meets each
-   block's successors done: one pass, the same tree as dominators over
-   the reverse graph, without its search from the exit. */
-static void postdominators_acyclic(const rw_cfg *cfg, int *ipdom) {
-  int exitn = cfg->nblocks, v, k;
-  ipdom[exitn] = exitn;
-  for (v = exitn - 1; v >= 0; v--) {
-    const rw_block *b = &cfg->b[v];
-    int nd = b->nsucc > 0 ? b->succ[0] : exitn;
-    for (k = 1; k < b->nsucc; k++) {
-      int p = b->succ[k];
-      while (nd != p) {  /* intersect */
-        while (nd < p) nd = ipdom[nd];
-        while (p < nd) p = ipdom[p];
-      }
-    }
-    ipdom[v] = nd;
-  }
-}
-
-/* Whether a search from x's successors over g, avoiding node avoid,
-   reaches x again (a cycle through x that avoids it) or node other (-1:
-   none).  With budget, out of budget answers 1: the worst. */
-static int reaches_avoiding(const graph *g, int x, int avoid, int other,
-                            int *stack, unsigned *mark, unsigned stamp,
-                            long *budget) {
-  int sp = 0, k;
-  for (k = g->start[x]; k < g->start[x + 1]; k++) {
-    int w = g->adj[k];
-    if (w != avoid && mark[w] != stamp) { mark[w] = stamp; stack[sp++] = w; }
-  }
-  while (sp > 0) {
-    int v = stack[--sp];
-    if (v == x || v == other) return 1;
-    if (budget != NULL && --*budget < 0) return 1;
-    for (k = g->start[v]; k < g->start[v + 1]; k++) {
-      int w = g->adj[k];
-      if (w != avoid && mark[w] != stamp) { mark[w] = stamp; stack[sp++] = w; }
-    }
-  }
-  return 0;
-}
-
-/* Number the tree given by parent links (root: parent[v] == v) so that
-   x is a proper ancestor of d iff tin[x] < tin[d] && tout[d] <= tout[x].
-   Nodes outside the tree get tin -1.  Returns 0 when out of memory. */
-static int number_tree(const int *parent, int n, int *tin, int *tout,
-                       rw_arena *a) {
-  int *first = rw_arena_alloc(a, 3 * (size_t)n, sizeof(int));
-  int *next, *stack;
-  int v, clock = 0, sp = 0;
-  if (first == NULL)
-    return 0;
-  next = first + n;
-  stack = first + 2 * n;
-  for (v = 0; v < n; v++) { first[v] = -1; tin[v] = tout[v] = -1; }
-  for (v = n - 1; v >= 0; v--)  /* children lists */
-    if (parent[v] >= 0 && parent[v] != v) {
-      next[v] = first[parent[v]];
-      first[parent[v]] = v;
-    }
-  for (v = 0; v < n; v++) {
-    if (parent[v] != v) continue;  /* roots only */
-    stack[sp++] = v;
-    tin[v] = clock++;
-    while (sp > 0) {
-      int u = stack[sp - 1], c = first[u];
-      if (c >= 0) {  /* descend into the next child */
-        first[u] = next[c];
-        tin[c] = clock++;
-        stack[sp++] = c;
-      } else {
-        tout[u] = clock;
-        sp--;
-      }
-    }
-  }
-  return 1;
-}
-
-static int postdominates(const int *tin, const int *tout, int x, int d) {
-  return tin[x] >= 0 && tin[d] >= 0 && tin[x] < tin[d] && tout[d] <= tout[x];
-}
-
-/* With acyclic, no cycle passes x or d: the searches would answer 0,
-   unless they ran out of budget, which they cannot when each of the
-   two per block visits each block once (2 n^2 within the budget). */
 /* Each folded block points straight at the block that pays for it. */
 static void point_at_payers(rw_cfg *cfg) {
   int x;
@@ -532,19 +351,25 @@ static void point_at_payers(rw_cfg *cfg) {
   }
 }
 
-static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
-                        const int *ipdom, int acyclic, rw_arena *a) {
+/* Fold each block into its immediate dominator when it post-dominates it
+   and no cycle passes one of them without the other. */
+static void fold_blocks(cfgbuild *cb, const int *idom, const int *ipdom) {
+  rw_cfg *cfg = cb->cfg;
+  const rw_graph *succ = &cb->succ;
+  rw_arena *a = cb->a;
   rw_arena_mark m = rw_arena_save(a);
   int n = succ->n, x;
   int *stack = rw_arena_alloc(a, 3 * (size_t)n, sizeof(int));
   unsigned *mark = rw_arena_zalloc(a, (size_t)n, sizeof(unsigned));
   int *tin = stack != NULL ? stack + n : NULL;
   int *tout = stack != NULL ? stack + 2 * n : NULL;
-  unsigned stamp = 0;
-  long budget = FOLD_BUDGET;
-  int search = !acyclic || 2.0 * n * n > (double)FOLD_BUDGET;
+  rw_graph_walk w = {stack, mark, 0, FOLD_BUDGET};
+  /* When acyclic, no cycle passes x or d: the searches would answer 0,
+     unless they ran out of budget, which they cannot when each of the
+     two per block visits each block once (2 n^2 within the budget). */
+  int search = !cb->acyclic || 2.0 * n * n > (double)FOLD_BUDGET;
   if (!stack || !mark || !tin || !tout ||
-      !number_tree(ipdom, n, tin, tout, a)) {
+      !rw_graph_number_tree(ipdom, n, tin, tout, a)) {
     rw_arena_restore(a, m);
     return;  /* no folding: every block pays for itself */
   }
@@ -553,11 +378,11 @@ static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
     int d = idom[x];
     if (!bx->reachable || bx->check || bx->tforcall || d < 0 || d == x)
       continue;
-    if (cfg->b[d].tforcall || !postdominates(tin, tout, x, d))
+    if (cfg->b[d].tforcall || !rw_graph_above(tin, tout, x, d))
       continue;
     if (search &&
-        (reaches_avoiding(succ, x, d, -1, stack, mark, ++stamp, &budget) ||
-         reaches_avoiding(succ, d, x, -1, stack, mark, ++stamp, &budget)))
+        (rw_graph_reaches_avoiding(succ, &w, x, d, -1, 1) ||
+         rw_graph_reaches_avoiding(succ, &w, d, x, -1, 1)))
       continue;
     bx->fold_into = d;
   }
@@ -571,17 +396,17 @@ static void fold_blocks(rw_cfg *cfg, const graph *succ, const int *idom,
    d = idom[x] when d reaches the exit (the tree holds only the blocks
    that do) and no path from d that avoids x does.  One search from d
    avoiding x tells that, and whether a cycle through d avoids x. */
-static void fold_blocks_small(rw_cfg *cfg, const graph *succ,
-                              const graph *pred, const int *idom,
-                              rw_arena *a) {
+static void fold_blocks_small(cfgbuild *cb, const int *idom) {
+  rw_cfg *cfg = cb->cfg;
+  const rw_graph *succ = &cb->succ, *pred = &cb->pred;
+  rw_arena *a = cb->a;
   rw_arena_mark m = rw_arena_save(a);
   int n = succ->n, exitn = cfg->nblocks, x, sp;
   int *stack = rw_arena_alloc(a, (size_t)n, sizeof(int));
   /* (mark and toexit, zeroed, from one request) */
   unsigned *mark = rw_arena_zalloc(a, 2 * (size_t)n, sizeof(unsigned));
   unsigned *toexit = mark != NULL ? mark + n : NULL;
-  unsigned stamp = 0;
-  long budget = FOLD_BUDGET;
+  rw_graph_walk w = {stack, mark, 0, FOLD_BUDGET};
   if (!stack || !mark) {
     rw_arena_restore(a, m);
     return;  /* no folding: every block pays for itself */
@@ -602,9 +427,9 @@ static void fold_blocks_small(rw_cfg *cfg, const graph *succ,
     if (!bx->reachable || bx->check || bx->tforcall || d < 0 || d == x)
       continue;
     if (cfg->b[d].tforcall || !toexit[d] ||
-        reaches_avoiding(succ, d, x, exitn, stack, mark, ++stamp, NULL))
+        rw_graph_reaches_avoiding(succ, &w, d, x, exitn, 0))
       continue;
-    if (reaches_avoiding(succ, x, d, -1, stack, mark, ++stamp, &budget))
+    if (rw_graph_reaches_avoiding(succ, &w, x, d, -1, 1))
       continue;
     bx->fold_into = d;
   }
@@ -620,40 +445,10 @@ static int payer(const rw_cfg *cfg, int b) {
 
 /* Whether successor s of d can take the part of x in a branch fold: d
    is its only predecessor and it pays for itself. */
-static int sole_child(const rw_cfg *cfg, const graph *pred, int s) {
+static int sole_child(const rw_cfg *cfg, const rw_graph *pred, int s) {
   const rw_block *b = &cfg->b[s];
   return pred->start[s + 1] - pred->start[s] == 1 && b->fold_into < 0 &&
          !b->tforcall;
-}
-
-/* Strongly connected components of the blocks reachable from the entry
-   (Kosaraju: post is the postorder of a DFS over succ, pred its
-   transpose); comp[v] is -1 for the others.  Returns 0 when out of
-   memory. */
-static int components(const graph *pred, const int *post, int np,
-                      int *comp, rw_arena *a) {
-  int *stack = rw_arena_alloc(a, (size_t)pred->n, sizeof(int));
-  int i, k, sp;
-  if (stack == NULL) return 0;
-  for (i = 0; i < pred->n; i++) comp[i] = -2;
-  for (i = 0; i < np; i++) comp[post[i]] = -1;  /* reachable, unassigned */
-  for (i = np - 1; i >= 0; i--) {
-    int root = post[i];
-    if (comp[root] != -1) continue;
-    comp[root] = root;
-    stack[0] = root;
-    sp = 1;
-    while (sp > 0) {
-      int v = stack[--sp];
-      for (k = pred->start[v]; k < pred->start[v + 1]; k++) {
-        int w = pred->adj[k];
-        if (comp[w] == -1) { comp[w] = root; stack[sp++] = w; }
-      }
-    }
-  }
-  for (i = 0; i < pred->n; i++)
-    if (comp[i] == -2) comp[i] = -1;
-  return 1;
 }
 
 /* Whether block b calls a function. */
@@ -689,9 +484,13 @@ static int calls(const bc_proto *f, const rw_block *b) {
    while loop's test whose body jumps back to it then pays nothing itself,
    the body pays at its jump back, and the header is paid for by its
    predecessors: no ACCT per turn. */
-static void fold_branches(rw_cfg *cfg, const bc_proto *f, const graph *pred,
-                          const int *post, int np, int exact, int acyclic,
-                          int tail, rw_arena *a) {
+static void fold_branches(cfgbuild *cb, int tail) {
+  rw_cfg *cfg = cb->cfg;
+  const bc_proto *f = cb->f;
+  const rw_graph *pred = &cb->pred;
+  const int *post = cb->post;
+  int np = cb->np, exact = cb->small, acyclic = cb->acyclic;
+  rw_arena *a = cb->a;
   rw_arena_mark mark = rw_arena_save(a);
   int i;
   int *comp = NULL;  /* made when a first branch needs it */
@@ -711,7 +510,7 @@ static void fold_branches(rw_cfg *cfg, const bc_proto *f, const graph *pred,
       continue;
     if (!acyclic && comp == NULL) {
       comp = rw_arena_alloc(a, (size_t)pred->n, sizeof(int));
-      if (comp == NULL || !components(pred, post, np, comp, a))
+      if (comp == NULL || !rw_graph_components(pred, post, np, comp, a))
         break;  /* out of memory: no more branch folds */
     }
     x = bd->succ[0];
@@ -764,18 +563,19 @@ int rw_cfg_equal_payer(const rw_cfg *cfg, int b) {
 
 /* Whether no CALL runs from the start of payer r up to the end of its
    member m (a search from r that stops at m: r and m run exactly as
-   often, so it meets the blocks that run between them), within budget
-   steps.  stamp marks what the search saw (with st). */
-static int quiet_between(const rw_cfg *cfg, const bc_proto *f, int r, int m,
-                         int *stack, unsigned *stamp, unsigned st,
-                         long *budget) {
-  int sp = 0;
+   often, so it meets the blocks that run between them), within w's
+   budget. */
+static int quiet_between(const cfgbuild *cb, int r, int m,
+                         rw_graph_walk *w) {
+  const rw_cfg *cfg = cb->cfg;
+  int *stack = w->stack, sp = 0;
+  unsigned *stamp = w->mark, st = ++w->stamp;
   stack[sp++] = r;
   stamp[r] = st;
   while (sp > 0) {
     const rw_block *b = &cfg->b[stack[--sp]];
     int k;
-    if (calls(f, b) || --*budget < 0) return 0;
+    if (calls(cb->f, b) || --w->budget < 0) return 0;
     if (b == &cfg->b[m]) continue;
     for (k = 0; k < b->nsucc; k++) {
       int s = b->succ[k];
@@ -797,15 +597,18 @@ static int quiet_between(const rw_cfg *cfg, const bc_proto *f, int r, int m,
    it pays: a call could recurse as deep as Lua's stack goes, each frame's
    work run and not yet paid, which no check would see.  (Its metamethods go
    at most 200 deep: RW_TAIL_MAX.) */
-static int find_tail_ends(rw_cfg *cfg, const bc_proto *f,
-                          const rw_options *opt, rw_arena *a) {
-  int *stack, m;
-  unsigned *stamp, st = 0;
-  long budget = 8L * cfg->nblocks + 64;
-  if (!rw_tail_payments(opt)) return 0;
-  stack = rw_arena_alloc(a, (size_t)cfg->nblocks + 1, sizeof *stack);
-  stamp = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, sizeof *stamp);
-  if (stack == NULL || stamp == NULL) return 0;
+static int find_tail_ends(cfgbuild *cb) {
+  rw_cfg *cfg = cb->cfg;
+  const bc_proto *f = cb->f;
+  rw_arena *a = cb->a;
+  rw_graph_walk w;
+  int m;
+  if (!rw_tail_payments(cb->opt)) return 0;
+  w.stack = rw_arena_alloc(a, (size_t)cfg->nblocks + 1, sizeof *w.stack);
+  w.mark = rw_arena_zalloc(a, (size_t)cfg->nblocks + 1, sizeof *w.mark);
+  w.stamp = 0;
+  w.budget = 8L * cfg->nblocks + 64;
+  if (w.stack == NULL || w.mark == NULL) return 0;
   for (m = 1; m < cfg->nblocks; m++) {
     int r;
     if (!cfg->b[m].reachable || !rw_ends_in_payable_jump(f, &cfg->b[m]))
@@ -813,7 +616,7 @@ static int find_tail_ends(rw_cfg *cfg, const bc_proto *f,
     r = payer(cfg, m);
     if (r == 0 || cfg->b[r].tforcall || cfg->b[r].tail_end >= 0)
       continue;
-    if (quiet_between(cfg, f, r, m, stack, stamp, ++st, &budget)) {
+    if (quiet_between(cb, r, m, &w)) {
       cfg->b[r].tail_end = m;
       cfg->ntail_ends++;
     }
@@ -844,8 +647,10 @@ static int enters_past(const rw_cfg *cfg, const bc_proto *f, int p, int h) {
                                BC_OP_TFORPREP;
 }
 
-static void pay_in_predecessors(rw_cfg *cfg, const bc_proto *f,
-                                const graph *pred) {
+static void pay_in_predecessors(cfgbuild *cb) {
+  rw_cfg *cfg = cb->cfg;
+  const bc_proto *f = cb->f;
+  const rw_graph *pred = &cb->pred;
   int h, k;
   for (h = 1; h < cfg->nblocks; h++) {
     rw_block *bh = &cfg->b[h];
@@ -886,11 +691,12 @@ static void pay_in_predecessors(rw_cfg *cfg, const bc_proto *f,
 /* Checks, folding and charges                                       */
 /* ---------------------------------------------------------------- */
 
-static lraf_status analyse(rw_cfg *cfg, const bc_proto *f,
-                           const rw_options *opt, int tforprep, rw_arena *a,
-                           const char *path, lraf_error *err) {
-  graph succ = {0, NULL, NULL}, pred = {0, NULL, NULL};
-  int n = cfg->nblocks + 1, np, nrp, i, pc, k, acyclic = 1;
+static lraf_status analyse(cfgbuild *cb) {
+  rw_cfg *cfg = cb->cfg;
+  const bc_proto *f = cb->f;
+  const rw_options *opt = cb->opt;
+  rw_arena *a = cb->a;
+  int n = cfg->nblocks + 1, nrp, i, pc, k;
   int *post = rw_arena_alloc(a, 4 * (size_t)n, sizeof(int));
   int *rpost = post != NULL ? post + n : NULL;  /* over the reverse graph */
   int *idom = post != NULL ? post + 2 * n : NULL;
@@ -899,23 +705,28 @@ static lraf_status analyse(rw_cfg *cfg, const bc_proto *f,
   /* the entry block returns (a function without branches): no other
      block runs, so there is no loop and nothing to fold */
   int single = cfg->b[0].nsucc == 0;
+  cb->post = post;
+  cb->acyclic = 1;
   if (!post || !rpost || !idom || !ipdom || !header ||
-      (!single && (!build_graphs(cfg, &succ, &pred, a) ||
-                   (np = dfs(&succ, 0, post, header, a)) < 0)))
-    return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
+      (!single && (!build_graphs(cb) ||
+                   (cb->np = rw_graph_dfs(&cb->succ, 0, post, header, a)) <
+                   0)))
+    return err_fail(cb->err, LRAF_EMEM, "out of memory rewriting %s",
+                    cb->path);
   if (single) {
-    np = 1;
+    cb->np = 1;
     post[0] = 0;
   }
   for (i = 0; i < cfg->nblocks; i++) cfg->b[i].tail_end = -1;
-  for (i = 0; i < np; i++)
+  for (i = 0; i < cb->np; i++)
     if (post[i] < cfg->nblocks) cfg->b[post[i]].reachable = 1;
   for (i = 0; i < cfg->nblocks; i++)  /* blocks are in code order */
     for (k = 0; k < cfg->b[i].nsucc; k++)
-      if (cfg->b[i].succ[k] <= i) acyclic = 0;
+      if (cfg->b[i].succ[k] <= i) cb->acyclic = 0;
   for (i = 0; i < cfg->nblocks; i++) {
     cfg->b[i].check = header[i];
-    if (!single) cfg->b[i].npreds = pred.start[i + 1] - pred.start[i];
+    if (!single)
+      cfg->b[i].npreds = cb->pred.start[i + 1] - cb->pred.start[i];
   }
   /* every entry is checked: even a leaf can be called in a loop from C
      (gsub, sort), where no Lua loop header would see the counter */
@@ -923,7 +734,7 @@ static lraf_status analyse(rw_cfg *cfg, const bc_proto *f,
   /* exact mode charges the code after a call when the call returns, so
      frames that return one after another would run their remainders
      unchecked: a block that returns checks */
-  if (small_blocks(opt))
+  if (cb->small)
     for (pc = cfg->first; pc < f->sizecode; pc++) {
       int op = bc_op(f->code[pc]);
       if ((op == BC_OP_RETURN || op == BC_OP_RETURN0 ||
@@ -932,34 +743,35 @@ static lraf_status analyse(rw_cfg *cfg, const bc_proto *f,
     }
   /* a check before a TFORCALL is skipped by TFORPREP: check there too
      (a TFORPREP ends its block, whose one successor is the TFORCALL's) */
-  for (i = 0; tforprep && i < cfg->nblocks; i++) {
+  for (i = 0; cb->tforprep && i < cfg->nblocks; i++) {
     rw_block *b = &cfg->b[i];
     if (bc_op(f->code[b->end]) == BC_OP_TFORPREP && cfg->b[b->succ[0]].check)
       b->check = 1;
   }
-  if (opt->fold && !small_blocks(opt) && !single) {
-    dominators(&pred, post, np, idom, acyclic, a);
-    if (acyclic) {
-      postdominators_acyclic(cfg, ipdom);
-      fold_blocks(cfg, &succ, idom, ipdom, acyclic, a);
+  /* (out of memory, the dominators are -1: nothing folds) */
+  if (opt->fold && !cb->small && !single) {
+    rw_graph_dominators(&cb->pred, post, cb->np, idom, cb->acyclic, a);
+    if (cb->acyclic) {
+      rw_graph_postdominators_forward(&cb->succ, ipdom);
+      fold_blocks(cb, idom, ipdom);
     } else if (2.0 * n * n <= (double)FOLD_BUDGET) {
-      fold_blocks_small(cfg, &succ, &pred, idom, a);
-    } else {
-      nrp = dfs(&pred, cfg->nblocks, rpost, NULL, a);  /* from the exit */
+      fold_blocks_small(cb, idom);
+    } else {  /* from the exit */
+      nrp = rw_graph_dfs(&cb->pred, cfg->nblocks, rpost, NULL, a);
       if (nrp < 0)
-        return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
-      dominators(&succ, rpost, nrp, ipdom, acyclic, a);
-      fold_blocks(cfg, &succ, idom, ipdom, acyclic, a);
+        return err_fail(cb->err, LRAF_EMEM, "out of memory rewriting %s",
+                        cb->path);
+      rw_graph_dominators(&cb->succ, rpost, nrp, ipdom, cb->acyclic, a);
+      fold_blocks(cb, idom, ipdom);
     }
   }
   for (i = 0; i < cfg->nblocks; i++)
     cfg->b[payer(cfg, i)].charge += cfg->b[i].cost;
   if (opt->fold && opt->mode != RW_OVERHEAD && !single)
-    fold_branches(cfg, f, &pred, post, np, small_blocks(opt), acyclic,
-                  find_tail_ends(cfg, f, opt, a), a);
+    fold_branches(cb, find_tail_ends(cb));
   if (opt->fold && opt->mode != RW_OVERHEAD && opt->target == RW_LRAVM &&
-      !small_blocks(opt) && !opt->lines && !single)
-    pay_in_predecessors(cfg, f, &pred);
+      !cb->small && !opt->lines && !single)
+    pay_in_predecessors(cb);
   return LRAF_OK;
 }
 
@@ -968,12 +780,22 @@ lraf_status rw_cfg_build(const bc_proto *f, const rw_options *opt,
                          lraf_error *err) {
   size_t n = (size_t)f->sizecode;
   char *ustart = rw_arena_zalloc(a, 2 * (n + 1), 1);
-  char *leader = ustart != NULL ? ustart + n + 1 : NULL;
   int *odd = rw_arena_alloc(a, 3 * (n + 1), sizeof(int));
   lraf_status st;
-  scan sc;
+  cfgbuild cb;
   int pc;
   memset(cfg, 0, sizeof *cfg);
+  memset(&cb, 0, sizeof cb);
+  cb.f = f;
+  cb.opt = opt;
+  cb.path = path;
+  cb.a = a;
+  cb.err = err;
+  cb.cfg = cfg;
+  cb.small = small_blocks(opt);
+  cb.ustart = ustart;
+  cb.leader = ustart != NULL ? ustart + n + 1 : NULL;
+  cb.odd = odd;
   if (!ustart || !odd)
     return err_fail(err, LRAF_EMEM, "out of memory rewriting %s", path);
   cfg->block_at = odd + n + 1;
@@ -985,12 +807,12 @@ lraf_status rw_cfg_build(const bc_proto *f, const rw_options *opt,
   cfg->block_at[n] = cfg->block_of[n] = -1;
   if (cfg->first >= f->sizecode)
     return err_fail(err, LRAF_EREWRITE, "%s has no code", path);
-  st = find_leaders(f, opt, cfg->first, ustart, leader, odd, &sc, path, err);
+  st = find_leaders(&cb);
   if (st == LRAF_OK)
-    st = make_blocks(cfg, f, opt, leader, &sc, a, path, err);
+    st = make_blocks(&cb);
   if (st == LRAF_OK) {  /* the analysis's graphs and orders die with it */
     rw_arena_mark mark = rw_arena_save(a);
-    st = analyse(cfg, f, opt, sc.tforprep, a, path, err);
+    st = analyse(&cb);
     rw_arena_restore(a, mark);
   }
   return st;

@@ -179,8 +179,8 @@ struct sv_store {
                        its fsync */
 };
 
-lraf_status sv_sqlite_open(const char *path, sv_store **out,
-                           lraf_error *err);
+lraf_status sv_sqlite_open(const char *path, lraf_durability d,
+                           sv_store **out, lraf_error *err);
 lraf_status sv_pg_open(const char *conninfo, sv_store **out,
                        lraf_error *err);
 

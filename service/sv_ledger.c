@@ -96,18 +96,30 @@ static void commit_queued(lraf_ledger *l) {
 
 lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
                              lraf_error *err) {
+  return lraf_ledger_open_durable(spec, LRAF_DURABLE_POWER, out, err);
+}
+
+lraf_status lraf_ledger_open_durable(const char *spec, lraf_durability d,
+                                     lraf_ledger **out, lraf_error *err) {
   lraf_ledger *l;
   lraf_status st;
   sv_store *s = NULL;
   *out = NULL;
   if (spec == NULL) return sv_fail(err, LRAF_EARG, "no ledger given");
+  if (d != LRAF_DURABLE_POWER && d != LRAF_DURABLE_PROCESS)
+    return sv_fail(err, LRAF_EARG, "ledger '%s': unknown durability %d",
+                   spec, (int)d);
   if (strncmp(spec, "sqlite:", 7) == 0) {
     if (spec[7] == '\0')
       return sv_fail(err, LRAF_EARG, "ledger '%s': no file after sqlite:",
                      spec);
-    st = sv_sqlite_open(spec + 7, &s, err);
+    st = sv_sqlite_open(spec + 7, d, &s, err);
   } else if (strncmp(spec, "postgresql://", 13) == 0 ||
              strncmp(spec, "postgres://", 11) == 0) {
+    if (d != LRAF_DURABLE_POWER)
+      return sv_fail(err, LRAF_EARG, "ledger '%s': process durability is "
+                     "for SQLite ledgers only (PostgreSQL commits to the "
+                     "server's disk)", spec);
     st = sv_pg_open(spec, &s, err);
   } else {
     return sv_fail(err, LRAF_EARG,

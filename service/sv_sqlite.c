@@ -1,6 +1,7 @@
 /*
-** sv_sqlite.c - the ledger in SQLite: WAL mode, synchronous=FULL, one
-** transaction per group commit, INSERT OR IGNORE on the idempotency
+** sv_sqlite.c - the ledger in SQLite: WAL mode, synchronous=FULL (or,
+** for process durability, NORMAL: a commit is written to the log but
+** not fsynced, which checkpoints do), one transaction per group commit, INSERT OR IGNORE on the idempotency
 ** key of a tenant (a skipped record is reported, never silent).  A
 ** second connection reads the totals, so reads never wait for a
 ** commit's fsync.  The schema's version is the file's user_version (3:
@@ -394,8 +395,8 @@ static const sv_store_ops sqlite_ops = {sq_write, sq_usage, sq_find, sq_none,
                                         sq_lease, sq_none, sq_reserve,
                                         sq_release, sq_each, sq_close, 0};
 
-lraf_status sv_sqlite_open(const char *path, sv_store **out,
-                           lraf_error *err) {
+lraf_status sv_sqlite_open(const char *path, lraf_durability d,
+                           sv_store **out, lraf_error *err) {
   sv_sqlite *q;
   char what[600];
   const char *why;
@@ -410,7 +411,9 @@ lraf_status sv_sqlite_open(const char *path, sv_store **out,
     goto fail;
   sv_sq.busy_timeout(q->w, 10000);
   snprintf(what, sizeof what, "cannot set up %s", path);
-  if (sv_sq.exec(q->w, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
+  if (sv_sq.exec(q->w, d == LRAF_DURABLE_PROCESS ?
+                   "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;" :
+                   "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
                    NULL, NULL, NULL) != SQLITE_OK)
     goto fail;
   {

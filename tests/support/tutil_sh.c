@@ -93,16 +93,10 @@ int tutil_sh_setup(tutil_sh *sh, const char *tag, const tutil_file *files,
   return 0;
 }
 
-void tutil_sh_file_has(tutil_sh *sh, const char *name, const char *text) {
-  char path[256], *s;
+void tutil_sh_expect(const char *path, const char *text) {
   size_t len;
-  snprintf(path, sizeof path, "%s/%s", sh->dir, name);
-  s = tutil_run_slurp(path, &len);
+  char *s = tutil_run_slurp(path, &len);
   if (s == NULL) fail_msg("cannot read %s", path);
-  if (strstr(s, text) == NULL) {
-    print_error("%s is '%s'\n", name, s);
-    free(s);
-    fail_msg("%s lacks '%s'", name, text);
-  }
+  if (strstr(s, text) == NULL) fail_msg("%s: '%s' lacks '%s'", path, s, text);
   free(s);
 }

@@ -45,7 +45,8 @@ typedef struct tutil_file {
 /* tutil_sh_init, then write the n files.  Returns 0, or -1. */
 int tutil_sh_setup(tutil_sh *sh, const char *tag, const tutil_file *files,
                    size_t n);
-/* Fail the test unless the file name in sh->dir contains text. */
-void tutil_sh_file_has(tutil_sh *sh, const char *name, const char *text);
+/* Fail the running cmocka test unless the file at path (sh->out,
+   sh->err, a report) holds text; the message shows what it holds. */
+void tutil_sh_expect(const char *path, const char *text);
 
 #endif

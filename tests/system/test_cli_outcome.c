@@ -84,12 +84,9 @@ static char *file(const char *name) {
   return s;
 }
 
-/* The last command's stderr / stdout contains text. */
+/* The last command's stderr holds text; its stdout is text. */
 static void err_has(const char *text) {
-  char *e = slurp(sh.err);
-  assert_non_null(e);
-  if (strstr(e, text) == NULL) fail_msg("stderr '%s' lacks '%s'", e, text);
-  free(e);
+  tutil_sh_expect(sh.err, text);
 }
 
 static void out_is(const char *text) {
@@ -101,7 +98,9 @@ static void out_is(const char *text) {
 
 /* The report r.json contains text. */
 static void report_has(const char *text) {
-  tutil_sh_file_has(&sh, "r.json", text);
+  char path[256];
+  snprintf(path, sizeof path, "%s/r.json", sh.dir);
+  tutil_sh_expect(path, text);
 }
 
 /* A number after "label" in the file or the last stderr. */

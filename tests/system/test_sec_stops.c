@@ -80,7 +80,9 @@ static int teardown(void **state) {
 
 /* The report r.json in sh's directory contains text. */
 static void report_has(const char *text) {
-  tutil_sh_file_has(&sh, "r.json", text);
+  char path[256];
+  snprintf(path, sizeof path, "%s/r.json", sh.dir);
+  tutil_sh_expect(path, text);
 }
 
 /* A quota or memory stop stays one through a __close handler that is
@@ -140,11 +142,7 @@ static void test_close_exit_api(void **state) {
 
 /* The last command's stderr contains text. */
 static void err_has(const char *text) {
-  size_t len;
-  char *e = tutil_run_slurp(sh.err, &len);
-  assert_non_null(e);
-  if (strstr(e, text) == NULL) fail_msg("stderr '%s' lacks '%s'", e, text);
-  free(e);
+  tutil_sh_expect(sh.err, text);
 }
 
 /* A report that cannot be written is an error, not exit 0, whether the

@@ -1,10 +1,14 @@
 /*
 ** test_sv_sqlite_crash.c - the SQLite ledger (service/sv_sqlite.c)
 ** across a kill -9 and a SIGTERM of lraf serve: 16 clients keep
-** sending requests with keys of their own.  kill -9: the server is killed with SIGKILL under that load and
-** started again on the same ledger.
+** sending requests with keys of their own.  kill -9: the server is
+** killed with SIGKILL under that load and started again on the same
+** ledger, with each --ledger-durability (power: fsync before each
+** response; process: the write-ahead log written before each
+** response, not fsynced).
 **   - every request that got a response is in the ledger, once, whole
-**     (every column as the response said), and the database is intact;
+**     (every column as the response said), and the database is intact,
+**     read right after the kill and again after the restart;
 **   - records of requests whose response was lost may be there (their
 **     commit came first), but nothing else;
 **   - retrying answered requests with their keys gets 409 from the
@@ -131,12 +135,14 @@ static void check_ledger(const char *path) {
   sqlite3_close(db);
 }
 
-/* Start the server on ledger and the clients; wait until want requests
-   were answered, then stop it with sig and wait for the clients. */
-static void load_and_stop(const char *ledger, int want, int sig) {
+/* Start the server on ledger, with durability d, and the clients; wait
+   until want requests were answered, then stop it with sig and wait for
+   the clients. */
+static void load_and_stop(const char *ledger, const char *d, int want,
+                          int sig) {
   char spec[160], log[128];
   const char *args[] = {"--port", "0", "--workers", "4", "--ledger", spec,
-                        HANDLERS, NULL};
+                        "--ledger-durability", d, HANDLERS, NULL};
   pthread_t th[CLIENTS];
   int i, st;
   pid_t pid;
@@ -165,17 +171,20 @@ static void load_and_stop(const char *ledger, int want, int sig) {
   assert_true(atomic_load(&answered_total) >= want);
 }
 
+/* kill -9 with durability *state ("power" or "process"). */
 static void test_kill9(void **state) {
+  const char *d = *state;
   char spec[160], log[128], ledger[128];
   const char *args[] = {"--port", "0", "--workers", "4", "--ledger", spec,
-                        HANDLERS, NULL};
+                        "--ledger-durability", d, HANDLERS, NULL};
   int i, c, st;
   pid_t pid;
-  (void)state;
-  snprintf(ledger, sizeof ledger, "%s/ledger.db", sh.dir);
+  snprintf(ledger, sizeof ledger, "%s/%s.db", sh.dir, d);
   snprintf(spec, sizeof spec, "sqlite:%s", ledger);
   snprintf(log, sizeof log, "%s/serve.log", sh.dir);
-  load_and_stop(ledger, getenv("LRAF_QUICK") ? 300 : 2000, SIGKILL);
+  load_and_stop(ledger, d, getenv("LRAF_QUICK") ? 300 : 2000, SIGKILL);
+  /* as the kill left it: the file and its write-ahead log */
+  check_ledger(ledger);
 
   /* a restart recovers the ledger; then retry every answered request */
   pid = tutil_serve_start(args, log, &port);
@@ -211,7 +220,8 @@ static void test_sigterm(void **state) {
   struct stat sb;
   (void)state;
   snprintf(ledger, sizeof ledger, "%s/term.db", sh.dir);
-  load_and_stop(ledger, getenv("LRAF_QUICK") ? 300 : 2000, SIGTERM);
+  load_and_stop(ledger, "power", getenv("LRAF_QUICK") ? 300 : 2000,
+                SIGTERM);
   snprintf(copy, sizeof copy, "%s-wal", ledger);
   if (stat(copy, &sb) == 0 && sb.st_size > 0)
     fail_msg("after SIGTERM %s holds %lld bytes", copy,
@@ -232,9 +242,12 @@ static int teardown(void **state) {
   return tutil_sh_cleanup(&sh);
 }
 
+static char power[] = "power", process[] = "process";
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_kill9),
+    cmocka_unit_test_prestate(test_kill9, power),
+    cmocka_unit_test_prestate(test_kill9, process),
     cmocka_unit_test(test_sigterm),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -443,53 +443,45 @@ static void test_count_beyond_input(void **state) {
   free(b.d);
 }
 
-static void test_varint_overflow(void **state) {
+/* Bytes of main's start replaced (source at offset 32, linedefined at
+   35 after the 3-byte source "=t"), or a varint set to v. */
+static void test_bad_varints(void **state) {
   static const uint8_t big_int[] = {0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x80};
   static const uint8_t big_size[] = {0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
                                      0x7f, 0x7f, 0x7f, 0x7f, 0xff};
-  bb b;
-  func m = main_func();
-  (void)state;
-  build(&b, &m, NULL);
-  /* linedefined follows the 3-byte source "=t" at offset 32 */
-  tutil_bb_splice(&b, 35, 1, big_int, sizeof big_int);
-  expect(b.d, b.n, LRAF_EFORMAT, "varint overflow in linedefined at "
-         "offset 35", NULL);
-  free(b.d);
-  build(&b, &m, NULL);
-  tutil_bb_splice(&b, 32, 3, big_size, sizeof big_size);
-  expect(b.d, b.n, LRAF_EFORMAT, "varint overflow in source at offset 32",
-         NULL);
-  free(b.d);
-  /* just over INT_MAX: 2^31 */
-  build(&b, &m, NULL);
-  tutil_bb_set_varint(&b, 35, (uint64_t)1 << 31);
-  expect(b.d, b.n, LRAF_EFORMAT, "varint overflow in linedefined at "
-         "offset 35 (more than 2147483647)", NULL);
-  free(b.d);
-}
-
-static void test_non_minimal_varint(void **state) {
   static const uint8_t zero2[] = {0x00, 0x80};
-  bb b;
-  func m = main_func();
+  static const struct {
+    size_t off, oldlen;
+    const uint8_t *bytes;  /* NULL: the varint at off set to v */
+    size_t n;
+    uint64_t v;
+    const char *msg;
+  } cases[] = {
+    {35, 1, big_int, sizeof big_int, 0,
+     "varint overflow in linedefined at offset 35"},
+    {32, 3, big_size, sizeof big_size, 0,
+     "varint overflow in source at offset 32"},
+    {35, 0, NULL, 0, (uint64_t)1 << 31,   /* just over INT_MAX */
+     "varint overflow in linedefined at offset 35 (more than 2147483647)"},
+    {35, 1, zero2, sizeof zero2, 0,
+     "non-minimal varint for linedefined at offset 35"},
+    {32, 0, NULL, 0, 1000,                /* source claims 999 bytes */
+     "truncated chunk: string of 999 bytes (source) at offset 32"},
+  };
+  size_t i;
   (void)state;
-  build(&b, &m, NULL);
-  tutil_bb_splice(&b, 35, 1, zero2, sizeof zero2);
-  expect(b.d, b.n, LRAF_EFORMAT, "non-minimal varint for linedefined at "
-         "offset 35", NULL);
-  free(b.d);
-}
-
-static void test_string_beyond_input(void **state) {
-  bb b;
-  func m = main_func();
-  (void)state;
-  build(&b, &m, NULL);
-  tutil_bb_set_varint(&b, 32, 1000);  /* source claims 999 bytes */
-  expect(b.d, b.n, LRAF_EFORMAT, "truncated chunk: string of 999 bytes "
-         "(source) at offset 32", NULL);
-  free(b.d);
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    bb b;
+    func m = main_func();
+    build(&b, &m, NULL);
+    if (cases[i].bytes != NULL)
+      tutil_bb_splice(&b, cases[i].off, cases[i].oldlen, cases[i].bytes,
+                      cases[i].n);
+    else
+      tutil_bb_set_varint(&b, cases[i].off, cases[i].v);
+    expect(b.d, b.n, LRAF_EFORMAT, cases[i].msg, NULL);
+    free(b.d);
+  }
 }
 
 /* ---------------------------------------------------------------- */
@@ -757,9 +749,7 @@ int main(void) {
     cmocka_unit_test(test_trailing_garbage),
     cmocka_unit_test(test_huge_counts),
     cmocka_unit_test(test_count_beyond_input),
-    cmocka_unit_test(test_varint_overflow),
-    cmocka_unit_test(test_non_minimal_varint),
-    cmocka_unit_test(test_string_beyond_input),
+    cmocka_unit_test(test_bad_varints),
     cmocka_unit_test(test_bad_parts),
     cmocka_unit_test(test_too_many_upvalues),
     cmocka_unit_test(test_nesting_1000),

@@ -61,9 +61,7 @@ static char *err(void) {
 
 /* stderr of the last command contains text. */
 static void err_has(const char *text) {
-  char *e = err();
-  if (strstr(e, text) == NULL) fail_msg("stderr '%s' lacks '%s'", e, text);
-  free(e);
+  tutil_sh_expect(sh.err, text);
 }
 
 /* The option names a help text lists: the first word of each line that

@@ -188,7 +188,7 @@ static void test_pure_loop_is_synced(void **state) {
    ahead of the cell through the loop and is written back after it, so an
    iteration runs only ADDI + LTI of accounting code.  (The while loop
    compares with LT, which may call __lt, so it writes back; its body is
-   charged by its test, see test_rw_fold.)  A hook on the rewritten code
+   charged by its test, see test_rw_cfg_fold.)  A hook on the rewritten code
    counts what really runs. */
 static void test_pure_loop_is_lazy(void **state) {
   const program *p = &programs[0];

@@ -1,16 +1,16 @@
 /*
 ** test_rw_verify_lean.c - the lean verifier of code rewritten in memory
-** (rw_verify_lean, rw_verify_lean.c), which checks only what rewriting for the
-** lraf VM changed in the code that Lua's parser produced.  On corpus
-** programs rewritten for the lraf VM (default and exact mode) it takes
-** the lean path for every function and accepts; it refuses a removed
-** zero check exactly when the full verifier (rw_verify_target, itself
-** compared with an oracle in test_rw_verify) does; and it refuses, or
-** leaves to bc_check_code, which refuses, a jump out of the code, a
-** TFORPREP off its TFORCALL, an ACCT inside an instruction pair or with
-** a bad mode, a copied instruction with an operand changed, VARARGPREP
-** moved, the parser's code not used up and functions that do not match
-** the parser's.
+** (rw_verify_lean, rw_verify_lean.c), which checks only what rewriting
+** for the lraf VM changed in the code that Lua's parser produced.  On
+** corpus programs rewritten for the lraf VM (default and exact mode) it
+** takes the lean path for every function and accepts; it refuses a
+** removed zero check exactly when the full verifier (rw_verify_target,
+** itself compared with an oracle in test_rw_verify) does; and it
+** refuses, or leaves to bc_check_code, which refuses, a jump out of the
+** code, a TFORPREP off its TFORCALL, an ACCT inside an instruction pair
+** or with a bad mode, a copied instruction with an operand changed,
+** VARARGPREP moved, the parser's code not used up and functions that do
+** not match the parser's.
 */
 #include <stdarg.h>
 #include <stddef.h>

@@ -2,8 +2,9 @@
 ** test_sv_ledger.c - the usage ledger's SQLite store through the public
 ** API: records from 8 threads at once all stored (group commits), a
 ** duplicate key stored once, totals per tenant, a tenant quota kept
-** across a reopen, clear errors for bad specs, unopenable files and
-** incomplete records, and generated records of odd bytes.
+** across a reopen, process durability (lraf_ledger_open_durable), clear
+** errors for bad specs, unopenable files and incomplete records, and
+** generated records of odd bytes.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -192,6 +193,53 @@ static void test_reservations(void **state) {
   lraf_ledger_close(l);
 }
 
+/* Process durability: the same records, totals and duplicates as power
+   (only the fsync differs, which test_sv_sqlite_crash's kill -9 covers); a
+   closed ledger leaves no log; refused for PostgreSQL and for an
+   unknown durability. */
+static void test_durability(void **state) {
+  char pspec[160], wal[160];
+  lraf_ledger *l;
+  lraf_error err;
+  lraf_usage u;
+  lraf_record r;
+  writer w[4];
+  pthread_t th[4];
+  int i, stored = -1;
+  (void)state;
+  snprintf(pspec, sizeof pspec, "sqlite:%s/process.db", dir);
+  snprintf(wal, sizeof wal, "%s/process.db-wal", dir);
+  assert_int_equal(lraf_ledger_open_durable(pspec, LRAF_DURABLE_PROCESS, &l,
+                                            &err), LRAF_OK);
+  for (i = 0; i < 4; i++) {
+    w[i].l = l;
+    w[i].id = i;
+    w[i].failures = 0;
+    assert_int_equal(pthread_create(&th[i], NULL, write_many, &w[i]), 0);
+  }
+  for (i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    assert_int_equal(w[i].failures, 0);
+  }
+  fill(&r, "w1-7", "odd", 7, 200);
+  assert_int_equal(lraf_ledger_record(l, &r, &stored, &err), LRAF_OK);
+  assert_int_equal(stored, 0);
+  lraf_ledger_close(l);
+  assert_int_not_equal(access(wal, F_OK), 0);
+  assert_int_equal(lraf_ledger_open(pspec, &l, &err), LRAF_OK);
+  assert_int_equal(lraf_ledger_usage(l, NULL, &u, &err), LRAF_OK);
+  assert_int_equal(u.requests, 800);
+  assert_int_equal(u.instructions, 4 * (199 * 200 / 2));
+  lraf_ledger_close(l);
+  assert_int_equal(lraf_ledger_open_durable("postgresql:///x?host=/none",
+                                            LRAF_DURABLE_PROCESS, &l, &err),
+                   LRAF_EARG);
+  assert_non_null(strstr(err.message, "SQLite ledgers only"));
+  assert_int_equal(lraf_ledger_open_durable(pspec, (lraf_durability)7, &l,
+                                            &err), LRAF_EARG);
+  assert_non_null(strstr(err.message, "unknown durability"));
+}
+
 /* Specs that do not open, and what their errors say. */
 static const struct bad_spec {
   const char *spec;
@@ -329,6 +377,7 @@ int main(void) {
     cmocka_unit_test(test_concurrent_and_duplicates),
     cmocka_unit_test(test_quota_across_reopen),
     cmocka_unit_test(test_reservations),
+    cmocka_unit_test(test_durability),
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_generated_records),
   };

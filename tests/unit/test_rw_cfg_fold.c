@@ -1,13 +1,13 @@
 /*
-** test_rw_fold.c - branch folding: a test charges one of its branches
-** ahead and the other branch takes the charge back.  Programs full of
-** while loops, if-else chains, early returns, breaks, metamethods and
-** errors inside tests must count what the count hook counts (default
-** and exact modes, small and large granularities); the folds must
-** happen and save accounting instructions; through the runtime, a limit
-** equal to a program's count must never stop it, and when a refund
-** reaches a manager the sum stays exact.  Also the documented difference
-** of yields inside comparison metamethods.
+** test_rw_cfg_fold.c - branch folding (rw_cfg.c): a test charges one of
+** its branches ahead and the other branch takes the charge back.
+** Programs full of while loops, if-else chains, early returns, breaks,
+** metamethods and errors inside tests must count what the count hook
+** counts (default and exact modes, small and large granularities); the
+** folds must happen and save accounting instructions; through the
+** runtime, a limit equal to a program's count must never stop it, and
+** when a refund reaches a manager the sum stays exact.  Also the
+** documented difference of yields inside comparison metamethods.
 */
 #include <stdarg.h>
 #include <stddef.h>

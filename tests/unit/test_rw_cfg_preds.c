@@ -1,10 +1,10 @@
 /*
-** test_rw_preds.c - paying for a block in its predecessors (rw_cfg.c,
-** lraf VM target): a block whose every predecessor goes only to it,
-** such as the header of a while loop entered by falling in and by the
-** jump back, is paid for by their increments and runs no ACCT.  Loops
-** of every shape must count what the count hook counts (default and
-** exact modes, granularities that call consume often and seldom); on
+** test_rw_cfg_preds.c - paying for a block in its predecessors
+** (rw_cfg.c, lraf VM target): a block whose every predecessor goes only
+** to it, such as the header of a while loop entered by falling in and by
+** the jump back, is paid for by their increments and runs no ACCT.
+** Loops of every shape must count what the count hook counts (default
+** and exact modes, granularities that call consume often and seldom); on
 ** the lraf VM target each such loop runs one ACCT per turn, and every
 ** cycle still passes a zero check (rw_verify_target).
 */

@@ -1,7 +1,8 @@
 /*
-** test_rw_checks.c - every way to run forever passes a zero check: loops
-** of every form, gotos (including irreducible flow), recursion and tail
-** calls all reach consume(), so a quota can stop them.
+** test_rw_cfg_checks.c - where the zero checks go (rw_cfg.c): every way
+** to run forever passes one: loops of every form, gotos (including
+** irreducible flow), recursion and tail calls all reach consume(), so a
+** quota can stop them.
 */
 #include <stdarg.h>
 #include <stddef.h>

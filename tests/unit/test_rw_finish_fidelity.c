@@ -1,6 +1,8 @@
 /*
-** test_rw_fidelity.c - rewritten code behaves as the original does to a
-** program's observer: error messages with the same lines and variable
+** test_rw_finish_fidelity.c - rewritten code behaves as the original
+** does to a program's observer, through the line information and local
+** variables that rw_finish.c makes the function's own and the names that
+** rw_names.c keeps: error messages with the same lines and variable
 ** names, tracebacks, debug.getinfo lines; and the rewriter's limits give
 ** clear errors.
 */

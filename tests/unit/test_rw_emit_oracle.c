@@ -1,5 +1,6 @@
 /*
-** test_rw_oracle.c - the rewriter against Lua's count hook.
+** test_rw_emit_oracle.c - the code the emitter writes (rw_emit.c and the
+** files it calls) against Lua's count hook.
 **
 ** Every corpus program runs unmodified under a count hook of 1 and
 ** rewritten by lraf; outputs must be identical and counts equal.  In

@@ -1,0 +1,103 @@
+/*
+** test_rt_profile.c - the lraf_profile_* API and the stock target's
+** collector (rt_profile.c): self counts sum to exactly what the state
+** counted while the profile ran, calls are counted per function
+** (coroutines and callbacks from C included), inclusive counts cover
+** the callees; a second start, a start under a debug hook and a stop
+** without a start are refused; lraf_close frees a running profile.
+*/
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <lua.h>
+
+#include "lraf.h"
+#include "tutil_prof.h"
+
+static const char src[] =
+  "local function leaf(n) local s = 0 for i = 1, n do s = s + i end "
+  "return s end\n"
+  "local function mid(n) return leaf(n) + leaf(1) end\n"
+  "for k = 1, 10 do mid(50) end\n"
+  "local co = coroutine.wrap(function() for k = 1, 3 do "
+  "coroutine.yield(leaf(20)) end end)\n"
+  "co() co() co()\n"
+  "table.sort({5, 3, 1, 4}, function(a, b) return leaf(1) > 0 and a < b "
+  "end)\n";
+
+static void test_counts(void **state) {
+  static const struct { int exact; lraf_vm vm; } runs[] = {
+    {0, LRAF_VM_DEFAULT}, {1, LRAF_VM_DEFAULT}, {1, LRAF_VM_STOCK},
+  };
+  size_t r;
+  (void)state;
+  for (r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+    lraf_options opt;
+    lraf_profile *P;
+    lraf_profile_func leaf, mid, main_;
+    int64_t counted, self = 0;
+    int i;
+    lraf_default_options(&opt);
+    opt.exact = runs[r].exact;
+    opt.vm = runs[r].vm;
+    P = tutil_prof_run(&opt, src, "=p", &counted);
+    for (i = 0; i < lraf_profile_functions(P); i++) {
+      lraf_profile_func f;
+      lraf_profile_function(P, i, &f);
+      self += f.self;
+    }
+    assert_int_equal(self, counted);
+    assert_int_equal(lraf_profile_total(P), counted);
+    assert_true(tutil_prof_find(P, "leaf", 1, &leaf));
+    assert_true(tutil_prof_find(P, "mid", 2, &mid));
+    assert_true(tutil_prof_find(P, "main chunk", 0, &main_));
+    /* 20 from mid, 3 in the coroutine, one per comparison of the sort */
+    assert_true(leaf.calls >= 23 + 3);
+    assert_int_equal(mid.calls, 10);
+    assert_true(mid.inclusive >= mid.self + 10 * 2 * 50);
+    assert_true(leaf.self >= 10 * 2 * 50 + 3 * 2 * 20);
+    assert_int_equal(main_.inclusive, counted);
+    lraf_profile_free(P);
+  }
+}
+
+static void test_refused(void **state) {
+  lraf_state *S;
+  lraf_profile *P;
+  lraf_error err;
+  (void)state;
+  assert_int_equal(lraf_new(NULL, &S, &err), LRAF_OK);
+  assert_int_not_equal(lraf_profile_stop(S, &P, &err), LRAF_OK);
+  assert_int_equal(lraf_profile_start(S, &err), LRAF_OK);
+  assert_int_equal(lraf_profile_start(S, &err), LRAF_EARG);
+  assert_int_equal(lraf_profile_stop(S, &P, &err), LRAF_OK);
+  lraf_profile_free(P);
+  /* a debug hook on the main thread (stock only: the lraf VM needs
+     none) */
+  lua_sethook(lraf_lua(S), (lua_Hook)NULL, 0, 0);
+  assert_int_equal(lraf_run_string(S, "debug.sethook(function() end, 'c')",
+                                   "=h", &err), LRAF_OK);
+  if (!lraf_vm_builtin())
+    assert_int_equal(lraf_profile_start(S, &err), LRAF_EARG);
+  lraf_close(S);
+  /* a profile still running when the state closes */
+  assert_int_equal(lraf_new(NULL, &S, &err), LRAF_OK);
+  assert_int_equal(lraf_profile_start(S, &err), LRAF_OK);
+  assert_int_equal(lraf_run_string(S, "for i = 1, 10 do end", "=r", &err),
+                   LRAF_OK);
+  lraf_close(S);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_counts),
+    cmocka_unit_test(test_refused),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
