@@ -168,7 +168,7 @@ TEST_SUPPORT := $(wildcard tests/support/*.c)
 # examples/*.c: each one program over the public header only.
 EX_BIN   := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all programs deps run test check unit san-test bench bench-native bench-profile bench-timeline clean \
+.PHONY: all programs deps run test check unit san-test bench bench-native bench-profile bench-timeline bench-rwmem clean \
         examples memcheck fuzz fuzz-build fuzz-deps fuzz-diff vm stock bench-vm bench-rw test-vm
 
 # Both builds: the stock target first (it needs nothing fetched), then
@@ -397,6 +397,7 @@ bench: all
 	tests/bench/profile.sh
 	tests/bench/timeline.sh
 	tests/bench/vm.sh
+	tests/bench/rwmem.sh
 	tools/measurements.sh
 
 # What lraf profile costs over plain lua5.4 and over lraf run.
@@ -417,6 +418,12 @@ bench-vm: deps
 # Rewriting against compiling, both builds (tests/bench/rwtime.sh)
 bench-rw: deps
 	tests/bench/rwtime.sh
+	tools/measurements.sh
+
+# Loading a huge function: memory and time against lua5.4, both builds
+# (tests/bench/rwmem.sh)
+bench-rwmem: deps
+	tests/bench/rwmem.sh
 	tools/measurements.sh
 
 # Calibration of the native cost model and the overhead of charging.

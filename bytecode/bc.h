@@ -288,6 +288,9 @@ typedef struct bc_string {
   char *data;   /* NUL-terminated copy; NULL when !present */
   size_t len;
   int present;
+  int shared;   /* data is another string's of the same function (a
+                   metamethod stub's local names its original's): not
+                   freed with this one */
 } bc_string;
 
 /* Constant tags as they appear in a dump (Lua's variant tags). */

@@ -8,7 +8,7 @@
 #include "bc.h"
 
 static void free_string(bc_string *s) {
-  free(s->data);
+  if (!s->shared) free(s->data);
   s->data = NULL;
 }
 

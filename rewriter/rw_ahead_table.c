@@ -4,7 +4,7 @@
 ** which only code rewritten in memory carries.
 **
 ** A frame may be left, by an error or a yield, where an instruction
-** calls, raises or makes a zero check (may_leave).  With refunds (exact
+** calls, raises or makes a zero check (rw_may_leave).  With refunds (exact
 ** mode, rw_refunds) the table holds at each such pc what the function
 ** has charged there and not yet run, which the VM gives back when an
 ** error discards the frame or a yield suspends it.  Where blocks pay at
@@ -14,8 +14,9 @@
 ** charges then (and takes back on resuming).  rw_compute_ahead works
 ** out the value before each block's accounting code; the emitter works
 ** out the value at each pc from there as it puts the code (rw_note_ahead
-** marks where the table may start), and rw_build_ahead makes the table
-** from what was put.
+** marks where the table may start, rw_put notes each pc where a frame
+** may be left with something charged ahead), and rw_build_ahead makes
+** the table from what was noted.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -64,49 +65,37 @@ int rw_compute_ahead(rw_emitctx *c) {
   return 1;
 }
 
-/* Whether a frame may be left at the emitted instruction i, by an error
-   or a yield: it calls or raises, or it is an ACCT that checks. */
-static int may_leave(bc_instr i) {
-  int op = bc_op(i);
-  if (op == BC_OP_ACCT) return bc_a(i) != BC_ACCT_ADD;
-  if (op == BC_OP_TFORLOOPACCT) return 1;  /* its check */
-  return (bc_opinfo_of(op)->flags & (BC_OPF_CALLS | BC_OPF_ERRORS)) != 0;
+/* Whether leave l gets an entry in the table, from index lo on. */
+static int in_table(const rw_emitleave *l, int lo, int refunds) {
+  return l->at >= lo && (refunds ? l->ahead != 0 : l->ahead < 0);
 }
 
 int rw_build_ahead(rw_emitctx *c, bc_ahead **table, int *size) {
-  rw_emitout *o = &c->o;
-  const rw_emitside *sd = o->side;
-  int n, k = 0, end = o->n, refunds = c->refunds;  /* (the stores below
-                                                       could alias them) */
-  bc_ahead *t, *scratch;
-  rw_arena_mark mark;
+  const rw_emitout *o = &c->o;
+  int j, k = 0, lo = c->ahead_lo, refunds = c->refunds;  /* (the stores
+                                                 below could alias them) */
+  bc_ahead *t;
   *table = NULL;
   *size = 0;
-  if (c->ahead_lo < 0) return 1;
-  mark = rw_arena_save(c->a);
-  scratch = rw_arena_alloc(c->a, (size_t)(end - c->ahead_lo), sizeof *t);
-  if (scratch == NULL) { o->oom = 1; return 1; }
-  for (n = c->ahead_lo; n < end; n++)
-    if ((refunds ? sd[n].ahead != 0 : sd[n].ahead < 0) &&
-        may_leave(o->code[n])) {
-      int64_t v = sd[n].ahead;
-      if (v > INT32_MAX || v < -INT32_MAX) {
-        rw_arena_restore(c->a, mark);
-        return 0;
-      }
-      scratch[k].pc = n;
-      scratch[k++].n = (int)v;
-    }
-  if (k > 0) {
-    t = malloc((size_t)k * sizeof *t);
-    if (t == NULL) {
-      o->oom = 1;
-    } else {
-      memcpy(t, scratch, (size_t)k * sizeof *t);
-      *table = t;
-      *size = k;
-    }
+  if (lo < 0) return 1;
+  for (j = 0; j < o->nleaves; j++) {  /* counted first: exactly sized */
+    int64_t v = o->leaves[j].ahead;
+    if (!in_table(&o->leaves[j], lo, refunds)) continue;
+    if (v > INT32_MAX || v < -INT32_MAX) return 0;
+    k++;
   }
-  rw_arena_restore(c->a, mark);
+  if (k == 0) return 1;
+  t = malloc((size_t)k * sizeof *t);
+  if (t == NULL) {
+    c->o.oom = 1;
+    return 1;
+  }
+  for (k = 0, j = 0; j < o->nleaves; j++)
+    if (in_table(&o->leaves[j], lo, refunds)) {
+      t[k].pc = o->leaves[j].at;
+      t[k++].n = (int)o->leaves[j].ahead;
+    }
+  *table = t;
+  *size = k;
   return 1;
 }

@@ -34,9 +34,8 @@ static inline void rw_note_ahead(rw_emitctx *c) {
 }
 
 /* The table of what is charged ahead (or behind) where a frame may be
-   left, from the emitted instructions from ahead_lo on (one pass into
-   the arena, then an array of the right size).  Returns 0 when a value
-   does not fit an int. */
+   left, from the leaves rw_put noted from ahead_lo on, in an array of
+   the right size.  Returns 0 when a value does not fit an int. */
 int rw_build_ahead(rw_emitctx *c, bc_ahead **table, int *size);
 
 #endif

@@ -46,37 +46,29 @@
 
 /* ---- the output: growing the code and the records beside it ---- */
 
-/* Move the first n elements of size bytes at old into new storage of
-   cap elements from the arena. */
-static inline void *regrow(rw_arena *a, const void *old, int n, int cap,
-                           size_t size) {
-  void *p = rw_arena_alloc(a, (size_t)cap, size);
-  if (p != NULL && n > 0) memcpy(p, old, (size_t)n * size);
-  return p;
+/* *p resized to cap elements of size bytes (cap > 0): 0 when out of
+   memory (*p is then left as it was). */
+static int resize(void *p, int cap, size_t size) {
+  void *q = realloc(*(void **)p, (size_t)cap * size);
+  if (q == NULL) return 0;
+  *(void **)p = q;
+  return 1;
 }
 
 int rw_grow(rw_emitctx *c) {
   rw_emitout *o = &c->o;
-  if (o->oom) return 0;
   /* first guess: rewritten code is usually under three times longer.
-     The code grows by realloc, to become f's own (with opt->alloc it
-     lives in the arena, and rw_finish copies it out); the side tables
-     live in the arena, where growing leaves the old ones until the
-     function is done: a good guess matters, and what it does not use of
-     a large one is never touched. */
+     The arrays grow by realloc, which moves large ones without copying
+     and leaves nothing behind; what a large one does not use is never
+     touched, so a generous guess costs no memory. */
   int cap = o->cap ? o->cap * 2
           : c->f->sizecode < (1 << 24) ? 3 * c->f->sizecode + 64 : 1 << 26;
-  rw_arena *a = c->a;
-  bc_instr *code = c->opt->alloc != NULL  /* rw_finish copies it out */
-      ? regrow(a, o->code, o->n, cap, sizeof *code)
-      : realloc(o->code, (size_t)cap * sizeof *code);
-  rw_emitside *sd = regrow(a, o->side, o->n, cap, sizeof *sd);
-  if (code != NULL) o->code = code;
-  if (!code || !sd || cap > (1 << 26)) {
+  if (o->oom) return 0;
+  if (cap > (1 << 26) || !resize(&o->code, cap, sizeof *o->code) ||
+      !resize(&o->line, cap, sizeof *o->line)) {
     o->oom = 1;
     return 0;
   }
-  o->side = sd;
   o->cap = cap;
   return 1;
 }
@@ -84,11 +76,34 @@ int rw_grow(rw_emitctx *c) {
 int rw_grow_jumps(rw_emitctx *c) {
   rw_emitout *o = &c->o;
   int cap = o->capjumps ? 2 * o->capjumps : c->f->sizecode + 16;
-  rw_emitjump *p = regrow(c->a, o->jumps, o->njumps, cap, sizeof *p);
-  if (p == NULL) { o->oom = 1; return 0; }
-  o->jumps = p;
+  if (o->oom || cap > (1 << 26) ||
+      !resize(&o->jumps, cap, sizeof *o->jumps)) {
+    o->oom = 1;
+    return 0;
+  }
   o->capjumps = cap;
   return 1;
+}
+
+int rw_grow_leaves(rw_emitctx *c) {
+  rw_emitout *o = &c->o;
+  int cap = o->capleaves ? 2 * o->capleaves : 64;
+  if (o->oom || cap > (1 << 26) ||
+      !resize(&o->leaves, cap, sizeof *o->leaves)) {
+    o->oom = 1;
+    return 0;
+  }
+  o->capleaves = cap;
+  return 1;
+}
+
+/* Free o's arrays. */
+static void out_free(rw_emitout *o) {
+  free(o->code);
+  free(o->line);
+  free(o->jumps);
+  free(o->leaves);
+  memset(o, 0, sizeof *o);
 }
 
 /* The lraf VM has no r to keep in sync: nothing synced, flushed, lazy. */
@@ -250,6 +265,15 @@ static void emit_main(rw_emitctx *c) {
   }
 }
 
+/* At least as many as the stubs emit_main will make (stock target). */
+static size_t count_stubs(const bc_proto *f) {
+  size_t n = 1;
+  int pc;
+  for (pc = 0; pc < f->sizecode; pc++)
+    n += bc_mmbin_pair(f, pc) != 0;
+  return n;
+}
+
 static void emit_stubs(rw_emitctx *c) {
   bc_proto *f = c->f;
   int s, k;
@@ -285,6 +309,7 @@ lraf_status rw_emit(bc_proto *f, const rw_cfg *cfg, const rw_options *opt,
                     rw_stats *stats, lraf_error *err) {
   rw_emitctx c;
   size_t n = (size_t)f->sizecode + 1, nb = (size_t)cfg->nblocks + 1;
+  size_t ns = opt->target == RW_LRAVM ? 1 : count_stubs(f);
   int *ints;
   unsigned char *bytes;
   lraf_status st = LRAF_OK;
@@ -300,13 +325,13 @@ lraf_status rw_emit(bc_proto *f, const rw_cfg *cfg, const rw_options *opt,
   c.ain = rw_arena_alloc(a, nb, sizeof *c.ain);
   /* (arrays of like lifetime and type come from one request: fewer of
      them) */
-  if ((ints = rw_arena_alloc(a, 6 * n, sizeof(int))) != NULL) {
+  if ((ints = rw_arena_alloc(a, 3 * n + 3 * ns, sizeof(int))) != NULL) {
     c.group = ints;
     c.pos = ints + n;
     c.lines = ints + 2 * n;
     c.stub_pc = ints + 3 * n;
-    c.stub_start = ints + 4 * n;
-    c.stub_end = ints + 5 * n;
+    c.stub_start = ints + 3 * n + ns;
+    c.stub_end = ints + 3 * n + 2 * ns;
   }
   if (opt->mode == RW_OVERHEAD)  /* (only that mode's costs use it) */
     c.base = rw_arena_zalloc(a, nb, sizeof(uint32_t));
@@ -342,6 +367,7 @@ lraf_status rw_emit(bc_proto *f, const rw_cfg *cfg, const rw_options *opt,
   do {  /* emit, widening loops until every jump fits */
     c.o.n = 0;
     c.o.njumps = 0;
+    c.o.nleaves = 0;
     c.nstubs = 0;
     if (fit > 0) *stats = saved;  /* a retry counts afresh */
     if (c.table) {  /* a FORLOOP made wide pays at its head instead */
@@ -391,9 +417,8 @@ lraf_status rw_emit(bc_proto *f, const rw_cfg *cfg, const rw_options *opt,
              "of refunds", path);
   else if (st != LRAF_OK)
     err_fail(err, st, "out of memory rewriting %s", path);
-done:  /* without a hook the emitted code grows by realloc: it becomes
-         f's own (with one, it is in the arena) */
-  if (opt->alloc == NULL) free(c.o.code);
+done:  /* (what rw_finish made f's own is no longer in c.o) */
+  out_free(&c.o);
   if (c.lc_on) {  /* the profile's tables (lines_pass, note_cost) */
     rw_lines_free(&c.blines);
     free(c.lc);

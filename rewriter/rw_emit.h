@@ -29,13 +29,6 @@ lraf_status rw_emit(bc_proto *f, const rw_cfg *cfg, const rw_options *opt,
    offset from the instruction's own index. */
 enum { RW_J_NONE, RW_J_GROUP, RW_J_INSTR, RW_J_STUB, RW_J_REL };
 
-/* What the emitter keeps beside each emitted instruction (one record,
-   so that rw_put() writes it through one pointer). */
-typedef struct rw_emitside {
-  int64_t ahead;     /* charged ahead once it was counted (with a table) */
-  int line;
-} rw_emitside;
-
 /* An emitted instruction whose jump target rw_resolve_jumps sets. */
 typedef struct rw_emitjump {
   int at;            /* its index */
@@ -43,12 +36,24 @@ typedef struct rw_emitjump {
   int src;           /* original pc being emitted, -1 in stubs */
 } rw_emitjump;
 
+/* An emitted instruction where a frame may be left (rw_may_leave) with
+   something charged ahead, for the table of what is (rw_ahead_table.c). */
+typedef struct rw_emitleave {
+  int64_t ahead;     /* charged ahead once it was counted */
+  int at;            /* its index */
+} rw_emitleave;
+
+/* The emitted code and what is kept beside it, in arrays from malloc
+   that grow by realloc (rw_grow), freed by rw_emit. */
 typedef struct rw_emitout {
   bc_instr *code;
-  rw_emitside *side;
+  int *line;          /* per instruction: its source line */
   int n, cap;
   rw_emitjump *jumps; /* in the order emitted */
   int njumps, capjumps;
+  rw_emitleave *leaves; /* with a table (rw_emitctx.table), in the order
+                           emitted */
+  int nleaves, capleaves;
   int oom;
 } rw_emitout;
 
@@ -74,7 +79,7 @@ typedef struct rw_emitctx {
   int cur_pc;           /* original pc being emitted */
   int b2;               /* index of the last wide TFORCALL's back JMP */
   rw_stats *stats;
-  rw_arena *a;          /* everything above but o and f's own arrays */
+  rw_arena *a;          /* everything above but o, lc and f's own arrays */
   int fused;            /* target RW_LRAVM: ACCT instead of r */
   int used_r;           /* fused code that still uses r (stub names) */
   int lc_on;            /* fused, opt->lines: say what each ACCT pays */
@@ -110,9 +115,20 @@ typedef struct rw_emitctx {
    before: then nothing more is put, the output being lost anyway). */
 int rw_grow(rw_emitctx *c);
 
-/* Room for more jumps (the arena keeps the old list until the function
-   is done): 0 when out of memory (o->oom is set). */
+/* Room for more jumps: 0 when out of memory (o->oom is set). */
 int rw_grow_jumps(rw_emitctx *c);
+
+/* Room for more leaves: 0 when out of memory (o->oom is set). */
+int rw_grow_leaves(rw_emitctx *c);
+
+/* Whether a frame may be left at the emitted instruction i, by an error
+   or a yield: it calls or raises, or it is an ACCT that checks. */
+static inline int rw_may_leave(bc_instr i) {
+  int op = bc_op(i);
+  if (op == BC_OP_ACCT) return bc_a(i) != BC_ACCT_ADD;
+  if (op == BC_OP_TFORLOOPACCT) return 1;  /* its check */
+  return (bc_opinfo_of(op)->flags & (BC_OPF_CALLS | BC_OPF_ERRORS)) != 0;
+}
 
 /* Note that emitted instruction n is a jump of kind jkind (not RW_J_NONE)
    to jref.  (Inline like rw_put: a call into another file at every
@@ -138,13 +154,15 @@ static inline void rw_put(rw_emitctx *c, bc_instr i, int line, int jkind,
                           int jref) {
   rw_emitout *o = &c->o;
   int n = o->n;
-  rw_emitside *s;
   if (n == o->cap && !rw_grow(c)) return;
   o->n = n + 1;
   o->code[n] = i;
-  s = &o->side[n];
-  s->ahead = c->cur_ahead;
-  s->line = line;
+  o->line[n] = line;
+  if (c->table && c->cur_ahead != 0 && rw_may_leave(i) &&
+      (o->nleaves < o->capleaves || rw_grow_leaves(c))) {
+    o->leaves[o->nleaves].ahead = c->cur_ahead;
+    o->leaves[o->nleaves++].at = n;
+  }
   if (jkind != RW_J_NONE) rw_put_jump(c, n, jkind, jref);
 }
 

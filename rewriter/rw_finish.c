@@ -33,23 +33,38 @@ static void drop_array(rw_emitctx *c, void *p, size_t size, int hooked) {
     free(p);
 }
 
+/* Room in *abs (of *cap entries) for entry k: 0 when out of memory. */
+static int abs_room(bc_absline **abs, int *cap, int k) {
+  if (k == *cap) {
+    int ncap = *cap ? 2 * *cap : 64;
+    bc_absline *p = realloc(*abs, (size_t)ncap * sizeof *p);
+    if (p == NULL) return 0;
+    *abs = p;
+    *cap = ncap;
+  }
+  return 1;
+}
+
 /* Encode the emitted lines as Lua does: deltas, with an absolute entry when a
    delta is too large or after BC_MAXIWTHABS instructions without one. */
 static int encode_lines(rw_emitctx *c) {
   bc_proto *f = c->f;
-  int n = c->o.n, pc, prev = f->linedefined, since = 0, nabs = 0, hooked;
+  int n = c->o.n, pc, prev = f->linedefined, since = 0, nabs = 0, cap = 0;
+  int hooked;
   int8_t *li = final_array(c, (size_t)n, &hooked);
-  bc_absline *abs = rw_arena_alloc(c->a, (size_t)n, sizeof *abs), *own = NULL;
-  /* (a local: the stores to li may alias c) */
-  const rw_emitside *sd = c->o.side;
-  if (li == NULL || abs == NULL) {
-    if (li != NULL) drop_array(c, li, (size_t)n, hooked);
-    return 0;
-  }
+  bc_absline *abs = NULL;
+  const int *lines = c->o.line;  /* (a local: the stores to li may alias
+                                     c) */
+  if (li == NULL) return 0;
   for (pc = 0; pc < n; pc++) {
-    int line = sd[pc].line, d = line - prev;
+    int line = lines[pc], d = line - prev;
     if (d <= -BC_LIMLINEDIFF || d >= BC_LIMLINEDIFF ||
         since++ >= BC_MAXIWTHABS) {
+      if (!abs_room(&abs, &cap, nabs)) {
+        free(abs);
+        drop_array(c, li, (size_t)n, hooked);
+        return 0;
+      }
       abs[nabs].pc = pc;
       abs[nabs++].line = line;
       d = BC_ABSLINEINFO;
@@ -58,13 +73,10 @@ static int encode_lines(rw_emitctx *c) {
     li[pc] = (int8_t)d;
     prev = line;
   }
-  if (nabs > 0) {  /* f's own, as the line information */
-    own = malloc((size_t)nabs * sizeof *own);
-    if (own == NULL) {
-      drop_array(c, li, (size_t)n, hooked);
-      return 0;
-    }
-    memcpy(own, abs, (size_t)nabs * sizeof *own);
+  if (nabs > 0 && nabs < cap) {  /* f's own, as the line information:
+                                    exactly sized */
+    bc_absline *own = realloc(abs, (size_t)nabs * sizeof *abs);
+    if (own != NULL) abs = own;
   }
   if (!(f->borrowed & BC_BORROWED_LINES))
     drop_array(c, f->lineinfo, (size_t)f->sizelineinfo,
@@ -75,7 +87,7 @@ static int encode_lines(rw_emitctx *c) {
   if (hooked) f->borrowed |= BC_HOOK_LINES;
   f->lineinfo = li;
   f->sizelineinfo = n;
-  f->abslineinfo = own;
+  f->abslineinfo = abs;
   f->sizeabslineinfo = nabs;
   return 1;
 }
@@ -84,17 +96,9 @@ static int map_pc(rw_emitctx *c, int pc, int main_end) {
   return pc < c->f->sizecode ? c->group[pc] : main_end;
 }
 
-static int copy_string(bc_string *dst, const bc_string *src) {
-  *dst = *src;
-  if (!src->present) return 1;
-  dst->data = malloc(src->len + 1);
-  if (dst->data == NULL) return 0;
-  memcpy(dst->data, src->data, src->len + 1);
-  return 1;
-}
-
 /* Remap local-variable ranges and give each stub the locals that were
-   active at its MMBIN, so errors there name them as before. */
+   active at its MMBIN, so errors there name them as before (their names
+   are the originals', shared). */
 static int remap_locals(rw_emitctx *c, int main_end) {
   bc_proto *f = c->f;
   int i, s, n = f->sizelocvars, extra = 0;
@@ -121,7 +125,8 @@ static int remap_locals(rw_emitctx *c, int main_end) {
     for (i = 0; i < n; i++)
       if (lv[i].startpc <= mm && mm < lv[i].endpc) {
         bc_locvar *v = &lv[f->sizelocvars];
-        if (!copy_string(&v->name, &lv[i].name)) return 0;
+        v->name = lv[i].name;  /* the same name, not a copy */
+        v->name.shared = lv[i].name.present;
         v->startpc = c->stub_start[s];
         v->endpc = c->stub_end[s];
         f->sizelocvars++;
@@ -147,6 +152,8 @@ lraf_status rw_finish(rw_emitctx *c, int main_end) {
   bc_proto *f = c->f;
   if (f->sizelineinfo > 0 && !encode_lines(c))
     return LRAF_EMEM;
+  free(c->o.line);  /* encoded: its room serves the code's copy below */
+  c->o.line = NULL;
   if (c->table) {
     free(f->ahead);
     if (!rw_build_ahead(c, &f->ahead, &f->sizeahead))
@@ -157,7 +164,7 @@ lraf_status rw_finish(rw_emitctx *c, int main_end) {
     return LRAF_EMEM;
   c->stats->code_before += f->sizecode;
   c->stats->code_after += c->o.n;
-  if (c->opt->alloc != NULL) {  /* the code is in the arena: copy it out */
+  if (c->opt->alloc != NULL) {  /* into the hook's array, exactly sized */
     int hooked;
     bc_instr *code = final_array(c, (size_t)c->o.n * sizeof *code, &hooked);
     if (code == NULL) return LRAF_EMEM;
@@ -165,12 +172,14 @@ lraf_status rw_finish(rw_emitctx *c, int main_end) {
     drop_code(c);
     if (hooked) f->borrowed |= BC_HOOK_CODE;
     f->code = code;
-  } else {
+  } else {  /* the emitted array itself, cut to size */
+    bc_instr *code = c->o.n > 0  /* (realloc to 0 may free) */
+        ? realloc(c->o.code, (size_t)c->o.n * sizeof *code) : NULL;
     drop_code(c);
-    f->code = c->o.code;
+    f->code = code != NULL ? code : c->o.code;
+    c->o.code = NULL;
   }
   f->sizecode = c->o.n;
-  c->o.code = NULL;
   if (!c->fused || c->used_r)
     f->maxstacksize = (uint8_t)(c->r + 1);
   if (c->lc_on && !c->lc_bad) {  /* else the profile has no lines for f */

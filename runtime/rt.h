@@ -252,9 +252,10 @@ rt_loadres rt_load_buffer(lua_State *L, const char *s, size_t len,
 rt_loadres rt_load_file(lua_State *L, const char *path, const char *mode);
 rt_loadres rt_load_reader(lua_State *L, lua_Reader reader, void *ud,
                           const char *name, const char *mode);
-/* Load a rewritten binary chunk from memory (no mode checks) and join
-   it to the counter. */
-rt_loadres rt_load_rewritten(lua_State *L, const bc_chunk *chunk,
+/* Load a rewritten chunk (no mode checks) and join it to the counter.
+   *chunk is written out, then freed and set to NULL before Lua loads
+   what was written, so that the two are not held at once. */
+rt_loadres rt_load_rewritten(lua_State *L, bc_chunk **chunk,
                              const char *name);
 
 /* ---- rt_alloc.c: the rewriter's memory under the memory limit ---- */

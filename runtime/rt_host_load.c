@@ -16,7 +16,7 @@ typedef struct load_args {
   const char *src;
   size_t len;
   const char *name;
-  const bc_chunk *chunk;
+  bc_chunk *chunk;
   lraf_status code;
 } load_args;
 
@@ -36,7 +36,7 @@ static int load_file(lua_State *L) {
 
 static int load_chunk(lua_State *L) {
   load_args *a = lua_touserdata(L, 1);
-  rt_loadres r = rt_load_rewritten(L, a->chunk, "=(lraf offline)");
+  rt_loadres r = rt_load_rewritten(L, &a->chunk, "=(lraf offline)");
   a->code = r.code;
   return r.status == LUA_OK ? 1 : lua_error(L);
 }
@@ -165,7 +165,7 @@ lraf_status lraf_load_rewritten(lraf_state *S, const void *data,
   }
   a.chunk = chunk;
   st = run(S, load_chunk, &a, err);
-  bc_chunk_free(chunk);
+  bc_chunk_free(a.chunk);  /* NULL once loading freed it */
   return st;
 }
 

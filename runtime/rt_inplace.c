@@ -102,7 +102,8 @@ static void free_parts(lua_State *L, bc_proto *f) {
   for (i = 0; i < f->sizep; i++) free_parts(L, f->p[i]);
   if (!(f->borrowed & BC_BORROWED_LOCVARS))  /* from_proto_in names none */
     for (i = 0; i < f->sizelocvars; i++)
-      if (f->locvars[i].name.present) free(f->locvars[i].name.data);
+      if (f->locvars[i].name.present && !f->locvars[i].name.shared)
+        free(f->locvars[i].name.data);
   if (f->source.present) free(f->source.data);
   if (f->borrowed & (BC_HOOK_CODE | BC_HOOK_LINES)) {  /* Lua's allocator's
                                                         (not written back) */

@@ -57,16 +57,20 @@ static void name_end(lua_State *L, int held) {
   if (held) lua_remove(L, -2);
 }
 
-rt_loadres rt_load_rewritten(lua_State *L, const bc_chunk *chunk,
+rt_loadres rt_load_rewritten(lua_State *L, bc_chunk **chunk,
                              const char *name) {
   lraf_state *S = rt_state(L);
   rt_loadres r = {LUA_OK, LRAF_OK};
   lraf_error err;
   void *data = NULL;
-  size_t size = 0;
+  size_t size = 0, srclen = 0;
   bytes b;
-  int n = chunk->main->sizeupvalues - 2;
-  r.code = bc_write(chunk, &data, &size, &err);
+  const bc_proto *main = (*chunk)->main;
+  int n = main->sizeupvalues - 2;
+  if (main->source.present) srclen = main->source.len;
+  r.code = bc_write(*chunk, &data, &size, &err);
+  bc_chunk_free(*chunk);
+  *chunk = NULL;
   if (r.code != LRAF_OK) {
     lua_pushfstring(L, "lraf: %s", err.message);
     r.status = LUA_ERRSYNTAX;
@@ -74,8 +78,8 @@ rt_loadres rt_load_rewritten(lua_State *L, const bc_chunk *chunk,
   }
   b.p = data;
   b.n = size;
-  if (chunk->main->source.present && chunk->main->source.len > RT_SHORTSTR)
-    rt_alloc_want(S, chunk->main->source.len, 1, 0);  /* read first */
+  if (srclen > RT_SHORTSTR)
+    rt_alloc_want(S, srclen, 1, 0);  /* read first */
   r.status = lua_load(L, bytes_reader, &b, name, "b");
   rt_alloc_want(S, 0, 0, 0);
   free(data);
@@ -118,7 +122,6 @@ static rt_loadres finish(lua_State *L, int status, const char *mode,
   lraf_state *S = rt_state(L);
   bc_chunk *chunk = NULL;
   lraf_error err;
-  rt_input in;
   char *bytes = NULL;
   size_t size = 0, held = 0;
   const char *msg = status == LUA_ERRSYNTAX ? lua_tostring(L, -1) : NULL;
@@ -169,21 +172,17 @@ static rt_loadres finish(lua_State *L, int status, const char *mode,
     return r;
   }
   lua_pop(L, 1);
-  if (r.code == LRAF_OK) {
-    in.kind = RT_INPUT_CHUNK;
-    in.data = bytes;
-    in.size = size;
-    r.code = rt_pipeline(&in, &S->opt, NULL, &chunk, &err);
-  }
-  free(bytes);
+  if (r.code == LRAF_OK) r.code = bc_read(bytes, size, NULL, &chunk, &err);
+  free(bytes);  /* read: not held while the chunk is rewritten */
+  if (r.code == LRAF_OK)
+    r.code = rt_pipeline_chunk(chunk, 1, &S->opt, NULL, &chunk, &err);
   if (r.code != LRAF_OK) {
     rt_rwmem_release(L, held);
     lua_pushfstring(L, "lraf: %s", err.message);
     r.status = r.code == LRAF_EMEM ? LUA_ERRMEM : LUA_ERRSYNTAX;
     return r;
   }
-  r = rt_load_rewritten(L, chunk, "=(lraf)");
-  bc_chunk_free(chunk);
+  r = rt_load_rewritten(L, &chunk, "=(lraf)");
   rt_rwmem_release(L, held);
   return r;
 }

@@ -84,10 +84,21 @@ lraf_status rt_pipeline(const rt_input *in, const rw_options *opt,
       break;
   }
   free(bytes);
-  if (st == LRAF_OK && opt != NULL && in->kind != RT_INPUT_REWRITTEN)
-    st = rw_rewrite(chunk, opt, stats, err);
-  if (st == LRAF_OK && opt != NULL)
-    st = rw_verify_target(chunk, opt->target, err);
+  if (st != LRAF_OK) return st;
+  if (opt == NULL) {
+    *out = chunk;
+    return LRAF_OK;
+  }
+  return rt_pipeline_chunk(chunk, in->kind != RT_INPUT_REWRITTEN, opt,
+                           stats, out, err);
+}
+
+lraf_status rt_pipeline_chunk(bc_chunk *chunk, int rewrite,
+                              const rw_options *opt, rw_stats *stats,
+                              bc_chunk **out, lraf_error *err) {
+  lraf_status st = LRAF_OK;
+  if (rewrite) st = rw_rewrite(chunk, opt, stats, err);
+  if (st == LRAF_OK) st = rw_verify_target(chunk, opt->target, err);
   if (st != LRAF_OK) {
     bc_chunk_free(chunk);
     return st;

@@ -53,6 +53,13 @@ typedef struct rt_input {
 lraf_status rt_pipeline(const rt_input *in, const rw_options *opt,
                         rw_stats *stats, bc_chunk **out, lraf_error *err);
 
+/* The second half of rt_pipeline, for a chunk already read: rewrite it
+   (unless rewrite is 0) and verify it with opt into *out.  chunk is
+   *out's, or freed on failure. */
+lraf_status rt_pipeline_chunk(bc_chunk *chunk, int rewrite,
+                              const rw_options *opt, rw_stats *stats,
+                              bc_chunk **out, lraf_error *err);
+
 /* The lraf VM's target (RW_LRAVM) only: rewrite and verify the compiled
    Lua function at the top of L in place (rt_inplace.c).  Its Proto tree
    is read into the chunk model, rewritten and verified there, and the

@@ -21,13 +21,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUTDIR=build/measurements
 DOC=docs/measurements.md
-SECTIONS="overhead vm rw native native-vm profile timeline serve manual"
+SECTIONS="overhead vm rw rwmem native native-vm profile timeline serve manual"
 
 title() {
   case $1 in
     overhead)  echo "Overhead on the stock target (\`tests/bench/run.sh\`)" ;;
     vm)        echo "Overhead on the lraf VM (\`tests/bench/vm.sh\`)" ;;
     rw)        echo "Rewriting against compiling (\`tests/bench/rwtime.sh\`, \`make bench-rw\`)" ;;
+    rwmem)     echo "Loading a huge function: memory and time (\`tests/bench/rwmem.sh\`, \`make bench-rwmem\`)" ;;
     native)    echo "Native charging on the stock target (\`tests/bench/native.sh\`)" ;;
     native-vm) echo "Native charging on the lraf VM (\`tests/bench/native.sh --vm\`, \`make bench-native\`)" ;;
     profile)   echo "What lraf profile costs (\`tests/bench/profile.sh\`)" ;;
@@ -68,6 +69,18 @@ rewriting, verifying and writing the dump.  Ratios are rewriting time
 over compiling time, geometric mean and total.
 EOF
     ;;
+    rwmem) cat <<'EOF'
+One function of 160,000 generated statements
+(`tests/corpus/tools/mklongfunc.lua 160000`), loaded and called once
+by `lua5.4`, `lraf run` of the stock build and `lraf run` of the lraf
+VM build, as whole processes, alternately: each one's peak resident
+memory (ru_maxrss, `tests/bench/maxrss.c`) and CPU time, and their
+ratios to lua5.4's.  lraf's figure holds the script read whole, the
+original dump kept for string.dump, the rewriter's peak and, on the
+stock build, a rewritten chunk whose metamethod stubs each repeat the
+locals of the op they stand for.
+EOF
+    ;;
     native|native-vm) cat <<'EOF'
 `tests/bench/native.c` times each charged built-in at a large size in an
 lraf state with and without charging, next to the average VM
@@ -95,12 +108,14 @@ EOF
     serve) cat <<'EOF'
 The request pool alone (`tests/bench/pool.c`, the stock target), then
 `lraf serve` of the lraf VM build (`tests/bench/serve.c`) with metering
-off, metering without a ledger, metering with the SQLite ledger and
-with the PostgreSQL ledger (a throwaway server), side by side, on a
-light and a heavier handler: requests/s, p50 and p99 latency, their
-ratios to metering off, how many records one commit (one fsync) held,
-and the fsync time of the disk, which bounds what 16 clients waiting
-for their records can get.
+off, metering without a ledger, metering with the SQLite ledger at
+power durability (an fsync before each response) and at process
+durability (`--ledger-durability process`: the write-ahead log written,
+not fsynced) and with the PostgreSQL ledger (a throwaway server), side
+by side, on a light and a heavier handler: requests/s, p50 and p99
+latency, their ratios to metering off, how many records one commit
+held, and the fsync time of the disk, which bounds what 16 clients
+waiting for their records can get at power durability.
 EOF
     ;;
     manual) cat <<'EOF'

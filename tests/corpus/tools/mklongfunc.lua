@@ -1,6 +1,9 @@
 -- Generates ../longfunc.lua (run: lua5.4 tools/mklongfunc.lua > longfunc.lua).
 -- The output is committed; this script documents how it was produced.
 -- Pseudo-random choices come from a private LCG, so the output is fixed.
+-- With an argument N (lua5.4 tools/mklongfunc.lua N) it writes instead one
+-- function of N generated statements and a call of it, for measuring
+-- what loading a huge function takes (tests/bench/rwmem.sh).
 local out = {}
 local function w(s) out[#out + 1] = s end
 local seed = 2024
@@ -20,9 +23,10 @@ w("-- output line reads line numbers through debug.getinfo.")
 w("")
 
 -- 1. a long function of generated statements
+local function long_body(n)
 w("local function long_body(x, y)")
 w("  local a, b, c = x, y, 0")
-for i = 1, 160 do
+for i = 1, n do
   local k = rnd(5)
   if k == 0 then
     w(string.format("  a = (a * %d + b + %d) %% 1000003", 3 + rnd(40), rnd(1000)))
@@ -31,6 +35,9 @@ for i = 1, 160 do
                     2 + rnd(5), rnd(2), 1 + rnd(9), rnd(100)))
   elseif k == 2 then
     w(string.format("  b = (b ~ (a << %d)) & 0xffffff", rnd(8)))
+  elseif k == 3 and n > 20000 then  -- a for loop's locals would pass
+    w(string.format("  while c > %d do c = c - %d end",  -- Lua's 32767
+                    65521 * (1 + rnd(3)), 1 + rnd(50)))
   elseif k == 3 then
     w(string.format("  for j = 1, %d do c = (c + j * %d) %% 65521 end", 1 + rnd(3), 1 + rnd(50)))
   else
@@ -40,6 +47,16 @@ end
 w("  return a, b, c")
 w("end")
 w("")
+end
+
+local huge = tonumber(arg and arg[1])
+if huge then
+  long_body(huge)
+  w('print("long_body", long_body(3, 21))')
+  print(table.concat(out, "\n"))
+  return
+end
+long_body(160)
 
 -- 2. a function on one line: a loop, branches and ~70 statements
 local parts = {"local function one_line(a, b) local s, t = 0, 1"}
