@@ -142,8 +142,8 @@ enum {
 #define BC_ACCT_CHECKADD 1   /* check, then add */
 #define BC_ACCT_ADD 2        /* add only */
 /* The lraf VM's fused loop jumps: JMP and FORLOOP that first add the
-   sBx of the ACCT after them (a BC_ACCT_ADDCHECK that never runs itself)
-   and make the zero check, so that the block they end pays for itself
+   sBx of the ACCT after them (written as BC_ACCT_ADD; it never runs
+   itself) and make the zero check, so that the block they end pays for itself
    at its end, with no dispatch of its own.  FORLOOPACCT's exit skips the
    ACCT.  Jump targets are worked out as for JMP and FORLOOP. */
 #define BC_OP_JMPACCT (BC_OP_ACCT + 1)
