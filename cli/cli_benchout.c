@@ -7,6 +7,7 @@
 */
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cli_bench.h"
@@ -221,17 +222,37 @@ static void json_args(FILE *out, const cli_bench_item *it) {
   fputc(']', out);
 }
 
+/* The statistics of a result, in the order they are written; cpu:
+   user and system, which only the export writes. */
+static const struct {
+  const char *name;
+  size_t off;
+  int cpu;
+} stats[] = {
+  {"mean", offsetof(cli_bench_result, mean), 0},
+  {"stddev", offsetof(cli_bench_result, stddev), 0},
+  {"median", offsetof(cli_bench_result, median), 0},
+  {"user", offsetof(cli_bench_result, user), 1},
+  {"system", offsetof(cli_bench_result, system), 1},
+  {"min", offsetof(cli_bench_result, min), 0},
+  {"max", offsetof(cli_bench_result, max), 0},
+};
+
+/* Write x's statistics as "name": value, the first after first and
+   each other after sep; with_cpu: user and system too. */
+static void json_stats(FILE *out, const cli_bench_result *x,
+                       const char *first, const char *sep, int with_cpu) {
+  size_t k;
+  for (k = 0; k < sizeof stats / sizeof stats[0]; k++) {
+    if (stats[k].cpu && !with_cpu) continue;
+    fprintf(out, "%s\"%s\": ", first, stats[k].name);
+    json_num(out, *(const double *)((const char *)x + stats[k].off));
+    first = sep;
+  }
+}
+
 static void json_wall(FILE *out, const cli_bench_result *x) {
-  fputs("{\"mean\": ", out);
-  json_num(out, x->mean);
-  fputs(", \"stddev\": ", out);
-  json_num(out, x->stddev);
-  fputs(", \"median\": ", out);
-  json_num(out, x->median);
-  fputs(", \"min\": ", out);
-  json_num(out, x->min);
-  fputs(", \"max\": ", out);
-  json_num(out, x->max);
+  json_stats(out, x, "{", ", ", 0);
   fputc('}', out);
 }
 
@@ -327,20 +348,7 @@ void cli_bench_export_json(FILE *out, const cli_bench_run *r) {
     const cli_bench_result *x = &r->res[i];
     fprintf(out, "%s\n    {\n      \"command\": ", i ? "," : "");
     cli_json_str(out, x->item->name);
-    fputs(",\n      \"mean\": ", out);
-    json_num(out, x->mean);
-    fputs(",\n      \"stddev\": ", out);
-    json_num(out, x->stddev);
-    fputs(",\n      \"median\": ", out);
-    json_num(out, x->median);
-    fputs(",\n      \"user\": ", out);
-    json_num(out, x->user);
-    fputs(",\n      \"system\": ", out);
-    json_num(out, x->system);
-    fputs(",\n      \"min\": ", out);
-    json_num(out, x->min);
-    fputs(",\n      \"max\": ", out);
-    json_num(out, x->max);
+    json_stats(out, x, ",\n      ", ",\n      ", 1);
     fputs(",\n      \"times\": [", out);
     for (k = 0; k < x->runs; k++) {
       if (k) fputs(", ", out);

@@ -49,17 +49,16 @@ lraf_status cli_read_file(const char *path, char **data, size_t *size,
   return cli_read_file_max(path, SIZE_MAX, data, size, err);
 }
 
-lraf_status cli_read_file_max(const char *path, size_t max, char **data,
-                              size_t *size, lraf_error *err) {
-  FILE *fp = fopen(path, "rb");
+/* Everything fp holds (a pipe or a terminal too), at most max bytes; the
+   error names path. */
+static lraf_status read_stream(FILE *fp, const char *path, size_t max,
+                               char **data, size_t *size, lraf_error *err) {
   char *buf = NULL;
   size_t len = 0, cap = 0;
-  if (fp == NULL) return file_error(err, LRAF_EIO, "open", path, errno);
   for (;;) {
     size_t got;
     if (len > max) {
       free(buf);
-      fclose(fp);
       err->code = LRAF_ELIMIT;
       snprintf(err->message, sizeof err->message, "cannot read %s: longer "
                "than %zu bytes, the most this file may have", path, max);
@@ -69,7 +68,6 @@ lraf_status cli_read_file_max(const char *path, size_t max, char **data,
       char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
       if (nb == NULL) {
         free(buf);
-        fclose(fp);
         return file_error(err, LRAF_EMEM, "read", path, ENOMEM);
       }
       buf = nb;
@@ -81,13 +79,21 @@ lraf_status cli_read_file_max(const char *path, size_t max, char **data,
   if (ferror(fp)) {
     int e = errno;
     free(buf);
-    fclose(fp);
     return file_error(err, LRAF_EIO, "read", path, e);
   }
-  fclose(fp);
   *data = buf;
   *size = len;
   return LRAF_OK;
+}
+
+lraf_status cli_read_file_max(const char *path, size_t max, char **data,
+                              size_t *size, lraf_error *err) {
+  FILE *fp = fopen(path, "rb");
+  lraf_status st;
+  if (fp == NULL) return file_error(err, LRAF_EIO, "open", path, errno);
+  st = read_stream(fp, path, max, data, size, err);
+  fclose(fp);
+  return st;
 }
 
 lraf_status cli_read_script(const char *path, char **data, size_t *size,
@@ -110,35 +116,6 @@ lraf_status cli_read_script(const char *path, char **data, size_t *size,
 
 /* ---- scripts, read once ---- */
 
-/* Everything f holds (a pipe or a terminal too); the error names path. */
-static lraf_status read_stream(FILE *fp, const char *path, char **data,
-                               size_t *size, lraf_error *err) {
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    size_t got;
-    if (len == cap) {
-      char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
-      if (nb == NULL) {
-        free(buf);
-        return file_error(err, LRAF_EMEM, "read", path, ENOMEM);
-      }
-      buf = nb;
-    }
-    got = fread(buf + len, 1, cap - len, fp);
-    len += got;
-    if (got == 0) break;
-  }
-  if (ferror(fp)) {
-    int e = errno;
-    free(buf);
-    return file_error(err, LRAF_EIO, "read", path, e);
-  }
-  *data = buf;
-  *size = len;
-  return LRAF_OK;
-}
-
 lraf_status cli_script_read(const char *path, cli_script *s,
                             lraf_error *err) {
   FILE *fp = path ? fopen(path, "rb") : stdin;
@@ -146,7 +123,7 @@ lraf_status cli_script_read(const char *path, cli_script *s,
   lraf_status st;
   memset(s, 0, sizeof *s);
   if (fp == NULL) return file_error(err, LRAF_EIO, "open", path, errno);
-  st = read_stream(fp, shown, &s->data, &s->size, err);
+  st = read_stream(fp, shown, SIZE_MAX, &s->data, &s->size, err);
   if (path != NULL) fclose(fp);
   else clearerr(stdin);
   if (st != LRAF_OK) return st;

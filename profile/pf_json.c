@@ -220,34 +220,29 @@ static void value(parser *p, int depth) {
   }
 }
 
-/* An integer of at least 0 (a count). */
-static int64_t count(parser *p, const char *what) {
+/* An integer from lo to hi. */
+static int64_t ranged(parser *p, const char *what, int64_t lo, int64_t hi) {
   int is_int;
   int64_t v = 0;
   size_t at;
   skip_ws(p);
   at = p->i;
   number(p, &is_int, &v);
-  if (!p->failed && (!is_int || v < 0)) {
+  if (!p->failed && (!is_int || v < lo || v > hi)) {
     p->i = at;
-    fail(p, "%s must be an integer of at least 0", what);
+    fail(p, "%s must be an integer of at least %d", what, (int)lo);
   }
   return v;
 }
 
+/* An integer of at least 0 (a count). */
+static int64_t count(parser *p, const char *what) {
+  return ranged(p, what, 0, INT64_MAX);
+}
+
 /* A signed integer (a line). */
 static int integer(parser *p, const char *what) {
-  int is_int;
-  int64_t v = 0;
-  size_t at;
-  skip_ws(p);
-  at = p->i;
-  number(p, &is_int, &v);
-  if (!p->failed && (!is_int || v < -1 || v > 0x7fffffff)) {
-    p->i = at;
-    fail(p, "%s must be an integer of at least -1", what);
-  }
-  return (int)v;
+  return (int)ranged(p, what, -1, 0x7fffffff);
 }
 
 static int boolean(parser *p, const char *what) {
@@ -311,11 +306,12 @@ static void function(parser *p) {
   }
 }
 
-static void functions(parser *p) {
+/* An array whose elements element reads. */
+static void array(parser *p, void (*element)(parser *p)) {
   if (!expect(p, '[')) return;
   if (peek(p) == ']') { p->i++; return; }
   for (;;) {
-    function(p);
+    element(p);
     if (p->failed) return;
     if (peek(p) == ',') { p->i++; continue; }
     expect(p, ']');
@@ -355,18 +351,6 @@ static void tree_node(parser *p) {
     if (a == NULL) { fail(p, "out of memory"); return; }
     p->out->t = a;
     a[p->out->nt++] = t;
-  }
-}
-
-static void tree(parser *p) {
-  if (!expect(p, '[')) return;
-  if (peek(p) == ']') { p->i++; return; }
-  for (;;) {
-    tree_node(p);
-    if (p->failed) return;
-    if (peek(p) == ',') { p->i++; continue; }
-    expect(p, ']');
-    return;
   }
 }
 
@@ -414,10 +398,10 @@ lraf_status pf_read_json(const char *text, size_t len, const char *name,
         out->total = count(&p, "\"total\"");
         have_total = 1;
       } else if (strcmp(key, "functions") == 0 && !have_functions) {
-        functions(&p);
+        array(&p, function);
         have_functions = 1;
       } else if (strcmp(key, "tree") == 0 && !have_tree) {
-        tree(&p);
+        array(&p, tree_node);
         have_tree = 1;
       } else {
         value(&p, 1);

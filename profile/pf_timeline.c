@@ -354,19 +354,28 @@ static double select_kth(double *r, size_t n, size_t k) {
   return r[k];
 }
 
+/* Per OS thread of the samples, where its last interval ended: all -1
+   (free it); NULL when out of memory. */
+static int64_t *thread_ends(const pf_tl_sample *s, size_t n) {
+  int64_t *prev;
+  int nthreads = 0;
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (s[i].thread >= nthreads) nthreads = s[i].thread + 1;
+  prev = malloc((nthreads ? nthreads : 1) * sizeof *prev);
+  if (prev != NULL)
+    for (i = 0; i < (size_t)nthreads; i++) prev[i] = -1;
+  return prev;
+}
+
 /* The rate of each interval of at least 1 us with instructions (shorter
    ones are below what the clock can tell) to r, with its count and
    length to nn and dt; their number. */
 static size_t interval_rates(const pf_tl_sample *s, size_t n, double *r,
                              double *nn, double *dt) {
   size_t i, k = 0;
-  int64_t *prev;
-  int nthreads = 0;
-  for (i = 0; i < n; i++)
-    if (s[i].thread >= nthreads) nthreads = s[i].thread + 1;
-  prev = malloc((nthreads ? nthreads : 1) * sizeof *prev);
+  int64_t *prev = thread_ends(s, n);
   if (prev == NULL) return 0;
-  for (i = 0; i < (size_t)nthreads; i++) prev[i] = -1;
   for (i = 0; i < n; i++) {
     int64_t from = prev[s[i].thread];
     prev[s[i].thread] = s[i].t + s[i].wait;
@@ -432,14 +441,9 @@ void pf_timeline_options(const lraf_timeline_opts *o, double *gap,
    as long before as its count takes at the solo rate) to sample i. */
 int pf_timeline_walk(const pf_tl_sample *s, size_t n, double solo,
                      double gap_threshold, pf_tl_visit f, void *ud) {
-  int64_t *prev;
-  int nthreads = 0;
+  int64_t *prev = thread_ends(s, n);
   size_t i;
-  for (i = 0; i < n; i++)
-    if (s[i].thread >= nthreads) nthreads = s[i].thread + 1;
-  prev = malloc((nthreads ? nthreads : 1) * sizeof *prev);
   if (prev == NULL) return 0;
-  for (i = 0; i < (size_t)nthreads; i++) prev[i] = -1;
   for (i = 0; i < n; i++) {
     pf_tl_interval iv;
     double need = solo > 0 ? (double)(s[i].n > 0 ? s[i].n : 0) / solo : 0;

@@ -161,6 +161,10 @@ static inline int rt_defer(lraf_state *S, rt_thread *t, int64_t n) {
 }
 
 /* ---- rt_counter.c: the shared counter ---- */
+/* The stock target's counter cell (an upvalue of the anchor): read and
+   set it. */
+int64_t rt_counter_cell(lraf_state *S, lua_State *L);
+void rt_counter_set_cell(lraf_state *S, lua_State *L, int64_t v);
 /* Native charges below this wait in S->pending. */
 #define RT_PENDING_MAX 256
 /* The current counter value minus the value of the last reset. */

@@ -40,7 +40,7 @@ static void charge_again(lua_State *L, int64_t a) {
 
 /* Entering was refused for the quota: back to self, and raise it. */
 static void refused(lua_State *L, rt_thread *self, int64_t a) {
-  rt_fast_switch(self->S, L, self, 0);
+  rt_switch_fast(self->S, L, self, 0);
   charge_again(L, a);
   rt_raise_quota(L);
 }
@@ -51,7 +51,7 @@ static inline int64_t enter_from(lua_State *L, rt_thread *self,
                                  rt_thread *to) {
   lraf_state *S = to->S;
   int64_t a = give_back(S, L);
-  rt_fast_switch(S, L, to, 0);
+  rt_switch_fast(S, L, to, 0);
   if (S->quota) refused(L, self, a);
   return a;
 }
@@ -66,12 +66,12 @@ static int resume(lua_State *L, lua_State *co, int narg) {
     lua_pushliteral(L, "too many arguments to resume");
     return -1;
   }
-  self = rt_fast_thread(L, L);
-  to = rt_fast_thread(L, co);
+  self = rt_switch_thread(L, L);
+  to = rt_switch_thread(L, co);
   ahead = enter_from(L, self, to);
   lua_xmove(L, co, narg);
   status = lua_resume(co, L, narg, &nres);
-  rt_fast_switch(self->S, L, self, 0);
+  rt_switch_fast(self->S, L, self, 0);
   charge_again(L, ahead);
   if ((self->S->quota || status == LUA_ERRMEM) && rt_stopping(L, status)) {
     if (status == LUA_OK || status == LUA_YIELD) lua_pop(co, nres);
@@ -92,12 +92,12 @@ static int resume(lua_State *L, lua_State *co, int narg) {
 
 /* lua_resetthread(co), its __close handlers charged to co. */
 static int reset(lua_State *L, lua_State *co) {
-  rt_thread *self = rt_fast_thread(L, L);
+  rt_thread *self = rt_switch_thread(L, L);
   int status;
-  int64_t ahead = enter_from(L, self, rt_fast_thread(L, co));
+  int64_t ahead = enter_from(L, self, rt_switch_thread(L, co));
   status = lua_resetthread(co);
   rt_stopping(L, status);
-  rt_fast_switch(self->S, L, self, 0);
+  rt_switch_fast(self->S, L, self, 0);
   charge_again(L, ahead);
   if (self->S->quota) rt_raise_quota(L);
   return status;
@@ -141,7 +141,7 @@ static int co_create(lua_State *L) {
   co = lua_newthread(L);
   lua_pushvalue(L, 1);
   lua_xmove(L, co, 1);
-  rt_thread_new(L, co, rt_fast_thread(L, L)->acct->manager);
+  rt_thread_new(L, co, rt_switch_thread(L, L)->acct->manager);
   return 1;
 }
 
@@ -180,16 +180,14 @@ static int co_close(lua_State *L) {
   return 2;
 }
 
+static const luaL_Reg co_funcs[] = {
+  {"create", co_create}, {"wrap", co_wrap}, {"resume", co_resume},
+  {"close", co_close}, {NULL, NULL}
+};
+
 void rt_coro_open(lua_State *L) {
   lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   lua_getfield(L, -1, LUA_COLIBNAME);
-  lua_pushcfunction(L, co_create);
-  lua_setfield(L, -2, "create");
-  lua_pushcfunction(L, co_wrap);
-  lua_setfield(L, -2, "wrap");
-  lua_pushcfunction(L, co_resume);
-  lua_setfield(L, -2, "resume");
-  lua_pushcfunction(L, co_close);
-  lua_setfield(L, -2, "close");
+  luaL_setfuncs(L, co_funcs, 0);
   lua_pop(L, 2);
 }

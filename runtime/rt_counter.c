@@ -27,8 +27,7 @@ int rt_raise_quota(lua_State *L) {
                                               : &rt_quota_key);
   return lua_error(L);
 }
-/* The counter cell of the stock target, an upvalue of the anchor. */
-static int64_t cell(lraf_state *S, lua_State *L) {
+int64_t rt_counter_cell(lraf_state *S, lua_State *L) {
   lua_Integer v;
   lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
   lua_getupvalue(L, -1, S->counter_up);
@@ -37,32 +36,29 @@ static int64_t cell(lraf_state *S, lua_State *L) {
   return (int64_t)v;
 }
 
+void rt_counter_set_cell(lraf_state *S, lua_State *L, int64_t v) {
+  lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
+  lua_pushinteger(L, (lua_Integer)v);
+  lua_setupvalue(L, -2, S->counter_up);
+  lua_pop(L, 1);
+}
+
 static inline int64_t counter(lraf_state *S, lua_State *L) {
-  return S->vmcounter != NULL ? (int64_t)*S->vmcounter : cell(S, L);
+  return S->vmcounter != NULL ? (int64_t)*S->vmcounter
+                              : rt_counter_cell(S, L);
+}
+
+static void set(lraf_state *S, lua_State *L, int64_t v) {
+  if (S->opt.target == RW_LRAVM)
+    *rt_vm_counter(L) = (lua_Integer)v;
+  else
+    rt_counter_set_cell(S, L, v);
 }
 
 static void reset(lraf_state *S, lua_State *L, int64_t g) {
   S->base = -g;
   S->pending = 0;
-  if (S->opt.target == RW_LRAVM) {
-    *rt_vm_counter(L) = (lua_Integer)-g;
-    return;
-  }
-  lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
-  lua_pushinteger(L, (lua_Integer)-g);
-  lua_setupvalue(L, -2, S->counter_up);
-  lua_pop(L, 1);
-}
-
-static void set(lraf_state *S, lua_State *L, int64_t v) {
-  if (S->opt.target == RW_LRAVM) {
-    *rt_vm_counter(L) = (lua_Integer)v;
-    return;
-  }
-  lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
-  lua_pushinteger(L, (lua_Integer)v);
-  lua_setupvalue(L, -2, S->counter_up);
-  lua_pop(L, 1);
+  set(S, L, -g);
 }
 
 int64_t rt_live(lraf_state *S, lua_State *L) {
@@ -116,7 +112,7 @@ lraf_verdict rt_flush(lraf_state *S, lua_State *L, int64_t extra,
    both threads answer to the same manager the count may wait for the
    next settle (rt_defer), and the counter keeps running (that manager
    granted what is left of it); otherwise it restarts at the entering
-   thread's granularity.  rt_fast_switch (rt_switch.h) is the lraf VM's
+   thread's granularity.  rt_switch_fast (rt_switch.h) is the lraf VM's
    deferred case inline. */
 lraf_verdict rt_switch(lraf_state *S, lua_State *L, rt_thread *to,
                        int can_pause) {

@@ -469,22 +469,6 @@ static hookstate *hook_state(lua_State *L, int create) {
   return h;
 }
 
-static int64_t cell(lraf_state *S, lua_State *L) {
-  lua_Integer v;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
-  lua_getupvalue(L, -1, S->counter_up);
-  v = lua_tointeger(L, -1);
-  lua_pop(L, 2);
-  return (int64_t)v;
-}
-
-static void set_cell(lraf_state *S, lua_State *L, int64_t v) {
-  lua_rawgeti(L, LUA_REGISTRYINDEX, S->anchor_ref);
-  lua_pushinteger(L, (lua_Integer)v);
-  lua_setupvalue(L, -2, S->counter_up);
-  lua_pop(L, 1);
-}
-
 /* Call the thread's hook function with (event, line), the stack as
    lua5.4's hook leaves it: the hook table, then the function called
    (getlocal can see both).  The hook may
@@ -508,7 +492,7 @@ static void call_hook(lua_State *L, const char *event, int line) {
     return;
   }
   if (S->cur != t) rt_switch(S, L, t, 0);
-  v0 = cell(S, L);
+  v0 = rt_counter_cell(S, L);
   lua_pushstring(L, event);
   if (line >= 0)
     lua_pushinteger(L, line);
@@ -516,9 +500,9 @@ static void call_hook(lua_State *L, const char *event, int line) {
     lua_pushnil(L);
   status = lua_pcall(L, 2, 0, 0);
   if (S->cur == t && !S->quota) {
-    int64_t v1 = cell(S, L);
+    int64_t v1 = rt_counter_cell(S, L);
     S->base = v0 - (v1 - S->base);
-    set_cell(S, L, v0);
+    rt_counter_set_cell(S, L, v0);
   }
   if (status != LUA_OK) lua_error(L);
   lua_pop(L, 1);

@@ -200,14 +200,14 @@ static int searcher_c(lua_State *L) {
                     name, filename, lua_tostring(L, -2));
 }
 
+static const luaL_Reg load_funcs[] = {
+  {"load", rt_lua_load}, {"loadfile", rt_lua_loadfile},
+  {"dofile", rt_lua_dofile}, {NULL, NULL}
+};
+
 void rt_loadlib_open(lua_State *L, lraf_state *S) {
   lua_pushglobaltable(L);
-  lua_pushcfunction(L, rt_lua_load);
-  lua_setfield(L, -2, "load");
-  lua_pushcfunction(L, rt_lua_loadfile);
-  lua_setfield(L, -2, "loadfile");
-  lua_pushcfunction(L, rt_lua_dofile);
-  lua_setfield(L, -2, "dofile");
+  luaL_setfuncs(L, load_funcs, 0);
   lua_pop(L, 1);
   /* package.searchers[2] (Lua files); in the sandbox also [3] (C) */
   lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);

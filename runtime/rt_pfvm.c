@@ -162,6 +162,24 @@ static void created(lraf_profile *R, lua_State *L, int nres, int node) {
 
 /* ---- the VM's events ---- */
 
+/* A new frame ci hangs under its caller's; frames above that one an
+   error unwound.  The VM reports a return before the return hook runs,
+   so a function a script's return hook calls has a caller already gone
+   from the stack: its frame hangs under the nearest live frame below
+   (where the stock target's collector puts it too). */
+static void unwind_to_caller(lraf_profile *R, int s, CallInfo *ci) {
+  const pf_stack *st = &R->P->stack[s];
+  const CallInfo *c;
+  int i;
+  for (c = ci->previous; c != NULL; c = c->previous)
+    for (i = st->n - 1; i >= 0; i--)
+      if (st->frame[i] == c) {
+        pf_unwind(R->P, s, c);
+        return;
+      }
+  pf_unwind(R->P, s, NULL);
+}
+
 static void event(lua_State *L, int ev, CallInfo *ci, int nres) {
   lraf_profile *R = rt_state(L)->profile;
   int s, fn = -1, node;
@@ -188,7 +206,7 @@ static void event(lua_State *L, int ev, CallInfo *ci, int nres) {
     if (ev == LUA_HOOKTAILCALL) {
       if (pf_unwind(R->P, s, ci)) pf_leave(R->P, s);
     } else {
-      pf_unwind(R->P, s, ci->previous);
+      unwind_to_caller(R, s, ci);
     }
     if (fn >= 0) pf_enter(R->P, s, fn, ci);
     if ((node = pf_site_wanted(R->P, s)) >= 0) {  /* a new call path */

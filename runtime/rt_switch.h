@@ -10,14 +10,14 @@
 #include "rt.h"
 
 /* rt_thread_other when co has its record. */
-static inline rt_thread *rt_fast_thread(lua_State *L, lua_State *co) {
+static inline rt_thread *rt_switch_thread(lua_State *L, lua_State *co) {
   rt_thread *t = *(rt_thread **)lua_getextraspace(co);
   return t->L == co && t->acct != NULL ? t : rt_thread_other(L, co);
 }
 
 /* rt_switch when, on the lraf VM, both threads answer to one manager and
    rt_defer keeps the leaving thread's count. */
-static inline lraf_verdict rt_fast_switch(lraf_state *S, lua_State *L,
+static inline lraf_verdict rt_switch_fast(lraf_state *S, lua_State *L,
                                           rt_thread *to, int can_pause) {
   rt_thread *from = S->cur;
   if (S->vmcounter != NULL && to != from && !S->quota &&

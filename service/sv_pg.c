@@ -307,19 +307,28 @@ static lraf_status pg_find(sv_store *s, const char *tenant, const char *key,
   return LRAF_OK;
 }
 
-static lraf_status pg_quota(sv_store *s, const char *tenant, int64_t quota,
-                            lraf_error *err) {
-  sv_pg *p = (sv_pg *)s;
-  char q[24];
-  const char *v[2] = {tenant, q};
+/* Run sql, whose parameters are the tenant ($1) and n ($2), for its
+   effect; what names it in the error. */
+static lraf_status tenant_exec(sv_pg *p, const char *sql, const char *tenant,
+                               int64_t n, const char *what,
+                               lraf_error *err) {
+  char w[24];
+  const char *v[2] = {tenant, w};
   PGresult *res;
-  snprintf(q, sizeof q, "%" PRId64, quota);
-  res = run(p, "INSERT INTO lraf_quota (tenant, quota) VALUES ($1, $2)"
-            " ON CONFLICT (tenant) DO UPDATE SET quota = EXCLUDED.quota",
-            2, v);
-  if (!ok(res)) return pg_fail(p, res, err, "cannot set a quota");
+  snprintf(w, sizeof w, "%" PRId64, n);
+  res = run(p, sql, 2, v);
+  if (!ok(res)) return pg_fail(p, res, err, what);
   sv_pq.clear(res);
   return LRAF_OK;
+}
+
+static lraf_status pg_quota(sv_store *s, const char *tenant, int64_t quota,
+                            lraf_error *err) {
+  return tenant_exec((sv_pg *)s,
+                     "INSERT INTO lraf_quota (tenant, quota) VALUES ($1, $2)"
+                     " ON CONFLICT (tenant) DO UPDATE SET quota ="
+                     " EXCLUDED.quota", tenant, quota, "cannot set a quota",
+                     err);
 }
 
 /* One statement, so one transaction: take up to want of what is left. */
@@ -347,16 +356,9 @@ static lraf_status pg_lease(sv_store *s, const char *tenant, int64_t want,
 
 static lraf_status pg_give(sv_store *s, const char *tenant, int64_t n,
                            lraf_error *err) {
-  sv_pg *p = (sv_pg *)s;
-  char w[24];
-  const char *v[2] = {tenant, w};
-  PGresult *res;
-  snprintf(w, sizeof w, "%" PRId64, n);
-  res = run(p, "UPDATE lraf_quota SET granted = granted - $2::bigint"
-            " WHERE tenant = $1", 2, v);
-  if (!ok(res)) return pg_fail(p, res, err, "cannot give back a slice");
-  sv_pq.clear(res);
-  return LRAF_OK;
+  return tenant_exec((sv_pg *)s, "UPDATE lraf_quota SET granted = granted -"
+                     " $2::bigint WHERE tenant = $1", tenant, n,
+                     "cannot give back a slice", err);
 }
 
 /* One statement: the tenant's row is locked by the conditional UPDATE,

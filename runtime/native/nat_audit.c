@@ -191,27 +191,12 @@ static int64_t codes_step(lua_State *L, const nat_model *m) {
 const nat_model nat_audit_codes_step = {"utf8", "codes (step)",
                                                codes_step, 1, 170, NULL};
 
-/* The iterator, charged: upvalue 1 is the stock one (a C function). */
-static int codes_charged(lua_State *L) {
-  const nat_model *m = &nat_audit_codes_step;
-  lua_CFunction f = lua_tocfunction(L, lua_upvalueindex(1));
-  rt_charge(L, nat_units(m, codes_step(L, m)));
-  return f(L);
-}
-
 /* utf8.codes: the iterator it returns is charged per step. */
 int nat_audit_codes(lua_State *L, lua_CFunction stock,
                const nat_model *m) {
   int n = stock(L);
   (void)m;
-  if (n == 3 && lua_tocfunction(L, -3) != NULL &&
-      lua_getupvalue(L, -3, 1) == NULL) {
-    lua_pushvalue(L, -3);
-    lua_pushcclosure(L, codes_charged, 1);
-    lua_replace(L, -4);
-  } else if (n == 3 && lua_tocfunction(L, -3) != NULL) {
-    lua_pop(L, 1);  /* the upvalue: not the stock iterator */
-  }
+  if (n == 3) nat_wrap_model(L, -3, &nat_audit_codes_step);
   return n;
 }
 

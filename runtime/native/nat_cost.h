@@ -52,6 +52,10 @@ uint32_t nat_hash(void);
    (for size functions that charge their dry run as they go). */
 void nat_steps(lua_State *L, const nat_model *m, int64_t steps);
 
+/* nat_wrap.c: replace the function at idx by one charged by model m
+   (for functions a built-in returns); 0 when it is not a function. */
+int nat_wrap_model(lua_State *L, int idx, const nat_model *m);
+
 /* nat_next.c: next by the slots it scans; pairs hands out that next. */
 int64_t nat_next_size(lua_State *L, const nat_model *m);
 int nat_next_pairs(lua_State *L, lua_CFunction stock,

@@ -301,9 +301,8 @@ void nat_next_open(lua_State *L) {
   rt_state(L)->natnext = ns;
   ns->ok = layout_ok(L);
   /* the charged next, and the stock one that it wraps */
-  /* the charged next (a wrapper: upvalue 2 is the stock function) */
   lua_getglobal(L, "next");
-  if (lua_iscfunction(L, -1) && lua_getupvalue(L, -1, 2) != NULL) {
+  if (rt_is_wrapper(L, -1) && nat_wrapped(L, -1)) {
     ns->next = lua_tocfunction(L, -1);
     lua_pop(L, 1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &next_key);

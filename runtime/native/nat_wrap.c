@@ -3,8 +3,9 @@
 ** function's cost to the calling thread and then run it with the same
 ** stack, installed over the modelled built-ins (nat_cost.c), over
 ** the functions of C modules that require loads (lpeg.match by its
-** model, the others by a per-call default), and over host functions
-** (lraf_native_wrap).  A model's run function, when it has one, runs
+** model, the others by a per-call default), over functions that
+** built-ins return (utf8.codes's iterator, nat_wrap_model) and over host
+** functions (lraf_native_wrap).  A model's run function, when it has one, runs
 ** in place of the stock function (which it may call).
 **
 ** A wrapper's first upvalue is a box (full userdata) with the cost and
@@ -80,6 +81,10 @@ static int wrap_at(lua_State *L, int idx, const nat_model *model,
   lua_pushcclosure(L, wrapper, 2);
   lua_replace(L, idx);
   return 1;
+}
+
+int nat_wrap_model(lua_State *L, int idx, const nat_model *m) {
+  return wrap_at(L, idx, m, 0, NULL, NULL);
 }
 
 /* Wrap lib[name] in the table at t by its model. */

@@ -84,6 +84,15 @@ int tutil_sh_write(tutil_sh *sh, const char *name, const char *text) {
   return fclose(f) == 0 && ok ? 0 : -1;
 }
 
+int tutil_sh_setup(tutil_sh *sh, const char *tag, const tutil_file *files,
+                   size_t n) {
+  size_t i;
+  if (tutil_sh_init(sh, tag) != 0) return -1;
+  for (i = 0; i < n; i++)
+    if (tutil_sh_write(sh, files[i].name, files[i].text) != 0) return -1;
+  return 0;
+}
+
 void tutil_sh_expect(const char *path, const char *text) {
   size_t len;
   char *s = tutil_run_slurp(path, &len);

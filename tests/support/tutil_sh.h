@@ -37,6 +37,14 @@ int tutil_sh_lraf_run(tutil_sh *sh, const char *fmt, ...);
    files back with tutil_run_slurp.) */
 int tutil_sh_write(tutil_sh *sh, const char *name, const char *text);
 
+/* A file a suite writes into sh->dir: its name and text. */
+typedef struct tutil_file {
+  const char *name, *text;
+} tutil_file;
+
+/* tutil_sh_init, then write the n files.  Returns 0, or -1. */
+int tutil_sh_setup(tutil_sh *sh, const char *tag, const tutil_file *files,
+                   size_t n);
 /* Fail the running cmocka test unless the file at path (sh->out,
    sh->err, a report) holds text; the message shows what it holds. */
 void tutil_sh_expect(const char *path, const char *text);

@@ -39,9 +39,7 @@ static char *slurp(const char *path) {
   return tutil_run_slurp(path, &len);
 }
 
-static const struct {
-  const char *name, *text;
-} scripts[] = {
+static const tutil_file scripts[] = {
   {"ok.lua", "local s = 0\nfor i = 1, 100 do s = s + i end\nprint(s)\n"},
   {"spin.lua", "while true do end\n"},
   {"spinf.lua", "local function f()\n  while true do end\nend\nf()\n"},
@@ -63,13 +61,9 @@ static const struct {
 };
 
 static int setup(void **state) {
-  size_t i;
   (void)state;
-  if (tutil_sh_init(&sh, "status") != 0) return -1;
-  for (i = 0; i < sizeof scripts / sizeof scripts[0]; i++)
-    if (tutil_sh_write(&sh, scripts[i].name, scripts[i].text) != 0)
-      return -1;
-  return 0;
+  return tutil_sh_setup(&sh, "status", scripts,
+                        sizeof scripts / sizeof scripts[0]);
 }
 
 static int teardown(void **state) {

@@ -34,9 +34,7 @@
 
 static tutil_sh sh;
 
-static const struct {
-  const char *name, *text;
-} scripts[] = {
+static const tutil_file scripts[] = {
   {"close_exit.lua", "debug.setmetatable(0, {__close = os.exit})\n"
                      "local x <close> = 0\nwhile true do end\n"},
   {"close_exit_mem.lua", "debug.setmetatable(0, {__close = os.exit})\n"
@@ -70,13 +68,9 @@ static const struct {
 };
 
 static int setup(void **state) {
-  size_t i;
   (void)state;
-  if (tutil_sh_init(&sh, "secstop") != 0) return -1;
-  for (i = 0; i < sizeof scripts / sizeof scripts[0]; i++)
-    if (tutil_sh_write(&sh, scripts[i].name, scripts[i].text) != 0)
-      return -1;
-  return 0;
+  return tutil_sh_setup(&sh, "secstop", scripts,
+                        sizeof scripts / sizeof scripts[0]);
 }
 
 static int teardown(void **state) {

@@ -4,8 +4,10 @@
 ** own debug hook takes no events away; chunks loaded while the profile
 ** runs get per-line counts that sum, per function, to its self count;
 ** functions found through its caches keep their counts when a Proto
-** is called from many closures.  Built for stock Lua the tests say so
-** and skip.
+** is called from many closures; a script that sets and clears its own
+** call and return hooks anywhere (in a called function, in coroutines,
+** never cleared) keeps its instructions in its own frames.  Built for
+** stock Lua the tests say so and skip.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -84,10 +86,171 @@ static void test_lines(void **state) {
   lraf_profile_free(P);
 }
 
+/* ---- a script's own hooks ---- */
+
+/* Each program runs twice: with 'on' true its sethook is debug.sethook,
+   else a function that does nothing.  The hooks' functions run only in
+   their own frames, so every other function's self count is the same
+   in both runs. */
+static const struct hook_case {
+  const char *what, *src;
+} hook_cases[] = {
+  {"set and cleared mid-chunk",
+   "sethook(function() end, 'cr')\n"
+   "local s = 0\n"
+   "for i = 1, 100 do s = s + i end\n"
+   "sethook()\n"},
+  {"set in a called function",
+   "local function arm()\n"
+   "  sethook(function() end, 'cr') end\n"
+   "arm()\n"
+   "local s = work(100)\n"
+   "for i = 1, 50 do s = s + work(i) end\n"
+   "sethook()\n"},
+  {"never cleared, with line and count hooks",
+   "sethook(function(e) return e end, 'crl', 7)\n"
+   "local s = 0\n"
+   "for i = 1, 30 do s = s + work(i) end\n"
+   "for i = 1, 100 do s = s + i end\n"},
+  {"coroutines with their own hooks",
+   "local co = coroutine.create(function(n)\n"
+   "  sethook(function() end, 'cr')\n"
+   "  local s = work(n); coroutine.yield(s); s = s + work(n)\n"
+   "  for i = 1, n do s = s + i end\n"
+   "  return s end)\n"
+   "coroutine.resume(co, 50)\n"
+   "local w = coroutine.wrap(function() for i = 1, 20 do\n"
+   "  coroutine.yield(work(i)) end end)\n"
+   "local co2 = coroutine.running()\n"
+   "w()\n"
+   "coroutine.resume(co, 60)\n"
+   "for i = 1, 19 do w() end\n"
+   "local s = 0\n"
+   "for i = 1, 100 do s = s + i end\n"},
+  {"a thread's hook set from outside",
+   "local co = coroutine.create(function(n)\n"
+   "  local s = work(n); coroutine.yield(s); return work(n) + 1 end)\n"
+   "sethook(co, function() end, 'cr')\n"
+   "coroutine.resume(co, 50)\n"
+   "sethook(function() end, 'r')\n"
+   "coroutine.resume(co, 70)\n"
+   "local s = 0\n"
+   "for i = 1, 100 do s = s + i end\n"
+   "sethook()\n"},
+};
+
+static char *hook_program(const char *body, int on) {
+  static const char fmt[] =
+    "local sethook = %s and debug.sethook or function() end\n"
+    "local function work(n) local s = 0\n"
+    "  for i = 1, n do s = s + i end\n"
+    "  return s end\n"
+    "%s";
+  size_t n = sizeof fmt + strlen(body) + 8;
+  char *s = malloc(n);
+  assert_non_null(s);
+  snprintf(s, n, fmt, on ? "true" : "false", body);
+  return s;
+}
+
+/* Sums each function's per-line counts in P's JSON output and checks
+   them against its self count; returns the sum of the self counts. */
+static int64_t check_lines(const lraf_profile *P, const char *what) {
+  char *json = tutil_prof_text(P, "json");
+  const char *p = json;
+  int64_t selfsum = 0;
+  while ((p = strstr(p, "{\"frame\": ")) != NULL) {
+    const char *end = strchr(p, '\n'), *q;
+    long long self, line, n, sum = 0;
+    assert_non_null(end);
+    q = strstr(p, "\"self\": ");
+    assert_true(q != NULL && q < end);
+    assert_int_equal(sscanf(q, "\"self\": %lld", &self), 1);
+    selfsum += self;
+    q = strstr(p, "\"lines\": [");
+    if (q != NULL && q < end) {
+      q += strlen("\"lines\": [");
+      while (sscanf(q, "[%lld, %lld]", &line, &n) == 2) {
+        sum += n;
+        q = strchr(q, ']') + 1;
+        if (*q == ',') q += 2;
+      }
+      if (sum != self)
+        fail_msg("%s: %.*s: lines sum to %lld", what, (int)(end - p), p,
+                 sum);
+    }
+    p = end;
+  }
+  free(json);
+  return selfsum;
+}
+
+/* Every path of the folded output starts at a function of the script
+   (chunk "h"): the main chunk, or a hook's function called after the
+   main chunk returned; nothing is charged to the host. */
+static void check_roots(const lraf_profile *P, const char *what) {
+  char *folded = tutil_prof_text(P, "folded");
+  char *line = folded, *next;
+  for (; *line != '\0'; line = next) {
+    char *semi;
+    next = strchr(line, '\n');
+    if (next != NULL) *next++ = '\0';
+    else next = line + strlen(line);
+    semi = strchr(line, ';');
+    if (semi != NULL) *semi = '\0';
+    if (strstr(line, " (h:") == NULL)
+      fail_msg("%s: a path outside the script: %s", what, line);
+  }
+  free(folded);
+}
+
+/* Every function of Q (the program unhooked) but the stand-in for
+   debug.sethook (line 1) has the same self count in P. */
+static void check_same(const lraf_profile *P, const lraf_profile *Q,
+                       const char *what) {
+  int i;
+  lraf_profile_func q, p;
+  for (i = 0; lraf_profile_function(Q, i, &q); i++) {
+    if (q.line == 1) continue;
+    if (!tutil_prof_find(P, q.name, q.line, &p))
+      fail_msg("%s: %s (line %d) is missing", what, q.name, q.line);
+    if (p.self != q.self)
+      fail_msg("%s: %s (line %d) ran %lld, unhooked %lld", what, q.name,
+               q.line, (long long)p.self, (long long)q.self);
+  }
+}
+
+static void test_own_hooks(void **state) {
+  size_t i;
+  (void)state;
+  if (!lraf_vm_builtin()) skip();
+  for (i = 0; i < sizeof hook_cases / sizeof *hook_cases; i++) {
+    const struct hook_case *c = &hook_cases[i];
+    char *on = hook_program(c->src, 1), *off = hook_program(c->src, 0);
+    lraf_profile *P, *Q;
+    int64_t counted;
+    P = tutil_prof_run(NULL, on, "=h", &counted);
+    Q = tutil_prof_run(NULL, off, "=h", NULL);
+    if (lraf_profile_total(P) != counted ||
+        check_lines(P, c->what) != counted)
+      fail_msg("%s: total %lld, self counts %lld, counted %lld", c->what,
+               (long long)lraf_profile_total(P),
+               (long long)check_lines(P, c->what), (long long)counted);
+    check_roots(P, c->what);
+    /* the script's own functions: what they ran without the hooks */
+    check_same(P, Q, c->what);
+    lraf_profile_free(P);
+    lraf_profile_free(Q);
+    free(on);
+    free(off);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_own_hook_and_closures),
     cmocka_unit_test(test_lines),
+    cmocka_unit_test(test_own_hooks),
   };
   if (!lraf_vm_builtin())
     printf("test_rt_pfvm: built for stock Lua 5.4, which has no lraf VM "
