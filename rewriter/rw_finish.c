@@ -96,19 +96,60 @@ static int map_pc(rw_emitctx *c, int pc, int main_end) {
   return pc < c->f->sizecode ? c->group[pc] : main_end;
 }
 
+/* Whether one sweep finds the locals active at each stub's MMBIN: the
+   locals listed by start (as Lua lists them), the stubs in pc order. */
+static int sweepable(const rw_emitctx *c, const bc_locvar *lv, int n) {
+  int i;
+  for (i = 1; i < n; i++)
+    if (lv[i].startpc < lv[i - 1].startpc) return 0;
+  for (i = 1; i < c->nstubs; i++)
+    if (c->stub_pc[i] < c->stub_pc[i - 1]) return 0;
+  return 1;
+}
+
+/* The locals that were active at each stub's MMBIN (stub_pc + 1), stub
+   by stub, each stub's in the order of lv[0..n-1]: how many, and with
+   out, each appended there as a local of the stub's code.  With open
+   (room for n), one sweep keeps the locals started so far and not yet
+   ended; without, every local is looked at for every stub. */
+static int stub_locals(const rw_emitctx *c, const bc_locvar *lv, int n,
+                       int *open, bc_locvar *out) {
+  int s, i, k = 0, next = 0, nopen = 0;
+  for (s = 0; s < c->nstubs; s++) {
+    int mm = c->stub_pc[s] + 1, j, m = 0;
+    if (open != NULL)
+      while (next < n && lv[next].startpc <= mm) open[nopen++] = next++;
+    for (j = 0; j < (open != NULL ? nopen : n); j++) {
+      i = open != NULL ? open[j] : j;
+      if (!(lv[i].startpc <= mm && mm < lv[i].endpc)) continue;
+      if (open != NULL) open[m++] = i;  /* (an ended one never returns) */
+      if (out != NULL) {
+        bc_locvar *v = &out[k];
+        v->name = lv[i].name;  /* the same name, not a copy */
+        v->name.shared = lv[i].name.present;
+        v->startpc = c->stub_start[s];
+        v->endpc = c->stub_end[s];
+      }
+      k++;
+    }
+    nopen = m;
+  }
+  return k;
+}
+
 /* Remap local-variable ranges and give each stub the locals that were
    active at its MMBIN, so errors there name them as before (their names
    are the originals', shared). */
 static int remap_locals(rw_emitctx *c, int main_end) {
   bc_proto *f = c->f;
-  int i, s, n = f->sizelocvars, extra = 0;
+  int i, n = f->sizelocvars, extra = 0, *open = NULL;
   bc_locvar *lv;
+  rw_arena_mark mark = rw_arena_save(c->a);
   if (n == 0) return 1;
-  for (s = 0; s < c->nstubs; s++)
-    for (i = 0; i < n; i++)
-      if (f->locvars[i].startpc <= c->stub_pc[s] + 1 &&
-          c->stub_pc[s] + 1 < f->locvars[i].endpc)
-        extra++;
+  if (c->nstubs > 0 && sweepable(c, f->locvars, n) &&
+      (open = rw_arena_alloc(c->a, (size_t)n, sizeof *open)) == NULL)
+    return 0;
+  extra = stub_locals(c, f->locvars, n, open, NULL);
   lv = f->locvars;
   if (extra > 0 && (f->borrowed & BC_BORROWED_LOCVARS)) {
     lv = malloc(((size_t)n + (size_t)extra) * sizeof *lv);
@@ -120,18 +161,8 @@ static int remap_locals(rw_emitctx *c, int main_end) {
     if (lv == NULL) return 0;
   }
   f->locvars = lv;
-  for (s = 0; s < c->nstubs; s++) {
-    int mm = c->stub_pc[s] + 1;
-    for (i = 0; i < n; i++)
-      if (lv[i].startpc <= mm && mm < lv[i].endpc) {
-        bc_locvar *v = &lv[f->sizelocvars];
-        v->name = lv[i].name;  /* the same name, not a copy */
-        v->name.shared = lv[i].name.present;
-        v->startpc = c->stub_start[s];
-        v->endpc = c->stub_end[s];
-        f->sizelocvars++;
-      }
-  }
+  if (extra > 0) f->sizelocvars += stub_locals(c, lv, n, open, lv + n);
+  rw_arena_restore(c->a, mark);
   for (i = 0; i < n; i++) {
     lv[i].startpc = map_pc(c, lv[i].startpc, main_end);
     lv[i].endpc = map_pc(c, lv[i].endpc, main_end);
