@@ -106,7 +106,8 @@ static void pq_load(void) {
   if (h == NULL) return;
   pq_loaded = PQ(connectdb) && PQ(status) && PQ(reset) && PQ(finish) &&
               PQ(errorMessage) && PQ(exec) && PQ(execParams) &&
-              PQ(resultStatus) && PQ(ntuples) && PQ(getvalue) && PQ(clear);
+              PQ(resultStatus) && PQ(resultErrorField) && PQ(ntuples) &&
+              PQ(getvalue) && PQ(clear);
 }
 
 int sv_dl_pg_load(const char **whyp) {

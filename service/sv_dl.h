@@ -73,6 +73,7 @@ typedef struct sv_dl_pg {
                           const int *paramLengths, const int *paramFormats,
                           int resultFormat);
   ExecStatusType (*resultStatus)(const PGresult *res);
+  char *(*resultErrorField)(const PGresult *res, int fieldcode);
   int (*ntuples)(const PGresult *res);
   char *(*getvalue)(const PGresult *res, int tup_num, int field_num);
   void (*clear)(PGresult *res);

@@ -150,6 +150,32 @@ static void reconnect(sv_pg *p) {
   if (sv_pq.status(p->c) == CONNECTION_OK) hold(p, NULL);
 }
 
+/* Whether res failed because the connection is gone: libpq's own
+   error (no SQLSTATE), a connection exception (class 08) or the server
+   shutting down (57P). */
+static int dropped(PGresult *res) {
+  const char *state = res != NULL ?
+    sv_pq.resultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+  return state == NULL || strncmp(state, "08", 2) == 0 ||
+         strncmp(state, "57P", 3) == 0;
+}
+
+/* Run one statement that stands alone, and once more on a new connection
+   when the first try found the old one dropped: a connection the server
+   dropped (it restarted) may still look open until a command finds it
+   closed.  The statements run so are safe to run twice: a reservation
+   made twice fails on its key, and a release deletes before it gives
+   back. */
+static PGresult *run_again(sv_pg *p, const char *sql, int n,
+                           const char *const *params) {
+  PGresult *res = run(p, sql, n, params);
+  if (ok(res) || !dropped(res)) return res;
+  sv_pq.clear(res);
+  sv_pq.reset(p->c);
+  if (sv_pq.status(p->c) == CONNECTION_OK) hold(p, NULL);
+  return run(p, sql, n, params);
+}
+
 /* Open a write's transaction.  A connection the server dropped (it
    restarted) may still look open until a command finds it closed: then
    once more, on a new connection. */
@@ -377,7 +403,7 @@ static lraf_status pg_reserve(sv_store *s, const char *tenant,
   reconnect(p);
   snprintf(w, sizeof w, "%" PRId64, n);
   snprintf(t, sizeof t, "%" PRId64, (int64_t)(sv_now() * 1e6));
-  res = run(p,
+  res = run_again(p,
     "WITH g AS (UPDATE lraf_quota SET granted = granted + $3::bigint"
     "           WHERE tenant = $1 AND quota - granted >= $3::bigint"
     "           RETURNING quota - granted + $3::bigint AS avail),"
@@ -406,7 +432,7 @@ static lraf_status pg_release(sv_store *s, const char *tenant,
   const char *v[2] = {tenant, request_id};
   PGresult *res;
   reconnect(p);
-  res = run(p, "WITH d AS (DELETE FROM lraf_reservation WHERE tenant = $1"
+  res = run_again(p, "WITH d AS (DELETE FROM lraf_reservation WHERE tenant = $1"
             " AND request_id = $2 RETURNING amount)"
             " UPDATE lraf_quota q SET granted = q.granted - d.amount"
             " FROM d WHERE q.tenant = $1", 2, v);

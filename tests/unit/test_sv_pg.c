@@ -13,8 +13,8 @@
 **     the slices a tenant's manager leases are not available to them;
 **   - the records are there after a reopen;
 **   - when the server goes away an append fails with a clear error,
-**     and the same ledger's first append after it is back is stored
-**     (on a new connection).
+**     and the same ledger's first append, reservation and release
+**     after it is back each succeed (on a new connection).
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -232,6 +232,41 @@ static void test_server_gone(void **state) {
   lraf_ledger_close(l);
 }
 
+/* Restart the server under an open ledger. */
+static void restart(void) {
+  assert_int_equal(tutil_pg_stop(&pg, "immediate"), 0);
+  assert_null(tutil_pg_start(&pg));
+}
+
+/* Last too: a reservation and a release, each the first call after a
+   restart, succeed on a new connection. */
+static void test_reserve_after_restart(void **state) {
+  lraf_manager *root, *m;
+  lraf_ledger *l;
+  lraf_error err;
+  int64_t avail = 0;
+  (void)state;
+  need_pg();
+  l = open_pg();
+  root = lraf_total_new();
+  m = lraf_ledger_tenant(l, "back", 10000, 1000, root, &err);
+  if (m == NULL) fail_msg("%s", err.message);
+  restart();
+  if (lraf_ledger_reserve(l, "back", "b1", 9000, 10000, &avail, &err)
+      != LRAF_OK)
+    fail_msg("reserve after the restart: %s", err.message);
+  assert_int_equal(avail, 10000);
+  restart();
+  if (lraf_ledger_release(l, "back", "b1", &err) != LRAF_OK)
+    fail_msg("release after the restart: %s", err.message);
+  /* released: the same reservation can be made again */
+  assert_int_equal(lraf_ledger_reserve(l, "back", "b1", 9000, 10000,
+                                       &avail, &err), LRAF_OK);
+  lraf_manager_release(m);
+  lraf_manager_release(root);
+  lraf_ledger_close(l);
+}
+
 static int setup(void **state) {
   (void)state;
   if (tutil_pg_init(&pg) != 0) return -1;
@@ -249,6 +284,7 @@ int main(void) {
     cmocka_unit_test(test_records),
     cmocka_unit_test(test_reservations),
     cmocka_unit_test(test_server_gone),
+    cmocka_unit_test(test_reserve_after_restart),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
