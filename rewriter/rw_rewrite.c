@@ -122,27 +122,38 @@ static lraf_status add_upvalues(bc_proto *f, int is_main, int parent_counter,
   return LRAF_OK;
 }
 
-static lraf_status rewrite_function(bc_proto *f, const rw_options *opt,
-                                    int is_main, int parent_counter,
-                                    const char *source, rw_arena *a,
-                                    srcname *sn, rw_stats *stats,
-                                    lraf_error *err) {
+/* What every function of one chunk's rewriting shares. */
+typedef struct rewriting {
+  const rw_options *opt;
+  rw_arena arena;     /* each function's scratch, reset after it */
+  srcname sn;         /* the last source named */
+  rw_stats *stats;
+  lraf_error *err;
+} rewriting;
+
+/* Rewrite f and its nested functions; source is the nearest source name
+   above f, parent_counter the register of the counter upvalue in f's
+   parent (stock target). */
+static lraf_status rewrite_function(rewriting *rw, bc_proto *f, int is_main,
+                                    int parent_counter, const char *source) {
+  const rw_options *opt = rw->opt;
+  rw_stats *stats = rw->stats;
   char path[256];
   rw_cfg cfg;
   lraf_status st;
   int counter = f->sizeupvalues, i;
   if (f->source.present)
     source = f->source.data;
-  name_function(path, sizeof path, f, source, is_main, sn);
+  name_function(path, sizeof path, f, source, is_main, &rw->sn);
   if (f->maxstacksize >= BC_MAXREGS - 1)
-    return err_fail(err, LRAF_EREWRITE,
+    return err_fail(rw->err, LRAF_EREWRITE,
                    "%s uses %d registers; lraf needs one more and allows at "
                    "most %d", path, f->maxstacksize, BC_MAXREGS - 2);
   if (opt->target != RW_LRAVM && f->sizeupvalues >= BC_MAXUPVALS - 1)
-    return err_fail(err, LRAF_EREWRITE,
+    return err_fail(rw->err, LRAF_EREWRITE,
                    "%s has %d upvalues; lraf adds two and allows at most %d",
                    path, f->sizeupvalues, BC_MAXUPVALS - 2);
-  st = rw_cfg_build(f, opt, path, a, &cfg, err);
+  st = rw_cfg_build(f, opt, path, &rw->arena, &cfg, rw->err);
   if (st != LRAF_OK)
     return st;
   stats->functions++;
@@ -152,21 +163,20 @@ static lraf_status rewrite_function(bc_proto *f, const rw_options *opt,
     stats->branch_folds += cfg.b[i].charges_ahead;
     stats->paid_by_preds += cfg.b[i].paid_by_preds;
   }
-  st = rw_emit(f, &cfg, opt, counter, counter + 1, path, a, stats, err);
-  rw_arena_reset(a);  /* cfg and emit's scratch: the next function's */
+  st = rw_emit(f, &cfg, opt, counter, counter + 1, path, &rw->arena, stats,
+               rw->err);
+  rw_arena_reset(&rw->arena);  /* cfg and emit's scratch: the next one's */
   if (st == LRAF_OK && opt->target != RW_LRAVM)
-    st = add_upvalues(f, is_main, parent_counter, path, err);
+    st = add_upvalues(f, is_main, parent_counter, path, rw->err);
   for (i = 0; st == LRAF_OK && i < f->sizep; i++)
-    st = rewrite_function(f->p[i], opt, 0, counter, source, a, sn, stats,
-                          err);
+    st = rewrite_function(rw, f->p[i], 0, counter, source);
   return st;
 }
 
 lraf_status rw_rewrite(bc_chunk *chunk, const rw_options *opt,
                        rw_stats *stats, lraf_error *err) {
   rw_stats local;
-  rw_arena a;
-  srcname sn;
+  rewriting rw;
   lraf_status st;
   if (stats == NULL)
     stats = &local;
@@ -178,11 +188,14 @@ lraf_status rw_rewrite(bc_chunk *chunk, const rw_options *opt,
                    (int)opt->target);
   if (opt->mode == RW_WEIGHTED && opt->weights == NULL)
     return err_fail(err, LRAF_EARG, "weighted mode needs a weights table");
-  rw_arena_init(&a);
-  sn.source = NULL;
-  sn.src[0] = '\0';
-  st = rewrite_function(chunk->main, opt, 1, 0, NULL, &a, &sn, stats, err);
-  rw_arena_free(&a);
+  rw.opt = opt;
+  rw_arena_init(&rw.arena);
+  rw.sn.source = NULL;
+  rw.sn.src[0] = '\0';
+  rw.stats = stats;
+  rw.err = err;
+  st = rewrite_function(&rw, chunk->main, 1, 0, NULL);
+  rw_arena_free(&rw.arena);
   if (st == LRAF_OK)
     chunk->nupvalues = (uint8_t)chunk->main->sizeupvalues;
   return st;
