@@ -150,7 +150,8 @@ static lraf_status sq_write(sv_store *s, const lraf_record *const *r, int n,
     sv_sq.bind_int64(st, 13, us(r[i]->ended));
     sv_sq.bind_text(st, 14, r[i]->outcome, -1, SQLITE_STATIC);
     sv_sq.bind_int64(st, 15, us(r[i]->event_time));
-    sv_sq.bind_int64(st, 16, ingest);
+    sv_sq.bind_int64(st, 16, r[i]->ingest_time > 0 ? us(r[i]->ingest_time)
+                                                   : ingest);
     sv_sq.bind_text(st, 17, r[i]->note, -1, SQLITE_STATIC);
     if (sv_sq.step(st) != SQLITE_DONE) {
       lraf_status code = db_fail(q->w, err, "cannot insert a record");
@@ -391,9 +392,25 @@ static lraf_status set_up(sv_sqlite *q, const char *path, lraf_error *err) {
   return LRAF_OK;
 }
 
+/* A checkpoint fsyncs the write-ahead log first (synchronous=NORMAL):
+   every commit before it is then on the disk. */
+static lraf_status sq_sync(sv_store *s, lraf_error *err) {
+  sv_sqlite *q = (sv_sqlite *)s;
+  if (sv_sq.wal_checkpoint_v2(q->w, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL,
+                              NULL) != SQLITE_OK)
+    return db_fail(q->w, err, "cannot checkpoint");
+  return LRAF_OK;
+}
+
+void sv_sqlite_behind_journal(sv_store *s) {
+  sv_sqlite *q = (sv_sqlite *)s;
+  sv_sq.exec(q->w, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+}
+
 static const sv_store_ops sqlite_ops = {sq_write, sq_usage, sq_find, sq_none,
                                         sq_lease, sq_none, sq_reserve,
-                                        sq_release, sq_each, sq_close, 0};
+                                        sq_release, sq_each, sq_close,
+                                        sq_sync, 0};
 
 lraf_status sv_sqlite_open(const char *path, lraf_durability d,
                            sv_store **out, lraf_error *err) {
