@@ -400,19 +400,27 @@ static lraf_status set_up(sv_sqlite *q, const char *path, lraf_error *err) {
   return LRAF_OK;
 }
 
-/* A checkpoint fsyncs the write-ahead log first (synchronous=NORMAL):
-   every commit before it is then on the disk. */
+/* A whole checkpoint: every commit so far copied into the database
+   file and fsynced there (FULL waits for readers on older snapshots). */
 static lraf_status sq_sync(sv_store *s, lraf_error *err) {
   sv_sqlite *q = (sv_sqlite *)s;
-  if (sv_sq.wal_checkpoint_v2(q->w, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL,
-                              NULL) != SQLITE_OK)
+  int log = 0, done = 0;
+  if (sv_sq.wal_checkpoint_v2(q->w, NULL, SQLITE_CHECKPOINT_FULL, &log,
+                              &done) != SQLITE_OK)
     return db_fail(q->w, err, "cannot checkpoint");
+  if (done < log)
+    return sv_fail(err, LRAF_EIO, "ledger: a checkpoint copied %d of %d "
+                   "pages", done, log);
   return LRAF_OK;
 }
 
 void sv_sqlite_behind_journal(sv_store *s) {
   sv_sqlite *q = (sv_sqlite *)s;
-  sv_sq.exec(q->w, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+  /* checkpoints only when the journal starts over (sync()) and at
+     close: one flush of the disk every few MiB of records, instead of
+     one every thousand pages that a journal fsync would wait behind */
+  sv_sq.exec(q->w, "PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0",
+             NULL, NULL, NULL);
 }
 
 static const sv_store_ops sqlite_ops = {sq_write, sq_usage, sq_find, sq_none,
