@@ -163,7 +163,9 @@ size_t sv_journal_decode(const unsigned char *p, size_t n, uint64_t *seq,
   r->native = (int64_t)get_u64(p + at), at += 8;
   r->memory_peak = (int64_t)get_u64(p + at), at += 8;
   r->reserved = (int64_t)get_u64(p + at), at += 8;
-  r->status = (int)(int32_t)get_u32(p + at), at += 8;
+  r->status = (int)(int32_t)get_u32(p + at);
+  if (get_u32(p + at + 4) != 0) return 0;   /* the word after it is 0 */
+  at += 8;
   r->wall = double_of(get_u64(p + at)), at += 8;
   r->cpu = double_of(get_u64(p + at)), at += 8;
   r->started = double_of(get_u64(p + at)), at += 8;
