@@ -158,6 +158,73 @@ static lraf_status collect(void *ud, const lraf_record *r) {
 
 /* ---- encoding ---- */
 
+/* CRC-32 (the polynomial of zlib and PNG), bit by bit: the format's
+   checksum computed apart from sv_journal.c's table. */
+static uint32_t crc32_slow(const unsigned char *p, size_t n) {
+  uint32_t c = 0xffffffffu;
+  int k;
+  while (n-- > 0)
+    for (c ^= *p++, k = 0; k < 8; k++)
+      c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+  return c ^ 0xffffffffu;
+}
+
+static uint32_t le32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+
+static void put_le32(unsigned char *p, uint32_t v) {
+  p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8);
+  p[2] = (unsigned char)(v >> 16), p[3] = (unsigned char)(v >> 24);
+}
+
+/* The header as sv_journal.c's comment gives it: "LRJ1", the size, the
+   CRC-32 of the bytes after the first 16, a zero word, the number. */
+static void test_header_as_documented(void **state) {
+  size_t i;
+  (void)state;
+  for (i = 0; i < 4; i++) {
+    size_t n;
+    unsigned char *p = encoded(&samples[i], 0x0102030405060708u + i, &n);
+    assert_memory_equal(p, "LRJ1", 4);
+    assert_int_equal(le32(p + 4), n);
+    assert_int_equal(le32(p + 8), crc32_slow(p + 16, n - 16));
+    assert_int_equal(le32(p + 12), 0);
+    assert_int_equal(le32(p + 16), 0x05060708u + i);
+    assert_int_equal(le32(p + 20), 0x01020304u);
+    free(p);
+  }
+}
+
+/* The words the format says are zero (the header's fourth, the one
+   after the status, the padding at the end) refused when not, even
+   with the checksum made right for them. */
+static void test_zero_words_checked(void **state) {
+  size_t n, k;
+  unsigned char *p = encoded(&samples[0], 9, &n);
+  size_t at[3];
+  (void)state;
+  at[0] = 12;       /* the header's zero word */
+  at[1] = 24 + 36;  /* after the i32 status */
+  at[2] = n - 1;    /* the last byte of the padding */
+  assert_int_equal(p[n - 1], 0);
+  for (k = 0; k < 3; k++) {
+    unsigned char *q = malloc(n);
+    uint64_t seq;
+    lraf_record back;
+    assert_non_null(q);
+    memcpy(q, p, n);
+    q[at[k]] = 0x5a;
+    put_le32(q + 8, crc32_slow(q + 16, n - 16));
+    if (sv_journal_decode(q, n, &seq, &back) != 0)
+      fail_msg("a record with byte %zu (zero in the format) set was "
+               "accepted", at[k]);
+    free(q);
+  }
+  free(p);
+}
+
 static void test_round_trip(void **state) {
   size_t i;
   (void)state;
@@ -619,6 +686,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_round_trip),
     cmocka_unit_test(test_encode_small_buffer),
+    cmocka_unit_test(test_header_as_documented),
+    cmocka_unit_test(test_zero_words_checked),
     cmocka_unit_test(test_truncation_refused),
     cmocka_unit_test(test_byte_change_refused),
     cmocka_unit_test(test_decode_ignores_what_follows),
