@@ -210,6 +210,32 @@ static lraf_status io_fail(sv_journal *j, lraf_error *err, const char *what) {
                  what, strerror(errno));
 }
 
+/* Open j->path and lock it, st its status; *busy 1 when another
+   process holds it.  A holder that stops removes the file before it
+   lets go of the lock: the file locked must be the one the path still
+   names, or an open of the path made anew after that. */
+static lraf_status lock_named(sv_journal *j, struct stat *st, int *busy,
+                              lraf_error *err) {
+  for (;;) {
+    struct stat named;
+    j->fd = open(j->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (j->fd < 0) return io_fail(j, err, "open it");
+    if (flock(j->fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK) {
+        *busy = 1;
+        return LRAF_OK;
+      }
+      return io_fail(j, err, "lock it");
+    }
+    if (fstat(j->fd, st) != 0) return io_fail(j, err, "read its size");
+    if (stat(j->path, &named) == 0 && named.st_dev == st->st_dev &&
+        named.st_ino == st->st_ino)
+      return LRAF_OK;
+    close(j->fd);   /* removed since: open what the path names now */
+    j->fd = -1;
+  }
+}
+
 lraf_status sv_journal_open(const char *path, sv_journal **out, int *busy,
                             sv_journal_fn f, void *ud, lraf_error *err) {
   sv_journal *j;
@@ -223,20 +249,7 @@ lraf_status sv_journal_open(const char *path, sv_journal **out, int *busy,
     free(j);
     return sv_fail(err, LRAF_EMEM, "out of memory");
   }
-  j->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (j->fd < 0) {
-    code = io_fail(j, err, "open it");
-    goto fail;
-  }
-  if (flock(j->fd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno == EWOULDBLOCK) *busy = 1;
-    else code = io_fail(j, err, "lock it");
-    goto fail;
-  }
-  if (fstat(j->fd, &st) != 0) {
-    code = io_fail(j, err, "read its size");
-    goto fail;
-  }
+  if ((code = lock_named(j, &st, busy, err)) != LRAF_OK || *busy) goto fail;
   if (st.st_size > 0) {   /* records of a run that stopped: to the store */
     size_t n = (size_t)st.st_size, got = 0;
     data = malloc(n);
