@@ -12,14 +12,18 @@
 **     open and the file is emptied; after sv_journal_restart only the
 **     newer pass comes back; close removes the file when asked; a
 **     second open of a held journal says busy and leaves it alone; an
-**     unopenable path is an error that names it.
+**     unopenable path is an error that names it; a journal whose
+**     last holder removes it between an open's open(2) and flock(2)
+**     is not the one the next open holds.
 */
+#define _GNU_SOURCE   /* RTLD_NEXT */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -621,6 +625,50 @@ static void test_busy(void **state) {
   sv_journal_close(j, 1);
 }
 
+/* flock(2) as libc's, but the first call after the hook is set runs
+   it first: what another process does between an open's open(2) and
+   its flock(2). */
+static void (*before_flock)(void);
+
+int flock(int fd, int op);
+int flock(int fd, int op) {
+  static int (*real)(int, int);
+  void (*hook)(void) = before_flock;
+  if (real == NULL) *(void **)&real = dlsym(RTLD_NEXT, "flock");
+  assert_non_null(real);
+  before_flock = NULL;
+  if (hook != NULL) hook();
+  return real(fd, op);
+}
+
+static sv_journal *holder;   /* the journal's holder, stopped by the hook */
+static void holder_stops(void) { sv_journal_close(holder, 1); }
+
+/* The holder stops cleanly (its file goes) while an open waits for the
+   lock: that open must hold the file the path names, not the removed
+   one, so that what it appends is found by the next open. */
+static void test_holder_removes_during_open(void **state) {
+  char path[128];
+  got g;
+  sv_journal *j;
+  (void)state;
+  path_of(path, sizeof path, "handover");
+  holder = open_ok(path, &g);
+  append_samples(holder, 0, 2, 1);
+  before_flock = holder_stops;
+  j = open_ok(path, &g);
+  assert_null(before_flock);   /* the hook ran */
+  assert_int_equal(g.n, 0);    /* the holder's store had its records */
+  append_samples(j, 2, 2, 1);
+  sv_journal_close(j, 0);      /* a stop: its records stay */
+  j = open_ok(path, &g);
+  if (g.n != 2) fail_msg("%d of 2 records appended came back", g.n);
+  same_record(&samples[2], &g.r[0]);
+  same_record(&samples[3], &g.r[1]);
+  got_free(&g);
+  sv_journal_close(j, 1);
+}
+
 static void test_unopenable_path(void **state) {
   char missing[160];
   const char *paths[2];
@@ -703,6 +751,7 @@ int main(void) {
     cmocka_unit_test(test_close_removes),
     cmocka_unit_test(test_busy),
     cmocka_unit_test(test_unopenable_path),
+    cmocka_unit_test(test_holder_removes_during_open),
     cmocka_unit_test(test_replay_error_keeps_records),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
