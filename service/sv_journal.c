@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -251,24 +252,16 @@ lraf_status sv_journal_open(const char *path, sv_journal **out, int *busy,
   }
   if ((code = lock_named(j, &st, busy, err)) != LRAF_OK || *busy) goto fail;
   if (st.st_size > 0) {   /* records of a run that stopped: to the store */
-    size_t n = (size_t)st.st_size, got = 0;
-    data = malloc(n);
-    if (data == NULL) {
-      code = sv_fail(err, LRAF_EMEM, "ledger journal %s: out of memory "
-                     "reading %zu bytes", path, n);
+    size_t n = (size_t)st.st_size;
+    data = mmap(NULL, n, PROT_READ, MAP_PRIVATE, j->fd, 0);
+    if (data == MAP_FAILED) {
+      data = NULL;
+      code = io_fail(j, err, "map it");
       goto fail;
     }
-    while (got < n) {
-      ssize_t k = pread(j->fd, data + got, n - got, (off_t)got);
-      if (k <= 0) {
-        code = io_fail(j, err, "read it");
-        goto fail;
-      }
-      got += (size_t)k;
-    }
-    if ((code = sv_journal_read(data, n, f, ud)) != LRAF_OK) goto fail;
-    free(data);
-    data = NULL;
+    code = sv_journal_read(data, n, f, ud);
+    munmap(data, n);
+    if (code != LRAF_OK) goto fail;
     if (ftruncate(j->fd, 0) != 0 || fdatasync(j->fd) != 0) {
       code = io_fail(j, err, "empty it");
       goto fail;
@@ -277,7 +270,6 @@ lraf_status sv_journal_open(const char *path, sv_journal **out, int *busy,
   *out = j;
   return LRAF_OK;
 fail:
-  free(data);
   if (j->fd >= 0) close(j->fd);
   free(j->path);
   free(j);
