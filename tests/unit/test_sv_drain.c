@@ -4,11 +4,11 @@
 ** them), through the public API, on files in a temporary directory.
 ** A test holds SQLite's write lock from a connection of its own to keep
 ** records in the journal (the thread that moves them waits for it).
-**   - a process that appended records and _exit()ed without closing
+**   - a process killed (SIGKILL) after its appends, without closing,
 **     leaves them in PATH-lraf-journal; the next open moves them into
 **     SQLite (usage, every key, each instruction count, the journal's
 **     ingest time), and its clean close removes the journal; for both
-**     durabilities;
+**     durabilities, the store locked all along or not;
 **   - a record the store has is skipped by that replay (the store's row
 **     stays as it is), and one the store lacks is added;
 **   - a key is taken once: while held in the journal, once in the
@@ -21,7 +21,7 @@
 **   - past the journal's size limit it starts over at its beginning,
 **     and what a stopped run wrote after that is replayed whole;
 **   - the same records give the same totals and the same records from
-**     lraf_ledger_each, closed cleanly or stopped by _exit.
+**     lraf_ledger_each, closed cleanly or killed.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,6 +31,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,7 @@ static sqlite3 *lock_store(const ledger_files *f) {
   sqlite3 *db = NULL;
   if (sqlite3_open_v2(f->db, &db, SQLITE_OPEN_READWRITE, NULL) !=
           SQLITE_OK ||
+      sqlite3_busy_timeout(db, 10000) != SQLITE_OK ||
       sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
     sqlite3_close(db);
     return NULL;
@@ -203,13 +205,13 @@ static void *unlock_later(void *ud) {
 
 /* What a child does: open f with durability d, append records [0, n)
    of tenant "t", the store locked (they stay in the journal) from
-   locked_from on, then _exit without closing.  Exit status 0 when all
-   went as asked. */
+   locked_from on, then stop without closing (or close when clean).
+   0 when all went as asked. */
 typedef struct child_run {
   const ledger_files *f;
   lraf_durability d;
   int n, locked_from;
-  int clean;   /* close the ledger before _exit */
+  int clean;   /* close the ledger, and exit */
 } child_run;
 
 static int child_main(const child_run *c) {
@@ -238,12 +240,36 @@ static int child_main(const child_run *c) {
   return 0;
 }
 
-/* Run c in a child process; fails the test unless it exits with 0. */
+/* A child that did what it was asked stops as kill -9 stops it (not
+   closing anything, nor running valgrind's leak check); one that
+   failed exits with its code. */
+static void stop_child(int code) {
+  if (code == 0) raise(SIGKILL);
+  _exit(code);
+}
+
+/* Whether a child stopped by stop_child did what it was asked. */
+static void expect_stopped(pid_t pid, const char *what) {
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+    fail_msg("%s failed (status 0x%x)", what, status);
+}
+
+/* Run c in a child process; fails the test unless it did as asked. */
 static void run_child(const child_run *c) {
   int status = 0;
   pid_t pid = fork();
   assert_true(pid >= 0);
-  if (pid == 0) _exit(child_main(c));
+  if (pid == 0) {
+    int code = child_main(c);
+    if (c->clean) _exit(code);
+    stop_child(code);
+  }
+  if (!c->clean) {
+    expect_stopped(pid, "the child that appends");
+    return;
+  }
   assert_int_equal(waitpid(pid, &status, 0), pid);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     fail_msg("the child that appends failed (status 0x%x)", status);
@@ -268,7 +294,7 @@ static const exit_case exit_cases[] = {
 
 /* Records a stopped process left in its journal are moved into the
    store by the next open, whole, with the journal's ingest time. */
-static void test_replay_after_exit(void **state) {
+static void test_replay_after_kill(void **state) {
   const exit_case *e = *state;
   ledger_files f;
   lraf_ledger *l;
@@ -701,7 +727,7 @@ static void test_same_closed_or_stopped(void **state) {
 
 static char big_note[1001];
 
-/* Append records [0, n) with 1000-byte notes and _exit. */
+/* Append records [0, n) with 1000-byte notes (0: done). */
 static int child_big(const ledger_files *f, int n) {
   lraf_ledger *l;
   lraf_error err;
@@ -762,7 +788,7 @@ static void test_journal_starts_over(void **state) {
   lraf_record r;
   char key[32];
   journal_keys k;
-  int status, n;
+  int n;
   size_t size;
   pid_t pid;
   (void)state;
@@ -774,9 +800,8 @@ static void test_journal_starts_over(void **state) {
   n = (int)(JOURNAL_LIMIT / (int64_t)size) + 300;
   pid = fork();
   assert_true(pid >= 0);
-  if (pid == 0) _exit(child_big(&f, n));
-  assert_int_equal(waitpid(pid, &status, 0), pid);
-  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  if (pid == 0) stop_child(child_big(&f, n));
+  expect_stopped(pid, "the child that appends");
   /* the journal holds the last records only, written at its start */
   k = keys_in(f.journal);
   assert_true(k.count > 0 && k.count < n);
@@ -802,7 +827,7 @@ static int teardown(void **state) {
 }
 
 #define EXIT_CASE(i) \
-  cmocka_unit_test_prestate(test_replay_after_exit, (void *)&exit_cases[i])
+  cmocka_unit_test_prestate(test_replay_after_kill, (void *)&exit_cases[i])
 
 int main(void) {
   const struct CMUnitTest tests[] = {
