@@ -15,7 +15,7 @@
 **     store, and from 8 threads appending the same 50 keys at once;
 **   - a held record is found by key, with its instructions and status;
 **   - usage, each and reservations wait until the store has every
-**     record appended before them;
+**     record appended before them, also while other threads append;
 **   - a second process on the same ledger writes to SQLite directly,
 **     and leaves the first one's journal alone;
 **   - past the journal's size limit it starts over at its beginning,
@@ -529,6 +529,91 @@ static void test_reads_wait(void **state) {
   lraf_ledger_close(l);
 }
 
+/* While 4 threads append, each look-up sees every record whose append
+   returned before it began: usage counts it, find finds it. */
+typedef struct live {
+  lraf_ledger *l;
+  pthread_mutex_t lock;
+  int appended[4];   /* records of tenant t0..t3 whose append returned */
+  int failures, writing;
+} live;
+
+typedef struct live_writer {
+  live *v;
+  int id;
+} live_writer;
+
+static const char *const live_tenants[] = {"t0", "t1", "t2", "t3"};
+
+static void *live_write(void *ud) {
+  live_writer *w = ud;
+  live *v = w->v;
+  int i;
+  for (i = 0; i < 300; i++) {
+    if (append_range(v->l, live_tenants[w->id], i, i + 1) != 1) {
+      pthread_mutex_lock(&v->lock);
+      v->failures++;
+      pthread_mutex_unlock(&v->lock);
+    }
+    pthread_mutex_lock(&v->lock);
+    v->appended[w->id] = i + 1;
+    pthread_mutex_unlock(&v->lock);
+  }
+  pthread_mutex_lock(&v->lock);
+  v->writing--;
+  pthread_mutex_unlock(&v->lock);
+  return NULL;
+}
+
+/* One look: 0 when usage and find saw every record appended before. */
+static int live_look(live *v) {
+  int seen[4], t, total = 0, writing;
+  lraf_usage u;
+  lraf_error err;
+  pthread_mutex_lock(&v->lock);
+  memcpy(seen, v->appended, sizeof seen);
+  writing = v->writing;
+  pthread_mutex_unlock(&v->lock);
+  for (t = 0; t < 4; t++) {
+    total += seen[t];
+    if (seen[t] > 0 &&
+        count_found(v->l, live_tenants[t], seen[t] - 1, seen[t]) != 1)
+      return -1;
+  }
+  if (lraf_ledger_usage(v->l, NULL, &u, &err) != LRAF_OK ||
+      u.requests < total)
+    return -1;
+  return writing > 0 ? 0 : 1;
+}
+
+static void test_reads_during_appends(void **state) {
+  ledger_files f;
+  lraf_error err;
+  live v;
+  live_writer w[4];
+  pthread_t th[4];
+  int i, looks = 0, r;
+  (void)state;
+  files_of("live", &f);
+  memset(&v, 0, sizeof v);
+  pthread_mutex_init(&v.lock, NULL);
+  v.writing = 4;
+  assert_int_equal(lraf_ledger_open_durable(f.spec, LRAF_DURABLE_PROCESS,
+                                            &v.l, &err), LRAF_OK);
+  for (i = 0; i < 4; i++) {
+    w[i].v = &v, w[i].id = i;
+    assert_int_equal(pthread_create(&th[i], NULL, live_write, &w[i]), 0);
+  }
+  while ((r = live_look(&v)) == 0) looks++;
+  for (i = 0; i < 4; i++) pthread_join(th[i], NULL);
+  assert_int_equal(r, 1);   /* no look missed a record */
+  assert_int_equal(v.failures, 0);
+  assert_true(looks > 0);
+  for (i = 0; i < 4; i++) expect_usage(v.l, live_tenants[i], 0, 300);
+  lraf_ledger_close(v.l);
+  pthread_mutex_destroy(&v.lock);
+}
+
 /* A reservation sees what the tenant's records used, settled: the
    record's reservation gone, what it did not use free again. */
 static void test_reserve_settled(void **state) {
@@ -837,6 +922,7 @@ int main(void) {
     cmocka_unit_test(test_duplicate_key_threads),
     cmocka_unit_test(test_find_held),
     cmocka_unit_test(test_reads_wait),
+    cmocka_unit_test(test_reads_during_appends),
     cmocka_unit_test(test_reserve_settled),
     cmocka_unit_test(test_second_process),
     cmocka_unit_test(test_same_closed_or_stopped),
