@@ -11,7 +11,7 @@
 ** record appended before them (sv_drain_flush).  The store commits
 ** without fsync (the journal has the records); past DR_FILE_MAX bytes,
 ** an append waits until the store has every record and a checkpoint
-** has put them on the disk, and the journal starts over.
+** has put them on the disk, and the journal starts over (restart).
 */
 #include <errno.h>
 #include <stdio.h>
@@ -48,6 +48,7 @@ struct sv_drain {
   sv_held **map;            /* every record held, by tenant and key */
   size_t buckets, count;
   int stop, urgent;         /* urgent: someone waits for a pass */
+  int64_t restart_at;       /* the journal's size that starts it over */
   lraf_status failed;       /* the last pass's outcome */
   char message[256];
   pthread_t thread;
@@ -241,6 +242,7 @@ lraf_status sv_drain_open(const char *path, sv_store *s,
   }
   d->store = s, d->store_lock = store_lock, d->read_lock = read_lock;
   d->sync = sync;
+  d->restart_at = DR_FILE_MAX;
   rp->d = d, rp->n = 0, rp->err = err;
   st = sv_journal_open(path, &d->journal, &busy, replay_one, rp, err);
   free(rp);
@@ -294,6 +296,26 @@ static lraf_status wait_moved(sv_drain *d, lraf_error *err) {
   return LRAF_OK;
 }
 
+/* The journal is long: once the store has its records on the disk, it
+   starts over.  When the store cannot (it fails, or a reader holds
+   back the checkpoint), the journal grows on, and the next try is a
+   quarter of DR_FILE_MAX later; appends go on either way. */
+static void restart(sv_drain *d) {
+  lraf_error err;
+  lraf_status st = wait_moved(d, &err);
+  if (st == LRAF_OK) {
+    pthread_mutex_lock(d->store_lock);
+    st = d->store->ops->sync(d->store, &err);
+    pthread_mutex_unlock(d->store_lock);
+  }
+  if (st == LRAF_OK) {
+    sv_journal_restart(d->journal);
+    d->restart_at = DR_FILE_MAX;
+  } else {
+    d->restart_at = sv_journal_size(d->journal) + DR_FILE_MAX / 4;
+  }
+}
+
 /* Take the held records of e[0..n) back out (their append failed). */
 static void drop(sv_drain *d, sv_held **e, int n) {
   int i;
@@ -327,15 +349,8 @@ lraf_status sv_drain_append(sv_drain *d, const lraf_record *const *r,
     stored[i] = 1;
     k++;
   }
-  if (st == LRAF_OK && sv_journal_size(d->journal) > DR_FILE_MAX &&
-      (st = wait_moved(d, err)) == LRAF_OK) {
-    /* the file is long: once the store has its records on the disk,
-       it starts over */
-    pthread_mutex_lock(d->store_lock);
-    st = d->store->ops->sync(d->store, err);
-    pthread_mutex_unlock(d->store_lock);
-    if (st == LRAF_OK) sv_journal_restart(d->journal);
-  }
+  if (st == LRAF_OK && sv_journal_size(d->journal) > d->restart_at)
+    restart(d);
   if (st != LRAF_OK) {
     drop(d, fresh, k);
     pthread_mutex_unlock(&d->lock);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -163,7 +164,9 @@ size_t sv_journal_decode(const unsigned char *p, size_t n, uint64_t *seq,
   r->native = (int64_t)get_u64(p + at), at += 8;
   r->memory_peak = (int64_t)get_u64(p + at), at += 8;
   r->reserved = (int64_t)get_u64(p + at), at += 8;
-  r->status = (int)(int32_t)get_u32(p + at), at += 8;
+  r->status = (int)(int32_t)get_u32(p + at);
+  if (get_u32(p + at + 4) != 0) return 0;   /* the word after it is 0 */
+  at += 8;
   r->wall = double_of(get_u64(p + at)), at += 8;
   r->cpu = double_of(get_u64(p + at)), at += 8;
   r->started = double_of(get_u64(p + at)), at += 8;
@@ -208,6 +211,32 @@ static lraf_status io_fail(sv_journal *j, lraf_error *err, const char *what) {
                  what, strerror(errno));
 }
 
+/* Open j->path and lock it, st its status; *busy 1 when another
+   process holds it.  A holder that stops removes the file before it
+   lets go of the lock: the file locked must be the one the path still
+   names, or an open of the path made anew after that. */
+static lraf_status lock_named(sv_journal *j, struct stat *st, int *busy,
+                              lraf_error *err) {
+  for (;;) {
+    struct stat named;
+    j->fd = open(j->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (j->fd < 0) return io_fail(j, err, "open it");
+    if (flock(j->fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK) {
+        *busy = 1;
+        return LRAF_OK;
+      }
+      return io_fail(j, err, "lock it");
+    }
+    if (fstat(j->fd, st) != 0) return io_fail(j, err, "read its size");
+    if (stat(j->path, &named) == 0 && named.st_dev == st->st_dev &&
+        named.st_ino == st->st_ino)
+      return LRAF_OK;
+    close(j->fd);   /* removed since: open what the path names now */
+    j->fd = -1;
+  }
+}
+
 lraf_status sv_journal_open(const char *path, sv_journal **out, int *busy,
                             sv_journal_fn f, void *ud, lraf_error *err) {
   sv_journal *j;
@@ -221,39 +250,18 @@ lraf_status sv_journal_open(const char *path, sv_journal **out, int *busy,
     free(j);
     return sv_fail(err, LRAF_EMEM, "out of memory");
   }
-  j->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (j->fd < 0) {
-    code = io_fail(j, err, "open it");
-    goto fail;
-  }
-  if (flock(j->fd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno == EWOULDBLOCK) *busy = 1;
-    else code = io_fail(j, err, "lock it");
-    goto fail;
-  }
-  if (fstat(j->fd, &st) != 0) {
-    code = io_fail(j, err, "read its size");
-    goto fail;
-  }
+  if ((code = lock_named(j, &st, busy, err)) != LRAF_OK || *busy) goto fail;
   if (st.st_size > 0) {   /* records of a run that stopped: to the store */
-    size_t n = (size_t)st.st_size, got = 0;
-    data = malloc(n);
-    if (data == NULL) {
-      code = sv_fail(err, LRAF_EMEM, "ledger journal %s: out of memory "
-                     "reading %zu bytes", path, n);
+    size_t n = (size_t)st.st_size;
+    data = mmap(NULL, n, PROT_READ, MAP_PRIVATE, j->fd, 0);
+    if (data == MAP_FAILED) {
+      data = NULL;
+      code = io_fail(j, err, "map it");
       goto fail;
     }
-    while (got < n) {
-      ssize_t k = pread(j->fd, data + got, n - got, (off_t)got);
-      if (k <= 0) {
-        code = io_fail(j, err, "read it");
-        goto fail;
-      }
-      got += (size_t)k;
-    }
-    if ((code = sv_journal_read(data, n, f, ud)) != LRAF_OK) goto fail;
-    free(data);
-    data = NULL;
+    code = sv_journal_read(data, n, f, ud);
+    munmap(data, n);
+    if (code != LRAF_OK) goto fail;
     if (ftruncate(j->fd, 0) != 0 || fdatasync(j->fd) != 0) {
       code = io_fail(j, err, "empty it");
       goto fail;
@@ -262,7 +270,6 @@ lraf_status sv_journal_open(const char *path, sv_journal **out, int *busy,
   *out = j;
   return LRAF_OK;
 fail:
-  free(data);
   if (j->fd >= 0) close(j->fd);
   free(j->path);
   free(j);
