@@ -116,7 +116,7 @@ static int64_t sum_range(int from, int to) {
   return s;
 }
 
-/* Whether usage of tenant is records [from, to), as the message says. */
+/* Fails unless tenant's usage is that of records [from, to). */
 static void expect_usage(lraf_ledger *l, const char *tenant, int from,
                          int to) {
   lraf_usage u;
@@ -279,23 +279,23 @@ static void run_child(const child_run *c) {
 
 /* A stopped process's records, with durability d; locked: the store
    was locked all along (the journal alone has them). */
-typedef struct exit_case {
+typedef struct kill_case {
   const char *name;
   lraf_durability d;
   int locked;
-} exit_case;
+} kill_case;
 
-static const exit_case exit_cases[] = {
-  {"exit-power-held", LRAF_DURABLE_POWER, 1},
-  {"exit-process-held", LRAF_DURABLE_PROCESS, 1},
-  {"exit-power", LRAF_DURABLE_POWER, 0},
-  {"exit-process", LRAF_DURABLE_PROCESS, 0},
+static const kill_case kill_cases[] = {
+  {"kill-power-held", LRAF_DURABLE_POWER, 1},
+  {"kill-process-held", LRAF_DURABLE_PROCESS, 1},
+  {"kill-power", LRAF_DURABLE_POWER, 0},
+  {"kill-process", LRAF_DURABLE_PROCESS, 0},
 };
 
 /* Records a stopped process left in its journal are moved into the
    store by the next open, whole, with the journal's ingest time. */
 static void test_replay_after_kill(void **state) {
-  const exit_case *e = *state;
+  const kill_case *e = *state;
   ledger_files f;
   lraf_ledger *l;
   lraf_error err;
@@ -321,18 +321,20 @@ static void test_replay_after_kill(void **state) {
   expect_usage(l, "t", 0, N);
   expect_usage(l, NULL, 0, N);
   expect_found(l, "t", 0, N);
+  /* record N - 1 again (not stored), then record N */
+  assert_int_equal(append_range(l, "t", N - 1, N + 1), 1);
   assert_true(exists(f.journal));   /* emptied, held while open */
   lraf_ledger_close(l);
   if (exists(f.journal))
     fail_msg("%s is there after a clean close", f.journal);
 
-  assert_int_equal(db_int(&f, "SELECT count(*) FROM lraf_ledger"), N);
-  assert_int_equal(db_right_rows(&f, "t", 0, N), N);
+  assert_int_equal(db_int(&f, "SELECT count(*) FROM lraf_ledger"), N + 1);
+  assert_int_equal(db_right_rows(&f, "t", 0, N + 1), N + 1);
   /* ingested when the child appended them, not when they were replayed */
   assert_true(db_int(&f, "SELECT min(ingest_us) FROM lraf_ledger") >=
               sv_us(before) - 1);
-  assert_true(db_int(&f, "SELECT max(ingest_us) FROM lraf_ledger") <=
-              sv_us(after) + 1);
+  assert_true(db_int(&f, "SELECT max(ingest_us) FROM lraf_ledger WHERE"
+                     " key < 'k%06d'", N) <= sv_us(after) + 1);
 }
 
 /* The records of a stopped process: some in the store already (which
@@ -911,12 +913,12 @@ static int teardown(void **state) {
   return system(cmd) == 0 ? 0 : -1;
 }
 
-#define EXIT_CASE(i) \
-  cmocka_unit_test_prestate(test_replay_after_kill, (void *)&exit_cases[i])
+#define KILL_CASE(i) \
+  cmocka_unit_test_prestate(test_replay_after_kill, (void *)&kill_cases[i])
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    EXIT_CASE(0), EXIT_CASE(1), EXIT_CASE(2), EXIT_CASE(3),
+    KILL_CASE(0), KILL_CASE(1), KILL_CASE(2), KILL_CASE(3),
     cmocka_unit_test(test_replay_skips_stored),
     cmocka_unit_test(test_duplicate_key),
     cmocka_unit_test(test_duplicate_key_threads),
