@@ -25,6 +25,7 @@
 #define DR_ENOUGH 512        /* a pass starts at once with this many */
 #define DR_WAIT_NS 5000000L  /* else it waits this long for more */
 #define DR_FILE_MAX ((int64_t)16 << 20)
+#define DR_SYNC_EVERY 8192   /* records moved between two checkpoints */
 
 typedef struct sv_held {
   lraf_record r;          /* its strings are in text */
@@ -49,6 +50,8 @@ struct sv_drain {
   size_t buckets, count;
   int stop, urgent;         /* urgent: someone waits for a pass */
   int64_t restart_at;       /* the journal's size that starts it over */
+  int unsynced;             /* records moved since the last checkpoint
+                               (the thread's own) */
   lraf_status failed;       /* the last pass's outcome */
   char message[256];
   pthread_t thread;
@@ -129,6 +132,15 @@ static sv_held *held_new(const lraf_record *r) {
   return e;
 }
 
+/* Make what the store has survive a power loss (a checkpoint). */
+static lraf_status store_sync(sv_drain *d, lraf_error *err) {
+  lraf_status st;
+  pthread_mutex_lock(d->store_lock);
+  st = d->store->ops->sync(d->store, err);
+  pthread_mutex_unlock(d->store_lock);
+  return st;
+}
+
 /* One pass: up to DR_BATCH records from the head into the store.  The
    lock is held on entry and on return, and dropped while the store
    writes. */
@@ -161,6 +173,14 @@ static void move_batch(sv_drain *d) {
   }
   if (d->head == NULL) d->tail = NULL;
   d->queued -= n;
+  d->unsynced += n;
+  if (d->unsynced >= DR_SYNC_EVERY) {
+    /* a checkpoint now and then, so that the one before the journal
+       starts over has little left to copy */
+    pthread_mutex_unlock(&d->lock);
+    if (store_sync(d, &err) == LRAF_OK) d->unsynced = 0;
+    pthread_mutex_lock(&d->lock);
+  }
 }
 
 static void *drain_main(void *ud) {
@@ -304,9 +324,10 @@ static void restart(sv_drain *d) {
   lraf_error err;
   lraf_status st = wait_moved(d, &err);
   if (st == LRAF_OK) {
-    pthread_mutex_lock(d->store_lock);
-    st = d->store->ops->sync(d->store, &err);
-    pthread_mutex_unlock(d->store_lock);
+    /* nothing is held: look-ups need not wait for the checkpoint */
+    pthread_mutex_unlock(&d->lock);
+    st = store_sync(d, &err);
+    pthread_mutex_lock(&d->lock);
   }
   if (st == LRAF_OK) {
     sv_journal_restart(d->journal);
@@ -416,7 +437,9 @@ lraf_status sv_drain_close(sv_drain *d, lraf_error *err) {
   if (d->head != NULL)
     st = sv_fail(err, d->failed, "ledger: records left in the journal (the "
                  "next open stores them): %s", d->message);
-  sv_journal_close(d->journal, d->head == NULL);
+  else
+    st = store_sync(d, err);   /* on the disk before the journal goes */
+  sv_journal_close(d->journal, st == LRAF_OK);
   for (i = 0; i < d->buckets; i++)
     while (d->map[i] != NULL) {
       sv_held *e = d->map[i];

@@ -401,11 +401,12 @@ static lraf_status set_up(sv_sqlite *q, const char *path, lraf_error *err) {
 }
 
 /* A whole checkpoint: every commit so far copied into the database
-   file and fsynced there (FULL waits for readers on older snapshots). */
+   file and fsynced there.  PASSIVE: it waits for no reader; a reader on
+   an older snapshot leaves it partial, which is a failure here. */
 static lraf_status sq_sync(sv_store *s, lraf_error *err) {
   sv_sqlite *q = (sv_sqlite *)s;
   int log = 0, done = 0;
-  if (sv_sq.wal_checkpoint_v2(q->w, NULL, SQLITE_CHECKPOINT_FULL, &log,
+  if (sv_sq.wal_checkpoint_v2(q->w, NULL, SQLITE_CHECKPOINT_PASSIVE, &log,
                               &done) != SQLITE_OK)
     return db_fail(q->w, err, "cannot checkpoint");
   if (done < log)
