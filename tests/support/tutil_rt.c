@@ -285,6 +285,27 @@ lraf_manager *tutil_pausing_manager(int *pauses) {
   return m;
 }
 
+void tutil_rt_resume_all(lraf_state *S, const char *src, const char *name,
+                         int n, double *results) {
+  lua_State *L = lraf_lua(S), *co;
+  lraf_error err;
+  lraf_costatus cs;
+  int got, k;
+  assert_int_equal(lraf_load_string(S, src, strlen(src), name, &err),
+                   LRAF_OK);
+  co = lua_newthread(L);
+  lua_pushvalue(L, -2);
+  lua_xmove(L, co, 1);
+  do {
+    assert_int_equal(lraf_resume(S, co, 0, &got, &cs, &err), LRAF_OK);
+  } while (cs == LRAF_CO_PAUSED);
+  assert_int_equal(cs, LRAF_CO_DONE);
+  assert_int_equal(got, n);
+  for (k = 0; k < n; k++) results[k] = lua_tonumber(co, k - n);
+  lua_pop(co, n);
+  lua_pop(L, 2);  /* the thread and the chunk */
+}
+
 int64_t tutil_rt_native_charge(const char *setup, const char *stmt,
                                long long n) {
   char src[4096];

@@ -46,6 +46,13 @@ void tutil_threads_free(tutil_threads *t);
    in *pauses (release it with lraf_manager_release). */
 lraf_manager *tutil_pausing_manager(int *pauses);
 
+/* Load src (chunk name name) in S and run it in a new coroutine,
+   resuming it for as long as S's manager pauses it; fails the test
+   unless it returns n values without an error, which go to results (as
+   numbers).  Leaves S's Lua stack as it found it. */
+void tutil_rt_resume_all(lraf_state *S, const char *src, const char *name,
+                         int n, double *results);
+
 /* Run src in S (loaded with lraf_load_string, called with lraf_call);
    returns the status, with the message in err. */
 lraf_status tutil_rt_run(lraf_state *S, const char *src, lraf_error *err);

@@ -74,6 +74,17 @@ int tutil_sh_lraf_run(tutil_sh *sh, const char *fmt, ...) {
   return st;
 }
 
+int tutil_sh_lraf_here(tutil_sh *sh, const char *fmt, ...) {
+  char prefix[1024];
+  va_list ap;
+  int st;
+  snprintf(prefix, sizeof prefix, "%s ", tutil_sh_lraf());
+  va_start(ap, fmt);
+  st = run(sh, prefix, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
 int tutil_sh_write(tutil_sh *sh, const char *name, const char *text) {
   char path[256];
   FILE *f;
@@ -82,6 +93,21 @@ int tutil_sh_write(tutil_sh *sh, const char *name, const char *text) {
   if ((f = fopen(path, "w")) == NULL) return -1;
   ok = fputs(text, f) >= 0;
   return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+void tutil_sh_put(tutil_sh *sh, const char *name, const char *text) {
+  if (tutil_sh_write(sh, name, text) != 0)
+    fail_msg("cannot write %s/%s", sh->dir, name);
+}
+
+char *tutil_sh_slurp(tutil_sh *sh, const char *name) {
+  char path[256];
+  size_t len;
+  char *s;
+  snprintf(path, sizeof path, "%s/%s", sh->dir, name);
+  s = tutil_run_slurp(path, &len);
+  if (s == NULL) fail_msg("cannot read %s", path);
+  return s;
 }
 
 int tutil_sh_setup(tutil_sh *sh, const char *tag, const tutil_file *files,

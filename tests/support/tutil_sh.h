@@ -32,10 +32,20 @@ int tutil_sh_exec(const char *cmd, const char *out, const char *err);
 int tutil_sh_run(tutil_sh *sh, const char *fmt, ...);
 /* Run `lraf ARGS` (ARGS printf-formatted) in sh->dir the same way. */
 int tutil_sh_lraf_run(tutil_sh *sh, const char *fmt, ...);
+/* Run `lraf ARGS` the same way from the directory the test runs in
+   (the repository's root), so that ARGS name its files. */
+int tutil_sh_lraf_here(tutil_sh *sh, const char *fmt, ...);
 
 /* Write text to the file name in sh->dir.  Returns 0, or -1.  (Read
    files back with tutil_run_slurp.) */
 int tutil_sh_write(tutil_sh *sh, const char *name, const char *text);
+
+/* tutil_sh_write, failing the running cmocka test when it cannot. */
+void tutil_sh_put(tutil_sh *sh, const char *name, const char *text);
+/* The file name in sh->dir (out.txt, err.txt: the last command's),
+   malloc'ed and NUL-terminated; fails the running cmocka test when it
+   cannot be read. */
+char *tutil_sh_slurp(tutil_sh *sh, const char *name);
 
 /* A file a suite writes into sh->dir: its name and text. */
 typedef struct tutil_file {

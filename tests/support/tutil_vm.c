@@ -98,3 +98,20 @@ bc_chunk *tutil_vm_rewritten(const char *src, const char *name,
     fail_msg("%s: %s: %s", name, lraf_status_name(err.code), err.message);
   return chunk;
 }
+
+const tutil_vm_mode tutil_vm_lravm_memory = {0, 1, 0, RW_LRAVM};
+const tutil_vm_mode tutil_vm_keep[TUTIL_VM_NKEEP] = {
+  {1, 1, 0, RW_LRAVM}, {0, 1, 1, RW_LRAVM}, {0, 0, 0, RW_LRAVM},
+  {0, 1, 0, RW_STOCK}
+};
+
+bc_chunk *tutil_vm_rewritten_in(const char *src, const char *name,
+                                const tutil_vm_mode *mode, rw_stats *stats) {
+  rw_options opt;
+  rw_default_options(&opt);
+  opt.target = mode->target;
+  opt.exact = mode->exact;
+  opt.refunds = mode->refunds;
+  opt.lines = mode->lines;
+  return tutil_vm_rewritten(src, name, &opt, stats);
+}

@@ -36,6 +36,25 @@ bc_chunk *tutil_vm_read(const char *src, const char *name);
 bc_chunk *tutil_vm_rewritten(const char *src, const char *name,
                              const rw_options *opt, rw_stats *stats);
 
+/* A rewriting mode: exact mode, refunds (code rewritten in memory;
+   without them, an offline chunk), a profile's lines, the target. */
+typedef struct tutil_vm_mode {
+  int exact, refunds, lines;
+  rw_target target;
+} tutil_vm_mode;
+
+/* The lraf VM's default mode for code rewritten in memory, the one that
+   uses its own instructions (entry charges, paying jumps). */
+extern const tutil_vm_mode tutil_vm_lravm_memory;
+/* The modes that keep their code, each one step from it: exact mode, a
+   profile's lines, an offline chunk, the stock target. */
+#define TUTIL_VM_NKEEP 4
+extern const tutil_vm_mode tutil_vm_keep[TUTIL_VM_NKEEP];
+
+/* tutil_vm_rewritten with the default options set to mode. */
+bc_chunk *tutil_vm_rewritten_in(const char *src, const char *name,
+                                const tutil_vm_mode *mode, rw_stats *stats);
+
 /* Load a binary chunk in a fresh state (mode "b").  Returns 1 when
    lua_load accepts it; otherwise 0 with the message in msg. */
 int tutil_vm_load(const void *data, size_t size, char *msg, size_t msgsize);

@@ -22,32 +22,6 @@
 
 static tutil_sh sh;
 
-/* Run "lraf ARGS" (from the repository's root) with its output in the
-   suite's directory; the exit status. */
-static int run(const char *fmt, ...) {
-  char args[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(args, sizeof args, fmt, ap);
-  va_end(ap);
-  return tutil_sh_run(&sh, "%s %s", tutil_sh_lraf(), args);
-}
-
-/* A file of the suite's directory (out.txt, err.txt: the last run's). */
-static char *slurp_dir(const char *name) {
-  char path[256];
-  size_t len;
-  char *s;
-  snprintf(path, sizeof path, "%s/%s", sh.dir, name);
-  s = tutil_run_slurp(path, &len);
-  if (s == NULL) fail_msg("cannot read %s", path);
-  return s;
-}
-
-static void put(const char *name, const char *text) {
-  assert_int_equal(tutil_sh_write(&sh, name, text), 0);
-}
-
 static int setup(void **state) {
   (void)state;
   return tutil_sh_init(&sh, "diff");
@@ -61,14 +35,21 @@ static int teardown(void **state) {
 static void test_diff_identical(void **state) {
   char *out;
   (void)state;
-  assert_int_equal(run("profile --format json -o %s/a.json "
-                       "tests/corpus/deltablue.lua", sh.dir), 0);
-  assert_int_equal(run("profile --format json -o %s/b.json "
-                       "tests/corpus/deltablue.lua", sh.dir), 0);
-  assert_int_equal(run("diff --threshold 0 %s/a.json %s/b.json", sh.dir,
-                       sh.dir),
+  assert_int_equal(tutil_sh_lraf_here(&sh,
+                                      "profile --format json -o %s/a.json "
+                                      "tests/corpus/deltablue.lua",
+                                      sh.dir),
                    0);
-  out = slurp_dir("out.txt");
+  assert_int_equal(tutil_sh_lraf_here(&sh,
+                                      "profile --format json -o %s/b.json "
+                                      "tests/corpus/deltablue.lua",
+                                      sh.dir),
+                   0);
+  assert_int_equal(tutil_sh_lraf_here(&sh,
+                                      "diff --threshold 0 %s/a.json %s/b.json",
+                                      sh.dir, sh.dir),
+                   0);
+  out = tutil_sh_slurp(&sh, "out.txt");
   assert_non_null(strstr(out, "similarity 1.000000"));
   free(out);
 }
@@ -116,9 +97,11 @@ static char *comment_functions(const char *s) {
 static void profile_as(const char *dir, const char *text) {
   char name[64];
   snprintf(name, sizeof name, "%s/towers.lua", dir);
-  put(name, text);
-  assert_int_equal(run("profile --format json -o %s/%s.json %s/%s", sh.dir,
-                       dir, sh.dir, name), 0);
+  tutil_sh_put(&sh, name, text);
+  assert_int_equal(
+      tutil_sh_lraf_here(&sh, "profile --format json -o %s/%s.json %s/%s",
+                         sh.dir, dir, sh.dir, name),
+      0);
 }
 
 /* The first function row of diff's text output (after the totals). */
@@ -131,7 +114,7 @@ static char *first_row(char *out) {
 }
 
 static double json_similarity(void) {
-  char *j = slurp_dir("out.txt"), *p = strstr(j, "\"similarity\": ");
+  char *j = tutil_sh_slurp(&sh, "out.txt"), *p = strstr(j, "\"similarity\": ");
   double v;
   if (p == NULL) fail_msg("no similarity in:\n%s", j);
   v = strtod(p + 14, NULL);
@@ -157,10 +140,14 @@ static void test_diff_edits(void **state) {
 
   moved = comment_functions(src);
   profile_as("b", moved);
-  assert_int_equal(run("diff --threshold 0 --format json %s/a.json "
-                       "%s/b.json", sh.dir, sh.dir), 0);
+  assert_int_equal(
+      tutil_sh_lraf_here(&sh,
+                         "diff --threshold 0 --format json %s/a.json "
+                         "%s/b.json",
+                         sh.dir, sh.dir),
+      0);
   assert_true(json_similarity() == 1.0);
-  out = slurp_dir("out.txt");
+  out = tutil_sh_slurp(&sh, "out.txt");
   assert_non_null(strstr(out, "\"added\": 0, \"removed\": 0, \"moved\": 6"));
   assert_non_null(strstr(out, "\"result\": \"pass\""));
   free(out);
@@ -168,36 +155,54 @@ static void test_diff_edits(void **state) {
   changed = replace(src, "  moves = moves + 1\n",
                     "  moves = moves + 1 + 0 * moves\n");
   profile_as("b", changed);
-  assert_int_equal(run("diff %s/a.json %s/b.json", sh.dir, sh.dir), 0);
-  assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", sh.dir,
-                       sh.dir), 5);
-  out = slurp_dir("out.txt");
+  assert_int_equal(tutil_sh_lraf_here(&sh, "diff %s/a.json %s/b.json", sh.dir,
+                                      sh.dir),
+                   0);
+  assert_int_equal(tutil_sh_lraf_here(&sh,
+                                      "diff --threshold 1 %s/a.json %s/b.json",
+                                      sh.dir, sh.dir),
+                   5);
+  out = tutil_sh_slurp(&sh, "out.txt");
   row = first_row(out);
   if (strstr(row, "regression") == NULL || strstr(row, "move_top (") == NULL)
     fail_msg("move_top is not the first row, as a regression: %s", row);
   free(out);
-  out = slurp_dir("err.txt");
+  out = tutil_sh_slurp(&sh, "err.txt");
   assert_non_null(strstr(out, "regression: move_top ("));
   free(out);
   /* below the absolute floor it passes */
-  assert_int_equal(run("diff --threshold 1 --min-change 10000000 %s/a.json "
-                       "%s/b.json", sh.dir, sh.dir), 0);
+  assert_int_equal(
+      tutil_sh_lraf_here(&sh,
+                         "diff --threshold 1 --min-change 10000000 %s/a.json "
+                         "%s/b.json",
+                         sh.dir, sh.dir),
+      0);
 
   halved = replace(src, "for m = 1, (1 << n) - 1 do",
                    "for m = 1, (1 << n) - 1, 2 do");
   profile_as("b", halved);
-  assert_int_equal(run("diff --threshold 1 %s/a.json %s/b.json", sh.dir,
-                       sh.dir), 0);
-  out = slurp_dir("out.txt");
+  assert_int_equal(tutil_sh_lraf_here(&sh,
+                                      "diff --threshold 1 %s/a.json %s/b.json",
+                                      sh.dir, sh.dir),
+                   0);
+  out = tutil_sh_slurp(&sh, "out.txt");
   row = strstr(out, "\nimprovements (");
   if (row == NULL || strstr(row, "iterative (") == NULL)
     fail_msg("iterative is not listed as an improvement:\n%s", out);
   free(out);
-  assert_int_equal(run("diff --threshold 1 --fail-on change %s/a.json "
-                       "%s/b.json", sh.dir, sh.dir), 5);
-  assert_int_equal(run("diff --threshold 1 --format markdown %s/a.json "
-                       "%s/b.json", sh.dir, sh.dir), 0);
-  out = slurp_dir("out.txt");
+  assert_int_equal(
+      tutil_sh_lraf_here(&sh,
+                         "diff --threshold 1 --fail-on change %s/a.json "
+                         "%s/b.json",
+                         sh.dir, sh.dir),
+      5);
+  assert_int_equal(
+      tutil_sh_lraf_here(&sh,
+                         "diff --threshold 1 --format markdown %s/a.json "
+                         "%s/b.json",
+                         sh.dir, sh.dir),
+      0);
+  out = tutil_sh_slurp(&sh, "out.txt");
   assert_non_null(strstr(out, "| function | before | after |"));
   assert_non_null(strstr(out, "improvement |"));
   free(out);
@@ -211,19 +216,29 @@ static void test_diff_edits(void **state) {
 static void test_cost_models(void **state) {
   char *err;
   (void)state;
-  put("m.lua", "local s = 0\nfor i = 1, 100 do s = s + i end\n");
-  assert_int_equal(run("profile --format json -o %s/o.json %s/m.lua", sh.dir,
-                       sh.dir), 0);
-  assert_int_equal(run("profile --mode overhead --format json -o %s/v.json "
-                       "%s/m.lua", sh.dir, sh.dir), 0);
-  assert_int_equal(run("diff %s/o.json %s/v.json", sh.dir, sh.dir), 0);
-  err = slurp_dir("err.txt");
+  tutil_sh_put(&sh, "m.lua", "local s = 0\nfor i = 1, 100 do s = s + i end\n");
+  assert_int_equal(
+      tutil_sh_lraf_here(&sh, "profile --format json -o %s/o.json %s/m.lua",
+                         sh.dir, sh.dir),
+      0);
+  assert_int_equal(
+      tutil_sh_lraf_here(&sh,
+                         "profile --mode overhead --format json -o %s/v.json "
+                         "%s/m.lua",
+                         sh.dir, sh.dir),
+      0);
+  assert_int_equal(tutil_sh_lraf_here(&sh, "diff %s/o.json %s/v.json", sh.dir,
+                                      sh.dir),
+                   0);
+  err = tutil_sh_slurp(&sh, "err.txt");
   assert_non_null(strstr(err, "lraf diff: the profiles have different cost "
                          "models ("));
   free(err);
-  assert_int_equal(run("diff --threshold 1 %s/o.json %s/v.json", sh.dir,
-                       sh.dir), 2);
-  err = slurp_dir("err.txt");
+  assert_int_equal(tutil_sh_lraf_here(&sh,
+                                      "diff --threshold 1 %s/o.json %s/v.json",
+                                      sh.dir, sh.dir),
+                   2);
+  err = tutil_sh_slurp(&sh, "err.txt");
   assert_non_null(strstr(err, "lraf: lraf diff: no gate across cost models: "
                          "profile both with the same one\n"));
   free(err);
@@ -233,13 +248,18 @@ static void test_cost_models(void **state) {
 static void test_svg(void **state) {
   char *out;
   (void)state;
-  put("s.lua", "local function f(n) local s = 0 for i = 1, n do s = s + i "
-      "end return s end\nf(100) f(200)\n");
-  assert_int_equal(run("profile --format json -o %s/s.json %s/s.lua", sh.dir,
-                       sh.dir), 0);
-  assert_int_equal(run("diff --format svg %s/s.json %s/s.json", sh.dir,
-                       sh.dir), 0);
-  out = slurp_dir("out.txt");
+  tutil_sh_put(&sh, "s.lua",
+               "local function f(n) local s = 0 for i = 1, n do s = s + i "
+               "end return s end\nf(100) f(200)\n");
+  assert_int_equal(
+      tutil_sh_lraf_here(&sh, "profile --format json -o %s/s.json %s/s.lua",
+                         sh.dir, sh.dir),
+      0);
+  assert_int_equal(tutil_sh_lraf_here(&sh,
+                                      "diff --format svg %s/s.json %s/s.json",
+                                      sh.dir, sh.dir),
+                   0);
+  out = tutil_sh_slurp(&sh, "out.txt");
   assert_non_null(strstr(out, "<svg"));
   assert_non_null(strstr(out, "</svg>"));
   free(out);
@@ -256,7 +276,7 @@ static void test_refusals(void **state) {
   };
   size_t k;
   (void)state;
-  put("notjson.json", "hello");
+  tutil_sh_put(&sh, "notjson.json", "hello");
   for (k = 0; k < sizeof rows / sizeof rows[0]; k++) {
     char args[512], *err, *p;
     int st;
@@ -266,8 +286,8 @@ static void test_refusals(void **state) {
       snprintf(rest, sizeof rest, "%s", p + 3);
       snprintf(p, sizeof args - (size_t)(p - args), "%s%s", sh.dir, rest);
     }
-    st = run("diff %s", args);
-    err = slurp_dir("err.txt");
+    st = tutil_sh_lraf_here(&sh, "diff %s", args);
+    err = tutil_sh_slurp(&sh, "err.txt");
     if (st != 2 || strncmp(err, rows[k].err, strlen(rows[k].err)) != 0)
       fail_msg("lraf diff %s: %d '%s'", args, st, err);
     free(err);

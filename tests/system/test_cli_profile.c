@@ -22,32 +22,6 @@
 
 static tutil_sh sh;
 
-/* Run "lraf ARGS" (from the repository's root) with its output in the
-   suite's directory; the exit status. */
-static int run(const char *fmt, ...) {
-  char args[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(args, sizeof args, fmt, ap);
-  va_end(ap);
-  return tutil_sh_run(&sh, "%s %s", tutil_sh_lraf(), args);
-}
-
-/* A file of the suite's directory (out.txt, err.txt: the last run's). */
-static char *slurp_dir(const char *name) {
-  char path[256];
-  size_t len;
-  char *s;
-  snprintf(path, sizeof path, "%s/%s", sh.dir, name);
-  s = tutil_run_slurp(path, &len);
-  if (s == NULL) fail_msg("cannot read %s", path);
-  return s;
-}
-
-static void put(const char *name, const char *text) {
-  assert_int_equal(tutil_sh_write(&sh, name, text), 0);
-}
-
 static int setup(void **state) {
   (void)state;
   return tutil_sh_init(&sh, "pcli");
@@ -62,8 +36,10 @@ static int teardown(void **state) {
 static long long run_count(const char *script) {
   char *rep, *p;
   long long n;
-  assert_int_equal(run("run --report %s/rep.json %s", sh.dir, script), 0);
-  rep = slurp_dir("rep.json");
+  assert_int_equal(tutil_sh_lraf_here(&sh, "run --report %s/rep.json %s",
+                                      sh.dir, script),
+                   0);
+  rep = tutil_sh_slurp(&sh, "rep.json");
   p = strstr(rep, "\"count\"");
   if (p == NULL) fail_msg("no count in lraf run's report: %s", rep);
   n = atoll(strchr(p, ':') + 1);
@@ -72,7 +48,7 @@ static long long run_count(const char *script) {
 }
 
 static long long json_total(const char *name) {
-  char *j = slurp_dir(name), *p = strstr(j, "\"total\": ");
+  char *j = tutil_sh_slurp(&sh, name), *p = strstr(j, "\"total\": ");
   long long n;
   assert_non_null(p);
   n = atoll(p + 9);
@@ -90,10 +66,11 @@ static void test_formats(void **state) {
   for (i = 0; formats[i] != NULL; i++) {
     char name[64], *text, *out;
     snprintf(name, sizeof name, "p.%s", formats[i]);
-    assert_int_equal(run("profile --format %s -o %s/%s %s", formats[i], sh.dir,
-                         name, script), 0);
-    text = slurp_dir(name);
-    out = slurp_dir("out.txt");
+    assert_int_equal(tutil_sh_lraf_here(&sh, "profile --format %s -o %s/%s %s",
+                                        formats[i], sh.dir, name, script),
+                     0);
+    text = tutil_sh_slurp(&sh, name);
+    out = tutil_sh_slurp(&sh, "out.txt");
     assert_true(strlen(text) > 100);
     /* the script's own output still goes to standard output */
     assert_non_null(strstr(out, "count=1000 queued="));
@@ -102,7 +79,7 @@ static void test_formats(void **state) {
   }
   assert_int_equal(json_total("p.json"), count);
   {
-    char *t = slurp_dir("p.table"), head[128];
+    char *t = tutil_sh_slurp(&sh, "p.table"), head[128];
     snprintf(head, sizeof head, "lraf profile: %lld instructions, cost model "
              TUTIL_VM "/original", count);
     assert_non_null(strstr(t, head));
@@ -110,11 +87,16 @@ static void test_formats(void **state) {
   }
   /* without -o the profile alone is standard output: what the script
      prints goes to standard error, not into the profile */
-  put("prints.lua", "print('fake;frame 99') io.write('more 1\\n')\n"
-      "io.stdout:write('third 2\\n')\n");
-  assert_int_equal(run("profile --format folded %s/prints.lua", sh.dir), 0);
+  tutil_sh_put(&sh, "prints.lua",
+               "print('fake;frame 99') io.write('more 1\\n')\n"
+               "io.stdout:write('third 2\\n')\n");
+  assert_int_equal(tutil_sh_lraf_here(&sh,
+                                      "profile --format folded %s/prints.lua",
+                                      sh.dir),
+                   0);
   {
-    char *out = slurp_dir("out.txt"), *err = slurp_dir("err.txt");
+    char *out = tutil_sh_slurp(&sh, "out.txt"),
+         *err = tutil_sh_slurp(&sh, "err.txt");
     if (strstr(out, "fake;frame") || strstr(out, "more 1") ||
         strstr(out, "third 2"))
       fail_msg("the script's output is in the profile:\n%s", out);
@@ -123,18 +105,23 @@ static void test_formats(void **state) {
     free(out);
     free(err);
   }
-  assert_int_equal(run("profile --format json tests/corpus/richards.lua"), 0);
+  assert_int_equal(tutil_sh_lraf_here(
+                       &sh, "profile --format json tests/corpus/richards.lua"),
+                   0);
   {
-    char *out = slurp_dir("out.txt");
+    char *out = tutil_sh_slurp(&sh, "out.txt");
     assert_true(out[0] == '{');
     assert_null(strstr(out, "count=1000 queued="));
     free(out);
   }
   /* standard output without -o; run options pass through */
-  assert_int_equal(run("profile --exact --granularity 777 --format folded "
-                       "tests/corpus/queens.lua"), 0);
+  assert_int_equal(
+      tutil_sh_lraf_here(&sh,
+                         "profile --exact --granularity 777 --format folded "
+                         "tests/corpus/queens.lua"),
+      0);
   {
-    char *out = slurp_dir("out.txt");
+    char *out = tutil_sh_slurp(&sh, "out.txt");
     assert_non_null(strstr(out, "main chunk (tests/corpus/queens.lua:0)"));
     free(out);
   }
@@ -147,19 +134,25 @@ static void test_cost_models(void **state) {
     "--weights w.txt", "--native", "--sandbox", NULL};
   int i;
   (void)state;
-  put("w.txt", "ADD 5\nGETTABLE 3\nCALL 7\n");
+  tutil_sh_put(&sh, "w.txt", "ADD 5\nGETTABLE 3\nCALL 7\n");
   for (i = 0; models[i] != NULL; i++) {
     char opts[128], *rep, *prof, *p, *q;
     long long want, got;
     snprintf(opts, sizeof opts, "%s", models[i]);
     if (strstr(opts, "w.txt")) snprintf(opts, sizeof opts,
                                         "--weights %s/w.txt", sh.dir);
-    assert_int_equal(run("run %s --report %s/rep.json "
-                         "tests/corpus/deltablue.lua", opts, sh.dir), 0);
-    rep = slurp_dir("rep.json");
-    assert_int_equal(run("profile %s --format json -o %s/m.json "
-                         "tests/corpus/deltablue.lua", opts, sh.dir), 0);
-    prof = slurp_dir("m.json");
+    assert_int_equal(tutil_sh_lraf_here(&sh,
+                                        "run %s --report %s/rep.json "
+                                        "tests/corpus/deltablue.lua",
+                                        opts, sh.dir),
+                     0);
+    rep = tutil_sh_slurp(&sh, "rep.json");
+    assert_int_equal(tutil_sh_lraf_here(&sh,
+                                        "profile %s --format json -o %s/m.json "
+                                        "tests/corpus/deltablue.lua",
+                                        opts, sh.dir),
+                     0);
+    prof = tutil_sh_slurp(&sh, "m.json");
     p = strstr(rep, "\"count\"");
     q = strstr(prof, "\"total\": ");
     assert_non_null(p);
@@ -185,27 +178,36 @@ static void test_cost_models(void **state) {
 static void test_usage_errors(void **state) {
   char *err;
   (void)state;
-  assert_int_equal(run("profile --format xml tests/corpus/queens.lua"), 2);
-  err = slurp_dir("err.txt");
+  assert_int_equal(
+      tutil_sh_lraf_here(&sh, "profile --format xml tests/corpus/queens.lua"),
+      2);
+  err = tutil_sh_slurp(&sh, "err.txt");
   assert_non_null(strstr(err, "unknown format 'xml'"));
   free(err);
-  assert_int_equal(run("profile -o"), 2);
-  assert_int_equal(run("diff only-one.json"), 2);
-  assert_int_equal(run("diff %s/missing.json %s/missing.json", sh.dir,
-                       sh.dir), 2);
-  err = slurp_dir("err.txt");
+  assert_int_equal(tutil_sh_lraf_here(&sh, "profile -o"), 2);
+  assert_int_equal(tutil_sh_lraf_here(&sh, "diff only-one.json"), 2);
+  assert_int_equal(tutil_sh_lraf_here(&sh,
+                                      "diff %s/missing.json %s/missing.json",
+                                      sh.dir, sh.dir),
+                   2);
+  err = tutil_sh_slurp(&sh, "err.txt");
   assert_non_null(strstr(err, "missing.json"));
   free(err);
-  put("bad.json", "{\"format\": \"lraf-profile\", \"total\": 5, "
-      "\"functions\": [{\"frame\": \"f\", \"self\": -3}]}");
-  assert_int_equal(run("diff %s/bad.json %s/bad.json", sh.dir, sh.dir), 2);
-  err = slurp_dir("err.txt");
+  tutil_sh_put(&sh, "bad.json",
+               "{\"format\": \"lraf-profile\", \"total\": 5, "
+               "\"functions\": [{\"frame\": \"f\", \"self\": -3}]}");
+  assert_int_equal(tutil_sh_lraf_here(&sh, "diff %s/bad.json %s/bad.json",
+                                      sh.dir, sh.dir),
+                   2);
+  err = tutil_sh_slurp(&sh, "err.txt");
   assert_non_null(strstr(err, "bad.json: byte"));
   assert_non_null(strstr(err, "\"self\" must be an integer"));
   free(err);
-  put("notjson.json", "hello");
-  assert_int_equal(run("diff %s/notjson.json %s/bad.json", sh.dir, sh.dir), 2);
-  assert_int_equal(run("diff --threshold -1 a b"), 2);
+  tutil_sh_put(&sh, "notjson.json", "hello");
+  assert_int_equal(tutil_sh_lraf_here(&sh, "diff %s/notjson.json %s/bad.json",
+                                      sh.dir, sh.dir),
+                   2);
+  assert_int_equal(tutil_sh_lraf_here(&sh, "diff --threshold -1 a b"), 2);
 }
 
 /* Callgrind's format under recursion: callgrind_annotate --inclusive=yes
@@ -259,13 +261,16 @@ static void test_callgrind_recursion(void **state) {
                   "installed\n");
     skip();
   }
-  put("msort.lua", merge_sort_lua);
-  assert_int_equal(run("profile --format callgrind -o %s/ms.cg %s/msort.lua",
-                       sh.dir, sh.dir), 0);
+  tutil_sh_put(&sh, "msort.lua", merge_sort_lua);
+  assert_int_equal(
+      tutil_sh_lraf_here(&sh,
+                         "profile --format callgrind -o %s/ms.cg %s/msort.lua",
+                         sh.dir, sh.dir),
+      0);
   assert_int_equal(tutil_sh_run(&sh, "callgrind_annotate --inclusive=yes "
                                 "%s/ms.cg", sh.dir), 0);
-  cg = slurp_dir("ms.cg");
-  ann = slurp_dir("out.txt");
+  cg = tutil_sh_slurp(&sh, "ms.cg");
+  ann = tutil_sh_slurp(&sh, "out.txt");
   assert_non_null(strstr(cg, "\nevents: Ir\n"));
   assert_non_null(strstr(cg, "\nevent: Ir : lraf units (cost model "));
   /* no function above 100% */

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -26,30 +25,15 @@
 #include <lualib.h>
 
 #include "lraf.h"
+#include "tutil_corpus.h"
 #include "tutil_pf.h"
 #include "tutil_rt.h"
 #include "tutil_run.h"
 
-#define CORPUS "tests/corpus"
-
-/* Blocks a caught error abandons, or finalizers at close: the default
-   mode's counts may differ from the hook's there (test_rt_counter_corpus). */
-static const char *const abandons_blocks[] = {
-  "coroutines.lua", "errors.lua", "json.lua", "loops.lua", "metatables.lua",
-  "numbers.lua", "strings.lua", "tables.lua", "closures.lua", "varargs.lua",
-  "nesting.lua", "utf8lib.lua", "pcallnest.lua", NULL
-};
-static const char *const has_finalizers[] = {"metatables.lua", NULL};
 static const char *const loads_binary[] = {"loadkx.lua", NULL};
 /* Under LRAF_QUICK (sanitizers, valgrind) only these small ones. */
 static const char *const quick_set[] = {"coroutines.lua", "errors.lua",
   "closures.lua", "recursion.lua", "copipe.lua", "pcallnest.lua", NULL};
-
-static int listed(const char *const *list, const char *name) {
-  for (; *list != NULL; list++)
-    if (strcmp(*list, name) == 0) return 1;
-  return 0;
-}
 
 /* ---- profiling through the API ---- */
 
@@ -83,8 +67,11 @@ static lraf_profile *profile_file(const char *path, int exact, int native,
 static void check_mode(const char *path, const char *name, int exact) {
   int64_t counted;
   lraf_profile *P = profile_file(path, exact, 0, &counted);
-  int strict = !listed(has_finalizers, name) &&
-               (exact || !listed(abandons_blocks, name));
+  /* the default mode's counts may differ from the hook's where blocks
+     are abandoned, and finalizers are counted at close */
+  int strict = !tutil_corpus_listed(tutil_corpus_has_finalizers, name) &&
+               (exact ||
+                !tutil_corpus_listed(tutil_corpus_abandons_blocks, name));
   /* the profile holds exactly what the state counted */
   if (lraf_profile_total(P) != counted || tutil_pf_self_sum(P) != counted)
     fail_msg("%s: profile total %lld, self sum %lld, state %lld", path,
@@ -116,24 +103,19 @@ static void check_mode(const char *path, const char *name, int exact) {
 }
 
 static void test_corpus(void **state) {
-  DIR *d = opendir(CORPUS);
-  struct dirent *e;
-  int files = 0;
+  tutil_corpus_file all[128];
+  int n = tutil_corpus_list(all, 128), i, files = 0;
   (void)state;
-  assert_non_null(d);
-  while ((e = readdir(d)) != NULL) {
-    char path[512];
-    size_t len = strlen(e->d_name);
-    if (len < 5 || strcmp(e->d_name + len - 4, ".lua") != 0) continue;
-    if (listed(loads_binary, e->d_name)) continue;
-    if (getenv("LRAF_QUICK") && !listed(quick_set, e->d_name)) continue;
-    snprintf(path, sizeof path, CORPUS "/%s", e->d_name);
+  for (i = 0; i < n; i++) {
+    const char *name = all[i].name, *path = all[i].path;
+    if (tutil_corpus_listed(loads_binary, name)) continue;
+    if (tutil_corpus_quick() && !tutil_corpus_listed(quick_set, name))
+      continue;
     tutil_pf_oracle_file(path);
-    check_mode(path, e->d_name, 1);
-    check_mode(path, e->d_name, 0);
+    check_mode(path, name, 1);
+    check_mode(path, name, 0);
     files++;
   }
-  closedir(d);
   assert_true(files >= 6);
   tutil_pf_oracle_release();
 }
@@ -151,9 +133,9 @@ static const char *const formats[] = {"table", "folded", "callgrind", "svg",
                                       "json", NULL};
 
 static void test_byte_identical(void **state) {
-  static const char *const progs[] = {CORPUS "/richards.lua",
-    CORPUS "/coro_sched.lua", CORPUS "/errors.lua", CORPUS "/recursion.lua",
-    NULL};
+  static const char *const progs[] = {TUTIL_CORPUS "/richards.lua",
+    TUTIL_CORPUS "/coro_sched.lua", TUTIL_CORPUS "/errors.lua",
+    TUTIL_CORPUS "/recursion.lua", NULL};
   int i, k;
   (void)state;
   for (i = 0; progs[i] != NULL; i++) {
@@ -198,7 +180,7 @@ static void test_callgrind_annotate(void **state) {
   size_t len;
   int64_t counted;
   long long total = -1;
-  lraf_profile *P = profile_file(CORPUS "/richards.lua", 0, 0, &counted);
+  lraf_profile *P = profile_file(TUTIL_CORPUS "/richards.lua", 0, 0, &counted);
   char *cg = tutil_pf_write(P, "callgrind", &len);
   (void)state;
   assert_non_null(mkdtemp(dir));
@@ -232,7 +214,8 @@ static void test_svg_xmllint(void **state) {
   char dir[] = "/tmp/lraf_profile_XXXXXX", path[128], cmd[300], *out;
   size_t len;
   int64_t counted;
-  lraf_profile *P = profile_file(CORPUS "/coro_sched.lua", 0, 1, &counted);
+  lraf_profile *P =
+      profile_file(TUTIL_CORPUS "/coro_sched.lua", 0, 1, &counted);
   char *svg = tutil_pf_write(P, "svg", &len);
   (void)state;
   assert_non_null(mkdtemp(dir));
@@ -254,7 +237,7 @@ static void test_svg_xmllint(void **state) {
 static void test_folded_format(void **state) {
   size_t len;
   int64_t counted, sum = 0;
-  lraf_profile *P = profile_file(CORPUS "/deltablue.lua", 0, 0, &counted);
+  lraf_profile *P = profile_file(TUTIL_CORPUS "/deltablue.lua", 0, 0, &counted);
   char *text = tutil_pf_write(P, "folded", &len), *line, *save = NULL;
   int lines = 0;
   (void)state;

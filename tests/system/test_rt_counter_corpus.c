@@ -11,59 +11,19 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tutil_corpus.h"
 #include "tutil_rt.h"
 #include "tutil_run.h"
 
-#define CORPUS "tests/corpus"
-
-static const char *const abandons_blocks[] = {
-  "coroutines.lua", "errors.lua", "json.lua", "loops.lua", "metatables.lua",
-  "numbers.lua", "strings.lua", "tables.lua", "closures.lua", "varargs.lua",
-  "nesting.lua", "utf8lib.lua", "pcallnest.lua", NULL
-};
-static const char *const has_finalizers[] = {"metatables.lua", NULL};
 static const char *const loads_binary[] = {NULL};
 /* Under the sanitizers only these run to the end; the others stop at a
    quota, which must be the only way they fail. */
 static const char *const quick_full[] = {"errors.lua", "coroutines.lua",
                                          NULL};
-
-static int quick(void) {
-  return getenv("LRAF_QUICK") != NULL;
-}
-
-static int listed(const char *const *list, const char *name) {
-  for (; *list != NULL; list++)
-    if (strcmp(*list, name) == 0) return 1;
-  return 0;
-}
-
-typedef struct corpus_file {
-  char name[256];
-  char path[512];
-} corpus_file;
-
-static int list_corpus(corpus_file *files, int max) {
-  DIR *d = opendir(CORPUS);
-  struct dirent *e;
-  int n = 0;
-  assert_non_null(d);
-  while ((e = readdir(d)) != NULL && n < max) {
-    size_t len = strlen(e->d_name);
-    if (len > 4 && strcmp(e->d_name + len - 4, ".lua") == 0) {
-      snprintf(files[n].name, sizeof files[n].name, "%s", e->d_name);
-      snprintf(files[n].path, sizeof files[n].path, CORPUS "/%s", e->d_name);
-      n++;
-    }
-  }
-  closedir(d);
-  return n;
-}
 
 /* Run src through the API; returns the status, fills total/output. */
 static lraf_status run_api(const char *src, size_t len, const char *name,
@@ -85,7 +45,7 @@ static lraf_status run_api(const char *src, size_t len, const char *name,
   return st;
 }
 
-static void check_file(const corpus_file *cf, int exact, int *compared) {
+static void check_file(const tutil_corpus_file *cf, int exact, int *compared) {
   size_t len, outlen;
   char *src = tutil_run_slurp(cf->path, &len);
   tutil_run hook;
@@ -95,9 +55,10 @@ static void check_file(const corpus_file *cf, int exact, int *compared) {
   int64_t total;
   const char *out;
   assert_non_null(src);
-  if (quick() && !listed(quick_full, cf->name)) {
+  if (tutil_corpus_quick() && !tutil_corpus_listed(quick_full, cf->name)) {
     st = run_api(src, len, cf->name, exact, 200000, &S, &err);
-    if (st != LRAF_OK && st != LRAF_EQUOTA && !listed(loads_binary, cf->name))
+    if (st != LRAF_OK && st != LRAF_EQUOTA &&
+        !tutil_corpus_listed(loads_binary, cf->name))
       fail_msg("%s: %s", cf->name, err.message);
     tutil_rt_close(S);
     free(src);
@@ -108,7 +69,7 @@ static void check_file(const corpus_file *cf, int exact, int *compared) {
   st = run_api(src, len, cf->name, exact, 0, &S, &err);
   total = tutil_rt_total(S);
   out = tutil_rt_output(S, &outlen);
-  if (listed(loads_binary, cf->name)) {
+  if (tutil_corpus_listed(loads_binary, cf->name)) {
     assert_int_equal(st, LRAF_ERUN);
     assert_non_null(strstr(err.message, "binary"));
   } else {
@@ -117,8 +78,9 @@ static void check_file(const corpus_file *cf, int exact, int *compared) {
                hook.error, lraf_status_name(st), err.message);
     if (outlen != hook.outlen || memcmp(out, hook.output, outlen) != 0)
       fail_msg("%s: output differs from plain Lua", cf->name);
-    if (listed(has_finalizers, cf->name) ||
-        (!exact && listed(abandons_blocks, cf->name))) {
+    if (tutil_corpus_listed(tutil_corpus_has_finalizers, cf->name) ||
+        (!exact &&
+         tutil_corpus_listed(tutil_corpus_abandons_blocks, cf->name))) {
       if (total < hook.count)
         fail_msg("%s: lraf %lld < hook %lld", cf->name, (long long)total,
                  hook.count);
@@ -135,29 +97,21 @@ static void check_file(const corpus_file *cf, int exact, int *compared) {
   free(src);
 }
 
-static void corpus(int exact) {
-  corpus_file files[128];
-  int n = list_corpus(files, 128), i, compared = 0;
-  assert_true(n >= 20);
-  for (i = 0; i < n; i++) check_file(&files[i], exact, &compared);
-  assert_true(compared >= 20);
-}
-
 static void test_corpus_default(void **state) {
   (void)state;
-  corpus(0);
+  tutil_corpus_check_all(0, check_file);
 }
 
 static void test_corpus_exact(void **state) {
   (void)state;
-  corpus(1);
+  tutil_corpus_check_all(1, check_file);
 }
 
 /* Each coroutine's account against the per-thread hook oracle (more
    programs in test_rt_coro). */
 static void test_attribution(void **state) {
   size_t len;
-  char *src = tutil_run_slurp(CORPUS "/coroutines.lua", &len);
+  char *src = tutil_run_slurp(TUTIL_CORPUS "/coroutines.lua", &len);
   (void)state;
   assert_non_null(src);
   tutil_rt_agree(NULL, src, len, "coroutines.lua");

@@ -26,6 +26,7 @@
 #include <lua.h>
 
 #include "rw.h"
+#include "tutil_oracle.h"
 #include "tutil_rt.h"
 #include "tutil_run.h"
 #include "tutil_vm.h"
@@ -102,18 +103,6 @@ enum { NPROGRAMS = sizeof programs / sizeof programs[0] };
 
 #ifdef LRAF_VM
 
-/* src rewritten for the lraf VM with opt's mode, verified. */
-static bc_chunk *rewritten(const char *src, int exact, int refunds,
-                           int lines, rw_target target, rw_stats *stats) {
-  rw_options opt;
-  rw_default_options(&opt);
-  opt.target = target;
-  opt.exact = exact;
-  opt.refunds = refunds;
-  opt.lines = lines;
-  return tutil_vm_rewritten(src, "=entry", &opt, stats);
-}
-
 /* How many of f and its nested functions have an entry charge. */
 static int count_entries(const bc_proto *f) {
   int n = f->entry != 0, k;
@@ -143,16 +132,7 @@ static void test_counts(void **state) {
     for (g = 0; g < 3; g++) {
       const program *p = &programs[i];
       tutil_run hook, rw;
-      rw_options opt;
-      size_t len = strlen(p->src);
-      rw_default_options(&opt);
-      tutil_run_hook(p->src, len, p->name, &hook);
-      tutil_run_rewritten(p->src, len, p->name, &opt, grans[g], 0, &rw);
-      if (!hook.ok || !rw.ok)
-        fail_msg("%s: hook ok=%d (%s), lraf ok=%d (%s)", p->name, hook.ok,
-                 hook.error, rw.ok, rw.error);
-      if (!tutil_run_same_output(&hook, &rw))
-        fail_msg("%s: output differs after rewriting", p->name);
+      tutil_oracle_both(p->src, p->name, grans[g], &hook, &rw);
       printf("  %-66s g=%-6lld hook %6lld lraf %6lld, %ld entries, "
              "%lld consumes\n", p->name, grans[g], hook.count, rw.count,
              rw.stats.paid_at_entry, rw.consumes);
@@ -169,11 +149,6 @@ static void test_counts(void **state) {
    to: spin's goto and w's while (which starts its first block) keep
    their ACCT. */
 static void test_where_it_applies(void **state) {
-  /* exact, refunds (in memory), lines, target: each keeps its code */
-  static const int keep[4][4] = {
-    {1, 1, 0, RW_LRAVM}, {0, 1, 1, RW_LRAVM}, {0, 0, 0, RW_LRAVM},
-    {0, 1, 0, RW_STOCK}
-  };
   const char *loops = programs[NPROGRAMS - 1].src;
   rw_stats st;
   bc_chunk *c;
@@ -181,20 +156,19 @@ static void test_where_it_applies(void **state) {
   (void)state;
   for (i = 0; i < NPROGRAMS; i++) {
     const char *src = programs[i].src;
-    c = rewritten(src, 0, 1, 0, RW_LRAVM, &st);
+    c = tutil_vm_rewritten_in(src, "=entry", &tutil_vm_lravm_memory, &st);
     assert_true(st.paid_at_entry > 0);
     assert_int_equal(count_entries(c->main), st.paid_at_entry);
     assert_false(charged_twice(c->main));
     bc_chunk_free(c);
-    for (k = 0; k < 4; k++) {
-      const int *o = keep[k];
-      c = rewritten(src, o[0], o[1], o[2], (rw_target)o[3], &st);
+    for (k = 0; k < TUTIL_VM_NKEEP; k++) {
+      c = tutil_vm_rewritten_in(src, "=entry", &tutil_vm_keep[k], &st);
       assert_int_equal(st.paid_at_entry, 0);
       assert_int_equal(count_entries(c->main), 0);
       bc_chunk_free(c);
     }
   }
-  c = rewritten(loops, 0, 1, 0, RW_LRAVM, &st);
+  c = tutil_vm_rewritten_in(loops, "=entry", &tutil_vm_lravm_memory, &st);
   assert_int_equal(c->main->sizep, 2);
   assert_int_equal(c->main->p[0]->entry, 0);  /* spin: goto again */
   assert_int_equal(bc_op(c->main->p[0]->code[0]), BC_OP_ACCT);
@@ -247,34 +221,20 @@ static void test_no_pause_at_entry(void **state) {
     "local s = 0\n"
     "for i = 1, 300 do s = s + f(i % 20) + g(i, nil, i) end\n"
     "return s";
-  int pauses = 0, n;
+  int pauses = 0;
   lraf_manager *m = tutil_pausing_manager(&pauses);
   lraf_options opt;
   lraf_state *S;
-  lua_State *L, *co;
-  lraf_error err;
-  lraf_costatus cs;
   tutil_threads oracle;
+  double got;
   long long result, total;
   (void)state;
   lraf_default_options(&opt);
   opt.manager = m;
   opt.granularity = 3;
   S = tutil_rt_new(&opt);
-  L = lraf_lua(S);
-  assert_int_equal(lraf_load_string(S, src, strlen(src), "=nopause", &err),
-                   LRAF_OK);
-  co = lua_newthread(L);
-  lua_pushvalue(L, -2);
-  lua_xmove(L, co, 1);
-  do {
-    assert_int_equal(lraf_resume(S, co, 0, &n, &cs, &err), LRAF_OK);
-  } while (cs == LRAF_CO_PAUSED);
-  assert_int_equal(cs, LRAF_CO_DONE);
-  assert_int_equal(n, 1);
-  result = (long long)lua_tointeger(co, -1);
-  lua_pop(co, 1);
-  lua_pop(L, 2);
+  tutil_rt_resume_all(S, src, "=nopause", 1, &got);
+  result = (long long)got;
   total = (long long)tutil_rt_total(S);
   tutil_rt_close(S);
   lraf_manager_release(m);
@@ -295,7 +255,8 @@ static void test_no_pause_at_entry(void **state) {
 static void test_verifier(void **state) {
   const char *src = "local function f(a) return a + 1 end return f(1)";
   rw_stats st;
-  bc_chunk *c = rewritten(src, 0, 1, 0, RW_LRAVM, &st);
+  bc_chunk *c =
+      tutil_vm_rewritten_in(src, "=entry", &tutil_vm_lravm_memory, &st);
   bc_proto *f = c->main->p[0];
   lraf_error err;
   (void)state;

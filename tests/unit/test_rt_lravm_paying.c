@@ -23,6 +23,7 @@
 #include <lua.h>
 
 #include "rw.h"
+#include "tutil_oracle.h"
 #include "tutil_rt.h"
 #include "tutil_run.h"
 #include "tutil_vm.h"
@@ -115,18 +116,6 @@ enum { NPROGRAMS = sizeof programs / sizeof programs[0] };
 
 #ifdef LRAF_VM
 
-/* src rewritten for the lraf VM with opt's mode, verified; its stats. */
-static bc_chunk *rewritten(const char *src, int exact, int refunds,
-                           int lines, rw_target target, rw_stats *stats) {
-  rw_options opt;
-  rw_default_options(&opt);
-  opt.target = target;
-  opt.exact = exact;
-  opt.refunds = refunds;
-  opt.lines = lines;
-  return tutil_vm_rewritten(src, "=paying", &opt, stats);
-}
-
 /* How many of f's (and its nested functions') instructions are op. */
 static int count_op(const bc_proto *f, int op) {
   int pc, n = 0, k;
@@ -146,16 +135,7 @@ static void test_counts(void **state) {
     for (g = 0; g < 3; g++) {
       const program *p = &programs[i];
       tutil_run hook, rw;
-      rw_options opt;
-      size_t len = strlen(p->src);
-      rw_default_options(&opt);
-      tutil_run_hook(p->src, len, p->name, &hook);
-      tutil_run_rewritten(p->src, len, p->name, &opt, grans[g], 0, &rw);
-      if (!hook.ok || !rw.ok)
-        fail_msg("%s: hook ok=%d (%s), lraf ok=%d (%s)", p->name, hook.ok,
-                 hook.error, rw.ok, rw.error);
-      if (!tutil_run_same_output(&hook, &rw))
-        fail_msg("%s: output differs after rewriting", p->name);
+      tutil_oracle_both(p->src, p->name, grans[g], &hook, &rw);
       printf("  %-70s g=%-6lld hook %6lld lraf %6lld, %ld paid at an end\n",
              p->name, grans[g], hook.count, rw.count, rw.stats.paid_at_end);
       if (strstr(p->name, "left suspended") != NULL)
@@ -178,22 +158,16 @@ static void test_charge_beyond_one_acct(void **state) {
   size_t n = 70000, len = strlen(stmt), k;
   char *src = malloc(n * len + 64);
   tutil_run hook, rw;
-  rw_options opt;
   char *p;
   (void)state;
   assert_non_null(src);
   p = src + sprintf(src, "local x, n = 0, 0 while n < 2 do n = n + 1 ");
   for (k = 0; k < n; k++, p += len) memcpy(p, stmt, len);
   strcpy(p, "end print(x)\n");
-  rw_default_options(&opt);
-  tutil_run_hook(src, strlen(src), "=long", &hook);
-  tutil_run_rewritten(src, strlen(src), "=long", &opt, 1000, 0, &rw);
-  if (!hook.ok || !rw.ok)
-    fail_msg("hook: %s; lraf: %s", hook.error, rw.error);
+  tutil_oracle_both(src, "=long", 1000, &hook, &rw);
   printf("  a loop body of %zu instructions: hook %lld lraf %lld\n", n,
          hook.count, rw.count);
   assert_int_equal(rw.count, hook.count);
-  assert_true(tutil_run_same_output(&hook, &rw));
   tutil_run_free(&hook);
   tutil_run_free(&rw);
   free(src);
@@ -239,13 +213,7 @@ static void test_cut_short_is_charged(void **state) {
   (void)state;
   for (i = 0; i < sizeof srcs / sizeof srcs[0]; i++) {
     tutil_run hook, rw;
-    rw_options opt;
-    rw_default_options(&opt);
-    tutil_run_hook(srcs[i], strlen(srcs[i]), "=cut", &hook);
-    tutil_run_rewritten(srcs[i], strlen(srcs[i]), "=cut", &opt, 1000, 0,
-                        &rw);
-    assert_true(hook.ok && rw.ok);
-    assert_true(tutil_run_same_output(&hook, &rw));
+    tutil_oracle_both(srcs[i], "=cut", 1000, &hook, &rw);
     printf("  %s: hook %lld, lraf %lld\n", i ? "abandoned coroutines"
                                               : "errors in loop bodies",
            hook.count, rw.count);
@@ -344,35 +312,20 @@ static void test_paused_at_paying_jumps(void **state) {
     "for _, v in ipairs(t) do s = s + v end\n"
     "for k in pairs(t) do s = s - k % 5 end\n"
     "return s, x, j";
-  int pauses = 0, n, k;
+  int pauses = 0, k;
   lraf_manager *m = tutil_pausing_manager(&pauses);
   lraf_options opt;
   lraf_state *S;
-  lua_State *L, *co;
-  lraf_error err;
-  lraf_costatus cs;
   tutil_threads oracle;
+  double got[3];
   long long results[3], total;
   (void)state;
   lraf_default_options(&opt);
   opt.manager = m;
   opt.granularity = 5;
   S = tutil_rt_new(&opt);
-  L = lraf_lua(S);
-  assert_int_equal(lraf_load_string(S, src, strlen(src), "=paused", &err),
-                   LRAF_OK);
-  co = lua_newthread(L);
-  lua_pushvalue(L, -2);
-  lua_xmove(L, co, 1);
-  do {
-    assert_int_equal(lraf_resume(S, co, 0, &n, &cs, &err), LRAF_OK);
-  } while (cs == LRAF_CO_PAUSED);
-  assert_int_equal(cs, LRAF_CO_DONE);
-  assert_int_equal(n, 3);
-  for (k = 0; k < 3; k++)
-    results[k] = (long long)lua_tonumber(co, k - 3);
-  lua_pop(co, 3);
-  lua_pop(L, 2);
+  tutil_rt_resume_all(S, src, "=paused", 3, got);
+  for (k = 0; k < 3; k++) results[k] = (long long)got[k];
   total = (long long)tutil_rt_total(S);  /* loading the chunk runs nothing */
   tutil_rt_close(S);
   lraf_manager_release(m);
@@ -426,18 +379,13 @@ static void test_own_hooks(void **state) {
    not exact mode, not a profile's lines, not an offline chunk (no room
    for the table of what is behind), never the stock target. */
 static void test_where_it_applies(void **state) {
-  /* exact, refunds (in memory), lines, target: each keeps its code */
-  static const int keep[4][4] = {
-    {1, 1, 0, RW_LRAVM}, {0, 1, 1, RW_LRAVM}, {0, 0, 0, RW_LRAVM},
-    {0, 1, 0, RW_STOCK}
-  };
   rw_stats st;
   bc_chunk *c;
   int i, k;
   (void)state;
   for (i = 0; i < NPROGRAMS; i++) {
     const char *src = programs[i].src;
-    c = rewritten(src, 0, 1, 0, RW_LRAVM, &st);
+    c = tutil_vm_rewritten_in(src, "=paying", &tutil_vm_lravm_memory, &st);
     assert_true(st.paid_at_end > 0);
     assert_true(count_op(c->main, BC_OP_JMPACCT) +
                 count_op(c->main, BC_OP_FORLOOPACCT) == st.paid_at_end);
@@ -446,9 +394,8 @@ static void test_where_it_applies(void **state) {
     if (strstr(programs[i].name, "generic for") != NULL)
       assert_true(st.paid_by_tforloop >= 5);
     bc_chunk_free(c);
-    for (k = 0; k < 4; k++) {
-      const int *o = keep[k];
-      c = rewritten(src, o[0], o[1], o[2], (rw_target)o[3], &st);
+    for (k = 0; k < TUTIL_VM_NKEEP; k++) {
+      c = tutil_vm_rewritten_in(src, "=paying", &tutil_vm_keep[k], &st);
       assert_int_equal(st.paid_at_end, 0);
       assert_int_equal(st.paid_by_tforloop, 0);
       assert_int_equal(count_op(c->main, BC_OP_JMPACCT), 0);
@@ -467,7 +414,8 @@ static void test_verifier(void **state) {
                     "for _, v in ipairs({1, 2}) do s = s + v end\n"
                     "return s + j";
   rw_stats st;
-  bc_chunk *c = rewritten(src, 0, 1, 0, RW_LRAVM, &st);
+  bc_chunk *c =
+      tutil_vm_rewritten_in(src, "=paying", &tutil_vm_lravm_memory, &st);
   bc_proto *f = c->main;
   lraf_error err;
   int pc, tests = 0, paying = 0;

@@ -16,23 +16,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tutil_corpus.h"
 #include "tutil_run.h"
 
-#define CORPUS "tests/corpus"
-
-/* Programs whose default-mode count may exceed the oracle's. */
-static const char *const abandons_blocks[] = {
-  "coroutines.lua", "errors.lua", "json.lua", "loops.lua", "metatables.lua",
-  "numbers.lua", "strings.lua", "tables.lua", "closures.lua", "varargs.lua",
-  "nesting.lua", "utf8lib.lua", "pcallnest.lua", NULL
-};
-/* Programs with Lua __gc finalizers (uncounted by the hook). */
-static const char *const has_finalizers[] = {"metatables.lua", NULL};
 /* Programs that load binary chunks, which this harness (the rewriter
    without the runtime's string.dump) refuses. */
 static const char *const loads_binary[] = {"loadkx.lua", NULL};
@@ -42,39 +32,7 @@ static const char *const loads_binary[] = {"loadkx.lua", NULL};
    and run until their 20th consume() call. */
 static const char *const quick_full[] = {"errors.lua", "storage.lua", NULL};
 
-static int quick(void) {
-  return getenv("LRAF_QUICK") != NULL;
-}
-
-static int listed(const char *const *list, const char *name) {
-  for (; *list != NULL; list++)
-    if (strcmp(*list, name) == 0) return 1;
-  return 0;
-}
-
-typedef struct corpus_file {
-  char name[256];
-  char path[512];
-} corpus_file;
-
-static int list_corpus(corpus_file *files, int max) {
-  DIR *d = opendir(CORPUS);
-  struct dirent *e;
-  int n = 0;
-  assert_non_null(d);
-  while ((e = readdir(d)) != NULL && n < max) {
-    size_t len = strlen(e->d_name);
-    if (len > 4 && strcmp(e->d_name + len - 4, ".lua") == 0) {
-      snprintf(files[n].name, sizeof files[n].name, "%s", e->d_name);
-      snprintf(files[n].path, sizeof files[n].path, CORPUS "/%s", e->d_name);
-      n++;
-    }
-  }
-  closedir(d);
-  return n;
-}
-
-static void check_file(const corpus_file *cf, int exact, int *compared) {
+static void check_file(const tutil_corpus_file *cf, int exact, int *compared) {
   size_t len;
   char *src = tutil_run_slurp(cf->path, &len);
   tutil_run hook, rw;
@@ -82,12 +40,12 @@ static void check_file(const corpus_file *cf, int exact, int *compared) {
   assert_non_null(src);
   rw_default_options(&opt);
   opt.exact = exact;
-  if (quick() && !listed(quick_full, cf->name)) {
+  if (tutil_corpus_quick() && !tutil_corpus_listed(quick_full, cf->name)) {
     tutil_run_consume_limit = 20;
     tutil_run_rewritten(src, len, cf->name, &opt, 1000, 0, &rw);
     tutil_run_consume_limit = 0;
     if (!rw.ok && strstr(rw.error, "consume limit") == NULL &&
-        !listed(loads_binary, cf->name))
+        !tutil_corpus_listed(loads_binary, cf->name))
       fail_msg("%s: %s", cf->name, rw.error);
     tutil_run_free(&rw);
     free(src);
@@ -96,7 +54,7 @@ static void check_file(const corpus_file *cf, int exact, int *compared) {
   }
   tutil_run_hook(src, len, cf->name, &hook);
   tutil_run_rewritten(src, len, cf->name, &opt, 1000, 0, &rw);
-  if (listed(loads_binary, cf->name)) {
+  if (tutil_corpus_listed(loads_binary, cf->name)) {
     assert_false(rw.ok);
     assert_non_null(strstr(rw.error, "binary"));
   } else {
@@ -105,8 +63,9 @@ static void check_file(const corpus_file *cf, int exact, int *compared) {
                hook.error, rw.ok, rw.error);
     if (!tutil_run_same_output(&hook, &rw))
       fail_msg("%s: output differs after rewriting", cf->name);
-    if (listed(has_finalizers, cf->name) ||
-        (!exact && listed(abandons_blocks, cf->name))) {
+    if (tutil_corpus_listed(tutil_corpus_has_finalizers, cf->name) ||
+        (!exact &&
+         tutil_corpus_listed(tutil_corpus_abandons_blocks, cf->name))) {
       if (rw.count < hook.count)
         fail_msg("%s: lraf %lld < hook %lld", cf->name, rw.count, hook.count);
     } else if (rw.count != hook.count) {
@@ -123,30 +82,22 @@ static void check_file(const corpus_file *cf, int exact, int *compared) {
   free(src);
 }
 
-static void corpus_matches_hook(int exact) {
-  corpus_file files[128];
-  int n = list_corpus(files, 128), i, compared = 0;
-  assert_true(n >= 20);
-  for (i = 0; i < n; i++)
-    check_file(&files[i], exact, &compared);
-  assert_true(compared >= 20);
-}
-
 static void test_corpus_default(void **state) {
   (void)state;
-  corpus_matches_hook(0);
+  tutil_corpus_check_all(0, check_file);
 }
 
 static void test_corpus_exact(void **state) {
   (void)state;
-  corpus_matches_hook(1);
+  tutil_corpus_check_all(1, check_file);
 }
 
 /* Counts do not depend on the granularity, nor on folding. */
 static void test_granularity_and_folding(void **state) {
   static const long long grains[] = {1, 2, 7, 1000, 1000000000LL};
   size_t len;
-  const char *file = quick() ? CORPUS "/storage.lua" : CORPUS "/richards.lua";
+  const char *file = tutil_corpus_quick() ? TUTIL_CORPUS "/storage.lua"
+                                          : TUTIL_CORPUS "/richards.lua";
   char *src = tutil_run_slurp(file, &len);
   tutil_run hook, rw;
   rw_options opt;
@@ -179,13 +130,14 @@ static void test_overhead_mode(void **state) {
                                       "mandelbrot.lua", "sieve.lua"};
   size_t i;
   (void)state;
-  for (i = 0; i < (quick() ? 1 : sizeof files / sizeof files[0]); i++) {
+  for (i = 0; i < (tutil_corpus_quick() ? 1 : sizeof files / sizeof files[0]);
+       i++) {
     char path[256];
     size_t len;
     char *src;
     tutil_run seen, counted;
     rw_options opt;
-    snprintf(path, sizeof path, CORPUS "/%s", files[i]);
+    snprintf(path, sizeof path, TUTIL_CORPUS "/%s", files[i]);
     src = tutil_run_slurp(path, &len);
     assert_non_null(src);
     rw_default_options(&opt);
