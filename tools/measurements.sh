@@ -109,13 +109,14 @@ EOF
 The request pool alone (`tests/bench/pool.c`, the stock target), then
 `lraf serve` of the lraf VM build (`tests/bench/serve.c`) with metering
 off, metering without a ledger, metering with the SQLite ledger at
-power durability (an fsync before each response) and at process
-durability (`--ledger-durability process`: the write-ahead log written,
-not fsynced) and with the PostgreSQL ledger (a throwaway server), side
-by side, on a light and a heavier handler: requests/s, p50 and p99
-latency, their ratios to metering off, how many records one commit
-held, and the fsync time of the disk, which bounds what 16 clients
-waiting for their records can get at power durability.
+power durability (its journal fsynced before each response) and at
+process durability (`--ledger-durability process`: the journal
+written, not fsynced) and with the PostgreSQL ledger (a throwaway
+server), side by side, on a light and a heavier handler: requests/s,
+p50 and p99 latency, their ratios to metering off, how many records one
+commit held and how long a commit took under the load, and the fsync
+time of the disk unloaded, which bounds what 16 clients waiting for
+their records could get at power durability.
 EOF
     ;;
     manual) cat <<'EOF'
