@@ -81,17 +81,19 @@ static int teardown(void **state) {
   return tutil_sh_cleanup(&shell);
 }
 
-static void test_like_lua(void **state) {
+/* Run `lraf ARGS`, which must exit 0 having printed want. */
+static void expect_stdout(const char *args, const char *want) {
   char *out;
+  assert_int_equal(run(args), 0);
+  out = slurp(shell.out);
+  assert_string_equal(out, want);
+  free(out);
+}
+
+static void test_like_lua(void **state) {
   (void)state;
-  assert_int_equal(run("run args.lua a b"), 0);
-  out = slurp(shell.out);
-  assert_string_equal(out, "args.lua\ta\tb\t2\t2\ta\tb\ntrue\n");
-  free(out);
-  assert_int_equal(run("run --exact -- args.lua"), 0);
-  out = slurp(shell.out);
-  assert_string_equal(out, "args.lua\tnil\tnil\t0\t0\ntrue\n");
-  free(out);
+  expect_stdout("run args.lua a b", "args.lua\ta\tb\t2\t2\ta\tb\ntrue\n");
+  expect_stdout("run --exact -- args.lua", "args.lua\tnil\tnil\t0\t0\ntrue\n");
 }
 
 static void test_exit_statuses(void **state) {
@@ -186,14 +188,8 @@ static void test_report(void **state) {
 static void test_sandbox_and_modes(void **state) {
   char *out;
   (void)state;
-  assert_int_equal(run("run --sandbox sandbox.lua"), 0);
-  out = slurp(shell.out);
-  assert_string_equal(out, "true\ttrue\ttrue\n");
-  free(out);
-  assert_int_equal(run("run sandbox.lua"), 0);
-  out = slurp(shell.out);
-  assert_string_equal(out, "false\tfalse\tfalse\n");
-  free(out);
+  expect_stdout("run --sandbox sandbox.lua", "true\ttrue\ttrue\n");
+  expect_stdout("run sandbox.lua", "false\tfalse\tfalse\n");
   write_script("w.txt", "ADD 10\nFORLOOP 3\n");
   assert_int_equal(run("run --weights w.txt --granularity 7 co.lua"), 0);
   assert_int_equal(run("run --mode overhead --report - co.lua"), 0);
