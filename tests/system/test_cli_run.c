@@ -90,6 +90,37 @@ static void expect_stdout(const char *args, const char *want) {
   free(out);
 }
 
+/* A command line and the exit status it must end with. */
+typedef struct status_case {
+  const char *args;
+  int status;
+} status_case;
+
+/* Bad input (1) and usage errors (2) of lraf run and lraf bench. */
+static const status_case bad_runs[] = {
+  {"run syntax.lua", 1}, {"run missing.lua", 2}, {"run", 2},
+  {"run --frobnicate x.lua", 2}, {"run --limit x spin.lua", 2},
+  {"run --mode weighted spin.lua", 2},
+};
+static const status_case bad_benches[] = {
+  {"bench syntax.lua", 1}, {"bench missing.lua", 2}, {"bench", 2},
+  {"bench -n 0 sum.lua", 2}, {"bench -n x sum.lua", 2},
+  {"bench sum.lua sum.lua sum.lua", 2}, {"bench --frobnicate sum.lua", 2},
+  {"bench --mode weighted sum.lua", 2}, {"bench --granularity 0 sum.lua", 2},
+  {"bench -- ", 2},
+};
+
+/* Run each of the n cases, which must end with its status. */
+static void expect_statuses(const status_case *cases, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++) {
+    int st = run(cases[i].args);
+    if (st != cases[i].status)
+      fail_msg("lraf %s: status %d, not %d", cases[i].args, st,
+               cases[i].status);
+  }
+}
+
 static void test_like_lua(void **state) {
   (void)state;
   expect_stdout("run args.lua a b", "args.lua\ta\tb\t2\t2\ta\tb\ntrue\n");
@@ -104,12 +135,7 @@ static void test_exit_statuses(void **state) {
   assert_non_null(strstr(err, "fail.lua:1: failed here"));
   assert_non_null(strstr(err, "stack traceback:"));
   free(err);
-  assert_int_equal(run("run syntax.lua"), 1);
-  assert_int_equal(run("run missing.lua"), 2);
-  assert_int_equal(run("run"), 2);
-  assert_int_equal(run("run --frobnicate x.lua"), 2);
-  assert_int_equal(run("run --limit x spin.lua"), 2);
-  assert_int_equal(run("run --mode weighted spin.lua"), 2);
+  expect_statuses(bad_runs, sizeof bad_runs / sizeof bad_runs[0]);
   assert_int_equal(run("run --limit 100000 spin.lua"), 3);
   err = slurp(shell.err);
   assert_int_equal(count_lines(err), 1);
@@ -453,16 +479,7 @@ static void test_bench(void **state) {
   err = slurp(shell.err);
   assert_non_null(strstr(err, "failed here"));
   free(err);
-  assert_int_equal(run("bench syntax.lua"), 1);
-  assert_int_equal(run("bench missing.lua"), 2);
-  assert_int_equal(run("bench"), 2);
-  assert_int_equal(run("bench -n 0 sum.lua"), 2);
-  assert_int_equal(run("bench -n x sum.lua"), 2);
-  assert_int_equal(run("bench sum.lua sum.lua sum.lua"), 2);
-  assert_int_equal(run("bench --frobnicate sum.lua"), 2);
-  assert_int_equal(run("bench --mode weighted sum.lua"), 2);
-  assert_int_equal(run("bench --granularity 0 sum.lua"), 2);
-  assert_int_equal(run("bench -- "), 2);
+  expect_statuses(bad_benches, sizeof bad_benches / sizeof bad_benches[0]);
   tutil_run_free(&hook);
   tutil_run_free(&hook2);
 }
