@@ -314,7 +314,7 @@ $(BUILD)/tests/libtutil.a: $(TEST_SUPPORT_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 TEST_LIBS :=
-$(addprefix $(BUILD)/tests/,test_sv_ledger test_sv_sqlite test_fuzz_regress \
+$(addprefix $(BUILD)/tests/,test_sv_ledger test_sv_sqlite test_sv_drain test_fuzz_regress \
   test_sv_sqlite_crash test_cli_serve_http_fuzz test_cli_serve_load \
   test_sv_billing_serve test_cli_serve_auth test_serve_reserve): \
   TEST_LIBS := -lsqlite3
@@ -445,7 +445,7 @@ fuzz-diff: $(BUILD)/tests/test_diff_gen $(BUILD)/lraf
 # corpora made from tests/corpus and tests/gen (tests/fuzz/mkcorpus.sh).
 FUZZ_TIME    ?= 600
 FUZZ_TARGETS := read rewrite source pool pfjson ledger http profile timeline \
-                keys bench maxhdr billing
+                keys bench maxhdr billing journal
 FUZZ_BUILD   := build-fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
@@ -517,7 +517,7 @@ fuzz: fuzz-build
 	  case $$bt in vm-*) t=$${bt#vm-}; b=$(FUZZ_VM_BUILD);; \
 	               *) t=$$bt; b=$(FUZZ_BUILD);; esac; \
 	  case $$t in source|pool|profile) seeds=$(FUZZ_RUN)/source; dict=-dict=tests/fuzz/lua.dict;; \
-	              pfjson|ledger|http|keys|bench|maxhdr) seeds=tests/fuzz/$$t; dict=;; \
+	              pfjson|ledger|http|keys|bench|maxhdr|journal) seeds=tests/fuzz/$$t; dict=;; \
 	              *) seeds=$(FUZZ_RUN)/chunks; dict=;; esac; \
 	  mkdir -p $(FUZZ_RUN)/out-$$bt $(FUZZ_RUN)/crash-$$bt; \
 	  echo "== $$b/fuzz_$$t for $(FUZZ_TIME) s"; \

@@ -1181,7 +1181,8 @@ typedef enum lraf_bill_outcome {
 
 typedef struct lraf_bill {
   lraf_bill_outcome outcome;
-  char request_id[33];     /* 128 random bits in hex ("" unless run) */
+  char request_id[33];     /* 32 hex digits ("" unless run): the Unix
+                              time in ms (48 bits), 80 random bits */
   int status;              /* RAN, CLASH: the response's; REPEAT: the
                               record's; BUSY: 503; UNRECORDED: 503 */
   int64_t instructions;    /* billed: the response's (RAN, CLASH,

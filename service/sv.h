@@ -169,6 +169,9 @@ typedef struct sv_store_ops {
   lraf_status (*each)(sv_store *s, const char *tenant, int64_t from,
                       int64_t to, sv_each_fn f, void *ud, lraf_error *err);
   void (*close)(sv_store *s);
+  /* make every write so far survive a power loss (NULL: each write
+     does) */
+  lraf_status (*sync)(sv_store *s, lraf_error *err);
   int shared;  /* quotas are leased (PostgreSQL) */
 } sv_store_ops;
 
@@ -181,8 +184,67 @@ struct sv_store {
 
 lraf_status sv_sqlite_open(const char *path, lraf_durability d,
                            sv_store **out, lraf_error *err);
+/* A journal in front of s makes its records durable: its commits are
+   fsynced by checkpoints (sync()) alone. */
+void sv_sqlite_behind_journal(sv_store *s);
 lraf_status sv_pg_open(const char *conninfo, sv_store **out,
                        lraf_error *err);
+
+/* ---- sv_journal.c: the ledger's journal file ---- */
+typedef struct sv_journal sv_journal;
+typedef lraf_status (*sv_journal_fn)(void *ud, const lraf_record *r);
+
+/* Open (or create) the journal at path and lock it; the records a run
+   that stopped left in it go to f, in order, and the file is emptied.
+   *busy 1 (and *out NULL): another process holds it. */
+lraf_status sv_journal_open(const char *path, sv_journal **out, int *busy,
+                            sv_journal_fn f, void *ud, lraf_error *err);
+/* Write n records after the last; fdatasync when sync. */
+lraf_status sv_journal_append(sv_journal *j, const lraf_record *const *r,
+                              int n, int sync, lraf_error *err);
+int64_t sv_journal_size(const sv_journal *j);   /* bytes appended */
+/* The next append starts at the file's beginning: every record
+   appended so far is in the store. */
+void sv_journal_restart(sv_journal *j);
+/* Close j; remove its file when the store holds every record. */
+void sv_journal_close(sv_journal *j, int remove);
+/* r as a record on file numbered seq, into out when it has cap bytes;
+   its size either way (0: a field is over 16 MiB). */
+size_t sv_journal_encode(const lraf_record *r, uint64_t seq,
+                         unsigned char *out, size_t cap);
+/* The record at p (n bytes): its size (0: not a whole record), its
+   number and its fields, whose strings point into p. */
+size_t sv_journal_decode(const unsigned char *p, size_t n, uint64_t *seq,
+                         lraf_record *r);
+/* f for each record of a journal's n bytes at p, up to the first that
+   is not whole or not numbered above the one before; then f(ud, NULL).
+   The first status other than LRAF_OK that f returns ends it. */
+lraf_status sv_journal_read(const unsigned char *p, size_t n,
+                            sv_journal_fn f, void *ud);
+
+/* ---- sv_drain.c: the journal in front of a store ---- */
+typedef struct sv_drain sv_drain;
+
+/* Put the journal at path in front of s: what an earlier run left in
+   it goes to s first.  store_lock guards s's writes, read_lock its
+   reads; sync: each append is fdatasynced.  *out NULL with LRAF_OK:
+   another process holds the journal (records go to s directly). */
+lraf_status sv_drain_open(const char *path, sv_store *s,
+                          pthread_mutex_t *store_lock,
+                          pthread_mutex_t *read_lock, int sync,
+                          sv_drain **out, lraf_error *err);
+/* Append n records durably, a tenant's key once (stored[i] 0: taken,
+   by the store or a record still in the journal).  One caller at a
+   time (the group commit's leader). */
+lraf_status sv_drain_append(sv_drain *d, const lraf_record *const *r,
+                            int n, int *stored, lraf_error *err);
+/* A record of tenant under key that the store does not have yet. */
+int sv_drain_find(sv_drain *d, const char *tenant, const char *key,
+                  int64_t *instructions, int *status);
+/* Wait until the store has every record appended. */
+lraf_status sv_drain_flush(sv_drain *d, lraf_error *err);
+/* Flush and stop; the journal's file goes once the store has it all. */
+lraf_status sv_drain_close(sv_drain *d, lraf_error *err);
 
 /* ---- sv_lease.c: a tenant manager running on leased slices ---- */
 lraf_manager *sv_lease_new(sv_store *s, pthread_mutex_t *store_lock,

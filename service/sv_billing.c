@@ -78,12 +78,19 @@ lraf_status lraf_billing_open(const lraf_billing_options *o,
   return LRAF_OK;
 }
 
-/* A request id: 128 random bits in hex; 0 when the system has none. */
+/* A request id in 32 hex digits: the Unix time in milliseconds (48
+   bits), then 80 random bits; 0 when the system has no randomness.
+   Ids, and the keys made of them, then sort by time, so the ledger
+   adds each batch's records at the end of its index on keys, not at
+   random places all over it. */
 static int new_id(char id[33]) {
-  unsigned char r[16];
+  unsigned char r[10];
+  uint64_t ms = (uint64_t)(sv_now() * 1e3);
   int i;
   if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) return 0;
-  for (i = 0; i < 16; i++) snprintf(id + 2 * i, 3, "%02x", r[i]);
+  for (i = 0; i < 6; i++)
+    snprintf(id + 2 * i, 3, "%02x", (unsigned)(ms >> (40 - 8 * i)) & 0xff);
+  for (i = 0; i < 10; i++) snprintf(id + 12 + 2 * i, 3, "%02x", r[i]);
   return 1;
 }
 

@@ -39,6 +39,8 @@ struct lraf_ledger {
   lraf_manager **leases;       /* tenant managers on leases (retained) */
   int nleases;
   lraf_ledger_counts counts;   /* under lock */
+  sv_drain *drain;             /* the journal in front of the store (SQLite
+                                  alone; NULL: records go to the store) */
 };
 
 /* Count a commit of n records that took seconds. */
@@ -75,11 +77,15 @@ static void commit_queued(lraf_ledger *l) {
   l->committing = 1;
   pthread_mutex_unlock(&l->lock);
   err.message[0] = '\0';
-  pthread_mutex_lock(&l->store_lock);
   t0 = sv_mono();
-  code = l->store->ops->write(l->store, batch, n, stored, &err);
+  if (l->drain != NULL) {
+    code = sv_drain_append(l->drain, batch, n, stored, &err);
+  } else {
+    pthread_mutex_lock(&l->store_lock);
+    code = l->store->ops->write(l->store, batch, n, stored, &err);
+    pthread_mutex_unlock(&l->store_lock);
+  }
   t0 = sv_mono() - t0;
-  pthread_mutex_unlock(&l->store_lock);
   pthread_mutex_lock(&l->lock);
   if (code == LRAF_OK) count_commit(l, n, t0);
   for (i = 0; i < n; i++) {
@@ -137,6 +143,17 @@ lraf_status lraf_ledger_open_durable(const char *spec, lraf_durability d,
   pthread_mutex_init(&l->read_lock, NULL);
   pthread_mutex_init(&l->lock, NULL);
   pthread_cond_init(&l->done, NULL);
+  if (strncmp(spec, "sqlite:", 7) == 0) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s-lraf-journal", spec + 7);
+    st = sv_drain_open(path, s, &l->store_lock, &l->read_lock,
+                       d == LRAF_DURABLE_POWER, &l->drain, err);
+    if (st != LRAF_OK) {
+      lraf_ledger_close(l);
+      return st;
+    }
+    if (l->drain != NULL) sv_sqlite_behind_journal(s);
+  }
   *out = l;
   return LRAF_OK;
 }
@@ -216,6 +233,7 @@ lraf_status lraf_ledger_record(lraf_ledger *l, const lraf_record *r,
   if (p.r.outcome == NULL) p.r.outcome = default_outcome(r->status);
   if (p.r.event_time == 0) p.r.event_time = r->started;
   if (p.r.note == NULL) p.r.note = "";
+  p.r.ingest_time = 0;   /* the store's, or the journal's, time */
   pthread_mutex_lock(&l->lock);
   if (l->tail) l->tail->next = &p;
   else l->head = &p;
@@ -266,6 +284,8 @@ lraf_status sv_ledger_window(lraf_ledger *l, const char *tenant,
                              lraf_error *err) {
   lraf_status st;
   memset(u, 0, sizeof *u);
+  if (l->drain != NULL && (st = sv_drain_flush(l->drain, err)) != LRAF_OK)
+    return st;
   pthread_mutex_lock(reader_lock(l));
   st = l->store->ops->usage(l->store, tenant, from, to, u, err);
   pthread_mutex_unlock(reader_lock(l));
@@ -277,6 +297,8 @@ lraf_status lraf_ledger_each(lraf_ledger *l, const char *tenant, double from,
                              int (*f)(void *ud, const lraf_record *r),
                              void *ud, lraf_error *err) {
   lraf_status st;
+  if (l->drain != NULL && (st = sv_drain_flush(l->drain, err)) != LRAF_OK)
+    return st;
   pthread_mutex_lock(reader_lock(l));
   st = l->store->ops->each(l->store, tenant, bound_us(from), bound_us(to), f,
                            ud, err);
@@ -294,9 +316,14 @@ lraf_status lraf_ledger_find(lraf_ledger *l, const char *tenant,
   *found = 0;
   if (tenant == NULL || key == NULL || key[0] == '\0')
     return sv_fail(err, LRAF_EARG, "lraf_ledger_find: no tenant or key");
-  pthread_mutex_lock(reader_lock(l));
-  st = l->store->ops->find(l->store, tenant, key, found, &n, &s, err);
-  pthread_mutex_unlock(reader_lock(l));
+  if (l->drain != NULL && sv_drain_find(l->drain, tenant, key, &n, &s)) {
+    *found = 1;
+    st = LRAF_OK;
+  } else {
+    pthread_mutex_lock(reader_lock(l));
+    st = l->store->ops->find(l->store, tenant, key, found, &n, &s, err);
+    pthread_mutex_unlock(reader_lock(l));
+  }
   if (instructions != NULL) *instructions = n;
   if (status != NULL) *status = s;
   return st;
@@ -403,6 +430,9 @@ lraf_status lraf_ledger_reserve(lraf_ledger *l, const char *tenant,
   if (n <= 0)
     return sv_fail(err, LRAF_EARG, "lraf_ledger_reserve: %" PRId64
                    " instructions (at least 1)", n);
+  /* what the tenant's records used, settled: every record in the store */
+  if (l->drain != NULL && (st = sv_drain_flush(l->drain, err)) != LRAF_OK)
+    return st;
   pthread_mutex_lock(&l->store_lock);
   st = l->store->ops->reserve(l->store, tenant, request_id, n, quota,
                               &reserved, &left, err);
@@ -449,6 +479,8 @@ void lraf_ledger_close(lraf_ledger *l) {
     lraf_manager_release(l->leases[i]);
   }
   free(l->leases);
+  /* records the store cannot take stay in the journal, for the next open */
+  sv_drain_close(l->drain, NULL);
   l->store->ops->close(l->store);
   pthread_mutex_destroy(&l->store_lock);
   pthread_mutex_destroy(&l->read_lock);

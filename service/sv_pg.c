@@ -530,7 +530,8 @@ static void pg_close(sv_store *s) {
 
 static const sv_store_ops pg_ops = {pg_write, pg_usage, pg_find, pg_quota,
                                     pg_lease, pg_give, pg_reserve,
-                                    pg_release, pg_each, pg_close, 1};
+                                    pg_release, pg_each, pg_close, NULL,
+                                    1};
 
 lraf_status sv_pg_open(const char *conninfo, sv_store **out,
                        lraf_error *err) {

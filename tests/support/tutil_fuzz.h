@@ -62,4 +62,9 @@ int tutil_fuzz_timeline(const uint8_t *data, size_t size, char *why,
 int tutil_fuzz_billing(const uint8_t *data, size_t size, char *why,
                        size_t n);
 
+/* The bytes as a ledger journal read back, and as records encoded,
+   damaged and read back (tutil_fuzz_journal.c). */
+int tutil_fuzz_journal(const uint8_t *data, size_t size, char *why,
+                       size_t n);
+
 #endif

@@ -4,8 +4,8 @@
 **
 ** tests/fuzz/regress/ holds one file per finding, named after the target
 ** that found it: read-*, rewrite-*, source-*, profile-*, timeline-*,
-** ledger-* (on a ledger in a temporary directory) or http-* (sent to a
-** real `lraf serve`, started for them on 127.0.0.1).  Each must now be processed
+** ledger-* (on a ledger in a temporary directory), journal-* or http-*
+** (sent to a real `lraf serve`, started for them on 127.0.0.1).  Each must now be processed
 ** or refused with an error value (the sanitizer build of make test
 ** catches crashes and leaks).  The findings that were refused at a
 ** precise place also have their error checked below.
@@ -83,6 +83,8 @@ static void test_replay_all(void **state) {
     else if (starts(e->d_name, "ledger-"))
       rc = tutil_fuzz_ledger(sh.dir, (const uint8_t *)data, len, why,
                              sizeof why);
+    else if (starts(e->d_name, "journal-"))
+      rc = tutil_fuzz_journal((const uint8_t *)data, len, why, sizeof why);
     else if (starts(e->d_name, "http-"))
       rc = tutil_fuzz_http(serve_port(), (const uint8_t *)data, len, why,
                            sizeof why);
