@@ -132,7 +132,7 @@ static void test_counts(void **state) {
     for (g = 0; g < 3; g++) {
       const program *p = &programs[i];
       tutil_run hook, rw;
-      tutil_oracle_both(p->src, p->name, grans[g], &hook, &rw);
+      tutil_oracle_both(p->src, p->name, NULL, grans[g], &hook, &rw);
       printf("  %-66s g=%-6lld hook %6lld lraf %6lld, %ld entries, "
              "%lld consumes\n", p->name, grans[g], hook.count, rw.count,
              rw.stats.paid_at_entry, rw.consumes);
