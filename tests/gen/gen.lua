@@ -141,6 +141,20 @@ local function call_expr(ctx, f, d)
   return f.name .. "(" .. table.concat(args, ", ") .. ")"
 end
 
+-- a call of a function callable here whose result type is ty, or else
+-- fallback()
+local function call_or(ctx, ty, d, fallback)
+  local fs = callable(ctx, ty)
+  if #fs > 0 then return call_expr(ctx, pick(fs), d) end
+  return fallback()
+end
+
+-- a variable of type ty (tried with probability pct), or else lit()
+local function var_or(pct, ty, lit)
+  local v = P(pct) and var_of(ty)
+  return v or lit()
+end
+
 local function num(ctx, d)  -- int or float expression
   if P(50) then return E(ctx, "int", d) end
   return E(ctx, "flt", d)
@@ -149,10 +163,7 @@ end
 local gen = {}
 
 function gen.int(ctx, d)
-  if d <= 0 or P(25) then
-    local v = P(65) and var_of("int")
-    return v or lit_int()
-  end
+  if d <= 0 or P(25) then return var_or(65, "int", lit_int) end
   local a = function() return E(ctx, "int", d - 1) end
   local r = R(34)
   if r <= 5 then return "(" .. a() .. " " .. pick({ "+", "-", "*" }) .. " " .. a() .. ")"
@@ -181,20 +192,14 @@ function gen.int(ctx, d)
   elseif r == 27 then return "(string.byte(" .. E(ctx, "str", d - 1) .. ", " .. RR(1, 3) .. ") or 0)"
   elseif r == 28 then return "(" .. a() .. " // 1)"
   elseif r == 29 and ctx.vararg then return pick({ "select('#', ...)", "sumv(...)", "sumv(" .. a() .. ", ...)", "(... or 0)" })
-  elseif r <= 32 then
-    local fs = callable(ctx, "int")
-    if #fs > 0 then return call_expr(ctx, pick(fs), d) end
-    return a()
+  elseif r <= 32 then return call_or(ctx, "int", d, a)
   else
     return E(ctx, "obj", d - 1) .. ":sum()"
   end
 end
 
 function gen.flt(ctx, d)
-  if d <= 0 or P(25) then
-    local v = P(60) and var_of("flt")
-    return v or lit_flt()
-  end
+  if d <= 0 or P(25) then return var_or(60, "flt", lit_flt) end
   local f = function() return E(ctx, "flt", d - 1) end
   local n = function() return num(ctx, d - 1) end
   local r = R(22)
@@ -215,18 +220,12 @@ function gen.flt(ctx, d)
   elseif r == 17 then return "(" .. E(ctx, "bool", d - 1) .. " and " .. f() .. " or " .. f() .. ")"
   elseif r == 18 then return "math." .. pick({ "sin", "cos", "exp", "log" }) .. "(" .. f() .. ")"
   elseif r == 19 then return "(" .. E(ctx, "int", d - 1) .. " / " .. lit_int() .. ")"
-  else
-    local fs = callable(ctx, "flt")
-    if #fs > 0 then return call_expr(ctx, pick(fs), d) end
-    return f()
+  else return call_or(ctx, "flt", d, f)
   end
 end
 
 function gen.str(ctx, d)
-  if d <= 0 or P(25) then
-    local v = P(60) and var_of("str")
-    return v or lit_str()
-  end
+  if d <= 0 or P(25) then return var_or(60, "str", lit_str) end
   local s = function() return E(ctx, "str", d - 1) end
   local r = R(22)
   if r <= 4 then
@@ -251,17 +250,13 @@ function gen.str(ctx, d)
   elseif r == 16 then return "(" .. E(ctx, "bool", d - 1) .. ' and "yes" or "no")'
   elseif r == 17 then return "((" .. s() .. "):match(" .. pick({ '"%a+"', '"%d+"', '"^(.)"', '"(.)$"' }) .. ') or "")'
   elseif r == 18 then return 'string.format("%x", ' .. E(ctx, "int", d - 1) .. ")"
-  else
-    local fs = callable(ctx, "str")
-    if #fs > 0 then return call_expr(ctx, pick(fs), d) end
-    return s()
+  else return call_or(ctx, "str", d, s)
   end
 end
 
 function gen.bool(ctx, d)
   if d <= 0 or P(15) then
-    local v = P(50) and var_of("bool")
-    return v or pick({ "true", "false" })
+    return var_or(50, "bool", function() return pick({ "true", "false" }) end)
   end
   local cmp = pick({ "<", "<=", ">", ">=", "==", "~=" })
   local r = R(12)
@@ -276,9 +271,9 @@ function gen.bool(ctx, d)
   elseif r == 10 then return "(" .. E(ctx, "int", d - 1) .. " == " .. E(ctx, "flt", d - 1) .. ")"
   elseif r == 11 then return "(math.type(" .. num(ctx, d - 1) .. ") == \"integer\")"
   else
-    local fs = callable(ctx, "bool")
-    if #fs > 0 then return call_expr(ctx, pick(fs), d) end
-    return "(" .. E(ctx, "int", d - 1) .. " < " .. lit_int() .. ")"
+    return call_or(ctx, "bool", d, function()
+      return "(" .. E(ctx, "int", d - 1) .. " < " .. lit_int() .. ")"
+    end)
   end
 end
 

@@ -9,12 +9,15 @@
 
 #include "tutil_run.h"
 
+/* Fail the test unless both runs of the program name ran to the end
+   and printed the same. */
+void tutil_oracle_check(const char *name, const tutil_run *hook,
+                        const tutil_run *rw);
 /* Run src (chunk name name) under the hook into hook, and rewritten with
-   the default options at granularity into rw; fails the test unless
-   both ran to the end and printed the same.  Free both with
-   tutil_run_free. */
+   opt (NULL: the default options) at granularity into rw; then
+   tutil_oracle_check.  Free both with tutil_run_free. */
 void tutil_oracle_both(const char *src, const char *name,
-                       long long granularity, tutil_run *hook,
-                       tutil_run *rw);
+                       const rw_options *opt, long long granularity,
+                       tutil_run *hook, tutil_run *rw);
 
 #endif

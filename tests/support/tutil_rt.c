@@ -306,6 +306,23 @@ void tutil_rt_resume_all(lraf_state *S, const char *src, const char *name,
   lua_pop(L, 2);  /* the thread and the chunk */
 }
 
+int64_t tutil_rt_native_quota(const char *src, int64_t quota) {
+  lraf_manager *m = lraf_limit_new(quota);
+  lraf_options opt;
+  lraf_state *S;
+  lraf_error err;
+  int64_t total;
+  lraf_default_options(&opt);
+  opt.native = 1;
+  opt.manager = m;
+  S = tutil_rt_new(&opt);
+  assert_int_equal(tutil_rt_run(S, src, &err), LRAF_EQUOTA);
+  total = lraf_manager_total(m);
+  tutil_rt_close(S);
+  lraf_manager_release(m);
+  return total;
+}
+
 int64_t tutil_rt_native_charge(const char *setup, const char *stmt,
                                long long n) {
   char src[4096];

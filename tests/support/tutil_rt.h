@@ -70,6 +70,10 @@ void tutil_rt_agree(const lraf_options *opt, const char *src, size_t len,
 lraf_status tutil_rt_once(const lraf_options *opt, const char *src,
                           lraf_error *err, char **out);
 
+/* Run src with native charging on under a limit of quota units; fails
+   the test unless the quota stops it.  Returns the units charged. */
+int64_t tutil_rt_native_quota(const char *src, int64_t quota);
+
 /* The native units one statement is charged: its count in a state with
    native charging minus its count in one without, after setup ran (both
    see a local N = n). */

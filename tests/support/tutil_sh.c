@@ -100,14 +100,17 @@ void tutil_sh_put(tutil_sh *sh, const char *name, const char *text) {
     fail_msg("cannot write %s/%s", sh->dir, name);
 }
 
-char *tutil_sh_slurp(tutil_sh *sh, const char *name) {
-  char path[256];
+char *tutil_sh_read(const char *path) {
   size_t len;
-  char *s;
-  snprintf(path, sizeof path, "%s/%s", sh->dir, name);
-  s = tutil_run_slurp(path, &len);
+  char *s = tutil_run_slurp(path, &len);
   if (s == NULL) fail_msg("cannot read %s", path);
   return s;
+}
+
+char *tutil_sh_slurp(tutil_sh *sh, const char *name) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s", sh->dir, name);
+  return tutil_sh_read(path);
 }
 
 int tutil_sh_setup(tutil_sh *sh, const char *tag, const tutil_file *files,

@@ -42,6 +42,9 @@ int tutil_sh_write(tutil_sh *sh, const char *name, const char *text);
 
 /* tutil_sh_write, failing the running cmocka test when it cannot. */
 void tutil_sh_put(tutil_sh *sh, const char *name, const char *text);
+/* The file at path, malloc'ed and NUL-terminated; fails the running
+   cmocka test when it cannot be read. */
+char *tutil_sh_read(const char *path);
 /* The file name in sh->dir (out.txt, err.txt: the last command's),
    malloc'ed and NUL-terminated; fails the running cmocka test when it
    cannot be read. */

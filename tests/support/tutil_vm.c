@@ -115,3 +115,19 @@ bc_chunk *tutil_vm_rewritten_in(const char *src, const char *name,
   opt.lines = mode->lines;
   return tutil_vm_rewritten(src, name, &opt, stats);
 }
+
+static const char *stock_why;
+
+static void test_stock_build(void **state) {
+  (void)state;
+  print_message("  %s\n", stock_why);
+  skip();
+}
+
+int tutil_vm_skip_stock(const char *why) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_stock_build),
+  };
+  stock_why = why;
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -55,6 +55,11 @@ extern const tutil_vm_mode tutil_vm_keep[TUTIL_VM_NKEEP];
 bc_chunk *tutil_vm_rewritten_in(const char *src, const char *name,
                                 const tutil_vm_mode *mode, rw_stats *stats);
 
+/* The main of a suite of the lraf VM's own code in the stock build: one
+   test, test_stock_build, which prints why (the stock target lacks what
+   the suite tests) and is skipped.  Returns cmocka's status. */
+int tutil_vm_skip_stock(const char *why);
+
 /* Load a binary chunk in a fresh state (mode "b").  Returns 1 when
    lua_load accepts it; otherwise 0 with the message in msg. */
 int tutil_vm_load(const void *data, size_t size, char *msg, size_t msgsize);

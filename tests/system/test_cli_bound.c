@@ -37,13 +37,6 @@ static int lraf(const char *fmt, ...) {
   return tutil_sh_run(&sh, "%s %s", tutil_sh_lraf(), args);
 }
 
-static char *slurp(const char *path) {
-  size_t len;
-  char *s = tutil_run_slurp(path, &len);
-  if (s == NULL) fail_msg("cannot read %s", path);
-  return s;
-}
-
 static char *in_dir(char *buf, size_t size, const char *name) {
   snprintf(buf, size, "%s/%s", sh.dir, name);
   return buf;
@@ -128,20 +121,20 @@ static void write_strict_contract(const char *bjson, const char *path) {
    it: no call above its bound.  Returns the functions checked. */
 static int check_script(const char *script, const char *what) {
   char contract[128], pj[128];
-  char *bjson, *pjson, *src = slurp(script);
+  char *bjson, *pjson, *src = tutil_sh_read(script);
   int rc, n, mm = strstr(src, "setmetatable") != NULL;
   free(src);
   in_dir(contract, sizeof contract, "c.txt");
   in_dir(pj, sizeof pj, "p.json");
   rc = lraf("bound --format json --write-contract %s %s", contract, script);
   if (rc != 0) fail_msg("%s: lraf bound exited %d: %s", what, rc,
-                        slurp(sh.err));
-  bjson = slurp(sh.out);
+                        tutil_sh_read(sh.err));
+  bjson = tutil_sh_read(sh.out);
   if (mm) write_strict_contract(bjson, contract);
   rc = lraf("run --contract %s %s", contract, script);
-  if (rc == 6) fail_msg("%s: %s", what, slurp(sh.err));
+  if (rc == 6) fail_msg("%s: %s", what, tutil_sh_read(sh.err));
   rc = lraf("profile --format json -o %s %s", pj, script);
-  pjson = slurp(pj);
+  pjson = tutil_sh_read(pj);
   n = rc == 0 ? check_profile(bjson, pjson, what, mm) : 0;
   free(bjson);
   free(pjson);
@@ -193,7 +186,7 @@ static long long bound_of(const char *script, const char *name) {
   char *out, *p, key[80];
   long long b;
   assert_int_equal(lraf("bound %s/%s", sh.dir, script), 0);
-  out = slurp(sh.out);
+  out = tutil_sh_read(sh.out);
   snprintf(key, sizeof key, "\n%s ", name);
   p = strstr(out, key);
   if (p == NULL) fail_msg("no %s in:\n%s", name, out);
@@ -257,7 +250,7 @@ static void test_reasons(void **state) {
                  "function it(t) for k in pairs(t) do end end\n"
                  "function pa(a) a(); a = function() end end\n");
   assert_int_equal(lraf("bound %s/u.lua", sh.dir), 0);
-  out = slurp(sh.out);
+  out = tutil_sh_read(sh.out);
   assert_non_null(strstr(out, "unbounded: loop (while, repeat or goto) at "
                          "line 1"));
   assert_non_null(strstr(out, "unbounded: recursion (calls r, line 2) at "
@@ -274,14 +267,14 @@ static void test_reasons(void **state) {
   free(out);
   /* the original cost model only */
   assert_int_equal(lraf("bound --mode overhead %s/u.lua", sh.dir), 2);
-  out = slurp(sh.err);
+  out = tutil_sh_read(sh.err);
   assert_non_null(strstr(out, "original cost model only"));
   free(out);
 }
 
 /* The instructions lraf run --report - says the run counted. */
 static long long counted(void) {
-  char *err = slurp(sh.err), *p = strstr(err, "lraf: ");
+  char *err = tutil_sh_read(sh.err), *p = strstr(err, "lraf: ");
   long long n = p ? strtoll(p + 6, NULL, 10) : -1;
   free(err);
   return n;
@@ -309,16 +302,16 @@ static void test_contract(void **state) {
   /* broken: pcall does not catch it, the script stops, status 6 */
   assert_int_equal(lraf("run --contract %s/break.txt %s/k.lua", sh.dir,
                         sh.dir), 6);
-  err = slurp(sh.err);
+  err = tutil_sh_read(sh.err);
   assert_non_null(strstr(err, "contract violation: one call of h ran"));
   assert_null(strstr(err, "quota"));
   free(err);
-  err = slurp(sh.out);
+  err = tutil_sh_read(sh.out);
   assert_null(strstr(err, "after"));
   free(err);
   assert_int_equal(lraf("run --contract %s/bad.txt %s/k.lua", sh.dir,
                         sh.dir), 2);
-  err = slurp(sh.err);
+  err = tutil_sh_read(sh.err);
   assert_non_null(strstr(err, "bad.txt:1:"));
   free(err);
 }
@@ -343,13 +336,13 @@ static void test_contract_stops_in_flight(void **state) {
   tutil_sh_write(&sh, "spin.txt", "spin 5000\ncalm 2000\n");
   assert_int_equal(lraf("run --contract %s/spin.txt %s/spin.lua", sh.dir,
                         sh.dir), 6);
-  err = slurp(sh.err);
+  err = tutil_sh_read(sh.err);
   if (strstr(err, "contract violation: one call of spin ran ") == NULL)
     fail_msg("expected spin's violation, got:\n%s", err);
   n = atoll(strstr(err, " ran ") + 5);
   assert_true(n > 5000 && n < 5100);  /* stopped as it passed 5000 */
   free(err);
-  err = slurp(sh.out);
+  err = tutil_sh_read(sh.out);
   assert_non_null(strstr(err, "55\t5050\t5050"));
   assert_null(strstr(err, "after"));
   free(err);

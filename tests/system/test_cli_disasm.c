@@ -38,13 +38,6 @@ static int teardown(void **state) {
   return tutil_sh_cleanup(&sh);
 }
 
-static char *slurp(const char *path) {
-  size_t len;
-  char *s = tutil_run_slurp(path, &len);
-  assert_non_null(s);
-  return s;
-}
-
 /* s with each address ("0x" and hex digits) made "0x?", in place. */
 static char *no_addresses(char *s) {
   char *r = s, *w = s;
@@ -77,10 +70,10 @@ static void test_like_luac(void **state) {
   for (k = 0; k < sizeof rows / sizeof rows[0]; k++) {
     char *mine, *theirs;
     assert_int_equal(tutil_sh_lraf_run(&sh, "disasm %s", rows[k].file), 0);
-    mine = slurp(sh.out);
+    mine = tutil_sh_read(sh.out);
     assert_int_equal(tutil_sh_run(&sh, "cd %s && luac5.4 -l -l -p %s",
                                   sh.dir, rows[k].source), 0);
-    theirs = slurp(sh.out);
+    theirs = tutil_sh_read(sh.out);
     if (strcmp(no_addresses(mine), no_addresses(theirs)) != 0)
       fail_msg("%s:\n%s\nluac5.4:\n%s", rows[k].file, mine, theirs);
     free(mine);
@@ -99,7 +92,7 @@ static void test_rewritten(void **state) {
     assert_int_equal(tutil_sh_lraf_run(&sh, "rewrite --mode %s p.lua -o "
                                        "r.luac", modes[k]), 0);
     assert_int_equal(tutil_sh_lraf_run(&sh, "disasm r.luac"), 0);
-    out = slurp(sh.out);
+    out = tutil_sh_read(sh.out);
     snprintf(want, sizeof want, "cost model %s/%s", TUTIL_VM, modes[k]);
     if (strstr(out, want) == NULL || strchr(out, '\n') < strstr(out, want))
       fail_msg("no '%s' on the first line:\n%s", want, out);
@@ -129,8 +122,8 @@ static void test_refusals(void **state) {
     if (bads[k].file != NULL)
       assert_int_equal(tutil_sh_write(&sh, bads[k].file, bads[k].text), 0);
     st = tutil_sh_lraf_run(&sh, "disasm %s", bads[k].args);
-    out = slurp(sh.out);
-    err = slurp(sh.err);
+    out = tutil_sh_read(sh.out);
+    err = tutil_sh_read(sh.err);
     if (st != 2 || out[0] != '\0' ||
         strncmp(err, bads[k].err, strlen(bads[k].err)) != 0)
       fail_msg("lraf disasm %s: %d '%s'", bads[k].args, st, err);

@@ -32,13 +32,6 @@ static int teardown(void **state) {
   return tutil_sh_cleanup(&sh);
 }
 
-static char *slurp(const char *path) {
-  size_t len;
-  char *s = tutil_run_slurp(path, &len);
-  assert_non_null(s);
-  return s;
-}
-
 /* Keys as printf writes them (the shell's printf: %s, \n, \r, \t) and
    the key's bytes they stand for. */
 static const struct good {
@@ -61,8 +54,8 @@ static void test_hash(void **state) {
     assert_int_equal(tutil_sh_run(&sh, "printf '%s' | %s key hash %s",
                                   g->printf_arg, tutil_sh_lraf(), g->tenant),
                      0);
-    out = slurp(sh.out);
-    err = slurp(sh.err);
+    out = tutil_sh_read(sh.out);
+    err = tutil_sh_read(sh.err);
     assert_string_equal(err, "");
     /* the hash is the library's, and the key is not in the output */
     lraf_key_hash(g->key, strlen(g->key), want + snprintf(want, 80, "%s ",
@@ -125,8 +118,8 @@ static void test_refusals(void **state) {
     char *out, *err;
     int st = tutil_sh_run(&sh, "%s | %s key %s", bads[k].input,
                           tutil_sh_lraf(), bads[k].args);
-    out = slurp(sh.out);
-    err = slurp(sh.err);
+    out = tutil_sh_read(sh.out);
+    err = tutil_sh_read(sh.err);
     if (st != 2 || out[0] != '\0' || strcmp(err, bads[k].err) != 0)
       fail_msg("%s | lraf key %s: %d '%s' '%s'", bads[k].input,
                bads[k].args, st, out, err);
@@ -141,7 +134,7 @@ static void test_longest(void **state) {
   (void)state;
   assert_int_equal(tutil_sh_run(&sh, "head -c 4096 /dev/zero | tr '\\0' k "
                                 "| %s key hash t", tutil_sh_lraf()), 0);
-  out = slurp(sh.out);
+  out = tutil_sh_read(sh.out);
   assert_memory_equal(out, "t sha256:", 9);
   free(out);
 }

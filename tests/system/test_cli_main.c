@@ -34,18 +34,11 @@ static int teardown(void **state) {
   return tutil_sh_cleanup(&sh);
 }
 
-static char *slurp(const char *path) {
-  size_t len;
-  char *s = tutil_run_slurp(path, &len);
-  assert_non_null(s);
-  return s;
-}
-
 /* `lraf ARGS`: its status, stdout and stderr (free them). */
 static int lraf(const char *args, char **out, char **err) {
   int st = tutil_sh_lraf_run(&sh, "%s", args);
-  *out = slurp(sh.out);
-  *err = slurp(sh.err);
+  *out = tutil_sh_read(sh.out);
+  *err = tutil_sh_read(sh.err);
   return st;
 }
 

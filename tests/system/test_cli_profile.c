@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tutil_prof.h"
 #include "tutil_run.h"
 #include "tutil_sh.h"
 
@@ -214,30 +215,7 @@ static void test_usage_errors(void **state) {
    shows no function above 100%, each call line's cost is the callee's
    inclusive count (callees with one caller), and calls= lines give the
    line of the call. */
-static const char merge_sort_lua[] =
-  "local function merge(a, lo, mid, hi)\n"
-  "  local t, i, j = {}, lo, mid + 1\n"
-  "  while i <= mid and j <= hi do\n"
-  "    if a[i] <= a[j] then t[#t + 1] = a[i]; i = i + 1\n"
-  "    else t[#t + 1] = a[j]; j = j + 1 end\n"
-  "  end\n"
-  "  while i <= mid do t[#t + 1] = a[i]; i = i + 1 end\n"
-  "  while j <= hi do t[#t + 1] = a[j]; j = j + 1 end\n"
-  "  for k = 1, #t do a[lo + k - 1] = t[k] end\n"
-  "end\n"
-  "local function merge_sort(a, lo, hi)\n"
-  "  if lo >= hi then return end\n"
-  "  local mid = (lo + hi) // 2\n"
-  "  merge_sort(a, lo, mid)\n"
-  "  merge_sort(a, mid + 1, hi)\n"
-  "  merge(a, lo, mid, hi)\n"
-  "end\n"
-  "local a, x = {}, 7\n"
-  "for i = 1, 300 do x = (x * 1103515245 + 12345) % 2147483648; "
-  "a[i] = x % 1000 end\n"
-  "merge_sort(a, 1, #a)\n"
-  "table.sort(a, function(p, q) return p > q end)\n"
-  "print(a[1], a[#a])\n";
+static const char merge_sort_lua[] = TUTIL_PROF_MERGE_SORT("300");
 
 /* callgrind_annotate's inclusive count of the function named name. */
 static long long annotated(const char *text, const char *name) {

@@ -43,19 +43,12 @@ static int teardown(void **state) {
   return tutil_sh_cleanup(&sh);
 }
 
-static char *slurp(const char *path) {
-  size_t len;
-  char *s = tutil_run_slurp(path, &len);
-  assert_non_null(s);
-  return s;
-}
-
 /* The "count" of the report r.json of the last run. */
 static long long report_count(void) {
   char path[256], *text, *p;
   long long n;
   snprintf(path, sizeof path, "%s/r.json", sh.dir);
-  text = slurp(path);
+  text = tutil_sh_read(path);
   p = strstr(text, "\"count\":");
   assert_non_null(p);
   n = strtoll(p + 8, NULL, 10);
@@ -67,9 +60,9 @@ static long long report_count(void) {
 static char *run(const char *opts, const char *file, long long *count) {
   int st = tutil_sh_lraf_run(&sh, "run %s --report r.json %s a", opts, file);
   if (st != 0) fail_msg("lraf run %s %s: %d: %s", opts, file, st,
-                        slurp(sh.err));
+                        tutil_sh_read(sh.err));
   *count = report_count();
-  return slurp(sh.out);
+  return tutil_sh_read(sh.out);
 }
 
 static const char *const models[] = {
@@ -95,7 +88,7 @@ static void test_same_run(void **state) {
     /* any other model refuses it, naming the cost model */
     assert_int_equal(tutil_sh_lraf_run(&sh, "run --allow-offline %s p.luac",
                                        k == 2 ? "" : "--mode overhead"), 2);
-    out = slurp(sh.err);
+    out = tutil_sh_read(sh.err);
     if (strstr(out, "cost model") == NULL)
       fail_msg("%s under another model: '%s'", models[k], out);
     free(out);
@@ -118,7 +111,7 @@ static void test_signed(void **state) {
     int st = tutil_sh_lraf_run(&sh, "run %s s.luac", rows[k].opts);
     if (st != rows[k].status)
       fail_msg("lraf run %s s.luac: %d: %s", rows[k].opts, st,
-               slurp(sh.err));
+               tutil_sh_read(sh.err));
   }
 }
 
@@ -164,7 +157,7 @@ static void test_refusals(void **state) {
   for (k = 0; k < sizeof bads / sizeof bads[0]; k++) {
     char *err;
     int st = tutil_sh_lraf_run(&sh, "rewrite %s", bads[k].args);
-    err = slurp(sh.err);
+    err = tutil_sh_read(sh.err);
     if (st != 2 || strncmp(err, bads[k].err, strlen(bads[k].err)) != 0)
       fail_msg("lraf rewrite %s: %d '%s'", bads[k].args, st, err);
     free(err);

@@ -45,13 +45,6 @@ static int sh(const char *cmd, const char *out, const char *err) {
   return st;
 }
 
-static char *slurp(const char *path) {
-  size_t len;
-  char *s = tutil_run_slurp(path, &len);
-  assert_non_null(s);
-  return s;
-}
-
 static int count_lines(const char *s) {
   int n = 0;
   for (; *s; s++) n += *s == '\n';
@@ -81,35 +74,63 @@ static int teardown(void **state) {
   return tutil_sh_cleanup(&shell);
 }
 
-static void test_like_lua(void **state) {
+/* Run `lraf ARGS`, which must exit 0 having printed want. */
+static void expect_stdout(const char *args, const char *want) {
   char *out;
+  assert_int_equal(run(args), 0);
+  out = tutil_sh_read(shell.out);
+  assert_string_equal(out, want);
+  free(out);
+}
+
+/* A command line and the exit status it must end with. */
+typedef struct status_case {
+  const char *args;
+  int status;
+} status_case;
+
+/* Bad input (1) and usage errors (2) of lraf run and lraf bench. */
+static const status_case bad_runs[] = {
+  {"run syntax.lua", 1}, {"run missing.lua", 2}, {"run", 2},
+  {"run --frobnicate x.lua", 2}, {"run --limit x spin.lua", 2},
+  {"run --mode weighted spin.lua", 2},
+};
+static const status_case bad_benches[] = {
+  {"bench syntax.lua", 1}, {"bench missing.lua", 2}, {"bench", 2},
+  {"bench -n 0 sum.lua", 2}, {"bench -n x sum.lua", 2},
+  {"bench sum.lua sum.lua sum.lua", 2}, {"bench --frobnicate sum.lua", 2},
+  {"bench --mode weighted sum.lua", 2}, {"bench --granularity 0 sum.lua", 2},
+  {"bench -- ", 2},
+};
+
+/* Run each of the n cases, which must end with its status. */
+static void expect_statuses(const status_case *cases, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++) {
+    int st = run(cases[i].args);
+    if (st != cases[i].status)
+      fail_msg("lraf %s: status %d, not %d", cases[i].args, st,
+               cases[i].status);
+  }
+}
+
+static void test_like_lua(void **state) {
   (void)state;
-  assert_int_equal(run("run args.lua a b"), 0);
-  out = slurp(shell.out);
-  assert_string_equal(out, "args.lua\ta\tb\t2\t2\ta\tb\ntrue\n");
-  free(out);
-  assert_int_equal(run("run --exact -- args.lua"), 0);
-  out = slurp(shell.out);
-  assert_string_equal(out, "args.lua\tnil\tnil\t0\t0\ntrue\n");
-  free(out);
+  expect_stdout("run args.lua a b", "args.lua\ta\tb\t2\t2\ta\tb\ntrue\n");
+  expect_stdout("run --exact -- args.lua", "args.lua\tnil\tnil\t0\t0\ntrue\n");
 }
 
 static void test_exit_statuses(void **state) {
   char *err;
   (void)state;
   assert_int_equal(run("run fail.lua"), 1);
-  err = slurp(shell.err);
+  err = tutil_sh_read(shell.err);
   assert_non_null(strstr(err, "fail.lua:1: failed here"));
   assert_non_null(strstr(err, "stack traceback:"));
   free(err);
-  assert_int_equal(run("run syntax.lua"), 1);
-  assert_int_equal(run("run missing.lua"), 2);
-  assert_int_equal(run("run"), 2);
-  assert_int_equal(run("run --frobnicate x.lua"), 2);
-  assert_int_equal(run("run --limit x spin.lua"), 2);
-  assert_int_equal(run("run --mode weighted spin.lua"), 2);
+  expect_statuses(bad_runs, sizeof bad_runs / sizeof bad_runs[0]);
   assert_int_equal(run("run --limit 100000 spin.lua"), 3);
-  err = slurp(shell.err);
+  err = tutil_sh_read(shell.err);
   assert_int_equal(count_lines(err), 1);
   assert_string_equal(err, "lraf: quota exceeded (limit 100000 units) "
                       "at spin.lua:2: in main chunk; native charging was on "
@@ -148,7 +169,7 @@ static void test_report(void **state) {
   tutil_run_hook(co, strlen(co), "=co", &hook);
   snprintf(args, sizeof args, "run --exact --report %s co.lua", json_path);
   assert_int_equal(run(args), 0);
-  json = slurp(json_path);
+  json = tutil_sh_read(json_path);
   assert_int_equal(json_int(json, "count"), hook.count);
   assert_non_null(strstr(json, "\"units\": \"instructions\""));
   assert_non_null(strstr(json, "\"status\": \"ok\""));
@@ -162,22 +183,22 @@ static void test_report(void **state) {
   tutil_run_free(&hook);
   snprintf(args, sizeof args, "run --limit 5000 --report %s spin.lua", json_path);
   assert_int_equal(run(args), 3);
-  json = slurp(json_path);
+  json = tutil_sh_read(json_path);
   assert_non_null(strstr(json, "\"status\": \"quota\""));
   assert_true(json_int(json, "count") > 5000);
   free(json);
   snprintf(args, sizeof args, "run --report %s fail.lua", json_path);
   assert_int_equal(run(args), 1);
-  json = slurp(json_path);
+  json = tutil_sh_read(json_path);
   assert_non_null(strstr(json, "\"status\": \"error\""));
   free(json);
   snprintf(args, sizeof args, "run --report %s exit.lua", json_path);
   assert_int_equal(run(args), 5);
-  json = slurp(json_path);
+  json = tutil_sh_read(json_path);
   assert_non_null(strstr(json, "\"exit_code\": 5"));
   free(json);
   assert_int_equal(run("run --report - co.lua"), 0);
-  err = slurp(shell.err);
+  err = tutil_sh_read(shell.err);
   assert_non_null(strstr(err, "instructions (" TUTIL_VM "/original), status ok"));
   assert_non_null(strstr(err, "instructions per cpu second"));
   free(err);
@@ -186,18 +207,12 @@ static void test_report(void **state) {
 static void test_sandbox_and_modes(void **state) {
   char *out;
   (void)state;
-  assert_int_equal(run("run --sandbox sandbox.lua"), 0);
-  out = slurp(shell.out);
-  assert_string_equal(out, "true\ttrue\ttrue\n");
-  free(out);
-  assert_int_equal(run("run sandbox.lua"), 0);
-  out = slurp(shell.out);
-  assert_string_equal(out, "false\tfalse\tfalse\n");
-  free(out);
+  expect_stdout("run --sandbox sandbox.lua", "true\ttrue\ttrue\n");
+  expect_stdout("run sandbox.lua", "false\tfalse\tfalse\n");
   write_script("w.txt", "ADD 10\nFORLOOP 3\n");
   assert_int_equal(run("run --weights w.txt --granularity 7 co.lua"), 0);
   assert_int_equal(run("run --mode overhead --report - co.lua"), 0);
-  out = slurp(shell.err);
+  out = tutil_sh_read(shell.err);
   assert_non_null(strstr(out, TUTIL_VM "/overhead"));
   free(out);
 }
@@ -253,7 +268,7 @@ static void test_arg_like_lua(void **state) {
                "end\nprint(n, arg[n + 1], arg[-1])\n");
   assert_int_equal(run("run --exact neg.lua z"), 0);
   {
-    char *out = slurp(shell.out);
+    char *out = tutil_sh_read(shell.out);
     assert_non_null(strstr(out, "-3\trun\t--exact\n"));
     free(out);
   }
@@ -293,7 +308,7 @@ static void test_exit_statuses_like_lua(void **state) {
   /* the status names in the report */
   assert_int_equal(run("run --limit 10 --report - spin.lua"), 3);
   {
-    char *err = slurp(shell.err);
+    char *err = tutil_sh_read(shell.err);
     assert_non_null(strstr(err, "status quota"));
     free(err);
   }
@@ -335,7 +350,7 @@ static void test_require_like_lua(void **state) {
   assert_int_equal(run("run --sandbox req.lua"), 1);
   assert_int_equal(run("run --sandbox --allow-dir . req.lua"), 0);
   {
-    char *out = slurp(shell.out);
+    char *out = tutil_sh_read(shell.out);
     assert_memory_equal(out, "42\ttrue\nfalse\t", 14);
     free(out);
   }
@@ -413,7 +428,7 @@ static void test_bench(void **state) {
   tutil_run_hook(sum2, strlen(sum2), "=sum2", &hook2);
   assert_true(hook.ok && hook2.ok);
   assert_int_equal(run("bench -n 3 sum.lua"), 0);
-  out = slurp(shell.out);
+  out = tutil_sh_read(shell.out);
   assert_null(strstr(out, "sum\t"));  /* the script's print is muted */
   assert_non_null(strstr(out, "3 runs each, model " TUTIL_VM "/original"));
   snprintf(want, sizeof want, "instructions  %lld (the same in all 3 runs)",
@@ -427,7 +442,7 @@ static void test_bench(void **state) {
   free(out);
   /* two scripts: the ratio of the counts */
   assert_int_equal(run("bench -n 2 sum2.lua sum.lua"), 0);
-  out = slurp(shell.out);
+  out = tutil_sh_read(shell.out);
   assert_int_equal(number_after(out, "sum2.lua\n  instructions  "),
                    hook2.count);
   snprintf(want, sizeof want, "sum2.lua / sum.lua = %.4f",
@@ -437,7 +452,7 @@ static void test_bench(void **state) {
   /* --mode overhead counts more than the original (on the stock target:
      the hook never sees the lraf VM's accounting) */
   assert_int_equal(run("bench -n 1 --mode overhead --vm stock sum.lua"), 0);
-  out = slurp(shell.out);
+  out = tutil_sh_read(shell.out);
   assert_non_null(strstr(out, "model lua5.4/overhead"));
   assert_true(number_after(out, "instructions  ") > hook.count);
   free(out);
@@ -445,8 +460,8 @@ static void test_bench(void **state) {
      stderr with the reason (10 runs make equal counts by chance very
      unlikely) */
   assert_int_equal(run("bench -n 10 vary.lua"), 1);
-  out = slurp(shell.out);
-  err = slurp(shell.err);
+  out = tutil_sh_read(shell.out);
+  err = tutil_sh_read(shell.err);
   assert_non_null(strstr(out, "THE COUNT DIFFERS BETWEEN RUNS"));
   assert_non_null(strstr(err, "differs between runs"));
   assert_non_null(strstr(err, "reads the clock"));
@@ -454,19 +469,10 @@ static void test_bench(void **state) {
   free(err);
   /* errors and usage */
   assert_int_equal(run("bench fail.lua"), 1);
-  err = slurp(shell.err);
+  err = tutil_sh_read(shell.err);
   assert_non_null(strstr(err, "failed here"));
   free(err);
-  assert_int_equal(run("bench syntax.lua"), 1);
-  assert_int_equal(run("bench missing.lua"), 2);
-  assert_int_equal(run("bench"), 2);
-  assert_int_equal(run("bench -n 0 sum.lua"), 2);
-  assert_int_equal(run("bench -n x sum.lua"), 2);
-  assert_int_equal(run("bench sum.lua sum.lua sum.lua"), 2);
-  assert_int_equal(run("bench --frobnicate sum.lua"), 2);
-  assert_int_equal(run("bench --mode weighted sum.lua"), 2);
-  assert_int_equal(run("bench --granularity 0 sum.lua"), 2);
-  assert_int_equal(run("bench -- "), 2);
+  expect_statuses(bad_benches, sizeof bad_benches / sizeof bad_benches[0]);
   tutil_run_free(&hook);
   tutil_run_free(&hook2);
 }
@@ -477,7 +483,7 @@ static long long bench_count(const char *cmd, const char *expect) {
   char *out;
   long long n;
   assert_int_equal(run(cmd), 0);
-  out = slurp(shell.out);
+  out = tutil_sh_read(shell.out);
   if (expect != NULL) assert_non_null(strstr(out, expect));
   n = strstr(out, "  units  ") ? number_after(out, "  units  ")
                                 : number_after(out, "instructions  ");
@@ -530,14 +536,14 @@ static void test_help(void **state) {
   char *out;
   (void)state;
   assert_int_equal(run("--help"), 0);
-  out = slurp(shell.out);
+  out = tutil_sh_read(shell.out);
   assert_non_null(strstr(out, "  run "));
   assert_non_null(strstr(out, "  bench "));
   assert_non_null(strstr(out, "  rewrite "));
   assert_non_null(strstr(out, "  disasm "));
   free(out);
   assert_int_equal(run("--version"), 0);
-  out = slurp(shell.out);
+  out = tutil_sh_read(shell.out);
   assert_non_null(strstr(out, "lraf 0."));
   free(out);
   assert_int_equal(run("frobnicate"), 2);

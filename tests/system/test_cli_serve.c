@@ -19,13 +19,6 @@
 
 static tutil_sh sh;
 
-static char *slurp(const char *path) {
-  size_t n;
-  char *t = tutil_run_slurp(path, &n);
-  assert_non_null(t);
-  return t;
-}
-
 static void test_help(void **state) {
   static const char *const opts[] = {
     "--port N", "--bind ADDR", "--workers N", "--request-limit T=N",
@@ -37,7 +30,7 @@ static void test_help(void **state) {
   int i;
   (void)state;
   assert_int_equal(tutil_sh_lraf_run(&sh, "serve --help"), 0);
-  out = slurp(sh.out);
+  out = tutil_sh_read(sh.out);
   for (i = 0; opts[i] != NULL; i++)
     if (strstr(out, opts[i]) == NULL) fail_msg("--help lacks %s", opts[i]);
   free(out);
@@ -72,7 +65,7 @@ static void test_errors(void **state) {
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char *err;
     int st = tutil_sh_lraf_run(&sh, "%s", cases[i].args);
-    err = slurp(sh.err);
+    err = tutil_sh_read(sh.err);
     if (st != 2 || strstr(err, cases[i].message) == NULL ||
         strncmp(err, "lraf: ", 6) != 0)
       fail_msg("lraf %s: status %d, stderr:\n%s(expected '%s')",

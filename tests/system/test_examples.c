@@ -55,13 +55,6 @@ static int run(const char *name, const char *args, const char *out) {
   return st;
 }
 
-static char *slurp(const char *path) {
-  size_t len;
-  char *s = tutil_run_slurp(path, &len);
-  assert_non_null(s);
-  return s;
-}
-
 /* embed prints the script's output and the state's total, which the
    count hook sees too, work in a coroutine included (the main thread's
    account alone would miss it), and what is left of the quota; the
@@ -76,7 +69,7 @@ static void test_embed(void **state) {
   assert_true(hook.ok);
   assert_true(hook.count > 200);  /* the loop: 100 iterations */
   assert_int_equal(run("embed", "", shell.out), 0);
-  out = slurp(shell.out);
+  out = tutil_sh_read(shell.out);
   {  /* the instructions are the hook's; the native units add to them */
     long long units, instr, native, left;
     char shown[200];
@@ -89,7 +82,7 @@ static void test_embed(void **state) {
     snprintf(want, sizeof want, "5050\n%lld units: %lld instructions + %lld "
              "native (quota left %lld)\n", units, instr, native, left);
     assert_string_equal(out, want);
-    readme = slurp("README.md");
+    readme = tutil_sh_read("README.md");
     snprintf(shown, sizeof shown, " ./embed\n    5050\n    %lld units: %lld "
              "instructions + %lld native (quota left %lld)\n", units, instr,
              native, left);
@@ -98,7 +91,7 @@ static void test_embed(void **state) {
   }
   tutil_run_free(&hook);
   free(out);
-  code = slurp("examples/embed.c");
+  code = tutil_sh_read("examples/embed.c");
   if (strstr(readme, code) == NULL)
     fail_msg("README.md does not contain examples/embed.c verbatim");
   free(readme);
@@ -136,8 +129,8 @@ static void test_sortbench(void **state) {
   (void)state;
   assert_int_equal(run("sortbench", "", shell.out), 0);
   assert_int_equal(run("sortbench", "", out2_path), 0);
-  a = slurp(shell.out);
-  b = slurp(out2_path);
+  a = tutil_sh_read(shell.out);
+  b = tutil_sh_read(out2_path);
   assert_string_equal(a, b);
   assert_non_null(strstr(a, "quick sort\t1000\t20\t99900\n"));
   for (i = 0; i < 3; i++) {
@@ -165,7 +158,7 @@ static void test_plugin_host(void **state) {
   char *out;
   (void)state;
   assert_int_equal(run("plugin_host", "", shell.out), 0);
-  out = slurp(shell.out);
+  out = tutil_sh_read(shell.out);
   assert_non_null(strstr(out, "  runaway  checked 11 characters\n"));
   assert_non_null(strstr(out, "round 2\n  csv      3 fields, 16 characters\n"
                               "  calc     100 / 7 - 2 = 12\n"
@@ -202,8 +195,8 @@ static void test_billing(void **state) {
   assert_int_equal(run("billing", "", shell.out), 2);   /* no ledger named */
   snprintf(args, sizeof args, "%s", ledger);
   assert_int_equal(run("billing", args, shell.out), 0);
-  csv = slurp(ledger);
-  out = slurp(shell.out);
+  csv = tutil_sh_read(ledger);
+  out = tutil_sh_read(shell.out);
   assert_memory_equal(csv, "customer,plugin,calls,instructions,cost\n", 40);
   for (i = 0; i < 5; i++) assert_non_null(strstr(csv, expect_calls[i]));
   for (line = strchr(csv, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
@@ -250,10 +243,10 @@ static void test_metered_api(void **state) {
   assert_int_equal(run("metered_api", "", shell.out), 2);
   snprintf(args, sizeof args, "%s/m1.db", shell.dir);
   assert_int_equal(run("metered_api", args, shell.out), 0);
-  out = slurp(shell.out);
+  out = tutil_sh_read(shell.out);
   snprintf(args, sizeof args, "%s/m2.db", shell.dir);
   assert_int_equal(run("metered_api", args, out2_path), 0);
-  again = slurp(out2_path);
+  again = tutil_sh_read(out2_path);
   assert_string_equal(out, again);
   for (line = out; strncmp(line, "call ", 5) == 0;
        line = strchr(line, '\n') + 1) {

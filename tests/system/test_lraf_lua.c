@@ -25,13 +25,6 @@
 static tutil_sh sh;
 static char lraf_lua_bin[512];
 
-static char *slurp(const char *path) {
-  size_t len;
-  char *s = tutil_run_slurp(path, &len);
-  assert_non_null(s);
-  return s;
-}
-
 static int setup(void **state) {
   char buf[512];
   (void)state;
@@ -65,7 +58,7 @@ static int run_both(const char *interp, const char *env, const char *args,
                         "exit $(cd %s && %s %s %s > /dev/null 2>&1; "
                         "echo $?); }",
                         sh.dir, env, interp, args, sh.dir, env, interp, args);
-  *out = slurp(sh.out);
+  *out = tutil_sh_read(sh.out);
   return rc;
 }
 
@@ -109,8 +102,8 @@ static void test_child_is_metered(void **state) {
   assert_int_equal(tutil_sh_run(&sh, "cd %s && LRAF_OPTIONS='--limit 1e6 "
                                 "--report -' %s parent.lua", sh.dir,
                                 lraf_lua_bin), 0);
-  out = slurp(sh.out);
-  err = slurp(sh.err);
+  out = tutil_sh_read(sh.out);
+  err = tutil_sh_read(sh.err);
   assert_non_null(strstr(out, "Lua 5.4"));         /* the child's -v */
   assert_non_null(strstr(out, "child\tnil\texit\t3"));
   assert_non_null(strstr(out, "2\nchild2\ttrue\texit\t0"));
@@ -140,7 +133,7 @@ static void test_interactive(void **state) {
   (void)state;
   assert_int_equal(tutil_sh_run(&sh, "cd %s && printf 'x = 6\\nprint(x)\\n' "
                                 "| %s -i", sh.dir, lraf_lua_bin), 0);
-  out = slurp(sh.out);
+  out = tutil_sh_read(sh.out);
   assert_non_null(strstr(out, "> > 6\n"));
   free(out);
   if (system("command -v script > /dev/null") != 0) {
@@ -151,7 +144,7 @@ static void test_interactive(void **state) {
   assert_int_equal(tutil_sh_run(&sh, "cd %s && printf '%s' | "
                                 "LRAF_READLINELIB= script -qc %s' -i' "
                                 "/dev/null", sh.dir, keys, lraf_lua_bin), 0);
-  out = slurp(sh.out);
+  out = tutil_sh_read(sh.out);
   assert_non_null(strstr(out, "syntax error"));
   assert_null(strstr(out, "42"));
   assert_null(strstr(out, "x = 5 + 1"));
@@ -165,7 +158,7 @@ static void test_interactive(void **state) {
   assert_int_equal(tutil_sh_run(&sh, "cd %s && printf '%s' | "
                                 "script -qc %s' -i' /dev/null", sh.dir, keys,
                                 lraf_lua_bin), 0);
-  out = slurp(sh.out);
+  out = tutil_sh_read(sh.out);
   assert_non_null(strstr(out, "print(40+2)"));
   assert_non_null(strstr(out, "42\r\n"));
   assert_non_null(strstr(out, "x = 5 + 1"));

@@ -26,13 +26,6 @@
 static tutil_sh sh;
 static char lraf[512], lua_bin[512];
 
-static char *slurp(const char *path) {
-  size_t len;
-  char *s = tutil_run_slurp(path, &len);
-  assert_non_null(s);
-  return s;
-}
-
 static int setup(void **state) {
   char buf[512], *real;
   (void)state;
@@ -93,7 +86,7 @@ static int run_only(const char *opt) {
 /* The first line of stderr without the program's prefix ("lraf: ",
    "lraf-lua: LRAF_OPTIONS: "). */
 static char *first_error(const char *prefix) {
-  char *e = slurp(sh.err), *nl = strchr(e, '\n');
+  char *e = tutil_sh_read(sh.err), *nl = strchr(e, '\n');
   size_t n = strlen(prefix);
   if (nl) *nl = '\0';
   if (strncmp(e, prefix, n) != 0) fail_msg("'%s' does not start with '%s'",
@@ -111,7 +104,7 @@ static void both_routes(const char *opt, const char *value, int good) {
            value ? value : "");
   a = tutil_sh_run(&sh, "cd %s && %s run %s x.lua", sh.dir, lraf, words);
   if (good && a != 0)
-    fail_msg("lraf run %s x.lua: exit %d: %s", words, a, slurp(sh.err));
+    fail_msg("lraf run %s x.lua: exit %d: %s", words, a, tutil_sh_read(sh.err));
   if (good && run_only(opt)) {
     char *e;
     b = tutil_sh_run(&sh, "cd %s && LRAF_OPTIONS='%s' %s x.lua", sh.dir,
@@ -143,9 +136,9 @@ static void both_routes(const char *opt, const char *value, int good) {
                    words, lua_bin);
   if (b != 0)
     fail_msg("LRAF_OPTIONS='%s' lraf-lua x.lua: exit %d: %s", words, b,
-             slurp(sh.err));
+             tutil_sh_read(sh.err));
   if (strcmp(opt, "--help") != 0) {
-    char *out = slurp(sh.out);
+    char *out = tutil_sh_read(sh.out);
     assert_string_equal(out, "500500\n");
     free(out);
   }
@@ -158,7 +151,7 @@ static void test_options_both_routes(void **state) {
   (void)state;
   /* every option lraf run --help lists has a case */
   assert_int_equal(tutil_sh_run(&sh, "%s run --help", lraf), 0);
-  help = slurp(sh.out);
+  help = tutil_sh_read(sh.out);
   for (p = strstr(help, "\n  -"); p != NULL; p = strstr(p + 1, "\n  -")) {
     char name[64];
     sscanf(p + 3, "%63s", name);
@@ -265,18 +258,18 @@ static long long through(const char *cmd, const char *route) {
   snprintf(line, sizeof line, route, lraf, cmd, opts);
   if (tutil_sh_run(&sh, "cd %s && rm -f r.json p.json && bash -c '%s'",
                    sh.dir, line) != 0)
-    fail_msg("%s: %s", line, slurp(sh.err));
+    fail_msg("%s: %s", line, tutil_sh_read(sh.err));
   if (strcmp(cmd, "run") == 0) {
-    out = slurp(sh.out);
+    out = tutil_sh_read(sh.out);
     if (strcmp(out, "500500\n") != 0) fail_msg("%s printed '%s'", line, out);
     free(out);
   }
   if (file != NULL) {
     char path[256];
     snprintf(path, sizeof path, "%s/%s", sh.dir, file);
-    out = slurp(path);
+    out = tutil_sh_read(path);
   } else {
-    out = slurp(sh.out);
+    out = tutil_sh_read(sh.out);
   }
   n = number_after(out, strcmp(cmd, "run") == 0 ? "\"count\""
                         : strcmp(cmd, "profile") == 0 ? "\"total\""
@@ -309,7 +302,7 @@ static void test_read_once(void **state) {
                                   "LRAF_OPTIONS='--report r.json' %s x.lua",
                                   sh.dir, lua_bin), 0);
     snprintf(path, sizeof path, "%s/r.json", sh.dir);
-    r = slurp(path);
+    r = tutil_sh_read(path);
     assert_int_equal(number_after(r, "\"count\""), want);
     free(r);
   }
@@ -319,7 +312,7 @@ static void test_read_once(void **state) {
   assert_int_equal(tutil_sh_run(&sh, "cd %s && cat x.lua | %s /dev/stdin",
                                 sh.dir, lua_bin), 0);
   {
-    char *out = slurp(sh.out);
+    char *out = tutil_sh_read(sh.out);
     assert_string_equal(out, "500500\n");
     free(out);
   }
@@ -336,26 +329,26 @@ static void test_report_every_ending(void **state) {
   assert_int_equal(tutil_sh_run(&sh, "cd %s && rm -f r.json && LRAF_OPTIONS="
                                 "'--report r.json' %s -e 'os.exit(3)'",
                                 sh.dir, lua_bin), 3);
-  r = slurp(path);
+  r = tutil_sh_read(path);
   assert_non_null(strstr(r, "\"status\": \"exit\""));
   assert_non_null(strstr(r, "\"exit_code\": 3"));
   free(r);
   assert_int_equal(tutil_sh_run(&sh, "cd %s && rm -f r.json && LRAF_OPTIONS="
                                 "'--limit 1000 --report r.json' %s -e "
                                 "'while true do end'", sh.dir, lua_bin), 3);
-  r = slurp(path);
+  r = tutil_sh_read(path);
   assert_non_null(strstr(r, "\"status\": \"quota\""));
   assert_non_null(strstr(r, "\"exit_code\": 3"));
   free(r);
   assert_int_equal(tutil_sh_run(&sh, "LRAF_OPTIONS='--report -' %s -e "
                                 "'os.exit(true)'", lua_bin), 0);
-  r = slurp(sh.err);
+  r = tutil_sh_read(sh.err);
   assert_non_null(strstr(r, "status exit"));
   free(r);
   /* the stop message is lraf run's: the limit and the unit */
   assert_int_equal(tutil_sh_run(&sh, "LRAF_OPTIONS='--limit 1000' %s -e "
                                 "'while true do end'", lua_bin), 3);
-  r = slurp(sh.err);
+  r = tutil_sh_read(sh.err);
   assert_non_null(strstr(r, "quota exceeded (limit 1000 units) at "));
   free(r);
 }
@@ -408,13 +401,13 @@ static void test_ctrl_c(void **state) {
                                 "LRAF_OPTIONS='--report r.json' python3 "
                                 "ctrlc.py %s -e 'for i = 1, 1e12 do end'",
                                 sh.dir, lua_bin), 0);
-  out = slurp(sh.out);
+  out = tutil_sh_read(sh.out);
   if (strstr(out, "script 1 True True\n") == NULL ||
       strstr(out, "interactive True True 7\n") == NULL)
-    fail_msg("Ctrl-C: %s%s", out, slurp(sh.err));
+    fail_msg("Ctrl-C: %s%s", out, tutil_sh_read(sh.err));
   free(out);
   snprintf(path, sizeof path, "%s/r.json", sh.dir);
-  r = slurp(path);  /* the script's report (-i overwrote it: exit) */
+  r = tutil_sh_read(path);  /* the script's report (-i overwrote it: exit) */
   assert_non_null(strstr(r, "\"status\": \"exit\""));
   free(r);
   /* lraf run: exit 1, traceback, and its report */
@@ -430,10 +423,10 @@ static void test_ctrl_c(void **state) {
   assert_int_equal(tutil_sh_run(&sh, "cd %s && rm -f r.json && python3 "
                                 "int.py %s run --report r.json spin.lua",
                                 sh.dir, lraf), 0);
-  out = slurp(sh.out);
+  out = tutil_sh_read(sh.out);
   assert_string_equal(out, "1 True\n");
   free(out);
-  r = slurp(path);
+  r = tutil_sh_read(path);
   assert_non_null(strstr(r, "\"status\": \"error\""));
   assert_non_null(strstr(r, "interrupted!"));
   free(r);
@@ -459,7 +452,7 @@ static void test_memory_while_loading(void **state) {
   for (i = 0; i < sizeof limits / sizeof limits[0]; i++) {
     int rc = tutil_sh_run(&sh, "cd %s && %s run --memory-limit %s big.lua",
                           sh.dir, lraf, limits[i]);
-    e = slurp(sh.err);
+    e = tutil_sh_read(sh.err);
     if ((rc != 0 && rc != 4) || strstr(e, "lraf: lraf:") != NULL ||
         (rc == 4 && strstr(e, "memory limit exceeded (limit ") == NULL))
       fail_msg("--memory-limit %s: exit %d: %s", limits[i], rc, e);
@@ -479,13 +472,13 @@ static void test_sandbox_require(void **state) {
                    0);
   assert_int_equal(tutil_sh_run(&sh, "cd %s && %s run --sandbox req.lua data",
                                 sh.dir, lraf), 1);
-  e = slurp(sh.err);
+  e = tutil_sh_read(sh.err);
   assert_non_null(strstr(e, "file './data.lua' not allowed in the sandbox"));
   assert_null(strstr(e, "no file './data.lua'"));
   free(e);
   assert_int_equal(tutil_sh_run(&sh, "cd %s && %s run --sandbox --allow-dir "
                                 ". req.lua missing", sh.dir, lraf), 1);
-  e = slurp(sh.err);
+  e = tutil_sh_read(sh.err);
   assert_non_null(strstr(e, "no file './missing.lua'"));
   assert_null(strstr(e, "'./missing.lua' not allowed"));
   free(e);
@@ -506,14 +499,14 @@ static void test_serve_port_in_use(void **state) {
       "str(s.getsockname()[1]), \"--ledger\", \"none\", \"handlers\"], "
       "timeout=20)\n"
       "print(\"exit\", r.returncode)' %s", sh.dir, lraf), 0);
-  out = slurp(sh.out);
+  out = tutil_sh_read(sh.out);
   assert_string_equal(out, "exit 2\n");
   free(out);
-  out = slurp(sh.err);
+  out = tutil_sh_read(sh.err);
   assert_non_null(strstr(out, "is already in use"));
   free(out);
   assert_int_equal(tutil_sh_run(&sh, "%s serve --help", lraf), 0);
-  out = slurp(sh.out);
+  out = tutil_sh_read(sh.out);
   assert_null(strstr(out, "the script failed"));
   assert_non_null(strstr(out, "  1  the server could not start"));
   free(out);
@@ -527,23 +520,23 @@ static void test_equals_and_version(void **state) {
   (void)state;
   assert_int_equal(tutil_sh_run(&sh, "printf '= 1 + 1\\n=\"a\"..\"b\"\\n' | "
                                 "%s -i", lua_bin), 0);
-  out = slurp(sh.out);
+  out = tutil_sh_read(sh.out);
   assert_non_null(strstr(out, "> 2\n"));
   assert_non_null(strstr(out, "> ab\n"));
   free(out);
   /* the VM the lraf command counts on, named by -v and --version alike */
   assert_int_equal(tutil_sh_run(&sh, "LRAF_OPTIONS='--report -' %s -e ''",
                                 lua_bin), 0);
-  out = slurp(sh.err);
+  out = tutil_sh_read(sh.err);
   vm = strstr(out, "lravm") != NULL || strstr(out, "lraf-vm") != NULL;
   free(out);
   assert_int_equal(tutil_sh_run(&sh, "%s -v", lua_bin), 0);
-  out = slurp(sh.out);
+  out = tutil_sh_read(sh.out);
   assert_non_null(strstr(out, "Lua 5.4"));
   assert_non_null(strstr(out, vm ? "on the lraf VM" : "on stock Lua"));
   free(out);
   assert_int_equal(tutil_sh_run(&sh, "%s --version", lraf), 0);
-  out = slurp(sh.out);
+  out = tutil_sh_read(sh.out);
   assert_non_null(strstr(out, "lraf 0."));
   assert_non_null(strstr(out, "Lua 5.4"));
   assert_non_null(strstr(out, vm ? "on the lraf VM" : "on stock Lua"));

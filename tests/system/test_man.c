@@ -19,13 +19,6 @@
 #include "tutil_run.h"
 #include "tutil_sh.h"
 
-static char *slurp(const char *path) {
-  size_t len;
-  char *s = tutil_run_slurp(path, &len);
-  if (s == NULL) fail_msg("cannot read %s", path);
-  return s;
-}
-
 /* Whether word occurs in text as a whole word (man's "\-" read as "-"). */
 static int has_word(const char *text, const char *word) {
   size_t n = strlen(word);
@@ -53,8 +46,8 @@ static void test_lraf_1(void **state) {
   (void)state;
   assert_int_equal(tutil_sh_init(&sh, "man"), 0);
   assert_int_equal(tutil_sh_run(&sh, "%s --help", tutil_sh_lraf()), 0);
-  help = slurp(sh.out);
-  man = slurp("man/lraf.1");
+  help = tutil_sh_read(sh.out);
+  man = tutil_sh_read("man/lraf.1");
   p = strstr(help, "\ncommands:\n");
   assert_non_null(p);
   for (p = strstr(p, "\n  "); p != NULL; p = strstr(p + 1, "\n  ")) {
@@ -67,7 +60,7 @@ static void test_lraf_1(void **state) {
   assert_true(has_word(man, "lraf-lua"));
   assert_true(has_word(man, "LRAF_OPTIONS"));
   free(man);
-  man = slurp("man/lraf-lua.1");
+  man = tutil_sh_read("man/lraf-lua.1");
   assert_true(has_word(man, "LRAF_OPTIONS"));
   free(man);
   free(help);
@@ -75,7 +68,8 @@ static void test_lraf_1(void **state) {
 }
 
 static void test_lraf_3(void **state) {
-  char *h = slurp("include/lraf.h"), *man = slurp("man/lraf.3"), *p;
+  char *h = tutil_sh_read("include/lraf.h"),
+       *man = tutil_sh_read("man/lraf.3"), *p;
   int n = 0;
   (void)state;
   for (p = strstr(h, "LRAF_API "); p != NULL; p = strstr(p + 1, "LRAF_API ")) {

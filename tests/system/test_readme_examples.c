@@ -19,13 +19,6 @@
 #include "tutil_run.h"
 #include "tutil_sh.h"
 
-static char *slurp(const char *path) {
-  size_t len;
-  char *s = tutil_run_slurp(path, &len);
-  if (s == NULL) fail_msg("cannot read %s", path);
-  return s;
-}
-
 /* Two lines agree: equal, or both the report's timing line. */
 static int same_line(const char *a, size_t na, const char *b, size_t nb) {
   if (na > 11 && nb > 11 && strncmp(a, "lraf: wall ", 11) == 0 &&
@@ -36,13 +29,13 @@ static int same_line(const char *a, size_t na, const char *b, size_t nb) {
 
 static void test_examples_are_output(void **state) {
   tutil_sh sh;
-  char *readme = slurp("README.md"), *p;
+  char *readme = tutil_sh_read("README.md"), *p;
   int blocks = 0;
   (void)state;
   assert_int_equal(tutil_sh_init(&sh, "readme"), 0);
   assert_int_equal(tutil_sh_run(&sh, "%s run --report - examples/hello.lua",
                                 tutil_sh_lraf()), 0);
-  p = slurp(sh.err);
+  p = tutil_sh_read(sh.err);
   if (strstr(p, "(lraf-vm") == NULL) {
     free(p);
     free(readme);
@@ -57,7 +50,7 @@ static void test_examples_are_output(void **state) {
     assert_non_null(eol);
     tutil_sh_run(&sh, "{ { %s %.*s; } 2>&1; }", tutil_sh_lraf(),
                  (int)(eol - cmd), cmd);
-    out = slurp(sh.out);
+    out = tutil_sh_read(sh.out);
     want = eol + 1;
     got = out;
     while (strncmp(want, "    ", 4) == 0) {

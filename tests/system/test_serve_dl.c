@@ -29,13 +29,6 @@ static tutil_sh sh;
 
 #define MISSING "/nonexistent/lraf-test-missing.so"
 
-static char *slurp(const char *path) {
-  size_t n;
-  char *t = tutil_run_slurp(path, &n);
-  assert_non_null(t);
-  return t;
-}
-
 /* The first line of this process's maps that names one of the three
    libraries, or NULL (malloc'ed). */
 static char *mapped_service_lib(void) {
@@ -76,7 +69,7 @@ static void test_metering_loads_none(void **state) {
     "end\n"
     "print(n > 0 and 'read' or 'empty')\n"), 0);
   assert_int_equal(tutil_sh_lraf_run(&sh, "run maps.lua"), 0);
-  out = slurp(sh.out);
+  out = tutil_sh_read(sh.out);
   assert_string_equal(out, "read\n");
   free(out);
 }
@@ -135,8 +128,8 @@ static void test_serve_mhd_missing(void **state) {
                     " timeout 30 %s%s serve --port 0 --ledger sqlite:serve.db .",
                     sh.dir, tutil_sh_lraf()[0] == '/' ? "" : "\"$OLDPWD\"/",
                     tutil_sh_lraf());
-  err = slurp(sh.err);
-  out = slurp(sh.out);
+  err = tutil_sh_read(sh.err);
+  out = tutil_sh_read(sh.out);
   if (st != 1 ||
       strncmp(err, "lraf: cannot load " MISSING " (libmicrohttpd): ",
               strlen("lraf: cannot load " MISSING " (libmicrohttpd): ")) !=
@@ -163,7 +156,7 @@ static void test_serve_sqlite_wrong(void **state) {
                     info.dli_fname,
                     tutil_sh_lraf()[0] == '/' ? "" : "\"$OLDPWD\"/",
                     tutil_sh_lraf());
-  err = slurp(sh.err);
+  err = tutil_sh_read(sh.err);
   if (st != 2 ||
       strncmp(err, "lraf: ledger: cannot find sqlite3_open_v2: ", 43) != 0 ||
       strstr(err, "undefined symbol") == NULL)

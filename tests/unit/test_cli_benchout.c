@@ -21,6 +21,7 @@
 
 #include "cli_bench.h"
 #include "tutil_bench.h"
+#include "tutil_mem.h"
 
 static const char baseline_text[] =
   "{\"format\": \"lraf-baseline\", \"version\": 1, \"name\": \"main\", "
@@ -85,18 +86,6 @@ static void release(compared *c) {
   tutil_bench_free(&c->u);
 }
 
-/* What f writes, as a string (free it). */
-typedef struct written { char *buf; size_t len; FILE *f; } written;
-static FILE *start(written *w) {
-  w->f = open_memstream(&w->buf, &w->len);
-  assert_non_null(w->f);
-  return w->f;
-}
-static char *done(written *w) {
-  assert_int_equal(fclose(w->f), 0);
-  return w->buf;
-}
-
 static void test_result_name(void **state) {
   static const struct {
     double threshold;
@@ -151,7 +140,7 @@ static void test_json(void **state) {
     {"same.lua", "same", 500, 0},
   };
   compared c;
-  written w;
+  tutil_mem w;
   cli_json *v;
   const cli_json *list, *b;
   lraf_error err;
@@ -159,8 +148,8 @@ static void test_json(void **state) {
   size_t k;
   (void)state;
   compare(&c, 5, 0);
-  cli_bench_json(start(&w), &c.u.r);
-  text = done(&w);
+  cli_bench_json(tutil_mem_start(&w), &c.u.r);
+  text = tutil_mem_done(&w);
   assert_int_equal(cli_json_parse(text, w.len, "summary", &v, &err), LRAF_OK);
   assert_string_equal(cli_json_get(v, "format")->string, "lraf-bench");
   assert_string_equal(cli_json_get(v, "result")->string, "regression");
@@ -199,19 +188,19 @@ static void test_tables(void **state) {
     "result: regression (1 regressed, 1 improved, 1 new)",
   };
   compared c;
-  written w;
+  tutil_mem w;
   char *text;
   size_t k;
   (void)state;
   compare(&c, 5, 0);
-  cli_bench_text(start(&w), &c.u.r);
-  text = done(&w);
+  cli_bench_text(tutil_mem_start(&w), &c.u.r);
+  text = tutil_mem_done(&w);
   for (k = 0; k < sizeof text_rows / sizeof text_rows[0]; k++)
     if (strstr(text, text_rows[k]) == NULL)
       fail_msg("no '%s' in:\n%s", text_rows[k], text);
   free(text);
-  cli_bench_markdown(start(&w), &c.u.r);
-  text = done(&w);
+  cli_bench_markdown(tutil_mem_start(&w), &c.u.r);
+  text = tutil_mem_done(&w);
   assert_non_null(strstr(text, "down\\|pipe"));
   assert_null(strstr(text, "down|pipe"));
   assert_non_null(strstr(text, "regression"));
@@ -222,12 +211,12 @@ static void test_tables(void **state) {
 
 static void test_complaints(void **state) {
   compared c;
-  written w;
+  tutil_mem w;
   char *text;
   (void)state;
   compare(&c, 5, 1);
-  cli_bench_complaints(start(&w), &c.u.r);
-  text = done(&w);
+  cli_bench_complaints(tutil_mem_start(&w), &c.u.r);
+  text = tutil_mem_done(&w);
   assert_string_equal(text,
     "lraf bench: regression: up.lua +100 (+10.00%; threshold 5%, "
     "min-change 0, fail on change)\n"
@@ -239,7 +228,7 @@ static void test_complaints(void **state) {
 
 static void test_exports(void **state) {
   compared c;
-  written w;
+  tutil_mem w;
   cli_json *v;
   const cli_json *r;
   lraf_error err;
@@ -247,8 +236,8 @@ static void test_exports(void **state) {
   int i;
   (void)state;
   compare(&c, 5, 0);
-  cli_bench_export_json(start(&w), &c.u.r);
-  text = done(&w);
+  cli_bench_export_json(tutil_mem_start(&w), &c.u.r);
+  text = tutil_mem_done(&w);
   assert_int_equal(cli_json_parse(text, w.len, "export", &v, &err), LRAF_OK);
   assert_int_equal(cli_json_get(v, "results")->count, 4);
   for (r = cli_json_get(v, "results")->child, i = 0; r; r = r->next, i++) {
@@ -262,8 +251,8 @@ static void test_exports(void **state) {
   cli_json_free(v);
   free(text);
   /* the relative column: each count over the least (down's 400) */
-  cli_bench_export_markdown(start(&w), &c.u.r);
-  text = done(&w);
+  cli_bench_export_markdown(tutil_mem_start(&w), &c.u.r);
+  text = tutil_mem_done(&w);
   assert_non_null(strstr(text, "| `up.lua` | 1100 | 2.0 ± 1.0 | 1.0 | 3.0 | "
                          "2.75 |"));
   assert_non_null(strstr(text, "| `down\\|pipe` | 400 | 4.0 ± 2.0 | 2.0 | "

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cli_bench.h"
+#include "tutil_mem.h"
 
 /* What `lraf diff OPTIONS a.json b.json` parses into (a's strings
    live until the next call). */
@@ -127,18 +128,6 @@ static void test_result(void **state) {
   }
 }
 
-/* What a function writes to a stream, as a string (free it). */
-typedef struct written { char *buf; size_t len; FILE *f; } written;
-static FILE *start(written *w) {
-  w->f = open_memstream(&w->buf, &w->len);
-  assert_non_null(w->f);
-  return w->f;
-}
-static char *done(written *w) {
-  assert_int_equal(fclose(w->f), 0);
-  return w->buf;
-}
-
 static void test_gate_text(void **state) {
   static const struct { const char *options, *text; } rows[] = {
     {"--threshold 2", "threshold 2%, min-change 0, fail on regression"},
@@ -149,10 +138,10 @@ static void test_gate_text(void **state) {
   (void)state;
   for (k = 0; k < sizeof rows / sizeof rows[0]; k++) {
     cli_gate g;
-    written w;
+    tutil_mem w;
     gate_of(rows[k].options, &g);
-    cli_gate_text(start(&w), &g);
-    assert_string_equal(done(&w), rows[k].text);
+    cli_gate_text(tutil_mem_start(&w), &g);
+    assert_string_equal(tutil_mem_done(&w), rows[k].text);
     free(w.buf);
   }
 }
@@ -175,7 +164,7 @@ static void test_percent(void **state) {
    by cli_json_parse, comes back the same. */
 static void test_json_str(void **state) {
   char s[256];
-  written w;
+  tutil_mem w;
   cli_json *v;
   lraf_error err;
   char *text;
@@ -183,8 +172,8 @@ static void test_json_str(void **state) {
   (void)state;
   for (c = 1; c < 256; c++) s[c - 1] = (char)c;
   s[255] = '\0';
-  cli_json_str(start(&w), s);
-  text = done(&w);
+  cli_json_str(tutil_mem_start(&w), s);
+  text = tutil_mem_done(&w);
   assert_int_equal(cli_json_parse(text, w.len, "s", &v, &err), LRAF_OK);
   assert_int_equal(v->kind, CLI_JSON_STRING);
   assert_string_equal(v->string, s);
@@ -195,12 +184,12 @@ static void test_json_str(void **state) {
 /* A Markdown cell: no '|' that ends it, no line break, no code span or
    tag opened by the text. */
 static void test_md_cell(void **state) {
-  written w;
+  tutil_mem w;
   char *text;
   const char *p;
   (void)state;
-  cli_md_cell(start(&w), "a|b\nc\r`d`<e>f");
-  text = done(&w);
+  cli_md_cell(tutil_mem_start(&w), "a|b\nc\r`d`<e>f");
+  text = tutil_mem_done(&w);
   for (p = text; *p; p++) {
     assert_true(*p != '\n' && *p != '\r' && *p != '`' && *p != '<' &&
                 *p != '>');

@@ -116,25 +116,13 @@ static void test_quota_stops_the_match(void **state) {
     "local s = string.rep('a', 30)\n"
     "while true do pcall(lpeg.match, g, s) end\n";
   const int64_t quota = 1000000, slice = 4096 * STEP_RATE / 1024;
-  lraf_options opt;
-  lraf_manager *m;
-  lraf_state *S;
-  lraf_error err;
   int64_t total;
   (void)state;
   need_metered();
-  m = lraf_limit_new(quota);
-  lraf_default_options(&opt);
-  opt.native = 1;
-  opt.manager = m;
-  S = tutil_rt_new(&opt);
-  assert_int_equal(tutil_rt_run(S, src, &err), LRAF_EQUOTA);
-  total = lraf_manager_total(m);
+  total = tutil_rt_native_quota(src, quota);
   printf("  quota %lld: %lld units charged (a slice: %lld)\n",
          (long long)quota, (long long)total, (long long)slice);
   assert_true(total >= quota && total <= quota + slice + 1000);
-  tutil_rt_close(S);
-  lraf_manager_release(m);
 }
 
 int main(void) {

@@ -147,25 +147,13 @@ static void test_quota_stops_before_work(void **state) {
     "while true do pcall(function() if a == b then c = c + 1 end end) end\n";
   int64_t each = ((int64_t)(1 << 20) * BYTE_RATE) >> 10;
   int64_t quota = 10 * each + 2000000;  /* string.rep's native charges */
-  lraf_options opt;
-  lraf_manager *m;
-  lraf_state *S;
-  lraf_error err;
   int64_t total;
   (void)state;
   need_vm();  /* before anything is allocated: skip() leaves the test */
-  m = lraf_limit_new(quota);
-  lraf_default_options(&opt);
-  opt.native = 1;
-  opt.manager = m;
-  S = tutil_rt_new(&opt);
-  assert_int_equal(tutil_rt_run(S, src, &err), LRAF_EQUOTA);
-  total = lraf_manager_total(m);
+  total = tutil_rt_native_quota(src, quota);
   printf("  quota %lld: %lld units charged\n", (long long)quota,
          (long long)total);
   assert_true(total >= quota && total <= quota + each + 1000);
-  tutil_rt_close(S);
-  lraf_manager_release(m);
 }
 
 int main(void) {

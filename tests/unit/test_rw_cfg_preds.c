@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "rw.h"
+#include "tutil_oracle.h"
 #include "tutil_run.h"
 #include "tutil_vm.h"
 
@@ -156,14 +157,7 @@ enum { NPROGRAMS = sizeof programs / sizeof programs[0] };
 static void check(const program *p, const rw_options *opt,
                   long long granularity) {
   tutil_run hook, rw;
-  size_t len = strlen(p->src);
-  tutil_run_hook(p->src, len, p->name, &hook);
-  tutil_run_rewritten(p->src, len, p->name, opt, granularity, 0, &rw);
-  if (!hook.ok || !rw.ok)
-    fail_msg("%s: hook ok=%d (%s), lraf ok=%d (%s)", p->name, hook.ok,
-             hook.error, rw.ok, rw.error);
-  if (!tutil_run_same_output(&hook, &rw))
-    fail_msg("%s: output differs after rewriting", p->name);
+  tutil_oracle_both(p->src, p->name, opt, granularity, &hook, &rw);
   printf("  %-46s %-7s g=%-6lld hook %7lld lraf %7lld\n", p->name,
          opt->exact ? "exact" : "default", granularity, hook.count,
          rw.count);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tutil_oracle.h"
 #include "tutil_run.h"
 
 typedef struct program {
@@ -113,11 +114,7 @@ static void check(const program *p, const rw_options *opt, int overhead,
     tutil_run_hook(p->src, len, p->name, &hook);
     tutil_run_rewritten(p->src, len, p->name, opt, granularity, 0, &rw);
   }
-  if (!hook.ok || !rw.ok)
-    fail_msg("%s: hook ok=%d (%s), lraf ok=%d (%s)", p->name, hook.ok,
-             hook.error, rw.ok, rw.error);
-  if (!tutil_run_same_output(&hook, &rw))
-    fail_msg("%s: output differs after rewriting", p->name);
+  tutil_oracle_check(p->name, &hook, &rw);
   printf("  %-40s %-8s g=%-4lld hook %8lld lraf %8lld consumes %lld "
          "synced %ld\n", p->name,
          overhead ? "overhead" : opt->exact ? "exact" : "default",
