@@ -4,9 +4,11 @@
 **
 ** Group commit: lraf_ledger_append queues its record; when no commit
 ** is running, that append itself writes everything queued in one
-** transaction (one fsync) and then wakes each waiter with the outcome;
-** otherwise it waits for the running commit, after which one of the
-** appends still waiting writes the next batch.  An append returns only
+** transaction (one fsync) and then wakes each of its waiters with the
+** outcome; otherwise it waits for the running commit, after which the
+** first append still waiting writes the next batch.  Each append waits
+** on a condition of its own, so a commit wakes only the appends it
+** answers and the next leader.  An append returns only
 ** once its record is durable, and no thread hands the work over to
 ** another: on a busy machine each handover is a wait for a core.
 */
@@ -23,6 +25,7 @@ typedef struct sv_pending {
   int done, stored;
   lraf_status code;
   char message[256];
+  pthread_cond_t wake;         /* its batch is done, or it leads next */
   struct sv_pending *next;
 } sv_pending;
 
@@ -33,7 +36,6 @@ struct lraf_ledger {
   pthread_mutex_t store_lock;  /* one user of the store at a time */
   pthread_mutex_t read_lock;   /* its reader, when it has its own */
   pthread_mutex_t lock;        /* the queue */
-  pthread_cond_t done;         /* a commit ended */
   sv_pending *head, *tail;
   int committing;              /* an append is writing a batch */
   lraf_manager **leases;       /* tenant managers on leases (retained) */
@@ -97,7 +99,9 @@ static void commit_queued(lraf_ledger *l) {
     taken[i]->done = 1;
   }
   l->committing = 0;
-  pthread_cond_broadcast(&l->done);
+  for (i = 0; i < n; i++) pthread_cond_signal(&taken[i]->wake);
+  /* the first still queued writes the next batch */
+  if (l->head != NULL) pthread_cond_signal(&l->head->wake);
 }
 
 lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
@@ -142,7 +146,6 @@ lraf_status lraf_ledger_open_durable(const char *spec, lraf_durability d,
   pthread_mutex_init(&l->store_lock, NULL);
   pthread_mutex_init(&l->read_lock, NULL);
   pthread_mutex_init(&l->lock, NULL);
-  pthread_cond_init(&l->done, NULL);
   if (strncmp(spec, "sqlite:", 7) == 0) {
     char path[4096];
     snprintf(path, sizeof path, "%s-lraf-journal", spec + 7);
@@ -234,6 +237,7 @@ lraf_status lraf_ledger_record(lraf_ledger *l, const lraf_record *r,
   if (p.r.event_time == 0) p.r.event_time = r->started;
   if (p.r.note == NULL) p.r.note = "";
   p.r.ingest_time = 0;   /* the store's, or the journal's, time */
+  pthread_cond_init(&p.wake, NULL);
   pthread_mutex_lock(&l->lock);
   if (l->tail) l->tail->next = &p;
   else l->head = &p;
@@ -242,9 +246,10 @@ lraf_status lraf_ledger_record(lraf_ledger *l, const lraf_record *r,
      others wait for that commit, and then one of them leads the next */
   while (!p.done) {
     if (!l->committing) commit_queued(l);
-    else pthread_cond_wait(&l->done, &l->lock);
+    else pthread_cond_wait(&p.wake, &l->lock);
   }
   pthread_mutex_unlock(&l->lock);
+  pthread_cond_destroy(&p.wake);
   if (p.code != LRAF_OK) return sv_fail(err, p.code, "%s", p.message);
   if (stored != NULL) *stored = p.stored;
   return LRAF_OK;
@@ -485,6 +490,5 @@ void lraf_ledger_close(lraf_ledger *l) {
   pthread_mutex_destroy(&l->store_lock);
   pthread_mutex_destroy(&l->read_lock);
   pthread_mutex_destroy(&l->lock);
-  pthread_cond_destroy(&l->done);
   free(l);
 }
