@@ -24,6 +24,10 @@ int64_t sv_us(double s);                       /* seconds to microseconds */
 double sv_mono(void);                          /* monotonic seconds */
 double sv_cpu(void);                           /* this thread's CPU time */
 char *sv_strdup(const char *s);
+/* The addresses of r's string fields, in the order the journal keeps
+   them: key, request id, tenant, handler, model, outcome, note. */
+#define SV_TEXTS 7
+void sv_record_texts(lraf_record *r, const char **f[SV_TEXTS]);
 lraf_status sv_fail(lraf_error *err, lraf_status code, const char *fmt, ...);
 
 /* ---- sv_worker.c: a worker's states and chunk cache ---- */

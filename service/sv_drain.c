@@ -102,28 +102,25 @@ static void map_remove(sv_drain *d, sv_held *e) {
   d->count--;
 }
 
-/* A copy of r that owns its strings. */
+/* A copy of r that owns its strings (a NULL note becomes ""). */
 static sv_held *held_new(const lraf_record *r) {
-  const char *src[7];
-  const char **dst[7];
-  size_t len[7], total = 0;
+  lraf_record c = *r;
+  const char **f[SV_TEXTS];
+  size_t len[SV_TEXTS], total = 0;
   sv_held *e;
   char *at;
   int i;
-  src[0] = r->key, src[1] = r->request_id, src[2] = r->tenant;
-  src[3] = r->handler, src[4] = r->model, src[5] = r->outcome;
-  src[6] = r->note != NULL ? r->note : "";
-  for (i = 0; i < 7; i++) total += (len[i] = strlen(src[i])) + 1;
+  sv_record_texts(&c, f);
+  if (c.note == NULL) c.note = "";
+  for (i = 0; i < SV_TEXTS; i++) total += (len[i] = strlen(*f[i])) + 1;
   e = malloc(sizeof *e + total);
   if (e == NULL) return NULL;
-  e->r = *r;
-  dst[0] = &e->r.key, dst[1] = &e->r.request_id, dst[2] = &e->r.tenant;
-  dst[3] = &e->r.handler, dst[4] = &e->r.model, dst[5] = &e->r.outcome;
-  dst[6] = &e->r.note;
+  e->r = c;
+  sv_record_texts(&e->r, f);
   at = e->text;
-  for (i = 0; i < 7; i++) {
-    memcpy(at, src[i], len[i] + 1);
-    *dst[i] = at;
+  for (i = 0; i < SV_TEXTS; i++) {
+    memcpy(at, *f[i], len[i] + 1);
+    *f[i] = at;
     at += len[i] + 1;
   }
   e->durable = 0;
@@ -183,31 +180,28 @@ static void move_batch(sv_drain *d) {
   }
 }
 
+/* Wait for the thread's wake-up at most ns nanoseconds (the lock held). */
+static void wait_wake(sv_drain *d, long ns) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  t.tv_nsec += ns;
+  if (t.tv_nsec >= 1000000000L) t.tv_sec++, t.tv_nsec -= 1000000000L;
+  pthread_cond_timedwait(&d->wake, &d->lock, &t);
+}
+
 static void *drain_main(void *ud) {
   sv_drain *d = ud;
   pthread_mutex_lock(&d->lock);
   for (;;) {
     while (!d->stop && d->head == NULL) pthread_cond_wait(&d->wake, &d->lock);
     if (d->head == NULL) break;   /* stopped, nothing left */
-    if (!d->stop && !d->urgent && d->queued < DR_ENOUGH) {
-      /* a larger transaction costs less per record */
-      struct timespec t;
-      clock_gettime(CLOCK_REALTIME, &t);
-      t.tv_nsec += DR_WAIT_NS;
-      if (t.tv_nsec >= 1000000000L) t.tv_sec++, t.tv_nsec -= 1000000000L;
-      pthread_cond_timedwait(&d->wake, &d->lock, &t);
-    }
+    if (!d->stop && !d->urgent && d->queued < DR_ENOUGH)
+      wait_wake(d, DR_WAIT_NS);   /* a larger transaction costs less */
     move_batch(d);
     pthread_cond_broadcast(&d->moved);
     if (d->failed != LRAF_OK) {
       if (d->stop) break;   /* left in the journal for the next run */
-      {   /* the store failed: try again a little later */
-        struct timespec t;
-        clock_gettime(CLOCK_REALTIME, &t);
-        t.tv_nsec += 100000000L;
-        if (t.tv_nsec >= 1000000000L) t.tv_sec++, t.tv_nsec -= 1000000000L;
-        pthread_cond_timedwait(&d->wake, &d->lock, &t);
-      }
+      wait_wake(d, 100000000L);   /* the store failed: again, later */
     }
   }
   pthread_mutex_unlock(&d->lock);

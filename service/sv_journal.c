@@ -33,7 +33,6 @@
 #define JR_MAGIC 0x314a524cu   /* "LRJ1" read little-endian */
 #define JR_HEAD 24             /* magic, size, crc, 0, sequence */
 #define JR_FIXED (4 * 8 + 8 + 6 * 8)
-#define JR_STRINGS 7
 #define JR_CHUNK (1 << 20)     /* the file grows by this much */
 
 struct sv_journal {
@@ -102,20 +101,15 @@ static double double_of(uint64_t u) {
   return d;
 }
 
-/* The strings of r in their order on file. */
-static void strings_of(const lraf_record *r, const char *s[JR_STRINGS]) {
-  s[0] = r->key, s[1] = r->request_id, s[2] = r->tenant;
-  s[3] = r->handler, s[4] = r->model, s[5] = r->outcome;
-  s[6] = r->note != NULL ? r->note : "";
-}
-
 size_t sv_journal_encode(const lraf_record *r, uint64_t seq,
                          unsigned char *out, size_t cap) {
-  const char *s[JR_STRINGS];
-  size_t len[JR_STRINGS], size = JR_HEAD + JR_FIXED, at;
+  lraf_record c = *r;
+  const char **f[SV_TEXTS], *s[SV_TEXTS];
+  size_t len[SV_TEXTS], size = JR_HEAD + JR_FIXED, at;
   int i;
-  strings_of(r, s);
-  for (i = 0; i < JR_STRINGS; i++) {
+  sv_record_texts(&c, f);
+  for (i = 0; i < SV_TEXTS; i++) {
+    s[i] = *f[i];   /* NULL (a note) is written as "" */
     len[i] = s[i] != NULL ? strlen(s[i]) : 0;
     if (len[i] > 0xffffffu) return 0;   /* far above any record's limit */
     size += 4 + len[i] + 1;
@@ -138,7 +132,7 @@ size_t sv_journal_encode(const lraf_record *r, uint64_t seq,
   put_u64(out + at, bits_of(r->ended)), at += 8;
   put_u64(out + at, bits_of(r->event_time)), at += 8;
   put_u64(out + at, bits_of(r->ingest_time)), at += 8;
-  for (i = 0; i < JR_STRINGS; i++) {
+  for (i = 0; i < SV_TEXTS; i++) {
     put_u32(out + at, (uint32_t)len[i]), at += 4;
     if (len[i] > 0) memcpy(out + at, s[i], len[i]);
     at += len[i] + 1;
@@ -149,7 +143,7 @@ size_t sv_journal_encode(const lraf_record *r, uint64_t seq,
 
 size_t sv_journal_decode(const unsigned char *p, size_t n, uint64_t *seq,
                          lraf_record *r) {
-  const char **s[JR_STRINGS];
+  const char **s[SV_TEXTS];
   size_t size, at;
   int i;
   if (n < JR_HEAD + JR_FIXED || get_u32(p) != JR_MAGIC) return 0;
@@ -173,10 +167,8 @@ size_t sv_journal_decode(const unsigned char *p, size_t n, uint64_t *seq,
   r->ended = double_of(get_u64(p + at)), at += 8;
   r->event_time = double_of(get_u64(p + at)), at += 8;
   r->ingest_time = double_of(get_u64(p + at)), at += 8;
-  s[0] = &r->key, s[1] = &r->request_id, s[2] = &r->tenant;
-  s[3] = &r->handler, s[4] = &r->model, s[5] = &r->outcome;
-  s[6] = &r->note;
-  for (i = 0; i < JR_STRINGS; i++) {
+  sv_record_texts(r, s);
+  for (i = 0; i < SV_TEXTS; i++) {
     size_t len;
     if (size - at < 4) return 0;
     len = get_u32(p + at), at += 4;

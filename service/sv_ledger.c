@@ -148,7 +148,12 @@ lraf_status lraf_ledger_open_durable(const char *spec, lraf_durability d,
   pthread_mutex_init(&l->lock, NULL);
   if (strncmp(spec, "sqlite:", 7) == 0) {
     char path[4096];
-    snprintf(path, sizeof path, "%s-lraf-journal", spec + 7);
+    if ((size_t)snprintf(path, sizeof path, "%s-lraf-journal", spec + 7) >=
+        sizeof path) {
+      lraf_ledger_close(l);
+      return sv_fail(err, LRAF_EARG, "ledger '%.200s...': path too long "
+                     "for its journal", spec);
+    }
     st = sv_drain_open(path, s, &l->store_lock, &l->read_lock,
                        d == LRAF_DURABLE_POWER, &l->drain, err);
     if (st != LRAF_OK) {
@@ -243,7 +248,8 @@ lraf_status lraf_ledger_record(lraf_ledger *l, const lraf_record *r,
   else l->head = &p;
   l->tail = &p;
   /* the first to find no commit running writes what is queued; the
-     others wait for that commit, and then one of them leads the next */
+     others wait for that commit, and then the first of them leads the
+     next */
   while (!p.done) {
     if (!l->committing) commit_queued(l);
     else pthread_cond_wait(&p.wake, &l->lock);

@@ -35,6 +35,12 @@ int64_t sv_us(double s) {
 double sv_mono(void) { return seconds(CLOCK_MONOTONIC); }
 double sv_cpu(void) { return seconds(CLOCK_THREAD_CPUTIME_ID); }
 
+void sv_record_texts(lraf_record *r, const char **f[SV_TEXTS]) {
+  f[0] = &r->key, f[1] = &r->request_id, f[2] = &r->tenant;
+  f[3] = &r->handler, f[4] = &r->model, f[5] = &r->outcome;
+  f[6] = &r->note;
+}
+
 char *sv_strdup(const char *s) {
   size_t n = strlen(s) + 1;
   char *p = malloc(n);
