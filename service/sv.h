@@ -212,6 +212,22 @@ int64_t sv_journal_size(const sv_journal *j);   /* bytes appended */
 void sv_journal_restart(sv_journal *j);
 /* Close j; remove its file when the store holds every record. */
 void sv_journal_close(sv_journal *j, int remove);
+/* Lock out the views that read held (an append and the key checks
+   before it); sv_journal_let_go ends it. */
+lraf_status sv_journal_hold(sv_journal *j, lraf_error *err);
+void sv_journal_let_go(sv_journal *j);
+
+/* The journal at a path as a process that does not hold it sees it. */
+typedef struct sv_journal_view sv_journal_view;
+sv_journal_view *sv_journal_view_new(const char *path);   /* NULL: memory */
+/* f for each record appended since the last read of v (every record,
+   when the journal started over or is another file), then f(ud, NULL).
+   hold: the holder appends nothing until sv_journal_view_let_go. */
+lraf_status sv_journal_view_read(sv_journal_view *v, int hold,
+                                 sv_journal_fn f, void *ud,
+                                 lraf_error *err);
+void sv_journal_view_let_go(sv_journal_view *v);
+void sv_journal_view_free(sv_journal_view *v);
 /* r as a record on file numbered seq, into out when it has cap bytes;
    its size either way (0: a field is over 16 MiB). */
 size_t sv_journal_encode(const lraf_record *r, uint64_t seq,
@@ -231,8 +247,10 @@ typedef struct sv_drain sv_drain;
 
 /* Put the journal at path in front of s: what an earlier run left in
    it goes to s first.  store_lock guards s's writes, read_lock its
-   reads; sync: each append is fdatasynced.  *out NULL with LRAF_OK:
-   another process holds the journal (records go to s directly). */
+   reads; sync: each append is fdatasynced.  When another process holds
+   the journal, *out follows it instead: records go to s directly, and
+   before each, and before each read of s (sv_drain_flush), the records
+   of that journal that s lacks go to s. */
 lraf_status sv_drain_open(const char *path, sv_store *s,
                           pthread_mutex_t *store_lock,
                           pthread_mutex_t *read_lock, int sync,
@@ -245,8 +263,11 @@ lraf_status sv_drain_append(sv_drain *d, const lraf_record *const *r,
 /* A record of tenant under key that the store does not have yet. */
 int sv_drain_find(sv_drain *d, const char *tenant, const char *key,
                   int64_t *instructions, int *status);
-/* Wait until the store has every record appended. */
+/* Wait until the store has every record appended (following: every
+   record the other process appended so far). */
 lraf_status sv_drain_flush(sv_drain *d, lraf_error *err);
+/* Whether d holds its journal (else it follows another process's). */
+int sv_drain_holds(const sv_drain *d);
 /* Flush and stop; the journal's file goes once the store has it all. */
 lraf_status sv_drain_close(sv_drain *d, lraf_error *err);
 

@@ -12,6 +12,15 @@
 ** without fsync (the journal has the records); past DR_FILE_MAX bytes,
 ** an append waits until the store has every record and a checkpoint
 ** has put them on the disk, and the journal starts over (restart).
+**
+** A process that finds the journal held by another follows it: before
+** each read of the store, it copies into the store the records of that
+** journal that the store lacks (the same records: the store skips a
+** key it has), so that a sum or an export there counts every record
+** the holder appended before.  Before each write, it does the same
+** with the journal's lock held shared, until its own transaction is
+** in: the holder's key checks and appends wait, so a key is still
+** taken once across the two.
 */
 #include <errno.h>
 #include <stdio.h>
@@ -39,7 +48,8 @@ typedef struct sv_held {
 struct sv_drain {
   sv_store *store;
   pthread_mutex_t *store_lock, *read_lock;
-  sv_journal *journal;
+  sv_journal *journal;     /* held; or NULL, and following: */
+  sv_journal_view *view;   /* another process's */
   int sync;
   pthread_mutex_t lock;
   pthread_cond_t wake;      /* records to move, or stop */
@@ -160,8 +170,8 @@ static void move_batch(sv_drain *d) {
     snprintf(d->message, sizeof d->message, "%.250s", err.message);
     return;
   }
-  /* a key another process stored first (lraf ledger adjust on the same
-     file) keeps that process's record; stored[i] says which */
+  /* a key the store has already is this very record, copied there by
+     a process that follows the journal */
   for (i = 0; i < n; i++) {
     e = d->head;
     d->head = e->next;
@@ -223,7 +233,9 @@ static lraf_status replay_flush(replay *rp) {
   int stored[256];
   lraf_status st;
   if (rp->n == 0) return LRAF_OK;
+  pthread_mutex_lock(rp->d->store_lock);
   st = rp->d->store->ops->write(rp->d->store, rp->p, rp->n, stored, rp->err);
+  pthread_mutex_unlock(rp->d->store_lock);
   rp->n = 0;
   return st;
 }
@@ -260,7 +272,9 @@ lraf_status sv_drain_open(const char *path, sv_store *s,
   rp->d = d, rp->n = 0, rp->err = err;
   st = sv_journal_open(path, &d->journal, &busy, replay_one, rp, err);
   free(rp);
-  if (st != LRAF_OK || busy) {
+  if (st == LRAF_OK && busy && (d->view = sv_journal_view_new(path)) == NULL)
+    st = sv_fail(err, LRAF_EMEM, "out of memory");
+  if (st != LRAF_OK) {
     free(d->map);
     free(d);
     return st;
@@ -268,7 +282,8 @@ lraf_status sv_drain_open(const char *path, sv_store *s,
   pthread_mutex_init(&d->lock, NULL);
   pthread_cond_init(&d->wake, NULL);
   pthread_cond_init(&d->moved, NULL);
-  if (pthread_create(&d->thread, NULL, drain_main, d) != 0) {
+  if (d->view == NULL &&
+      pthread_create(&d->thread, NULL, drain_main, d) != 0) {
     sv_journal_close(d->journal, 1);
     pthread_mutex_destroy(&d->lock);
     pthread_cond_destroy(&d->wake);
@@ -280,6 +295,41 @@ lraf_status sv_drain_open(const char *path, sv_store *s,
   }
   *out = d;
   return LRAF_OK;
+}
+
+int sv_drain_holds(const sv_drain *d) { return d->view == NULL; }
+
+/* Following: copy the records of the other process's journal that the
+   store lacks; hold: keep the journal's lock (sv_journal_view_let_go
+   ends it).  d->lock is held. */
+static lraf_status follow(sv_drain *d, int hold, lraf_error *err) {
+  replay *rp = malloc(sizeof *rp);
+  lraf_status st;
+  if (rp == NULL) return sv_fail(err, LRAF_EMEM, "out of memory");
+  rp->d = d, rp->n = 0, rp->err = err;
+  st = sv_journal_view_read(d->view, hold, replay_one, rp, err);
+  free(rp);
+  return st;
+}
+
+/* Following: the holder's records first (most without its lock, the
+   last with it), then r, before the holder appends again. */
+static lraf_status follow_append(sv_drain *d, const lraf_record *const *r,
+                                 int n, int *stored, lraf_error *err) {
+  lraf_status st;
+  int i;
+  for (i = 0; i < n; i++) stored[i] = 0;
+  pthread_mutex_lock(&d->lock);
+  st = follow(d, 0, err);
+  if (st == LRAF_OK) st = follow(d, 1, err);
+  if (st == LRAF_OK) {
+    pthread_mutex_lock(d->store_lock);
+    st = d->store->ops->write(d->store, r, n, stored, err);
+    pthread_mutex_unlock(d->store_lock);
+  }
+  sv_journal_view_let_go(d->view);
+  pthread_mutex_unlock(&d->lock);
+  return st;
 }
 
 /* Whether the store has tenant's key (LRAF_OK), asked under its read
@@ -349,6 +399,9 @@ lraf_status sv_drain_append(sv_drain *d, const lraf_record *const *r,
   int i, k = 0, found;
   if (n > 256) return sv_fail(err, LRAF_EARG, "ledger: %d records in one "
                               "append (256 at most)", n);
+  if (d->view != NULL) return follow_append(d, r, n, stored, err);
+  /* no follower copies or writes between the key checks and the append */
+  if ((st = sv_journal_hold(d->journal, err)) != LRAF_OK) return st;
   pthread_mutex_lock(&d->lock);
   for (i = 0; i < n && st == LRAF_OK; i++) {
     stored[i] = 0;
@@ -369,12 +422,14 @@ lraf_status sv_drain_append(sv_drain *d, const lraf_record *const *r,
   if (st != LRAF_OK) {
     drop(d, fresh, k);
     pthread_mutex_unlock(&d->lock);
+    sv_journal_let_go(d->journal);
     for (i = 0; i < n; i++) stored[i] = 0;
     return st;
   }
   pthread_mutex_unlock(&d->lock);
   /* only this caller appends: the file needs no lock of ours */
   if (k > 0) st = sv_journal_append(d->journal, rec, k, d->sync, err);
+  sv_journal_let_go(d->journal);
   pthread_mutex_lock(&d->lock);
   if (st != LRAF_OK) {
     drop(d, fresh, k);
@@ -414,8 +469,22 @@ int sv_drain_find(sv_drain *d, const char *tenant, const char *key,
 lraf_status sv_drain_flush(sv_drain *d, lraf_error *err) {
   lraf_status st;
   pthread_mutex_lock(&d->lock);
-  st = d->head != NULL ? wait_moved(d, err) : LRAF_OK;
+  if (d->view != NULL) st = follow(d, 0, err);
+  else st = d->head != NULL ? wait_moved(d, err) : LRAF_OK;
   pthread_mutex_unlock(&d->lock);
+  return st;
+}
+
+/* The holder's end: the journal's file goes once the store has every
+   record on the disk. */
+static lraf_status close_journal(sv_drain *d, lraf_error *err) {
+  lraf_status st;
+  if (d->head != NULL)
+    st = sv_fail(err, d->failed, "ledger: records left in the journal (the "
+                 "next open stores them): %s", d->message);
+  else
+    st = store_sync(d, err);   /* on the disk before the journal goes */
+  sv_journal_close(d->journal, st == LRAF_OK);
   return st;
 }
 
@@ -427,13 +496,12 @@ lraf_status sv_drain_close(sv_drain *d, lraf_error *err) {
   d->stop = 1;
   pthread_cond_signal(&d->wake);
   pthread_mutex_unlock(&d->lock);
-  pthread_join(d->thread, NULL);
-  if (d->head != NULL)
-    st = sv_fail(err, d->failed, "ledger: records left in the journal (the "
-                 "next open stores them): %s", d->message);
-  else
-    st = store_sync(d, err);   /* on the disk before the journal goes */
-  sv_journal_close(d->journal, st == LRAF_OK);
+  if (d->view != NULL) {   /* following: nothing of its own */
+    sv_journal_view_free(d->view);
+  } else {
+    pthread_join(d->thread, NULL);
+    st = close_journal(d, err);
+  }
   for (i = 0; i < d->buckets; i++)
     while (d->map[i] != NULL) {
       sv_held *e = d->map[i];

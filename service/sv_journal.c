@@ -17,7 +17,14 @@
 ** append starts over at offset 0.  Reading stops at the first record
 ** that is not whole (a torn write, zeros) or whose number is not above
 ** the one before (an older pass of the file).
+**
+** Another process may use the store while one holds the journal: it
+** reads the journal (a view) and copies into the store the records the
+** store lacks.  The holder appends under a lock on the file's first
+** byte (an open file description's lock, F_OFD_SETLKW) that such a
+** reader takes shared when it must see no append go by.
 */
+#define _GNU_SOURCE   /* F_OFD_SETLKW */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -326,6 +333,27 @@ int64_t sv_journal_size(const sv_journal *j) { return j->pos; }
 
 void sv_journal_restart(sv_journal *j) { j->pos = 0; }
 
+/* Lock (type F_WRLCK or F_RDLCK) or unlock (F_UNLCK) the first byte of
+   fd's file for its open file description, waiting for it. */
+static int lock_first(int fd, short type) {
+  struct flock fl;
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = type;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = 0;
+  fl.l_len = 1;
+  while (fcntl(fd, F_OFD_SETLKW, &fl) != 0)
+    if (errno != EINTR) return -1;
+  return 0;
+}
+
+lraf_status sv_journal_hold(sv_journal *j, lraf_error *err) {
+  if (lock_first(j->fd, F_WRLCK) != 0) return io_fail(j, err, "lock it");
+  return LRAF_OK;
+}
+
+void sv_journal_let_go(sv_journal *j) { lock_first(j->fd, F_UNLCK); }
+
 void sv_journal_close(sv_journal *j, int remove) {
   if (j == NULL) return;
   if (remove) unlink(j->path);   /* the store has every record */
@@ -333,4 +361,155 @@ void sv_journal_close(sv_journal *j, int remove) {
   free(j->buf);
   free(j->path);
   free(j);
+}
+
+/* ---- the journal of another process ---- */
+
+struct sv_journal_view {
+  char *path;
+  int fd;                          /* open from a held read until let go */
+  int known;                       /* next and seq go on in that file: */
+  dev_t dev;
+  ino_t ino;
+  unsigned char first[JR_HEAD];    /* the head of its first record then */
+  int64_t next;                    /* where reading goes on */
+  uint64_t seq;                    /* the last record's number */
+  unsigned char *buf;
+  size_t cap;
+};
+
+sv_journal_view *sv_journal_view_new(const char *path) {
+  sv_journal_view *v = calloc(1, sizeof *v);
+  if (v == NULL || (v->path = sv_strdup(path)) == NULL) {
+    free(v);
+    return NULL;
+  }
+  v->fd = -1;
+  return v;
+}
+
+static lraf_status view_fail(sv_journal_view *v, lraf_error *err,
+                             const char *what) {
+  return sv_fail(err, LRAF_EIO, "ledger journal %s: cannot %s: %s", v->path,
+                 what, strerror(errno));
+}
+
+/* Read n bytes at off into p; *got the bytes read (fewer at the end). */
+static int read_at(int fd, unsigned char *p, size_t n, int64_t off,
+                   size_t *got) {
+  *got = 0;
+  while (*got < n) {
+    ssize_t k = pread(fd, p + *got, n - *got, (off_t)(off + (int64_t)*got));
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return -1;
+    if (k == 0) break;
+    *got += (size_t)k;
+  }
+  return 0;
+}
+
+/* Open the file the path names (v->fd -1: there is none), with its
+   first byte locked shared when hold. */
+static lraf_status view_open(sv_journal_view *v, int hold, lraf_error *err) {
+  for (;;) {
+    struct stat opened, named;
+    v->fd = open(v->path, O_RDONLY | O_CLOEXEC);
+    if (v->fd < 0) {
+      if (errno == ENOENT) return LRAF_OK;
+      return view_fail(v, err, "open it");
+    }
+    if (!hold) return LRAF_OK;
+    if (lock_first(v->fd, F_RDLCK) != 0) return view_fail(v, err, "lock it");
+    /* a holder that stops removes the file: the one locked must be the
+       one the path names */
+    if (fstat(v->fd, &opened) != 0) return view_fail(v, err, "read it");
+    if (stat(v->path, &named) == 0 && named.st_dev == opened.st_dev &&
+        named.st_ino == opened.st_ino)
+      return LRAF_OK;
+    close(v->fd);
+    v->fd = -1;
+  }
+}
+
+lraf_status sv_journal_view_read(sv_journal_view *v, int hold,
+                                 sv_journal_fn f, void *ud,
+                                 lraf_error *err) {
+  struct stat st;
+  unsigned char head[JR_HEAD];
+  lraf_status code;
+  size_t got, at = 0, used;
+  int64_t from = 0;
+  uint64_t seq, last = 0;
+  lraf_record r;
+  sv_journal_view_let_go(v);
+  if ((code = view_open(v, hold, err)) != LRAF_OK) goto done;
+  if (v->fd < 0) {   /* no journal: no records held */
+    v->known = 0;
+    return f(ud, NULL);
+  }
+  if (fstat(v->fd, &st) != 0) {
+    code = view_fail(v, err, "read its size");
+    goto done;
+  }
+  if (read_at(v->fd, head, sizeof head, 0, &got) != 0) {
+    code = view_fail(v, err, "read it");
+    goto done;
+  }
+  /* the same file, not started over since (its first record would be
+     another): go on after the last record read */
+  if (v->known && got == sizeof head && v->dev == st.st_dev &&
+      v->ino == st.st_ino && memcmp(head, v->first, sizeof head) == 0) {
+    from = v->next;
+    last = v->seq;
+  } else {
+    v->known = 1;
+    v->dev = st.st_dev, v->ino = st.st_ino;
+    memset(v->first, 0, sizeof v->first);
+    if (got == sizeof head) memcpy(v->first, head, sizeof head);
+    v->next = 0, v->seq = 0;
+  }
+  if (st.st_size > from) {
+    size_t n = (size_t)(st.st_size - from);
+    if (n > v->cap) {
+      unsigned char *b = realloc(v->buf, n);
+      if (b == NULL) {
+        code = sv_fail(err, LRAF_EMEM, "out of memory");
+        goto done;
+      }
+      v->buf = b, v->cap = n;
+    }
+    if (read_at(v->fd, v->buf, n, from, &got) != 0) {
+      code = view_fail(v, err, "read it");
+      goto done;
+    }
+    while ((used = sv_journal_decode(v->buf + at, got - at, &seq, &r)) > 0 &&
+           seq > last) {
+      if ((code = f(ud, &r)) != LRAF_OK) goto done;
+      last = seq;
+      at += used;
+      v->next = from + (int64_t)at, v->seq = seq;
+    }
+  }
+  code = f(ud, NULL);
+done:
+  if (code != LRAF_OK) {
+    v->known = 0;   /* read it all again next time */
+    sv_journal_view_let_go(v);
+  } else if (!hold) {
+    sv_journal_view_let_go(v);
+  }
+  return code;
+}
+
+void sv_journal_view_let_go(sv_journal_view *v) {
+  if (v->fd >= 0) close(v->fd);   /* and its lock with it */
+  v->fd = -1;
+}
+
+void sv_journal_view_free(sv_journal_view *v) {
+  if (v == NULL) return;
+  sv_journal_view_let_go(v);
+  free(v->buf);
+  free(v->path);
+  free(v);
 }

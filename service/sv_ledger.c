@@ -41,8 +41,9 @@ struct lraf_ledger {
   lraf_manager **leases;       /* tenant managers on leases (retained) */
   int nleases;
   lraf_ledger_counts counts;   /* under lock */
-  sv_drain *drain;             /* the journal in front of the store (SQLite
-                                  alone; NULL: records go to the store) */
+  sv_drain *drain;             /* the journal in front of the store, or
+                                  another process's that it follows
+                                  (SQLite alone; NULL: PostgreSQL) */
 };
 
 /* Count a commit of n records that took seconds. */
@@ -160,7 +161,7 @@ lraf_status lraf_ledger_open_durable(const char *spec, lraf_durability d,
       lraf_ledger_close(l);
       return st;
     }
-    if (l->drain != NULL) sv_sqlite_behind_journal(s);
+    if (sv_drain_holds(l->drain)) sv_sqlite_behind_journal(s);
   }
   *out = l;
   return LRAF_OK;
@@ -330,6 +331,9 @@ lraf_status lraf_ledger_find(lraf_ledger *l, const char *tenant,
   if (l->drain != NULL && sv_drain_find(l->drain, tenant, key, &n, &s)) {
     *found = 1;
     st = LRAF_OK;
+  } else if (l->drain != NULL && !sv_drain_holds(l->drain) &&
+             (st = sv_drain_flush(l->drain, err)) != LRAF_OK) {
+    return st;   /* following: the holder's records first */
   } else {
     pthread_mutex_lock(reader_lock(l));
     st = l->store->ops->find(l->store, tenant, key, found, &n, &s, err);

@@ -12,12 +12,17 @@
 **   - a record the store has is skipped by that replay (the store's row
 **     stays as it is), and one the store lacks is added;
 **   - a key is taken once: while held in the journal, once in the
-**     store, and from 8 threads appending the same 50 keys at once;
+**     store, and from 8 threads appending the same 50 keys at once,
+**     also when half of them write through a second open that follows
+**     the first's journal;
 **   - a held record is found by key, with its instructions and status;
 **   - usage, each and reservations wait until the store has every
 **     record appended before them, also while other threads append;
 **   - a second process on the same ledger writes to SQLite directly,
-**     and leaves the first one's journal alone;
+**     and leaves the first one's journal alone; it sees (sums, finds,
+**     lists) the records the first holds in its journal and has not
+**     moved, since it copies them into SQLite first, and cannot take
+**     their keys;
 **   - past the journal's size limit it starts over at its beginning,
 **     and what a stopped run wrote after that is replayed whole;
 **   - the same records give the same totals and the same records from
@@ -35,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -435,20 +441,25 @@ static void *write_same_keys(void *ud) {
   return NULL;
 }
 
+/* 8 threads on one ledger; with a follower, every other thread writes
+   through a second open of it (which follows the first's journal). */
 static void test_duplicate_key_threads(void **state) {
+  int two = *(const int *)*state;
   ledger_files f;
-  lraf_ledger *l;
+  lraf_ledger *l, *l2 = NULL;
   lraf_error err;
   dup_writer w[8];
   pthread_t th[8];
   int i, k, total = 0;
-  (void)state;
-  files_of("dup-threads", &f);
+  files_of(two ? "dup-follower" : "dup-threads", &f);
   assert_int_equal(lraf_ledger_open_durable(f.spec, LRAF_DURABLE_PROCESS,
                                             &l, &err), LRAF_OK);
+  if (two)
+    assert_int_equal(lraf_ledger_open_durable(f.spec, LRAF_DURABLE_PROCESS,
+                                              &l2, &err), LRAF_OK);
   for (i = 0; i < 8; i++) {
     memset(&w[i], 0, sizeof w[i]);
-    w[i].l = l, w[i].id = i;
+    w[i].l = two && i % 2 == 1 ? l2 : l, w[i].id = i;
     assert_int_equal(pthread_create(&th[i], NULL, write_same_keys, &w[i]),
                      0);
   }
@@ -464,6 +475,10 @@ static void test_duplicate_key_threads(void **state) {
   }
   assert_int_equal(total, 50);
   expect_usage(l, "t", 0, 50);
+  if (two) {
+    expect_usage(l2, "t", 0, 50);
+    lraf_ledger_close(l2);
+  }
   lraf_ledger_close(l);
   assert_int_equal(db_int(&f, "SELECT count(*) FROM lraf_ledger"), 50);
   assert_int_equal(db_right_rows(&f, "t", 0, 50), 50);
@@ -777,6 +792,80 @@ static void read_back(const ledger_files *f, lraf_usage *u, text *t) {
   assert_non_null(t->s);
 }
 
+/* The holder of test_follow_stopped_holder: it opens the ledger and
+   stops (SIGSTOP) while the parent locks the store; then records [0, 30)
+   of "c" into its journal alone, and it stops again until the parent
+   lets it go on: 10 more, and a clean close.  0 when all went as
+   asked. */
+static int holder_main(const ledger_files *f) {
+  lraf_ledger *l;
+  lraf_error err;
+  int code = 0;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);   /* a failed test leaves it stopped */
+  if (lraf_ledger_open(f->spec, &l, &err) != LRAF_OK) return 2;
+  raise(SIGSTOP);
+  if (append_range(l, "c", 0, 30) != 30) code = 3;
+  raise(SIGSTOP);
+  if (append_range(l, "c", 30, 40) != 10) code = 4;
+  lraf_ledger_close(l);
+  return code;
+}
+
+static int count_one(void *ud, const lraf_record *r) {
+  (void)r;
+  ++*(int *)ud;
+  return 0;
+}
+
+/* Reads and writes of a ledger whose journal another process holds, and
+   whose records that process has not moved into the store (it is
+   stopped): the store gets them first. */
+static void test_follow_stopped_holder(void **state) {
+  ledger_files f;
+  lraf_ledger *l;
+  lraf_error err;
+  lraf_record r;
+  char key[32];
+  sqlite3 *db;
+  int status = 0, stored = -1, records = 0;
+  pid_t pid;
+  (void)state;
+  files_of("follow", &f);
+  pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) _exit(holder_main(&f));
+  assert_int_equal(waitpid(pid, &status, WUNTRACED), pid);
+  if (!WIFSTOPPED(status)) fail_msg("the holder failed (0x%x)", status);
+  db = lock_store(&f);
+  assert_non_null(db);
+  assert_int_equal(kill(pid, SIGCONT), 0);
+  assert_int_equal(waitpid(pid, &status, WUNTRACED), pid);
+  if (!WIFSTOPPED(status)) fail_msg("the holder failed (0x%x)", status);
+  unlock_store(db);
+  assert_true(exists(f.journal));
+  assert_int_equal(db_int(&f, "SELECT count(*) FROM lraf_ledger"), 0);
+  assert_int_equal(lraf_ledger_open(f.spec, &l, &err), LRAF_OK);
+  expect_usage(l, "c", 0, 30);
+  expect_found(l, "c", 0, 30);
+  assert_int_equal(lraf_ledger_each(l, "c", -HUGE_VAL, HUGE_VAL, count_one,
+                                    &records, &err), LRAF_OK);
+  assert_int_equal(records, 30);
+  fill(&r, key, "c", 7);   /* a key the holder took */
+  assert_int_equal(lraf_ledger_record(l, &r, &stored, &err), LRAF_OK);
+  assert_int_equal(stored, 0);
+  assert_int_equal(append_range(l, "p", 0, 10), 10);
+  lraf_ledger_close(l);
+  assert_true(exists(f.journal));   /* the holder's */
+  assert_int_equal(kill(pid, SIGCONT), 0);
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    fail_msg("the holder failed (status 0x%x)", status);
+  assert_false(exists(f.journal));
+  assert_int_equal(db_int(&f, "SELECT count(*) FROM lraf_ledger"), 50);
+  assert_int_equal(db_right_rows(&f, "c", 0, 40), 40);
+  assert_int_equal(db_right_rows(&f, "p", 0, 10), 10);
+}
+
 static void test_same_closed_or_stopped(void **state) {
   ledger_files clean, stopped;
   child_run c;
@@ -916,17 +1005,21 @@ static int teardown(void **state) {
 #define KILL_CASE(i) \
   cmocka_unit_test_prestate(test_replay_after_kill, (void *)&kill_cases[i])
 
+static const int one = 0, two = 1;
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     KILL_CASE(0), KILL_CASE(1), KILL_CASE(2), KILL_CASE(3),
     cmocka_unit_test(test_replay_skips_stored),
     cmocka_unit_test(test_duplicate_key),
-    cmocka_unit_test(test_duplicate_key_threads),
+    cmocka_unit_test_prestate(test_duplicate_key_threads, (void *)&one),
+    cmocka_unit_test_prestate(test_duplicate_key_threads, (void *)&two),
     cmocka_unit_test(test_find_held),
     cmocka_unit_test(test_reads_wait),
     cmocka_unit_test(test_reads_during_appends),
     cmocka_unit_test(test_reserve_settled),
     cmocka_unit_test(test_second_process),
+    cmocka_unit_test(test_follow_stopped_holder),
     cmocka_unit_test(test_same_closed_or_stopped),
     cmocka_unit_test(test_journal_starts_over),
   };

@@ -14,7 +14,12 @@
 **     second open of a held journal says busy and leaves it alone; an
 **     unopenable path is an error that names it; a journal whose
 **     last holder removes it between an open's open(2) and flock(2)
-**     is not the one the next open holds.
+**     is not the one the next open holds;
+**   - a view (another process's reads) gives what was appended since
+**     its last read, and all of a newer pass after a restart or of a
+**     new file; a torn record not until it is whole; a held view keeps
+**     the holder's next append waiting until it lets go; an unreadable
+**     journal is an error that names it.
 */
 #define _GNU_SOURCE   /* RTLD_NEXT */
 #include <stdarg.h>
@@ -25,6 +30,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -719,6 +725,150 @@ static void test_replay_error_keeps_records(void **state) {
   sv_journal_close(j, 1);
 }
 
+/* ---- the journal seen from another process ---- */
+
+/* A read of v gives samples [from, from + n) (mod 4), then its end. */
+static void view_expect(sv_journal_view *v, int from, int n,
+                        const char *when) {
+  got g;
+  lraf_error err;
+  int k;
+  memset(&g, 0, sizeof g);
+  if (sv_journal_view_read(v, 0, collect, &g, &err) != LRAF_OK)
+    fail_msg("%s: %s", when, err.message);
+  if (g.n != n) fail_msg("%s: %d records read, %d expected", when, g.n, n);
+  for (k = 0; k < n; k++) same_record(&samples[(from + k) % 4], &g.r[k]);
+  assert_int_equal(g.ends, 1);
+  got_free(&g);
+}
+
+/* Each read gives what was appended since the one before; after a
+   restart, another file, or none, what there is now. */
+static void test_view_reads_on(void **state) {
+  char path[128];
+  got g;
+  sv_journal *j;
+  sv_journal_view *v;
+  (void)state;
+  path_of(path, sizeof path, "view");
+  v = sv_journal_view_new(path);
+  assert_non_null(v);
+  view_expect(v, 0, 0, "no file");
+  j = open_ok(path, &g);
+  view_expect(v, 0, 0, "an empty file");
+  append_samples(j, 0, 3, 1);
+  view_expect(v, 0, 3, "three appended");
+  view_expect(v, 0, 0, "nothing since");
+  append_samples(j, 3, 2, 0);
+  view_expect(v, 3, 2, "two more");
+  sv_journal_restart(j);
+  append_samples(j, 1, 1, 1);
+  view_expect(v, 1, 1, "after a restart");
+  append_samples(j, 2, 3, 1);
+  view_expect(v, 2, 3, "after a restart, more");
+  sv_journal_close(j, 1);
+  view_expect(v, 0, 0, "removed");
+  j = open_ok(path, &g);   /* another holder, another file */
+  append_samples(j, 3, 2, 1);
+  view_expect(v, 3, 2, "a new file");
+  sv_journal_close(j, 0);
+  view_expect(v, 0, 0, "a stopped holder's file");
+  sv_journal_view_free(v);
+  j = open_ok(path, &g);
+  got_free(&g);
+  sv_journal_close(j, 1);
+}
+
+/* Writes a journal's bytes to path, whole. */
+static void write_file(const char *path, const unsigned char *p, size_t n) {
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(p, 1, n, f), n);
+  assert_int_equal(fclose(f), 0);
+}
+
+/* A record being written is not read, and is read once whole. */
+static void test_view_torn_then_whole(void **state) {
+  static const uint64_t seq[] = {1, 2, 3};
+  char path[128];
+  size_t n, end[3];
+  unsigned char *p;
+  sv_journal_view *v;
+  (void)state;
+  path_of(path, sizeof path, "view-torn");
+  p = journal_of(seq, 3, 64, 0, &n, end);
+  v = sv_journal_view_new(path);
+  assert_non_null(v);
+  write_file(path, p, end[1] + 40);
+  view_expect(v, 0, 2, "a torn third record");
+  write_file(path, p, n);
+  view_expect(v, 2, 1, "the third one whole");
+  view_expect(v, 0, 0, "nothing since");
+  sv_journal_view_free(v);
+  free(p);
+  unlink(path);
+}
+
+typedef struct appender {
+  sv_journal *j;
+  volatile int held;
+} appender;
+
+static void *hold_journal(void *ud) {
+  appender *a = ud;
+  lraf_error err;
+  assert_int_equal(sv_journal_hold(a->j, &err), LRAF_OK);
+  a->held = 1;
+  sv_journal_let_go(a->j);
+  return NULL;
+}
+
+/* A held read keeps the holder from appending until it lets go. */
+static void test_view_hold(void **state) {
+  char path[128];
+  got g;
+  lraf_error err;
+  sv_journal_view *v;
+  appender a;
+  pthread_t th;
+  (void)state;
+  path_of(path, sizeof path, "view-hold");
+  a.j = open_ok(path, &g);
+  a.held = 0;
+  append_samples(a.j, 0, 2, 1);
+  v = sv_journal_view_new(path);
+  assert_non_null(v);
+  memset(&g, 0, sizeof g);
+  assert_int_equal(sv_journal_view_read(v, 1, collect, &g, &err), LRAF_OK);
+  assert_int_equal(g.n, 2);
+  got_free(&g);
+  assert_int_equal(pthread_create(&th, NULL, hold_journal, &a), 0);
+  usleep(100000);
+  assert_int_equal(a.held, 0);
+  sv_journal_view_let_go(v);
+  pthread_join(th, NULL);
+  assert_int_equal(a.held, 1);
+  sv_journal_view_free(v);
+  sv_journal_close(a.j, 1);
+}
+
+/* A journal that cannot be read: an error that names it. */
+static void test_view_unreadable(void **state) {
+  sv_journal_view *v;
+  lraf_error err;
+  got g;
+  (void)state;
+  v = sv_journal_view_new(sh.dir);   /* a directory */
+  assert_non_null(v);
+  memset(&g, 0, sizeof g);
+  err.message[0] = '\0';
+  assert_int_equal(sv_journal_view_read(v, 0, collect, &g, &err), LRAF_EIO);
+  assert_int_equal(g.calls, 0);
+  if (strstr(err.message, sh.dir) == NULL)
+    fail_msg("the error does not name %s: %s", sh.dir, err.message);
+  sv_journal_view_free(v);
+}
+
 static int setup(void **state) {
   (void)state;
   make_samples();
@@ -753,6 +903,10 @@ int main(void) {
     cmocka_unit_test(test_unopenable_path),
     cmocka_unit_test(test_holder_removes_during_open),
     cmocka_unit_test(test_replay_error_keeps_records),
+    cmocka_unit_test(test_view_reads_on),
+    cmocka_unit_test(test_view_torn_then_whole),
+    cmocka_unit_test(test_view_hold),
+    cmocka_unit_test(test_view_unreadable),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
