@@ -316,7 +316,8 @@ $(BUILD)/tests/libtutil.a: $(TEST_SUPPORT_OBJ)
 TEST_LIBS :=
 $(addprefix $(BUILD)/tests/,test_sv_ledger test_sv_sqlite test_sv_drain test_fuzz_regress \
   test_sv_sqlite_crash test_cli_serve_http_fuzz test_cli_serve_load \
-  test_sv_billing_serve test_cli_serve_auth test_serve_reserve): \
+  test_sv_billing_serve test_cli_serve_auth test_serve_reserve \
+  test_serve_periods): \
   TEST_LIBS := -lsqlite3
 $(BUILD)/tests/test_sv_lease_hosts: TEST_LIBS := -lpq
 

@@ -9,7 +9,9 @@
 **   - lraf ledger adjust appends a record and changes no other;
 **   - lraf ledger export (CSV, JSON lines, CloudEvents) round-trips: the
 **     export's sum per tenant and month equals /usage's and lraf ledger
-**     verify's, each record's idempotency key its event id;
+**     verify's, each record's idempotency key its event id; beside a
+**     running server too, whose answered records are still in its
+**     journal alone (it is stopped with the database locked);
 **   - the same request bills the same count from lraf serve, from the C
 **     billing API (lraf_billing_run) and from lraf run (lraf.measure).
 ** Runs the command named by $LRAF; traffic goes to 127.0.0.1 only.
@@ -27,10 +29,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "lraf.h"
 #include "tutil_run.h"
 #include "tutil_serve.h"
 #include "tutil_sh.h"
+#include "tutil_sqlite.h"
 
 static tutil_sh sh;
 static char ledger[160], spec[180], clock_file[160];
@@ -333,6 +338,52 @@ static void test_export_roundtrip(void **state) {
   assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
 }
 
+/* An export beside a running server counts every request it answered,
+   those whose records are still in its journal too: the server is
+   stopped (SIGSTOP) while the test holds the database's write lock, so
+   that the export alone can move them. */
+static void test_export_beside_server(void **state) {
+  static const char *const args[] = {NULL};
+  sqlite3 *db = NULL;
+  tally t;
+  int port, i, ids;
+  int64_t billed, sum = 0;
+  pid_t pid;
+  (void)state;
+  tutil_ledger_fresh(sh.dir, "beside.db", ledger, sizeof ledger, spec,
+                     sizeof spec);
+  set_clock("2026-01-20T10:00:00Z");
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
+  assert_int_equal(ask(port, "sum", "acme", &billed), 200);
+  sum += billed;
+  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);   /* its tables */
+  pid = tutil_serve_start_in(sh.dir, spec, args, &port);
+  assert_true(pid > 0);
+  assert_int_equal(sqlite3_open_v2(ledger, &db, SQLITE_OPEN_READWRITE, NULL),
+                   SQLITE_OK);
+  assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
+                   SQLITE_OK);
+  for (i = 0; i < 6; i++) {
+    assert_int_equal(ask(port, "sum", "acme", &billed), 200);
+    sum += billed;
+  }
+  assert_int_equal(kill(pid, SIGSTOP), 0);
+  sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  sqlite3_close(db);
+  assert_int_equal(tutil_sqlite_int(ledger, "SELECT count(*) FROM "
+                                    "lraf_ledger"), 1);
+  tally_export("csv", &t, &ids);
+  assert_int_equal(kill(pid, SIGCONT), 0);
+  assert_int_equal(t.n, 1);
+  assert_string_equal(t.key[0], "acme 2026-01");
+  assert_int_equal(t.rows[0], 7);
+  assert_int_equal(t.units[0], sum);
+  assert_int_equal(tutil_serve_stop(pid, SIGTERM), 0);
+  assert_int_equal(tutil_sqlite_int(ledger, "SELECT count(*) FROM "
+                                    "lraf_ledger"), 7);
+}
+
 /* Same request, same count: lraf serve, lraf_billing_run, lraf run. */
 static void test_determinism(void **state) {
   static const char *const args[] = {NULL};
@@ -418,6 +469,7 @@ int main(void) {
     cmocka_unit_test(test_month_boundary),
     cmocka_unit_test(test_usage_bad_query),
     cmocka_unit_test(test_export_roundtrip),
+    cmocka_unit_test(test_export_beside_server),
     cmocka_unit_test(test_determinism),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
