@@ -31,6 +31,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -811,14 +812,14 @@ static void test_view_torn_then_whole(void **state) {
 
 typedef struct appender {
   sv_journal *j;
-  volatile int held;
+  atomic_int held;
 } appender;
 
 static void *hold_journal(void *ud) {
   appender *a = ud;
   lraf_error err;
   assert_int_equal(sv_journal_hold(a->j, &err), LRAF_OK);
-  a->held = 1;
+  atomic_store(&a->held, 1);
   sv_journal_let_go(a->j);
   return NULL;
 }
@@ -834,7 +835,7 @@ static void test_view_hold(void **state) {
   (void)state;
   path_of(path, sizeof path, "view-hold");
   a.j = open_ok(path, &g);
-  a.held = 0;
+  atomic_init(&a.held, 0);
   append_samples(a.j, 0, 2, 1);
   v = sv_journal_view_new(path);
   assert_non_null(v);
@@ -844,10 +845,10 @@ static void test_view_hold(void **state) {
   got_free(&g);
   assert_int_equal(pthread_create(&th, NULL, hold_journal, &a), 0);
   usleep(100000);
-  assert_int_equal(a.held, 0);
+  assert_int_equal(atomic_load(&a.held), 0);
   sv_journal_view_let_go(v);
   pthread_join(th, NULL);
-  assert_int_equal(a.held, 1);
+  assert_int_equal(atomic_load(&a.held), 1);
   sv_journal_view_free(v);
   sv_journal_close(a.j, 1);
 }
