@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -346,7 +347,7 @@ static void test_export_beside_server(void **state) {
   static const char *const args[] = {NULL};
   sqlite3 *db = NULL;
   tally t;
-  int port, i, ids;
+  int port, i, ids, status = 0;
   int64_t billed, sum = 0;
   pid_t pid;
   (void)state;
@@ -368,7 +369,10 @@ static void test_export_beside_server(void **state) {
     assert_int_equal(ask(port, "sum", "acme", &billed), 200);
     sum += billed;
   }
+  /* stopped for sure before the lock goes (kill only sends the signal) */
   assert_int_equal(kill(pid, SIGSTOP), 0);
+  assert_int_equal(waitpid(pid, &status, WUNTRACED), pid);
+  assert_true(WIFSTOPPED(status));
   sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
   sqlite3_close(db);
   assert_int_equal(tutil_sqlite_int(ledger, "SELECT count(*) FROM "
