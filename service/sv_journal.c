@@ -409,11 +409,13 @@ static int read_at(int fd, unsigned char *p, size_t n, int64_t off,
 }
 
 /* Open the file the path names (v->fd -1: there is none), with its
-   first byte locked shared when hold. */
+   first byte locked shared when hold.  A held view makes the file when
+   there is none, so that a holder that comes meanwhile waits for it
+   before its first key check. */
 static lraf_status view_open(sv_journal_view *v, int hold, lraf_error *err) {
   for (;;) {
     struct stat opened, named;
-    v->fd = open(v->path, O_RDONLY | O_CLOEXEC);
+    v->fd = open(v->path, O_RDONLY | O_CLOEXEC | (hold ? O_CREAT : 0), 0600);
     if (v->fd < 0) {
       if (errno == ENOENT) return LRAF_OK;
       return view_fail(v, err, "open it");

@@ -18,7 +18,8 @@
 **   - a view (another process's reads) gives what was appended since
 **     its last read, and all of a newer pass after a restart or of a
 **     new file; a torn record not until it is whole; a held view keeps
-**     the holder's next append waiting until it lets go; an unreadable
+**     the holder's next append waiting until it lets go, also when
+**     there was no journal and the view made it; an unreadable
 **     journal is an error that names it.
 */
 #define _GNU_SOURCE   /* RTLD_NEXT */
@@ -853,6 +854,37 @@ static void test_view_hold(void **state) {
   sv_journal_close(a.j, 1);
 }
 
+/* A held view of no journal makes the file: a holder that opens it
+   then waits for the view before its first append. */
+static void test_view_hold_makes_file(void **state) {
+  char path[128];
+  got g;
+  lraf_error err;
+  sv_journal_view *v;
+  appender a;
+  pthread_t th;
+  (void)state;
+  path_of(path, sizeof path, "view-makes");
+  v = sv_journal_view_new(path);
+  assert_non_null(v);
+  memset(&g, 0, sizeof g);
+  assert_int_equal(sv_journal_view_read(v, 1, collect, &g, &err), LRAF_OK);
+  assert_int_equal(g.n, 0);
+  assert_int_equal(g.ends, 1);
+  assert_int_equal(file_size(path), 0);
+  a.j = open_ok(path, &g);
+  assert_int_equal(g.calls, 0);
+  atomic_init(&a.held, 0);
+  assert_int_equal(pthread_create(&th, NULL, hold_journal, &a), 0);
+  usleep(100000);
+  assert_int_equal(atomic_load(&a.held), 0);
+  sv_journal_view_let_go(v);
+  pthread_join(th, NULL);
+  assert_int_equal(atomic_load(&a.held), 1);
+  sv_journal_view_free(v);
+  sv_journal_close(a.j, 1);
+}
+
 /* A journal that cannot be read: an error that names it. */
 static void test_view_unreadable(void **state) {
   sv_journal_view *v;
@@ -907,6 +939,7 @@ int main(void) {
     cmocka_unit_test(test_view_reads_on),
     cmocka_unit_test(test_view_torn_then_whole),
     cmocka_unit_test(test_view_hold),
+    cmocka_unit_test(test_view_hold_makes_file),
     cmocka_unit_test(test_view_unreadable),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
