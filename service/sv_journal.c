@@ -205,9 +205,15 @@ lraf_status sv_journal_read(const unsigned char *p, size_t n,
   return f(ud, NULL);
 }
 
-static lraf_status io_fail(sv_journal *j, lraf_error *err, const char *what) {
-  return sv_fail(err, LRAF_EIO, "ledger journal %s: cannot %s: %s", j->path,
+/* The journal at path cannot do what (errno says why). */
+static lraf_status path_fail(const char *path, lraf_error *err,
+                             const char *what) {
+  return sv_fail(err, LRAF_EIO, "ledger journal %s: cannot %s: %s", path,
                  what, strerror(errno));
+}
+
+static lraf_status io_fail(sv_journal *j, lraf_error *err, const char *what) {
+  return path_fail(j->path, err, what);
 }
 
 /* Open j->path and lock it, st its status; *busy 1 when another
@@ -390,8 +396,7 @@ sv_journal_view *sv_journal_view_new(const char *path) {
 
 static lraf_status view_fail(sv_journal_view *v, lraf_error *err,
                              const char *what) {
-  return sv_fail(err, LRAF_EIO, "ledger journal %s: cannot %s: %s", v->path,
-                 what, strerror(errno));
+  return path_fail(v->path, err, what);
 }
 
 /* Read n bytes at off into p; *got the bytes read (fewer at the end). */

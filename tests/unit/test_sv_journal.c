@@ -825,6 +825,21 @@ static void *hold_journal(void *ud) {
   return NULL;
 }
 
+/* The holder a->j waits to append until the held view v lets go; then
+   both are closed. */
+static void expect_append_waits(sv_journal_view *v, appender *a) {
+  pthread_t th;
+  atomic_init(&a->held, 0);
+  assert_int_equal(pthread_create(&th, NULL, hold_journal, a), 0);
+  usleep(100000);
+  assert_int_equal(atomic_load(&a->held), 0);
+  sv_journal_view_let_go(v);
+  pthread_join(th, NULL);
+  assert_int_equal(atomic_load(&a->held), 1);
+  sv_journal_view_free(v);
+  sv_journal_close(a->j, 1);
+}
+
 /* A held read keeps the holder from appending until it lets go. */
 static void test_view_hold(void **state) {
   char path[128];
@@ -832,11 +847,9 @@ static void test_view_hold(void **state) {
   lraf_error err;
   sv_journal_view *v;
   appender a;
-  pthread_t th;
   (void)state;
   path_of(path, sizeof path, "view-hold");
   a.j = open_ok(path, &g);
-  atomic_init(&a.held, 0);
   append_samples(a.j, 0, 2, 1);
   v = sv_journal_view_new(path);
   assert_non_null(v);
@@ -844,14 +857,7 @@ static void test_view_hold(void **state) {
   assert_int_equal(sv_journal_view_read(v, 1, collect, &g, &err), LRAF_OK);
   assert_int_equal(g.n, 2);
   got_free(&g);
-  assert_int_equal(pthread_create(&th, NULL, hold_journal, &a), 0);
-  usleep(100000);
-  assert_int_equal(atomic_load(&a.held), 0);
-  sv_journal_view_let_go(v);
-  pthread_join(th, NULL);
-  assert_int_equal(atomic_load(&a.held), 1);
-  sv_journal_view_free(v);
-  sv_journal_close(a.j, 1);
+  expect_append_waits(v, &a);
 }
 
 /* A held view of no journal makes the file: a holder that opens it
@@ -862,7 +868,6 @@ static void test_view_hold_makes_file(void **state) {
   lraf_error err;
   sv_journal_view *v;
   appender a;
-  pthread_t th;
   (void)state;
   path_of(path, sizeof path, "view-makes");
   v = sv_journal_view_new(path);
@@ -874,15 +879,7 @@ static void test_view_hold_makes_file(void **state) {
   assert_int_equal(file_size(path), 0);
   a.j = open_ok(path, &g);
   assert_int_equal(g.calls, 0);
-  atomic_init(&a.held, 0);
-  assert_int_equal(pthread_create(&th, NULL, hold_journal, &a), 0);
-  usleep(100000);
-  assert_int_equal(atomic_load(&a.held), 0);
-  sv_journal_view_let_go(v);
-  pthread_join(th, NULL);
-  assert_int_equal(atomic_load(&a.held), 1);
-  sv_journal_view_free(v);
-  sv_journal_close(a.j, 1);
+  expect_append_waits(v, &a);
 }
 
 /* A journal that cannot be read: an error that names it. */
