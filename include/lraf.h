@@ -956,6 +956,17 @@ LRAF_API lraf_status lraf_ledger_append(lraf_ledger *l,
 LRAF_API lraf_status lraf_ledger_record(lraf_ledger *l,
                                         const lraf_record *r, int *stored,
                                         lraf_error *err);
+/* lraf_ledger_record for a record whose key the caller made new itself
+   (lraf serve's "r:" keys: a time and 80 random bits): the ledger does
+   not look for it among the keys in the database, which saves a read of
+   the database on each record.  Keys of records not in the database yet
+   are still compared, so *stored is 0 for a key appended before that is
+   still there; but a key that is in the database already is reported
+   stored, and the database keeps its first record: the caller must
+   make sure its keys do not repeat. */
+LRAF_API lraf_status lraf_ledger_record_new(lraf_ledger *l,
+                                            const lraf_record *r,
+                                            int *stored, lraf_error *err);
 /* Totals of tenant's records (every tenant's when tenant is NULL). */
 LRAF_API lraf_status lraf_ledger_usage(lraf_ledger *l, const char *tenant,
                               lraf_usage *u, lraf_error *err);

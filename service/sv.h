@@ -256,10 +256,13 @@ lraf_status sv_drain_open(const char *path, sv_store *s,
                           pthread_mutex_t *read_lock, int sync,
                           sv_drain **out, lraf_error *err);
 /* Append n records durably, a tenant's key once (stored[i] 0: taken,
-   by the store or a record still in the journal).  One caller at a
-   time (the group commit's leader). */
+   by the store or a record still in the journal).  A record whose
+   new_key[i] is 1 has a key its caller made new: the store is not
+   asked for it (new_key may be NULL: none is).  One caller at a time (the group
+   commit's leader). */
 lraf_status sv_drain_append(sv_drain *d, const lraf_record *const *r,
-                            int n, int *stored, lraf_error *err);
+                            const int *new_key, int n, int *stored,
+                            lraf_error *err);
 /* A record of tenant under key that the store does not have yet. */
 int sv_drain_find(sv_drain *d, const char *tenant, const char *key,
                   int64_t *instructions, int *status);

@@ -125,10 +125,12 @@ static lraf_status record(lraf_billing *b, const lraf_request *req,
   rec.event_time = now;
   rec.ended = res->ended;
   rec.reserved = bill->reserved;
-  st = lraf_ledger_record(b->ledger, &rec, &stored, err);
+  /* a key of the request's own id is new: the ledger need not look */
+  st = key != NULL ? lraf_ledger_record(b->ledger, &rec, &stored, err)
+                   : lraf_ledger_record_new(b->ledger, &rec, &stored, err);
   if (st == LRAF_OK && !stored && key != NULL) {
     rec.key = rkey;
-    st = lraf_ledger_record(b->ledger, &rec, &stored, err);
+    st = lraf_ledger_record_new(b->ledger, &rec, &stored, err);
     if (st == LRAF_OK && stored) {
       bill->outcome = LRAF_BILL_CLASH;
       bill->status = 409;

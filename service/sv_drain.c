@@ -6,7 +6,8 @@
 **
 ** Until the store has a record, it is held here, by tenant and key, so
 ** that a key is taken once (sv_drain_append asks the store only for
-** keys it does not hold) and a retry finds it (sv_drain_find).  Reads
+** keys it does not hold, and not for keys their caller made new) and a
+** retry finds it (sv_drain_find).  Reads
 ** that sum records, and reservations, wait for the store to have every
 ** record appended before them (sv_drain_flush).  The store commits
 ** without fsync (the journal has the records); past DR_FILE_MAX bytes,
@@ -19,8 +20,9 @@
 ** key it has), so that a sum or an export there counts every record
 ** the holder appended before.  Before each write, it does the same
 ** with the journal's lock held shared, until its own transaction is
-** in: the holder's key checks and appends wait, so a key is still
-** taken once across the two.
+** in: the holder's key checks and appends wait (those of keys their
+** callers made new need not), so a key is still taken once across the
+** two.
 */
 #include <errno.h>
 #include <stdio.h>
@@ -391,22 +393,27 @@ static void drop(sv_drain *d, sv_held **e, int n) {
 }
 
 lraf_status sv_drain_append(sv_drain *d, const lraf_record *const *r,
-                            int n, int *stored, lraf_error *err) {
+                            const int *new_key, int n, int *stored,
+                            lraf_error *err) {
   sv_held *fresh[256];
   const lraf_record *rec[256];
   double now = sv_now();
   lraf_status st = LRAF_OK;
-  int i, k = 0, found;
+  int i, k = 0, found, hold = 0;
   if (n > 256) return sv_fail(err, LRAF_EARG, "ledger: %d records in one "
                               "append (256 at most)", n);
   if (d->view != NULL) return follow_append(d, r, n, stored, err);
-  /* no follower copies or writes between the key checks and the append */
-  if ((st = sv_journal_hold(d->journal, err)) != LRAF_OK) return st;
+  /* no follower copies or writes between the key checks and the append;
+     a key its caller made new is in no follower's way, nor in ours */
+  for (i = 0; i < n && !hold; i++) hold = new_key == NULL || !new_key[i];
+  if (hold && (st = sv_journal_hold(d->journal, err)) != LRAF_OK) return st;
   pthread_mutex_lock(&d->lock);
   for (i = 0; i < n && st == LRAF_OK; i++) {
     stored[i] = 0;
     if (map_get(d, r[i]->tenant, r[i]->key) != NULL) continue;
-    if ((st = store_has(d, r[i], &found, err)) != LRAF_OK || found) continue;
+    if ((new_key == NULL || !new_key[i]) &&
+        ((st = store_has(d, r[i], &found, err)) != LRAF_OK || found))
+      continue;
     if ((fresh[k] = held_new(r[i])) == NULL || map_put(d, fresh[k]) != 0) {
       free(fresh[k]);
       st = sv_fail(err, LRAF_EMEM, "out of memory");
@@ -422,14 +429,14 @@ lraf_status sv_drain_append(sv_drain *d, const lraf_record *const *r,
   if (st != LRAF_OK) {
     drop(d, fresh, k);
     pthread_mutex_unlock(&d->lock);
-    sv_journal_let_go(d->journal);
+    if (hold) sv_journal_let_go(d->journal);
     for (i = 0; i < n; i++) stored[i] = 0;
     return st;
   }
   pthread_mutex_unlock(&d->lock);
   /* only this caller appends: the file needs no lock of ours */
   if (k > 0) st = sv_journal_append(d->journal, rec, k, d->sync, err);
-  sv_journal_let_go(d->journal);
+  if (hold) sv_journal_let_go(d->journal);
   pthread_mutex_lock(&d->lock);
   if (st != LRAF_OK) {
     drop(d, fresh, k);

@@ -22,6 +22,7 @@
 
 typedef struct sv_pending {
   lraf_record r;               /* the caller's, its defaults filled in */
+  int new_key;                 /* its key is new (lraf_ledger_record_new) */
   int done, stored;
   lraf_status code;
   char message[256];
@@ -64,7 +65,7 @@ static void count_commit(lraf_ledger *l, int n, double seconds) {
 static void commit_queued(lraf_ledger *l) {
   const lraf_record *batch[SV_BATCH];
   sv_pending *taken[SV_BATCH];
-  int stored[SV_BATCH];
+  int new_key[SV_BATCH], stored[SV_BATCH];
   int n = 0, i;
   lraf_error err;
   lraf_status code;
@@ -72,6 +73,7 @@ static void commit_queued(lraf_ledger *l) {
   while (l->head != NULL && n < SV_BATCH) {
     taken[n] = l->head;
     batch[n] = &l->head->r;
+    new_key[n] = l->head->new_key;
     stored[n] = 0;
     l->head = l->head->next;
     n++;
@@ -82,7 +84,7 @@ static void commit_queued(lraf_ledger *l) {
   err.message[0] = '\0';
   t0 = sv_mono();
   if (l->drain != NULL) {
-    code = sv_drain_append(l->drain, batch, n, stored, &err);
+    code = sv_drain_append(l->drain, batch, new_key, n, stored, &err);
   } else {
     pthread_mutex_lock(&l->store_lock);
     code = l->store->ops->write(l->store, batch, n, stored, &err);
@@ -231,14 +233,17 @@ static lraf_status check(const lraf_record *r, lraf_error *err) {
   return LRAF_OK;
 }
 
-lraf_status lraf_ledger_record(lraf_ledger *l, const lraf_record *r,
-                               int *stored, lraf_error *err) {
+/* Queue r for the next group commit and wait for it; new_key: its key
+   is new. */
+static lraf_status append(lraf_ledger *l, const lraf_record *r, int new_key,
+                          int *stored, lraf_error *err) {
   sv_pending p;
   lraf_status st = check(r, err);
   if (stored != NULL) *stored = 0;
   if (st != LRAF_OK) return st;
   memset(&p, 0, sizeof p);
   p.r = *r;
+  p.new_key = new_key;
   if (p.r.outcome == NULL) p.r.outcome = default_outcome(r->status);
   if (p.r.event_time == 0) p.r.event_time = r->started;
   if (p.r.note == NULL) p.r.note = "";
@@ -262,9 +267,19 @@ lraf_status lraf_ledger_record(lraf_ledger *l, const lraf_record *r,
   return LRAF_OK;
 }
 
+lraf_status lraf_ledger_record(lraf_ledger *l, const lraf_record *r,
+                               int *stored, lraf_error *err) {
+  return append(l, r, 0, stored, err);
+}
+
+lraf_status lraf_ledger_record_new(lraf_ledger *l, const lraf_record *r,
+                                   int *stored, lraf_error *err) {
+  return append(l, r, 1, stored, err);
+}
+
 lraf_status lraf_ledger_append(lraf_ledger *l, const lraf_record *r,
                                lraf_error *err) {
-  return lraf_ledger_record(l, r, NULL, err);
+  return append(l, r, 0, NULL, err);
 }
 
 /* The lock of the store's reads: its own when its reader is apart from

@@ -15,6 +15,11 @@
 **     store, and from 8 threads appending the same 50 keys at once,
 **     also when half of them write through a second open that follows
 **     the first's journal;
+**   - a key its caller made new (lraf_ledger_record_new) is not looked
+**     for in the store: one still held is taken, one stored already is
+**     reported stored and the store keeps its first record; and its
+**     append does not wait for a follower that holds the journal, as
+**     another key's does;
 **   - a held record is found by key, with its instructions and status;
 **   - usage, each and reservations wait until the store has every
 **     record appended before them, also while other threads append;
@@ -29,6 +34,7 @@
 **     lraf_ledger_each, closed cleanly or killed.
 */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
@@ -482,6 +488,117 @@ static void test_duplicate_key_threads(void **state) {
   lraf_ledger_close(l);
   assert_int_equal(db_int(&f, "SELECT count(*) FROM lraf_ledger"), 50);
   assert_int_equal(db_right_rows(&f, "t", 0, 50), 50);
+}
+
+/* A key made new is not looked for in the store, but is still
+   compared with the keys held in the journal. */
+static void test_new_key(void **state) {
+  ledger_files f;
+  lraf_ledger *l;
+  lraf_error err;
+  lraf_record r;
+  char key[32];
+  sqlite3 *db;
+  int stored;
+  (void)state;
+  files_of("new-key", &f);
+  assert_int_equal(lraf_ledger_open(f.spec, &l, &err), LRAF_OK);
+  fill(&r, key, "t", 1);
+  assert_int_equal(lraf_ledger_record_new(l, &r, &stored, &err), LRAF_OK);
+  assert_int_equal(stored, 1);
+  expect_usage(l, "t", 1, 2);   /* in the store now */
+  /* the store is not asked: reported stored, and the store's row stays */
+  r.instructions = 5;
+  assert_int_equal(lraf_ledger_record_new(l, &r, &stored, &err), LRAF_OK);
+  assert_int_equal(stored, 1);
+  expect_usage(l, "t", 1, 2);
+  assert_int_equal(lraf_ledger_record(l, &r, &stored, &err), LRAF_OK);
+  assert_int_equal(stored, 0);
+  /* held: compared all the same */
+  assert_non_null(db = lock_store(&f));
+  fill(&r, key, "t", 2);
+  assert_int_equal(lraf_ledger_record_new(l, &r, &stored, &err), LRAF_OK);
+  assert_int_equal(stored, 1);
+  r.instructions = 5;
+  assert_int_equal(lraf_ledger_record_new(l, &r, &stored, &err), LRAF_OK);
+  assert_int_equal(stored, 0);
+  unlock_store(db);
+  expect_usage(l, "t", 1, 3);
+  lraf_ledger_close(l);
+  assert_int_equal(db_int(&f, "SELECT count(*) FROM lraf_ledger"), 2);
+  assert_int_equal(db_right_rows(&f, "t", 1, 3), 2);
+}
+
+typedef struct new_key_writer {
+  lraf_ledger *l;
+  int i, new_key;
+  atomic_int done;
+} new_key_writer;
+
+static void *write_one(void *ud) {
+  new_key_writer *w = ud;
+  lraf_record r;
+  lraf_error err;
+  char key[32];
+  int stored = 0;
+  fill(&r, key, "t", w->i);
+  if ((w->new_key ? lraf_ledger_record_new(w->l, &r, &stored, &err)
+                  : lraf_ledger_record(w->l, &r, &stored, &err)) == LRAF_OK &&
+      stored)
+    atomic_store(&w->done, 1);
+  else
+    atomic_store(&w->done, -1);
+  return NULL;
+}
+
+/* Whether w's append is done within ms milliseconds (-1: it failed). */
+static int done_within(new_key_writer *w, int ms) {
+  struct timespec ts = {0, 1000000};
+  while (ms-- > 0 && atomic_load(&w->done) == 0) nanosleep(&ts, NULL);
+  return atomic_load(&w->done);
+}
+
+/* A view's callback: count the records (r NULL: the end). */
+static lraf_status count_held(void *ud, const lraf_record *r) {
+  if (r != NULL) ++*(int *)ud;
+  return LRAF_OK;
+}
+
+/* While a follower holds the journal (its shared lock, as before its own
+   write), a key made new is appended; another key waits for it. */
+static void test_new_key_passes_hold(void **state) {
+  ledger_files f;
+  lraf_ledger *l;
+  lraf_error err;
+  sv_journal_view *v;
+  new_key_writer a = {0}, b = {0};
+  pthread_t ta, tb;
+  int n = 0;
+  (void)state;
+  files_of("new-key-hold", &f);
+  assert_int_equal(lraf_ledger_open(f.spec, &l, &err), LRAF_OK);
+  assert_int_equal(append_range(l, "t", 0, 1), 1);
+  assert_non_null(v = sv_journal_view_new(f.journal));
+  assert_int_equal(sv_journal_view_read(v, 1, count_held, &n, &err),
+                   LRAF_OK);
+  assert_int_equal(n, 1);
+  a.l = b.l = l;
+  a.i = 1, a.new_key = 1;
+  b.i = 2, b.new_key = 0;
+  atomic_init(&a.done, 0);
+  atomic_init(&b.done, 0);
+  assert_int_equal(pthread_create(&ta, NULL, write_one, &a), 0);
+  assert_int_equal(done_within(&a, 5000), 1);
+  assert_int_equal(pthread_create(&tb, NULL, write_one, &b), 0);
+  assert_int_equal(done_within(&b, 100), 0);
+  sv_journal_view_let_go(v);
+  assert_int_equal(done_within(&b, 5000), 1);
+  pthread_join(ta, NULL);
+  pthread_join(tb, NULL);
+  sv_journal_view_free(v);
+  expect_usage(l, "t", 0, 3);
+  lraf_ledger_close(l);
+  assert_int_equal(db_right_rows(&f, "t", 0, 3), 3);
 }
 
 /* A record in the journal alone is found by its key. */
@@ -1014,6 +1131,8 @@ int main(void) {
     cmocka_unit_test(test_duplicate_key),
     cmocka_unit_test_prestate(test_duplicate_key_threads, (void *)&one),
     cmocka_unit_test_prestate(test_duplicate_key_threads, (void *)&two),
+    cmocka_unit_test(test_new_key),
+    cmocka_unit_test(test_new_key_passes_hold),
     cmocka_unit_test(test_find_held),
     cmocka_unit_test(test_reads_wait),
     cmocka_unit_test(test_reads_during_appends),
