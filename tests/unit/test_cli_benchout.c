@@ -54,7 +54,7 @@ typedef struct compared {
   double times[4][3];
 } compared;
 
-static void compare(compared *c, double threshold, int change) {
+static void compare(compared *c, int64_t threshold, int change) {
   lraf_error err;
   int i, k;
   memset(c, 0, sizeof *c);
@@ -65,7 +65,7 @@ static void compare(compared *c, double threshold, int change) {
   c->u.r.baseline_file = ".lraf/baselines/main.json";
   c->u.r.base = &c->b;
   c->u.r.gate.on = 1;
-  c->u.r.gate.threshold = threshold;
+  c->u.r.gate.threshold = threshold * CLI_THRESHOLD_SCALE;
   c->u.r.gate.fail_on_change = change;
   for (i = 0; i < 4; i++) {
     cli_bench_result *x = &c->u.res[i];
@@ -88,7 +88,7 @@ static void release(compared *c) {
 
 static void test_result_name(void **state) {
   static const struct {
-    double threshold;
+    int64_t threshold;  /* percent */
     int change;
     const char *result;
   } rows[] = {
