@@ -1353,8 +1353,12 @@ LRAF_API double lraf_profile_diff_similarity(const lraf_profile_diff *d);
 /* The cost models the two profiles name. */
 LRAF_API const char *lraf_profile_diff_model(const lraf_profile_diff *d,
                                              int second);
-/* The change from before to after in percent: 0 when equal, +HUGE_VAL
-   when before is 0. */
+/* The change from before to after in percent, for display: 0 when
+   equal, +HUGE_VAL when before is 0 (and after is not), otherwise
+   100 * (after - before) / before computed in double from the counts
+   converted to double, so rounded (counts above 2^53 lose their last
+   digits first).  lraf diff's gate does not use it: it decides in
+   integers (docs/profiling.md). */
 LRAF_API double lraf_profile_change_percent(int64_t before, int64_t after);
 /* The differential flame graph as SVG: the second profile's
    calling-context tree, each frame red when its self count grew since

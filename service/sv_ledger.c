@@ -7,10 +7,12 @@
 ** transaction (one fsync) and then wakes each of its waiters with the
 ** outcome; otherwise it waits for the running commit, after which the
 ** first append still waiting writes the next batch.  Each append waits
-** on a condition of its own, so a commit wakes only the appends it
-** answers and the next leader.  An append returns only
-** once its record is durable, and no thread hands the work over to
-** another: on a busy machine each handover is a wait for a core.
+** on a lock and condition of its own, so a commit wakes only the
+** appends it answers and the next leader, and a woken append need not
+** take the queue's lock, which the commit's thread would still hold.
+** An append returns only once its record is durable, and no thread
+** hands the work over to another: on a busy machine each handover is a
+** wait for a core.
 */
 #include <inttypes.h>
 #include <math.h>
@@ -23,10 +25,14 @@
 typedef struct sv_pending {
   lraf_record r;               /* the caller's, its defaults filled in */
   int new_key;                 /* its key is new (lraf_ledger_record_new) */
-  int done, stored;
+  int taken;                   /* in a batch (under the queue's lock) */
+  int stored;                  /* the outcome, set with the batch's end */
   lraf_status code;
   char message[256];
-  pthread_cond_t wake;         /* its batch is done, or it leads next */
+  pthread_mutex_t m;           /* done and lead */
+  pthread_cond_t wake;
+  int done;                    /* another's batch held it, and is done */
+  int lead;                    /* it writes the next batch */
   struct sv_pending *next;
 } sv_pending;
 
@@ -59,10 +65,30 @@ static void count_commit(lraf_ledger *l, int n, double seconds) {
   l->counts.seconds += seconds;
 }
 
-/* Commit everything queued (up to SV_BATCH records) as the leader: the
-   queue's lock is held on entry and on return, and dropped while the
-   store writes. */
-static void commit_queued(lraf_ledger *l) {
+/* Tell p that its batch is done (done), or that it leads the next. */
+static void tell(sv_pending *p, int done) {
+  pthread_mutex_lock(&p->m);
+  if (done) p->done = 1;
+  else p->lead = 1;
+  pthread_cond_signal(&p->wake);
+  pthread_mutex_unlock(&p->m);
+}
+
+/* Wait until p is told: 1 when its batch is done, 0 when it leads. */
+static int await_word(sv_pending *p) {
+  int done;
+  pthread_mutex_lock(&p->m);
+  while (!p->done && !p->lead) pthread_cond_wait(&p->wake, &p->m);
+  done = p->done;
+  p->lead = 0;
+  pthread_mutex_unlock(&p->m);
+  return done;
+}
+
+/* Commit everything queued (up to SV_BATCH records) as the leader, self:
+   the queue's lock is held on entry and on return, and dropped while
+   the store writes and while the batch's other appends are told. */
+static void commit_queued(lraf_ledger *l, sv_pending *self) {
   const lraf_record *batch[SV_BATCH];
   sv_pending *taken[SV_BATCH];
   int new_key[SV_BATCH], stored[SV_BATCH];
@@ -72,6 +98,7 @@ static void commit_queued(lraf_ledger *l) {
   double t0;
   while (l->head != NULL && n < SV_BATCH) {
     taken[n] = l->head;
+    taken[n]->taken = 1;
     batch[n] = &l->head->r;
     new_key[n] = l->head->new_key;
     stored[n] = 0;
@@ -99,12 +126,16 @@ static void commit_queued(lraf_ledger *l) {
     if (code != LRAF_OK)
       snprintf(taken[i]->message, sizeof taken[i]->message, "%.250s",
                err.message);
-    taken[i]->done = 1;
   }
   l->committing = 0;
-  for (i = 0; i < n; i++) pthread_cond_signal(&taken[i]->wake);
-  /* the first still queued writes the next batch */
-  if (l->head != NULL) pthread_cond_signal(&l->head->wake);
+  /* the first still queued writes the next batch; told now, while it
+     cannot be taken and leave */
+  if (l->head != NULL) tell(l->head, 0);
+  pthread_mutex_unlock(&l->lock);
+  /* each of the others waits for this word before it leaves */
+  for (i = 0; i < n; i++)
+    if (taken[i] != self) tell(taken[i], 1);
+  pthread_mutex_lock(&l->lock);
 }
 
 lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
@@ -248,6 +279,7 @@ static lraf_status append(lraf_ledger *l, const lraf_record *r, int new_key,
   if (p.r.event_time == 0) p.r.event_time = r->started;
   if (p.r.note == NULL) p.r.note = "";
   p.r.ingest_time = 0;   /* the store's, or the journal's, time */
+  pthread_mutex_init(&p.m, NULL);
   pthread_cond_init(&p.wake, NULL);
   pthread_mutex_lock(&l->lock);
   if (l->tail) l->tail->next = &p;
@@ -256,12 +288,26 @@ static lraf_status append(lraf_ledger *l, const lraf_record *r, int new_key,
   /* the first to find no commit running writes what is queued; the
      others wait for that commit, and then the first of them leads the
      next */
-  while (!p.done) {
-    if (!l->committing) commit_queued(l);
-    else pthread_cond_wait(&p.wake, &l->lock);
+  for (;;) {
+    if (p.taken) {   /* in another's batch: wait for its word */
+      pthread_mutex_unlock(&l->lock);
+      while (!await_word(&p)) {}
+      break;
+    }
+    if (!l->committing) {
+      commit_queued(l, &p);
+      if (p.taken) {   /* its own batch: written */
+        pthread_mutex_unlock(&l->lock);
+        break;
+      }
+      continue;   /* a batch was full before it */
+    }
+    pthread_mutex_unlock(&l->lock);
+    if (await_word(&p)) break;
+    pthread_mutex_lock(&l->lock);
   }
-  pthread_mutex_unlock(&l->lock);
   pthread_cond_destroy(&p.wake);
+  pthread_mutex_destroy(&p.m);
   if (p.code != LRAF_OK) return sv_fail(err, p.code, "%s", p.message);
   if (stored != NULL) *stored = p.stored;
   return LRAF_OK;

@@ -4,7 +4,8 @@
 ** regressed, one improved, one the same, one new, one removed): the
 ** result's name for every state of the gate (a table); the JSON
 ** summary read back with every count, change and verdict; the text and
-** Markdown tables with a row per benchmark, names escaped; the
+** Markdown tables with a row per benchmark, names escaped; the gate
+** line of both for gates of every kind, and a benchmark's own limits; the
 ** complaints naming each failing or mismatched benchmark; the
 ** hyperfine-shaped exports, times and relative counts included.
 */
@@ -46,27 +47,25 @@ static const char suite_text[] =
   "new.lua\n";
 static const int64_t counts[] = {1100, 400, 500, 2000};
 
-/* The run above, compared with the baseline through the gate of
-   --threshold threshold (and --fail-on change when change). */
+/* The run above (of suite, suite_text or one like it with limits of its
+   own), compared with the baseline through gate g. */
 typedef struct compared {
   tutil_bench u;
   cli_baseline b;
   double times[4][3];
 } compared;
 
-static void compare(compared *c, double threshold, int change) {
+static void compare_gate(compared *c, const char *suite, const cli_gate *g) {
   lraf_error err;
   int i, k;
   memset(c, 0, sizeof *c);
-  assert_int_equal(tutil_bench_of(&c->u, suite_text, counts, "m"), 0);
+  assert_int_equal(tutil_bench_of(&c->u, suite, counts, "m"), 0);
   assert_int_equal(cli_baseline_parse(baseline_text, strlen(baseline_text),
                                       "main.json", &c->b, &err), LRAF_OK);
   c->u.r.baseline_name = "main";
   c->u.r.baseline_file = ".lraf/baselines/main.json";
   c->u.r.base = &c->b;
-  c->u.r.gate.on = 1;
-  c->u.r.gate.threshold = threshold;
-  c->u.r.gate.fail_on_change = change;
+  c->u.r.gate = *g;
   for (i = 0; i < 4; i++) {
     cli_bench_result *x = &c->u.res[i];
     for (k = 0; k < 3; k++) c->times[i][k] = 0.001 * (i + 1) * (k + 1);
@@ -81,6 +80,13 @@ static void compare(compared *c, double threshold, int change) {
   cli_bench_judge(&c->u.r);
 }
 
+/* Through the gate of --threshold threshold percent (and --fail-on
+   change when change). */
+static void compare(compared *c, int64_t threshold, int change) {
+  cli_gate g = {1, threshold * CLI_THRESHOLD_SCALE, 0, change};
+  compare_gate(c, suite_text, &g);
+}
+
 static void release(compared *c) {
   cli_baseline_free(&c->b);
   tutil_bench_free(&c->u);
@@ -88,7 +94,7 @@ static void release(compared *c) {
 
 static void test_result_name(void **state) {
   static const struct {
-    double threshold;
+    int64_t threshold;  /* percent */
     int change;
     const char *result;
   } rows[] = {
@@ -209,6 +215,86 @@ static void test_tables(void **state) {
   release(&c);
 }
 
+/* The gate line of the text report, and the gate sentence of the
+   Markdown one, as docs/bench.md shows them, for gates of every kind
+   (the first: none given, a baseline's default gate, any growth); the
+   result follows from the counts above: up.lua +100 (+10%), down|pipe
+   -600 (-60%). */
+static void test_gate_line(void **state) {
+  static const struct {
+    cli_gate gate;
+    const char *line, *result;
+  } rows[] = {
+    {{0, 0, 0, 0}, "threshold 0%, min-change 0, fail on regression",
+     "regression"},
+    {{1, 12500000, 0, 0}, "threshold 12.5%, min-change 0, fail on regression",
+     "pass"},
+    {{1, 250000, 100, 0},
+     "threshold 0.25%, min-change 100, fail on regression", "regression"},
+    {{1, 2750000, 150, 1}, "threshold 2.75%, min-change 150, fail on change",
+     "change"},
+    {{1, 75000000, 0, 1}, "threshold 75%, min-change 0, fail on change", "pass"},
+  };
+  compared c;
+  tutil_mem w;
+  char want[256], *text;
+  size_t k;
+  (void)state;
+  for (k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+    compare_gate(&c, suite_text, &rows[k].gate);
+    cli_bench_text(tutil_mem_start(&w), &c.u.r);
+    text = tutil_mem_done(&w);
+    snprintf(want, sizeof want, "\nbaseline main (.lraf/baselines/main.json), "
+             "gate %s\n", rows[k].line);
+    if (strncmp(text, want, strlen(want)) != 0)
+      fail_msg("gate %zu: want '%s' first, got:\n%s", k, want, text);
+    snprintf(want, sizeof want, "\nresult: %s (", rows[k].result);
+    if (strstr(text, want) == NULL)
+      fail_msg("gate %zu: no '%s' in:\n%s", k, want + 1, text);
+    free(text);
+    cli_bench_markdown(tutil_mem_start(&w), &c.u.r);
+    text = tutil_mem_done(&w);
+    snprintf(want, sizeof want, "; gate %s: **%s**.", rows[k].line,
+             rows[k].result);
+    if (strstr(text, want) == NULL)
+      fail_msg("gate %zu: no '%s' in:\n%s", k, want, text);
+    free(text);
+    release(&c);
+  }
+}
+
+/* A benchmark with limits of its own from the suite shows them after
+   its name in the text report, as its gate (the command line's, with
+   the suite's limits); the others show none. */
+static void test_own_limits(void **state) {
+  static const char suite[] =
+    "up.lua threshold=1.5 min-change=50\n"
+    "down.lua name=down|pipe min-change=700 -- 7\n"
+    "same.lua\n"
+    "new.lua\n";
+  static const char *const rows[] = {
+    "regression   up.lua  (threshold 1.5%, min-change 50)\n",
+    "same         down|pipe  (threshold 0.5%, min-change 700)\n",
+    "same         same.lua\n",
+  };
+  cli_gate g = {1, 500000, 20, 0};
+  compared c;
+  tutil_mem w;
+  char *text;
+  size_t k;
+  (void)state;
+  compare_gate(&c, suite, &g);
+  cli_bench_text(tutil_mem_start(&w), &c.u.r);
+  text = tutil_mem_done(&w);
+  for (k = 0; k < sizeof rows / sizeof rows[0]; k++)
+    if (strstr(text, rows[k]) == NULL)
+      fail_msg("no '%s' in:\n%s", rows[k], text);
+  assert_non_null(strstr(text, ", gate threshold 0.5%, min-change 20, "
+                         "fail on regression\n"));
+  free(text);
+  release(&c);
+}
+
 static void test_complaints(void **state) {
   compared c;
   tutil_mem w;
@@ -266,6 +352,8 @@ int main(void) {
     cmocka_unit_test(test_result_name),
     cmocka_unit_test(test_json),
     cmocka_unit_test(test_tables),
+    cmocka_unit_test(test_gate_line),
+    cmocka_unit_test(test_own_limits),
     cmocka_unit_test(test_complaints),
     cmocka_unit_test(test_exports),
   };

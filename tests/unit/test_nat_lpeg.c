@@ -4,8 +4,12 @@
 ** "lraf:metered"), with native charging off Debian's lpeg.so; a grammar
 ** that backtracks is charged by its matcher's steps (the charge grows
 ** with the steps, not with the subject), the instructions stay the count
-** hook's, and a quota stops an endless loop of such matches within one
-** slice of 4096 steps, pcall or not.  Skipped, with the reason, in a
+** hook's; a match whose steps follow from its pattern and subject is
+** charged exactly the documented units (the linear model plus 512 per
+** 1024 steps), the same in a full, a deterministic and a sandboxed
+** state, and a longer subject exactly its extra steps' units more; and a
+** quota stops an endless loop of such matches within one slice of 4096
+** steps, pcall or not.  Skipped, with the reason, in a
 ** build without the metered LPeg (runtime/native/lpeg/fetch.sh failed).
 */
 #include <stdarg.h>
@@ -25,6 +29,30 @@
 
 /* runtime/native/nat_lpeg.c's rate: units per 1024 steps */
 #define STEP_RATE 512
+
+/* lpeg.match's documented charge (docs/cost-model.md, "Charged
+   operations" and "LPeg: the metered build"): its linear model
+   (runtime/native/nat_cost.c's table: 4 + size x 85 / 1024, rounded up,
+   size = (#s - init + 2) x (1 + the pattern's userdata bytes / 64)),
+   and the steps of LPeg's matcher at STEP_RATE per 1024, charged 4096
+   steps at a time as it goes and the rest when the match ends, each
+   charge rounded up. */
+#define MODEL_CALL 4
+#define MODEL_PER_K 85
+#define SLICE_STEPS 4096
+
+static int64_t per_1024(int64_t n, int64_t rate) {
+  return (n * rate + 1023) / 1024;
+}
+
+static int64_t documented_charge(size_t pattern_bytes, int64_t len,
+                                 int64_t init, int64_t steps) {
+  double factor = 1 + (double)pattern_bytes / 64.0;
+  int64_t size = (int64_t)((double)(len - init + 2) * factor);
+  return MODEL_CALL + per_1024(size, MODEL_PER_K) +
+         steps / SLICE_STEPS * per_1024(SLICE_STEPS, STEP_RATE) +
+         per_1024(steps % SLICE_STEPS, STEP_RATE);
+}
 
 /* a grammar that tries every split of a run of a's: about 2^n steps */
 #define GRAMMAR "local lpeg = require 'lpeg'\n" \
@@ -109,6 +137,135 @@ static void test_charged_by_steps(void **state) {
   assert_int_equal(i14, h14);
 }
 
+/* The ways into a state with native charging that must charge the same:
+   full environment, deterministic, and the sandbox (native charging
+   and determinism on by default). */
+enum { DOOR_FULL, DOOR_DETERMINISTIC, DOOR_SANDBOX, DOORS };
+static const char *const door_name[DOORS] = {
+  "full", "deterministic", "sandbox"
+};
+
+/* The native units of r = lpeg.match(p, s, init) alone, in a state of
+   door d where p = patt and s = subject (both built, and p compiled by
+   a first match, beforehand); the pattern's bytes and the result (-1:
+   no match) go to *bytes and *result. */
+static int64_t match_charge(int d, const char *patt, const char *subject,
+                            long long init, size_t *bytes,
+                            long long *result) {
+  char setup[512], stmt[128];
+  lraf_options opt;
+  lraf_state *S;
+  lraf_error err;
+  lua_State *L;
+  int64_t before;
+  lraf_default_options(&opt);
+  opt.native = 1;
+  if (d == DOOR_DETERMINISTIC) opt.deterministic = 1;
+  if (d == DOOR_SANDBOX) {
+    opt.env = LRAF_ENV_SANDBOX;
+    opt.native = LRAF_NATIVE_AUTO;
+  }
+  S = tutil_rt_new(&opt);
+  snprintf(setup, sizeof setup, "lpeg = require 'lpeg'\np = %s\ns = %s\n"
+           "lpeg.match(p, s)\n", patt, subject);
+  snprintf(stmt, sizeof stmt, "r = lpeg.match(p, s, %lld)", init);
+  if (tutil_rt_run(S, setup, &err) != LRAF_OK) fail_msg("%s", err.message);
+  L = lraf_lua(S);
+  assert_int_equal(lua_getglobal(L, "p"), LUA_TUSERDATA);
+  *bytes = lua_rawlen(L, -1);
+  lua_pop(L, 1);
+  before = lraf_native_units(S);
+  if (tutil_rt_run(S, stmt, &err) != LRAF_OK) fail_msg("%s", err.message);
+  before = lraf_native_units(S) - before;
+  lua_getglobal(L, "r");
+  *result = lua_isinteger(L, -1) ? (long long)lua_tointeger(L, -1) : -1;
+  lua_pop(L, 1);
+  tutil_rt_close(S);
+  return before;
+}
+
+/* Matches whose steps follow from the pattern and the subject: LPeg
+   compiles a string of k bytes (or lpeg.P(k)) to k instructions and an
+   end, so a match takes k + 1 steps; a mismatch at the first byte takes
+   2 (the failing instruction, then the give-up it backtracks to); a
+   repetition of a two-byte string takes a test and a choice, 3 steps a
+   time round (two bytes and a partial commit), and the failing byte and
+   the end after the last: 3n + 4 for n times round. */
+static const struct {
+  const char *patt, *subject;
+  int64_t len, init, steps, result;
+} match_rows[] = {
+  {"lpeg.P(string.rep('a', 100))", "string.rep('a', 300)", 300, 1, 101, 101},
+  {"lpeg.P(string.rep('a', 100))", "string.rep('a', 300)", 300, 150, 101,
+   250},
+  {"lpeg.P('b' .. string.rep('a', 99))", "string.rep('a', 300)", 300, 1, 2,
+   -1},
+  {"lpeg.P'ab'^0", "string.rep('ab', 10)", 20, 1, 3 * 10 + 4, 21},
+  {"lpeg.P'ab'^0", "string.rep('ab', 5000)", 10000, 1, 3 * 5000 + 4,
+   10001},
+  {"lpeg.P(10000)", "string.rep('x', 12000)", 12000, 1, 10001, 10001},
+  {"lpeg.P(10000)", "string.rep('x', 12000)", 12000, 1001, 10001, 11001},
+};
+
+/* Each match is charged exactly the documented units, the same through
+   every door. */
+static void test_documented_charge(void **state) {
+  size_t k, bytes;
+  int d;
+  long long result;
+  (void)state;
+  need_metered();
+  for (k = 0; k < sizeof match_rows / sizeof match_rows[0]; k++) {
+    for (d = 0; d < DOORS; d++) {
+      int64_t got = match_charge(d, match_rows[k].patt, match_rows[k].subject,
+                                 match_rows[k].init, &bytes, &result);
+      int64_t want = documented_charge(bytes, match_rows[k].len,
+                                       match_rows[k].init,
+                                       match_rows[k].steps);
+      if (d == 0)
+        printf("  %s on %s from %lld: %lld units\n", match_rows[k].patt,
+               match_rows[k].subject, (long long)match_rows[k].init,
+               (long long)got);
+      assert_int_equal(result, match_rows[k].result);
+      if (got != want)
+        fail_msg("%s on %s from %lld (%s): %lld units, documented %lld "
+                 "(%lld steps)", match_rows[k].patt, match_rows[k].subject,
+                 (long long)match_rows[k].init, door_name[d], (long long)got,
+                 (long long)want, (long long)match_rows[k].steps);
+    }
+  }
+}
+
+/* The same repetition on subjects of n and 4n pairs: besides its model,
+   the longer one pays for exactly 3 x 3n more steps (n even: every step
+   count even, no rounding). */
+static void test_charge_by_length(void **state) {
+  static const int64_t n[] = {20, 700, 2000};
+  size_t k, bytes;
+  long long result;
+  (void)state;
+  need_metered();
+  for (k = 0; k < sizeof n / sizeof n[0]; k++) {
+    char subject[2][64];
+    int64_t got[2], model[2];
+    int j;
+    for (j = 0; j < 2; j++) {
+      int64_t pairs = n[k] * (j ? 4 : 1);
+      snprintf(subject[j], sizeof subject[j], "string.rep('ab', %lld)",
+               (long long)pairs);
+      got[j] = match_charge(DOOR_FULL, "lpeg.P'ab'^0", subject[j], 1,
+                            &bytes, &result);
+      assert_int_equal(result, 2 * pairs + 1);
+      model[j] = documented_charge(bytes, 2 * pairs, 1, 0);
+    }
+    printf("  %lld and %lld pairs: %lld and %lld units\n",
+           (long long)n[k], (long long)(4 * n[k]), (long long)got[0],
+           (long long)got[1]);
+    assert_int_equal((got[1] - model[1]) - (got[0] - model[0]),
+                     9 * n[k] * STEP_RATE / 1024);
+  }
+}
+
 /* An endless loop of matches on 30 a's (about 10^9 steps each) under a
    quota, each in a pcall: stopped within one slice of steps. */
 static void test_quota_stops_the_match(void **state) {
@@ -129,6 +286,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_which_lpeg),
     cmocka_unit_test(test_charged_by_steps),
+    cmocka_unit_test(test_documented_charge),
+    cmocka_unit_test(test_charge_by_length),
     cmocka_unit_test(test_quota_stops_the_match),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
 /*
 ** test_sv_ledger.c - the usage ledger's SQLite store through the public
-** API: records from 8 threads at once all stored (group commits), a
-** duplicate key stored once, totals per tenant, a tenant quota kept
+** API: records from 8 threads at once all stored (group commits), and
+** from 300 threads let go at once (more than one commit takes: 256),
+** each stored once, a commit never over 256, a duplicate key stored once, totals per tenant, a tenant quota kept
 ** across a reopen, process durability (lraf_ledger_open_durable), clear
 ** errors for bad specs, unopenable files and incomplete records, and
 ** generated records of odd bytes.
@@ -111,6 +112,67 @@ static void test_concurrent_and_duplicates(void **state) {
   assert_int_equal(odd.instructions, u.instructions / 2);
   assert_int_equal(lraf_ledger_usage(l, "nobody", &u, &err), LRAF_OK);
   assert_int_equal(u.requests, 0);
+  lraf_ledger_close(l);
+}
+
+#define MANY 300
+
+typedef struct one_writer {
+  lraf_ledger *l;
+  pthread_barrier_t *go;
+  int id, stored;
+  lraf_status st;
+} one_writer;
+
+static void *write_one(void *arg) {
+  one_writer *w = arg;
+  char key[32];
+  lraf_record r;
+  lraf_error err;
+  snprintf(key, sizeof key, "m%d", w->id);
+  fill(&r, key, "many", w->id, 200);
+  pthread_barrier_wait(w->go);
+  w->st = lraf_ledger_record_new(w->l, &r, &w->stored, &err);
+  return NULL;
+}
+
+/* More appends waiting at once than one commit takes: each is answered
+   once, stored, and no commit holds more than 256 records. */
+static void test_many_waiting(void **state) {
+  lraf_ledger *l;
+  lraf_error err;
+  lraf_usage u;
+  lraf_ledger_counts c;
+  pthread_barrier_t go;
+  pthread_attr_t attr;
+  static one_writer w[MANY];
+  static pthread_t th[MANY];
+  int i, round;
+  (void)state;
+  assert_int_equal(lraf_ledger_open(spec, &l, &err), LRAF_OK);
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  for (round = 0; round < 3; round++) {
+    pthread_barrier_init(&go, NULL, MANY);
+    for (i = 0; i < MANY; i++) {
+      w[i].l = l, w[i].go = &go, w[i].id = round * MANY + i;
+      w[i].stored = 0, w[i].st = LRAF_EIO;
+      assert_int_equal(pthread_create(&th[i], &attr, write_one, &w[i]), 0);
+    }
+    for (i = 0; i < MANY; i++) {
+      pthread_join(th[i], NULL);
+      assert_int_equal(w[i].st, LRAF_OK);
+      assert_int_equal(w[i].stored, 1);
+    }
+    pthread_barrier_destroy(&go);
+  }
+  pthread_attr_destroy(&attr);
+  lraf_ledger_stats(l, &c);
+  assert_int_equal(c.records, 3 * MANY);
+  assert_true(c.commits >= 6);   /* 300 waiting need two at least */
+  assert_int_equal(lraf_ledger_usage(l, "many", &u, &err), LRAF_OK);
+  assert_int_equal(u.requests, 3 * MANY);
+  assert_int_equal(u.instructions, (int64_t)(3 * MANY) * (3 * MANY - 1) / 2);
   lraf_ledger_close(l);
 }
 
@@ -375,6 +437,7 @@ static int teardown(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_concurrent_and_duplicates),
+    cmocka_unit_test(test_many_waiting),
     cmocka_unit_test(test_quota_across_reopen),
     cmocka_unit_test(test_reservations),
     cmocka_unit_test(test_durability),
