@@ -92,6 +92,10 @@ static void test_refused(void **state) {
   assert_int_equal(lraf_profile_start(S, &err), LRAF_OK);
   assert_int_equal(lraf_profile_stop(S, &P, &err), LRAF_OK);
   lraf_profile_free(P);
+  /* the script's hook outlives the profile */
+  assert_int_equal(lraf_run_string(S, "local f, m = debug.gethook()\n"
+                                   "assert(f and m == 'c')", "=g", &err),
+                   LRAF_OK);
   lua_sethook(lraf_lua(S), host_hook, LUA_MASKLINE, 0);
   if (!lraf_vm_builtin())
     assert_int_equal(lraf_profile_start(S, &err), LRAF_EARG);
@@ -102,6 +106,20 @@ static void test_refused(void **state) {
   assert_int_equal(lraf_profile_start(S, &err), LRAF_OK);
   assert_int_equal(lraf_run_string(S, "for i = 1, 10 do end", "=r", &err),
                    LRAF_OK);
+  lraf_close(S);
+  /* ... with the script's hooks still set, on coroutines too, and
+     finalizers to run at the close */
+  assert_int_equal(lraf_new(NULL, &S, &err), LRAF_OK);
+  assert_int_equal(lraf_profile_start(S, &err), LRAF_OK);
+  assert_int_equal(lraf_run_string(S,
+      "local n = 0\n"
+      "local function h() n = n + 1 end\n"
+      "debug.sethook(h, 'crl', 3)\n"
+      "co = coroutine.create(function() debug.sethook(h, 'r')\n"
+      "  coroutine.yield() end)\n"
+      "coroutine.resume(co)\n"
+      "setmetatable({}, {__gc = function() n = n + 1 end})\n",
+      "=r", &err), LRAF_OK);
   lraf_close(S);
 }
 
