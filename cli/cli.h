@@ -145,9 +145,17 @@ void cli_outcome_json(FILE *f, lraf_state *S, const cli_outcome *o);
 void cli_outcome_summary(FILE *f, lraf_state *S, const cli_outcome *o);
 
 /* ---- cli_gate.c: the CI gate of lraf diff and lraf bench ---- */
+/* A gate's threshold is held exactly, in millionths of a percent (2.5%
+   is 2500000): --threshold and a suite's threshold= take a decimal from
+   0 to CLI_THRESHOLD_MAX percent with at most 6 decimals. */
+#define CLI_THRESHOLD_SCALE INT64_C(1000000)
+#define CLI_THRESHOLD_MAX INT64_C(1000000000000)
+#define CLI_THRESHOLD_RULE \
+  "a percentage from 0 to 1000000000000 with at most 6 decimals"
 typedef struct cli_gate {
   int on;              /* --threshold, --min-change or --fail-on given */
-  double threshold;    /* percent; a change must be larger (0: any) */
+  int64_t threshold;   /* millionths of a percent; a change must be
+                          larger (0: any) */
   int64_t min_change;  /* a change must be at least this many units */
   int fail_on_change;  /* improvements fail too */
 } cli_gate;
@@ -161,6 +169,11 @@ cli_verdict cli_gate_judge(const cli_gate *g, int64_t before, int64_t after);
 /* Whether a verdict fails the gate. */
 int cli_gate_fails(const cli_gate *g, cli_verdict v);
 const char *cli_verdict_name(cli_verdict v);
+/* The threshold that s writes, in millionths of a percent; -1 when s is
+   not CLI_THRESHOLD_RULE. */
+int64_t cli_threshold_of(const char *s);
+/* A threshold as the shortest decimal that is exactly it ("0.25"). */
+void cli_threshold_write(FILE *out, int64_t threshold);
 /* "threshold 2%, min-change 0, fail on regression". */
 void cli_gate_text(FILE *out, const cli_gate *g);
 /* The gate's result over rows of which fails failed and regressions

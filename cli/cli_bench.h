@@ -43,7 +43,8 @@ typedef struct cli_bench_item {
   char *script;
   char **args;
   int nargs;
-  double threshold;    /* percent; < 0: the command line's */
+  int64_t threshold;   /* millionths of a percent; < 0: the command
+                          line's */
   int64_t min_change;  /* units; < 0: the command line's */
   int64_t max_count;   /* a hard limit in units; < 0: the command line's */
 } cli_bench_item;

@@ -90,8 +90,9 @@ void cli_bench_text(FILE *out, const cli_bench_run *r) {
     if (x->item->threshold >= 0 || x->item->min_change >= 0) {
       cli_gate g;
       cli_bench_gate(r, i, &g);  /* the suite's own limits */
-      fprintf(out, "  (threshold %g%%, min-change %" PRId64 ")", g.threshold,
-              g.min_change);
+      fputs("  (threshold ", out);
+      cli_threshold_write(out, g.threshold);
+      fprintf(out, "%%, min-change %" PRId64 ")", g.min_change);
     }
     fputc('\n', out);
   }
@@ -296,7 +297,7 @@ static void json_bench(FILE *out, const cli_bench_run *r, int i) {
   }
   cli_bench_gate(r, i, &g);
   fputs(",\n   \"threshold\": ", out);
-  json_num(out, g.threshold);
+  cli_threshold_write(out, g.threshold);
   fprintf(out, ", \"min_change\": %" PRId64 ", \"mismatch\": ", g.min_change);
   json_mismatch(out, r->mismatch[i]);
   fprintf(out, ", \"verdict\": \"%s\"}",
@@ -319,7 +320,7 @@ void cli_bench_json(FILE *out, const cli_bench_run *r) {
     fputs(", \"file\": ", out);
     cli_json_str(out, r->baseline_file);
     fputs("},\n \"gate\": {\"threshold\": ", out);
-    json_num(out, r->gate.threshold);
+    cli_threshold_write(out, r->gate.threshold);
     fprintf(out, ", \"min_change\": %" PRId64 ", \"fail_on\": \"%s\", "
             "\"allow_mismatch\": %s}", r->gate.min_change,
             r->gate.fail_on_change ? "change" : "regression",

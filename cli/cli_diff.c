@@ -203,11 +203,13 @@ static void write_json(const diff_view *v) {
   json_side("after", v->pb, lraf_profile_diff_model(v->d, 1), c.after);
   printf(" \"similarity\": %.17g,\n \"gate\": ",
          lraf_profile_diff_similarity(v->d));
-  if (v->gate.on)
-    printf("{\"threshold\": %.17g, \"min_change\": %" PRId64
-           ", \"fail_on\": \"%s\"}", v->gate.threshold, v->gate.min_change,
+  if (v->gate.on) {
+    printf("{\"threshold\": ");
+    cli_threshold_write(stdout, v->gate.threshold);
+    printf(", \"min_change\": %" PRId64 ", \"fail_on\": \"%s\"}",
+           v->gate.min_change,
            v->gate.fail_on_change ? "change" : "regression");
-  else
+  } else
     printf("null");
   printf(",\n \"result\": \"%s\",\n \"total\": {\"before\": %" PRId64
          ", \"after\": %" PRId64 ", \"verdict\": \"%s\"},\n"

@@ -576,15 +576,11 @@ static int set_option(int o, const char *v, cli_args *a, int *mode_set,
     case CLI_OPT_EXPORT_JSON: a->export_json = v; break;
     case CLI_OPT_EXPORT_MARKDOWN: a->export_markdown = v; break;
     case CLI_OPT_TOP: a->top = n; break;
-    case CLI_OPT_THRESHOLD: {
-      char *end;
-      a->threshold = strtod(v, &end);
-      if (end == v || *end != '\0' || !(a->threshold >= 0) ||
-          isinf(a->threshold))
-        rc = cli_error("--threshold needs a percentage of at least 0, "
-                       "not '%s'", v);
+    case CLI_OPT_THRESHOLD:
+      if ((a->threshold = cli_threshold_of(v)) < 0)
+        rc = cli_error("--threshold needs " CLI_THRESHOLD_RULE ", not '%s'",
+                       v);
       break;
-    }
     case CLI_OPT_MIN_CHANGE: a->min_change = n; break;
     case CLI_OPT_MAX_COUNT: a->max_count = n; break;
     case CLI_OPT_FAIL_ON:

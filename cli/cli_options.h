@@ -145,7 +145,8 @@ typedef struct cli_args {
   const char *output;     /* -o; NULL: none */
   const char *format;     /* --format; NULL: not said */
   int64_t top;            /* --top; -1: not said */
-  double threshold;       /* --threshold; -1: none */
+  int64_t threshold;      /* --threshold in millionths of a percent;
+                             -1: none */
   int64_t min_change;     /* --min-change; -1: none */
   int64_t max_count;      /* --max-count; -1: none */
   int fail_on_change;     /* --fail-on change (else regression) */

@@ -8,7 +8,6 @@
 ** are skipped.  A benchmark's name (what its baseline entry is called)
 ** is name= or "SCRIPT ARGS...".  Every error names FILE:LINE.
 */
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,14 +57,12 @@ static int64_t count_of(const char *s) {
 /* One limit or name= word into it; an error names the line. */
 static lraf_status setting(cli_bench_item *it, char *w, const char *name,
                            int line, lraf_error *err) {
-  char *eq = strchr(w, '='), *end;
+  char *eq = strchr(w, '=');
   *eq = '\0';
   if (strcmp(w, "threshold") == 0) {
-    it->threshold = strtod(eq + 1, &end);
-    if (end == eq + 1 || *end != '\0' || !(it->threshold >= 0) ||
-        isinf(it->threshold))
-      return bad(err, name, line, "threshold= needs a percentage of at "
-                 "least 0, not '%s'", eq + 1);
+    if ((it->threshold = cli_threshold_of(eq + 1)) < 0)
+      return bad(err, name, line, "threshold= needs " CLI_THRESHOLD_RULE
+                 ", not '%s'", eq + 1);
   } else if (strcmp(w, "min-change") == 0) {
     if ((it->min_change = count_of(eq + 1)) < 0)
       return bad(err, name, line, "min-change= needs a non-negative "

@@ -23,6 +23,8 @@ double sv_now(void);                           /* Unix time */
 int64_t sv_us(double s);                       /* seconds to microseconds */
 double sv_mono(void);                          /* monotonic seconds */
 double sv_cpu(void);                           /* this thread's CPU time */
+void sv_thread_name(const char *name);   /* the calling thread's, as top
+                                            -H and perf show it */
 char *sv_strdup(const char *s);
 /* The addresses of r's string fields, in the order the journal keeps
    them: key, request id, tenant, handler, model, outcome, note. */

@@ -203,6 +203,7 @@ static void wait_wake(sv_drain *d, long ns) {
 
 static void *drain_main(void *ud) {
   sv_drain *d = ud;
+  sv_thread_name("lraf-ledger");
   pthread_mutex_lock(&d->lock);
   for (;;) {
     while (!d->stop && d->head == NULL) pthread_cond_wait(&d->wake, &d->lock);

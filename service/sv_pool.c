@@ -50,6 +50,7 @@ static void *work(void *arg) {
   sv_thread *t = arg;
   sv_worker *w = &t->w;
   lraf_pool *p = t->pool;
+  sv_thread_name("lraf-worker");
   for (;;) {
     sv_job *j;
     pthread_mutex_lock(&p->lock);

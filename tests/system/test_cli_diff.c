@@ -142,7 +142,7 @@ static void test_diff_edits(void **state) {
   profile_as("b", moved);
   assert_int_equal(
       tutil_sh_lraf_here(&sh,
-                         "diff --threshold 0 --format json %s/a.json "
+                         "diff --threshold 0.1 --format json %s/a.json "
                          "%s/b.json",
                          sh.dir, sh.dir),
       0);
@@ -150,6 +150,8 @@ static void test_diff_edits(void **state) {
   out = tutil_sh_slurp(&sh, "out.txt");
   assert_non_null(strstr(out, "\"added\": 0, \"removed\": 0, \"moved\": 6"));
   assert_non_null(strstr(out, "\"result\": \"pass\""));
+  /* the threshold as given, not as a double prints it */
+  assert_non_null(strstr(out, "\"gate\": {\"threshold\": 0.1, "));
   free(out);
 
   changed = replace(src, "  moves = moves + 1\n",

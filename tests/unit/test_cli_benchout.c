@@ -80,10 +80,10 @@ static void compare_gate(compared *c, const char *suite, const cli_gate *g) {
   cli_bench_judge(&c->u.r);
 }
 
-/* Through the gate of --threshold threshold (and --fail-on change when
-   change). */
-static void compare(compared *c, double threshold, int change) {
-  cli_gate g = {1, threshold, 0, change};
+/* Through the gate of --threshold threshold percent (and --fail-on
+   change when change). */
+static void compare(compared *c, int64_t threshold, int change) {
+  cli_gate g = {1, threshold * CLI_THRESHOLD_SCALE, 0, change};
   compare_gate(c, suite_text, &g);
 }
 
@@ -94,7 +94,7 @@ static void release(compared *c) {
 
 static void test_result_name(void **state) {
   static const struct {
-    double threshold;
+    int64_t threshold;  /* percent */
     int change;
     const char *result;
   } rows[] = {
@@ -227,13 +227,13 @@ static void test_gate_line(void **state) {
   } rows[] = {
     {{0, 0, 0, 0}, "threshold 0%, min-change 0, fail on regression",
      "regression"},
-    {{1, 12.5, 0, 0}, "threshold 12.5%, min-change 0, fail on regression",
+    {{1, 12500000, 0, 0}, "threshold 12.5%, min-change 0, fail on regression",
      "pass"},
-    {{1, 0.25, 100, 0},
+    {{1, 250000, 100, 0},
      "threshold 0.25%, min-change 100, fail on regression", "regression"},
-    {{1, 2.75, 150, 1}, "threshold 2.75%, min-change 150, fail on change",
+    {{1, 2750000, 150, 1}, "threshold 2.75%, min-change 150, fail on change",
      "change"},
-    {{1, 75, 0, 1}, "threshold 75%, min-change 0, fail on change", "pass"},
+    {{1, 75000000, 0, 1}, "threshold 75%, min-change 0, fail on change", "pass"},
   };
   compared c;
   tutil_mem w;
@@ -277,7 +277,7 @@ static void test_own_limits(void **state) {
     "same         down|pipe  (threshold 0.5%, min-change 700)\n",
     "same         same.lua\n",
   };
-  cli_gate g = {1, 0.5, 20, 0};
+  cli_gate g = {1, 500000, 20, 0};
   compared c;
   tutil_mem w;
   char *text;

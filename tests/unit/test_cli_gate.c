@@ -4,9 +4,11 @@
 ** counts before and after, each with the verdict the documented rule
 ** gives (a change counts when it is at least --min-change units and
 ** more than --threshold percent; from 0 any growth counts) and whether
-** it fails; the gate's result over many rows; the change as text; and
-** the writers of JSON strings (read back by cli_json.c) and Markdown
-** cells.
+** it fails; the rule decided exactly (at, one unit past and one unit
+** short of thresholds with decimals, counts at the ends of int64); the
+** thresholds refused; the gate's result over many rows; the change as
+** text; and the writers of JSON strings (read back by cli_json.c) and
+** Markdown cells.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +22,7 @@
 
 #include "cli_bench.h"
 #include "tutil_mem.h"
+#include "tutil_stderr.h"
 
 /* What `lraf diff OPTIONS a.json b.json` parses into (a's strings
    live until the next call). */
@@ -81,7 +84,7 @@ static const struct judged {
   /* the ends of the range */
   {"--threshold 99",  0, INT64_MAX, CLI_REGRESSION, 1},
   {"--threshold 99",  INT64_MAX, 0, CLI_IMPROVEMENT, 0},
-  /* one unit counts as long as a double tells the counts apart */
+  /* one unit counts, however large the counts */
   {"--min-change 1",  INT64_C(1) << 52, (INT64_C(1) << 52) + 1,
    CLI_REGRESSION, 1},
 };
@@ -100,6 +103,120 @@ static void test_judge(void **state) {
                j->options, (long long)j->before, (long long)j->after,
                cli_verdict_name(v), cli_gate_fails(&g, v),
                cli_verdict_name(j->verdict), j->fails);
+  }
+}
+
+/* Exactly at a threshold with decimals is within it; one unit more is
+   past it.  before is 10^17, so that a unit is far below what a double
+   of the counts tells apart: the rule is decided in integers. */
+static void test_judge_at_threshold(void **state) {
+  static const struct { const char *threshold; int64_t at; } rows[] = {
+    /* at: the change that is exactly the threshold of 10^17 */
+    {"0.1",      INT64_C(100000000000000)},
+    {"0.3",      INT64_C(300000000000000)},
+    {"12.5",     INT64_C(12500000000000000)},
+    {"33.3",     INT64_C(33300000000000000)},
+    {"1",        INT64_C(1000000000000000)},
+    {"0.000001", INT64_C(1000000000)},
+    {"99.999999", INT64_C(99999999000000000)},
+  };
+  const int64_t before = INT64_C(100000000000000000);
+  size_t k;
+  (void)state;
+  for (k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+    const struct { int64_t after; cli_verdict verdict; } cases[] = {
+      {before + rows[k].at - 1, CLI_SAME},
+      {before + rows[k].at,     CLI_SAME},
+      {before + rows[k].at + 1, CLI_REGRESSION},
+      {before - rows[k].at + 1, CLI_SAME},
+      {before - rows[k].at,     CLI_SAME},
+      {before - rows[k].at - 1, CLI_IMPROVEMENT},
+    };
+    char options[64];
+    size_t c;
+    cli_gate g;
+    snprintf(options, sizeof options, "--threshold %s", rows[k].threshold);
+    gate_of(options, &g);
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+      cli_verdict v = cli_gate_judge(&g, before, cases[c].after);
+      if (v != cases[c].verdict)
+        fail_msg("'%s' %lld -> %lld: %s, want %s", options,
+                 (long long)before, (long long)cases[c].after,
+                 cli_verdict_name(v), cli_verdict_name(cases[c].verdict));
+    }
+  }
+}
+
+/* The ends of int64: counts a double cannot tell apart, changes that
+   do not fit in int64 (counts below 0 are measured against |before|),
+   growth from 0 past any threshold. */
+static void test_judge_huge(void **state) {
+  static const struct judged rows[] = {
+    {"--threshold 0",  INT64_MAX, INT64_MAX - 1, CLI_IMPROVEMENT, 0},
+    {"--threshold 0",  INT64_MAX - 1, INT64_MAX, CLI_REGRESSION, 1},
+    {"--threshold 0",  INT64_MAX, INT64_MAX, CLI_SAME, 0},
+    {"--threshold 0.000001", INT64_C(1) << 62, (INT64_C(1) << 62) + 1,
+     CLI_SAME, 0},
+    {"--min-change 1", (INT64_C(1) << 62) + 1, INT64_C(1) << 62,
+     CLI_IMPROVEMENT, 0},
+    {"--threshold 1000000000000", 0, 1, CLI_REGRESSION, 1},
+    {"--threshold 1000000000000", 0, INT64_MAX, CLI_REGRESSION, 1},
+    {"--threshold 1000000000000", 1, 10000000001, CLI_SAME, 0},
+    {"--threshold 1000000000000", 1, 10000000002, CLI_REGRESSION, 1},
+    {"--threshold 100", INT64_MAX, 0, CLI_SAME, 0},
+    {"--threshold 99.999999", INT64_MAX, 0, CLI_IMPROVEMENT, 0},
+    {"--min-change 9223372036854775807", 0, INT64_MAX, CLI_REGRESSION, 1},
+    {"--min-change 9223372036854775807", 1, INT64_MAX, CLI_SAME, 0},
+    /* after - before overflows int64 */
+    {"--threshold 0",  -1, INT64_MAX, CLI_REGRESSION, 1},
+    {"--threshold 0",  INT64_MIN, INT64_MAX, CLI_REGRESSION, 1},
+    {"--threshold 0",  INT64_MAX, INT64_MIN, CLI_IMPROVEMENT, 0},
+    {"--min-change 9223372036854775807", INT64_MIN, 0, CLI_REGRESSION, 1},
+    {"--threshold 100", INT64_MIN, 0, CLI_SAME, 0},
+    {"--threshold 99.999999", INT64_MIN, 0, CLI_REGRESSION, 1},
+  };
+  size_t k;
+  (void)state;
+  for (k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+    const struct judged *j = &rows[k];
+    cli_gate g;
+    cli_verdict v;
+    gate_of(j->options, &g);
+    v = cli_gate_judge(&g, j->before, j->after);
+    if (v != j->verdict || cli_gate_fails(&g, v) != j->fails)
+      fail_msg("'%s' %lld -> %lld: %s (fails %d), want %s (fails %d)",
+               j->options, (long long)j->before, (long long)j->after,
+               cli_verdict_name(v), cli_gate_fails(&g, v),
+               cli_verdict_name(j->verdict), j->fails);
+  }
+}
+
+/* A threshold the gate cannot hold exactly is refused, with the option
+   and the value named. */
+static void test_threshold_refused(void **state) {
+  static const char *const bad[] = {
+    "0.1234567", "0.0000001", "1e3", "1000000000001", "-1", "-0", "+2",
+    "nan", "inf", "", ".", "2%", "0x10", "1.2.3", "1,5",
+  };
+  size_t k;
+  (void)state;
+  for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    char *argv[] = {"diff", "--threshold", (char *)bad[k], "a.json",
+                    "b.json"};
+    char want[200], *said;
+    cli_args a;
+    tutil_stderr c;
+    int st;
+    assert_int_equal(tutil_stderr_begin(&c), 0);
+    st = cli_parse(cli_command_find("diff"), 5, argv, &a);
+    said = tutil_stderr_end(&c);
+    assert_non_null(said);
+    snprintf(want, sizeof want, "lraf: --threshold needs a percentage from "
+             "0 to 1000000000000 with at most 6 decimals, not '%s'\n",
+             bad[k]);
+    if (st != CLI_EUSAGE || strcmp(said, want) != 0)
+      fail_msg("--threshold '%s': status %d, said '%s'", bad[k], st, said);
+    free(said);
   }
 }
 
@@ -133,6 +250,13 @@ static void test_gate_text(void **state) {
     {"--threshold 2", "threshold 2%, min-change 0, fail on regression"},
     {"--threshold 0.25 --min-change 500 --fail-on change",
      "threshold 0.25%, min-change 500, fail on change"},
+    /* exactly what was given, in plain decimals */
+    {"--threshold 0.000001", "threshold 0.000001%, min-change 0, fail on "
+     "regression"},
+    {"--threshold 012.500", "threshold 12.5%, min-change 0, fail on "
+     "regression"},
+    {"--threshold 1000000000000", "threshold 1000000000000%, min-change 0, "
+     "fail on regression"},
   };
   size_t k;
   (void)state;
@@ -219,6 +343,9 @@ static void test_report_format(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_judge),
+    cmocka_unit_test(test_judge_at_threshold),
+    cmocka_unit_test(test_judge_huge),
+    cmocka_unit_test(test_threshold_refused),
     cmocka_unit_test(test_result),
     cmocka_unit_test(test_gate_text),
     cmocka_unit_test(test_percent),

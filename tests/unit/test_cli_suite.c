@@ -33,15 +33,23 @@ static const struct bad {
   {"", 1, "no benchmark in the suite"},
   {"# only a comment\n\n   \n", 3, "no benchmark in the suite"},
   {"a.lua\nb.lua threshold=x\n", 2,
-   "threshold= needs a percentage of at least 0, not 'x'"},
+   "threshold= needs a percentage from 0 to "
+   "1000000000000 with at most 6 decimals, not 'x'"},
   {"a.lua threshold=-1\n", 1,
-   "threshold= needs a percentage of at least 0, not '-1'"},
+   "threshold= needs a percentage from 0 to "
+   "1000000000000 with at most 6 decimals, not '-1'"},
   {"a.lua threshold=inf\n", 1,
-   "threshold= needs a percentage of at least 0, not 'inf'"},
+   "threshold= needs a percentage from 0 to "
+   "1000000000000 with at most 6 decimals, not 'inf'"},
   {"a.lua threshold=nan\n", 1,
-   "threshold= needs a percentage of at least 0, not 'nan'"},
+   "threshold= needs a percentage from 0 to "
+   "1000000000000 with at most 6 decimals, not 'nan'"},
+  {"a.lua threshold=0.1234567\n", 1,
+   "threshold= needs a percentage from 0 to "
+   "1000000000000 with at most 6 decimals, not '0.1234567'"},
   {"a.lua threshold=2%\n", 1,
-   "threshold= needs a percentage of at least 0, not '2%'"},
+   "threshold= needs a percentage from 0 to "
+   "1000000000000 with at most 6 decimals, not '2%'"},
   {"# c\na.lua min-change=1T\n", 2, "min-change= needs a non-negative "
    "integer (k, M, G allowed), not '1T'"},
   {"a.lua min-change=\n", 1, "min-change= needs a non-negative "
@@ -153,7 +161,7 @@ static void test_items(void **state) {
   assert_true(it->threshold < 0 && it->min_change < 0 && it->max_count < 0);
   it = &s.item[1];  /* blanks, a tab and a CR are word breaks */
   assert_string_equal(it->script, "fib.lua");
-  assert_true(it->threshold == 2.5);
+  assert_true(it->threshold == 2500000);
   assert_int_equal(it->min_change, 3000);
   assert_int_equal(it->max_count, 1000000000);
   assert_int_equal(it->nargs, 3);  /* after "--" everything is an argument */

@@ -20,6 +20,7 @@
 **     reported stored and the store keeps its first record; and its
 **     append does not wait for a follower that holds the journal, as
 **     another key's does;
+**   - the thread that moves records is named lraf-ledger;
 **   - a held record is found by key, with its instructions and status;
 **   - usage, each and reservations wait until the store has every
 **     record appended before them, also while other threads append;
@@ -57,6 +58,7 @@
 #include "lraf.h"
 #include "sv.h"
 #include "tutil_sqlite.h"
+#include "tutil_threads.h"
 
 static char dir[64];
 
@@ -601,6 +603,24 @@ static void test_new_key_passes_hold(void **state) {
   assert_int_equal(db_right_rows(&f, "t", 0, 3), 3);
 }
 
+/* The thread that moves records is named, and ends with the ledger; a
+   second open, which follows the first's journal, has none. */
+static void test_thread_name(void **state) {
+  ledger_files f;
+  lraf_ledger *l, *l2;
+  lraf_error err;
+  (void)state;
+  files_of("thread-name", &f);
+  assert_int_equal(tutil_threads_named("lraf-ledger"), 0);
+  assert_int_equal(lraf_ledger_open(f.spec, &l, &err), LRAF_OK);
+  assert_int_equal(tutil_threads_await("lraf-ledger", 1, 5000), 1);
+  assert_int_equal(lraf_ledger_open(f.spec, &l2, &err), LRAF_OK);
+  assert_int_equal(tutil_threads_await("lraf-ledger", 2, 200), 1);
+  lraf_ledger_close(l2);
+  lraf_ledger_close(l);
+  assert_int_equal(tutil_threads_named("lraf-ledger"), 0);
+}
+
 /* A record in the journal alone is found by its key. */
 static void test_find_held(void **state) {
   ledger_files f;
@@ -1131,6 +1151,7 @@ int main(void) {
     cmocka_unit_test(test_duplicate_key),
     cmocka_unit_test_prestate(test_duplicate_key_threads, (void *)&one),
     cmocka_unit_test_prestate(test_duplicate_key_threads, (void *)&two),
+    cmocka_unit_test(test_thread_name),
     cmocka_unit_test(test_new_key),
     cmocka_unit_test(test_new_key_passes_hold),
     cmocka_unit_test(test_find_held),

@@ -5,6 +5,7 @@
 **     and from 16 OS threads at once, on whichever worker runs it;
 **     the workers share the queue (more than one runs requests);
 **   - lraf_pool_stats sums what every worker did;
+**   - each worker's thread is named lraf-worker (top -H, perf, gdb);
 **   - a plain pool runs handlers without counting;
 **   - bad options are refused naming the option.
 ** (What a request does: test_sv_request; a worker's states and chunks:
@@ -23,6 +24,7 @@
 
 #include "lraf.h"
 #include "tutil_pool.h"
+#include "tutil_threads.h"
 
 static lraf_pool *pool;   /* three workers */
 
@@ -113,6 +115,11 @@ static void test_threads(void **state) {
   lraf_manager_release(t);
 }
 
+static void test_thread_names(void **state) {
+  (void)state;
+  assert_int_equal(tutil_threads_await("lraf-worker", 3, 5000), 3);
+}
+
 /* A plain pool: Lua states with nothing rewritten or counted. */
 static void test_plain(void **state) {
   lraf_pool_options o;
@@ -166,6 +173,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_same_count),
     cmocka_unit_test(test_threads),
+    cmocka_unit_test(test_thread_names),
     cmocka_unit_test(test_plain),
     cmocka_unit_test(test_bad_options),
   };
