@@ -39,6 +39,7 @@ typedef struct rt_thread {
   int hookmask, hookcount;
   int64_t hooknext;
   int hookarmed;       /* hooknext is set */
+  int hookbusy;        /* its hook function is running */
   int followed;        /* the collector (S->collector) follows it */
 } rt_thread;
 

@@ -25,7 +25,8 @@
 **     consume are dropped; a count hook of n is called each time the
 **     thread's own count (the accounting, in the default model the
 **     instructions the unmodified program runs) has advanced by n past
-**     its last call;
+**     its last call (the events already due when sethook replaces the
+**     hook are called first; none inside a hook);
 **   - getregistry returns a table refreshed from the registry at each
 **     call without lraf's entries (light-userdata keys, the integer
 **     references lraf took before the script ran);
@@ -458,6 +459,22 @@ static void arm(lua_State *L, rt_thread *t) {
   t->hookarmed = 1;
 }
 
+/* The same for a thread t that L is not: a coroutine that has not run
+   yet, or is suspended, or the one that resumed L.  Its count stands
+   still until it runs again, so the count starts from here, as
+   lua5.4's does, not from its first event. */
+static void arm_other(lua_State *L, rt_thread *t) {
+  lraf_state *S = t->S;
+  int64_t n = 0;
+  if (t->acct != NULL) {
+    rt_settle(S);
+    n = lraf_account_flushed(t->acct);
+    if (S->cur == t) n += rt_live_run(S, L);
+  }
+  t->hooknext = n + t->hookcount;
+  t->hookarmed = 1;
+}
+
 /* The collector's part of L's hook: whether it follows L now. */
 static int collecting(const lraf_state *S, const rt_thread *t) {
   return S->collector != NULL && t->followed;
@@ -500,7 +517,9 @@ static void call_hook(lua_State *L, lua_Debug *ar, const char *event) {
     lua_pushinteger(L, line);
   else
     lua_pushnil(L);
+  t->hookbusy++;
   status = lua_pcall(L, 2, 0, 0);
+  t->hookbusy--;
   if (S->cur == t && !S->quota) {
     int64_t v1 = rt_counter_cell(S, L);
     S->base = v0 - (v1 - S->base);
@@ -514,21 +533,48 @@ static void call_hook(lua_State *L, lua_Debug *ar, const char *event) {
 /* The count event: one call per `count` units of the thread's own
    count.  next is in the program's own count; what the hook runs
    shifts it: as in lua5.4, the hook's instructions count and the events
-   that fall inside the hook are lost. */
+   that fall inside the hook are lost.  A hook that sets a new count
+   hook of the thread (arm, inside it) restarts the count there: the
+   rest of the hook counts towards the new one, as in lua5.4, where the
+   call may come late (the new count then starts from the event's own
+   place, not from now). */
 static void count_event(lua_State *L, lua_Debug *ar, rt_thread *t) {
-  int64_t n = t->hookcount, now = thread_count(L), extra = 0;
+  int64_t now = thread_count(L), extra = 0;
   if (!t->hookarmed) arm(L, t);
-  while (n > 0 && t->hooknext <= now) {
-    int64_t before = thread_count(L), c, next = t->hooknext;
+  while (t->hookcount > 0 && t->hooknext <= now) {
+    int64_t before = thread_count(L), c, rest, next = t->hooknext;
+    int64_t n = t->hookcount;
     call_hook(L, ar, "count");
     if (t->hookcount == 0) return;
-    if (!t->hookarmed) arm(L, t);  /* the hook may have set a new one */
-    if (t->hooknext != next) return;
     c = thread_count(L) - before;
+    if (!t->hookarmed) arm(L, t);
+    if (t->hooknext == next) {
+      rest = c;  /* the same hook: the whole of it counts */
+    } else {     /* a new one, armed count units after its sethook */
+      n = t->hookcount;
+      rest = c - (t->hooknext - n - before);
+      if (rest < 0) rest = 0;
+    }
     extra += c;
-    t->hooknext += n - c % n;
+    t->hooknext = next + n - rest % n;
   }
   if (t->hooknext > now) t->hooknext += extra;
+}
+
+/* Before sethook replaces the running thread L's hook: the count
+   events already due, as lua5.4 calls them before the CALL of sethook
+   runs.  The real count hook comes every count instructions of the
+   rewritten code, so an event due since the last one (after a loop's
+   write-back, say) would be lost with the hook.  None inside a hook:
+   lua5.4 calls no hook there. */
+static void count_due(lua_State *L, rt_thread *t) {
+  lua_Debug ar;
+  if (t->hookcount <= 0 || !t->hookarmed || t->hookbusy) return;
+  luaL_checkstack(L, 6, "too many nested calls");
+  memset(&ar, 0, sizeof ar);
+  ar.event = LUA_HOOKCOUNT;
+  ar.currentline = -1;
+  count_event(L, &ar, t);
 }
 
 /* The script's hook function for an event of its mask. */
@@ -558,6 +604,7 @@ static void hookf(lua_State *L, lua_Debug *ar) {
   rt_thread *t = rt_switch_thread(L, L);
   lraf_state *S = t->S;
   int mask = masks[ar->event];
+  if (t->hookbusy) return;  /* a hook sethook called: none inside */
   if (lua_gethookmask(L) != wanted_mask(S, t)) {
     /* inherited, or the collector stopped since */
     rt_hook_set(L);
@@ -621,6 +668,7 @@ static int db_sethook(lua_State *L) {
     count = (int)luaL_optinteger(L, arg + 3, 0);
     mask = makemask(smask, count);
   }
+  if (L1 == L) count_due(L, rt_thread_of(L));
   if (!luaL_getsubtable(L, LUA_REGISTRYINDEX, HOOKKEY)) {
     lua_pushliteral(L, "k");
     lua_setfield(L, -2, "__mode");
@@ -638,7 +686,10 @@ static int db_sethook(lua_State *L) {
   /* the count restarts from now, as lua5.4's does */
   t1->hookarmed = 0;
   rt_hook_set(L1);
-  if (t1->hookcount > 0 && L1 == L) arm(L, t1);
+  if (t1->hookcount > 0 && L1 == L)
+    arm(L, t1);
+  else if (t1->hookcount > 0)
+    arm_other(L, t1);
   return 0;
 }
 

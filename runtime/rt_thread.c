@@ -122,6 +122,7 @@ static void inherit_hook(lua_State *L, lua_State *co, rt_thread *t) {
   t->hookcount = own ? from->hookcount : 0;
   t->hooknext = 0;
   t->hookarmed = 0;
+  t->hookbusy = 0;
   t->followed = own ? from->followed : 0;
 }
 

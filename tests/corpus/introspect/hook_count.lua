@@ -15,3 +15,30 @@ debug.sethook(co, function() n = n + 1 end, "", 3)
 coroutine.resume(co)
 print("coroutine", n)
 print(debug.gethook())
+-- The hook removed right after a loop whose body calls a function that
+-- loops itself: an event due at the CALL of sethook is lua5.4's too.
+local function work(k) local s = 0 for i = 1, k do s = s + i end return s end
+for count = 1, 13 do
+  local got = {}
+  for _, bound in ipairs{1, 2, 5, 17, 30} do
+    local n, s = 0, 0
+    debug.sethook(function() n = n + 1 end, "", count)
+    for i = 1, bound do s = s + work(i) end
+    debug.sethook()
+    got[#got + 1] = n
+  end
+  print("loops", count, table.concat(got, " "))
+end
+-- A hook that removes itself, and one that sets another: no event
+-- inside a hook, as in lua5.4.
+for count = 1, 9 do
+  local n, m, s = 0, 0, 0
+  debug.sethook(function()
+    n = n + 1
+    if n == 3 then debug.sethook(function() m = m + 1 end, "", count + 1) end
+    if m == 4 then debug.sethook() end
+  end, "", count)
+  for i = 1, 12 do s = s + work(i) end
+  debug.sethook()
+  print("rehook", count, n, m)
+end
