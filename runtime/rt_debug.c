@@ -480,9 +480,12 @@ static int collecting(const lraf_state *S, const rt_thread *t) {
   return S->collector != NULL && t->followed;
 }
 
+/* A count hook also takes calls and returns: the events due there are
+   called before the call or the return, as in lua5.4 (a coroutine's
+   last ones before it ends or yields). */
 static int wanted_mask(const lraf_state *S, const rt_thread *t) {
-  return t->hookmask |
-         (collecting(S, t) ? LUA_MASKCALL | LUA_MASKRET : 0);
+  int follow = collecting(S, t) || (t->hookmask & LUA_MASKCOUNT);
+  return t->hookmask | (follow ? LUA_MASKCALL | LUA_MASKRET : 0);
 }
 
 /* Call the thread's hook function with (event, line), the stack as
@@ -610,6 +613,8 @@ static void hookf(lua_State *L, lua_Debug *ar) {
     rt_hook_set(L);
     if (!(wanted_mask(S, t) & mask)) return;
   }
+  if ((t->hookmask & LUA_MASKCOUNT) && (mask & (LUA_MASKCALL | LUA_MASKRET)))
+    count_due(L, t);
   if (collecting(S, t) && (mask & (LUA_MASKCALL | LUA_MASKRET)))
     S->collector->event(L, ar);
   if (t->hookmask & mask) script_event(L, ar, t);

@@ -42,3 +42,29 @@ for count = 1, 9 do
   debug.sethook()
   print("rehook", count, n, m)
 end
+-- A coroutine's count hook set from outside: counted from sethook, and
+-- the events due at its yields and at its end are called there.
+for count = 1, 13 do
+  local got = {}
+  for _, bound in ipairs{1, 5, 17} do
+    for yields = 0, 1 do
+      local n = 0
+      local co = coroutine.create(function(b)
+        local s = 0
+        for i = 1, b do
+          s = s + work(i)
+          if yields == 1 then coroutine.yield(s) end
+        end
+        return s
+      end)
+      debug.sethook(co, function() n = n + 1 end, "", count)
+      local ok = coroutine.resume(co, bound)
+      while coroutine.status(co) == "suspended" do
+        got[#got + 1] = n
+        ok = coroutine.resume(co)
+      end
+      got[#got + 1] = n
+    end
+  end
+  print("coroutine", count, table.concat(got, " "))
+end
