@@ -46,7 +46,8 @@ typedef struct rt_thread {
    with the script's own hooks (rt_debug.c dispatches): the stock
    target's profile (rt_profile.c). */
 typedef struct rt_collector {
-  /* A call, tail call or return of followed thread L. */
+  /* A call, tail call or return of followed thread L; also the thread's
+     Lua hook itself while the script sets none there. */
   void (*event)(lua_State *L, lua_Debug *ar);
   /* The script's hook function at the top of L is about to be called
      for ar's event, and has returned: it is a frame of its own. */
@@ -303,7 +304,8 @@ void rt_env_open(lua_State *L, lraf_state *S);
 void rt_debug_open(lua_State *L);
 /* Give L1 the debug hook that its record asks for: the script's own
    mask and count, with calls and returns when the collector follows
-   it; none when neither wants events. */
+   it; none when neither wants events.  Call it again for every thread
+   the collector follows when it stops. */
 void rt_hook_set(lua_State *L1);
 /* Whether L's debug hook was set by other code than lraf's (the host's
    lua_sethook). */

@@ -13,7 +13,8 @@
 ** nodes' steps, and a script that builds and compiles patterns of
 ** several sizes is charged the same in every fresh state, one after
 ** another in a thread between other states' builds, in two threads at
-** once, and through `lraf run` ($LRAF).  Skipped, with the reason, in a
+** once, through `lraf run` ($LRAF), and in every request of the request
+** pool's worker threads.  Skipped, with the reason, in a
 ** build without the metered LPeg (runtime/native/lpeg/fetch.sh failed).
 */
 #include <stdarg.h>
@@ -29,6 +30,7 @@
 
 #include <lua.h>
 
+#include "tutil_pool.h"
 #include "tutil_rt.h"
 #include "tutil_run.h"
 #include "tutil_sh.h"
@@ -325,8 +327,7 @@ static void test_build_charge(void **state) {
 /* Patterns of several sizes built, combined, made into a grammar and
    compiled by a match each; a match-time capture builds patterns while
    its match runs. */
-#define BUILDS "local lpeg = require 'lpeg'\n" \
-  "local n = 0\n" \
+#define BUILDS_BODY "local n = 0\n" \
   "for _, k in ipairs{1, 37, 700, 2500, 9000} do\n" \
   "  local p = lpeg.P(string.rep('a', k))\n" \
   "  local q = lpeg.P(k) * p + lpeg.S'xyz'^1\n" \
@@ -335,8 +336,8 @@ static void test_build_charge(void **state) {
   "  local c = lpeg.Cmt(p, function(_, i) return lpeg.P(i) * q ~= nil end)\n" \
   "  n = n + (q:match(string.rep('a', 2 * k)) or 0) + (g:match('b') or 0)\n" \
   "  n = n + c:match(string.rep('a', k))\n" \
-  "end\n" \
-  "print(n)\n"
+  "end\n"
+#define BUILDS "local lpeg = require 'lpeg'\n" BUILDS_BODY "print(n)\n"
 
 /* Other work for a state between two of BUILDS: k patterns of
    different sizes. */
@@ -431,6 +432,78 @@ static void test_build_same_in_lraf_run(void **state) {
   assert_int_equal(run, api);
 }
 
+/* BUILDS as a handler of lraf serve's request pool */
+#define HANDLER "local lpeg = require 'lpeg'\n" \
+  "return function(req)\n" BUILDS_BODY "return 200, tostring(n)\nend\n"
+
+typedef struct pool_run {
+  int first;
+  lraf_pool *pool;
+  lraf_manager *tenant;
+  int64_t native[RUNS];
+  int worker[RUNS];
+} pool_run;
+
+/* A handler that builds k patterns of other sizes */
+#define OTHER_HANDLER "local lpeg = require 'lpeg'\n" \
+  "return function(req)\n" \
+  "  for i = 1, %d do local p = lpeg.P(i * 13) * 'x' end\n" \
+  "  return 200, 'other'\n" \
+  "end\n"
+
+/* RUNS requests of HANDLER, each after one of OTHER_HANDLER (first + i
+   patterns). */
+static void *run_requests(void *arg) {
+  pool_run *r = arg;
+  lraf_response res;
+  char other[256], name[32];
+  int i;
+  for (i = 0; i < RUNS; i++) {
+    snprintf(other, sizeof other, OTHER_HANDLER, r->first + i);
+    snprintf(name, sizeof name, "other%d", r->first + i);
+    tutil_pool_run(r->pool, r->tenant, "t", name, other, -1, NULL, &res);
+    lraf_response_free(&res);
+    tutil_pool_run(r->pool, r->tenant, "t", "builds", HANDLER, -1, NULL,
+                   &res);
+    if (res.status != 200) fail_msg("status %d: %s", res.status, res.body);
+    r->native[i] = res.native;
+    r->worker[i] = res.worker;
+    lraf_response_free(&res);
+  }
+  return NULL;
+}
+
+/* The request pool's worker threads charge every request the same,
+   whatever their states ran before (the rule of reuse: each request as
+   in a fresh state), two clients at once. */
+static void test_build_same_in_pool(void **state) {
+  pool_run r[2];
+  pthread_t t[2];
+  lraf_manager *tenant = lraf_total_new();
+  lraf_pool *pool = tutil_pool_new(2, 1, 0);
+  int i, j;
+  (void)state;
+  need_metered();
+  assert_non_null(pool);
+  for (i = 0; i < 2; i++) {
+    r[i].first = 1 + 40 * i;
+    r[i].pool = pool;
+    r[i].tenant = tenant;
+    assert_int_equal(pthread_create(&t[i], NULL, run_requests, &r[i]), 0);
+  }
+  for (i = 0; i < 2; i++) assert_int_equal(pthread_join(t[i], NULL), 0);
+  lraf_pool_close(pool);
+  lraf_manager_release(tenant);
+  printf("  pool: %lld native units a request\n", (long long)r[0].native[0]);
+  assert_true(r[0].native[0] > 0);
+  for (i = 0; i < 2; i++)
+    for (j = 0; j < RUNS; j++)
+      if (r[i].native[j] != r[0].native[0])
+        fail_msg("client %d, request %d (worker %d): %lld native units, "
+                 "the first %lld", i, j, r[i].worker[j],
+                 (long long)r[i].native[j], (long long)r[0].native[0]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_which_lpeg),
@@ -441,6 +514,7 @@ int main(void) {
     cmocka_unit_test(test_build_charge),
     cmocka_unit_test(test_build_same_everywhere),
     cmocka_unit_test(test_build_same_in_lraf_run),
+    cmocka_unit_test(test_build_same_in_pool),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
