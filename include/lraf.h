@@ -1260,8 +1260,9 @@ LRAF_API void lraf_billing_close(lraf_billing *b);
    units of C functions, with the native option, are their self count).
    On the stock target the profile is collected by a call and return
    hook on the main thread, which coroutines created afterwards inherit
-   (so profile from the start; a script that sets its own hook with
-   debug.sethook takes the events away), and has no per-line counts.
+   (so profile from the start), and has no per-line counts; the hook is
+   shared with the script's own (debug.sethook), whose functions run as
+   frames of their own.
    On the lraf VM build (lraf_vm_builtin) the VM reports calls and
    returns itself (no hook), and the chunks the state loads while the
    profile runs also get exact per-line counts (the callgrind and JSON
@@ -1272,7 +1273,8 @@ LRAF_API void lraf_billing_close(lraf_billing *b);
 typedef struct lraf_profile lraf_profile;
 
 /* Start profiling S.  LRAF_EARG when a profile is already running or
-   the main thread has a debug hook. */
+   (stock target) the main thread has a debug hook that the host set
+   with lua_sethook (a script's debug.sethook is fine). */
 LRAF_API lraf_status lraf_profile_start(lraf_state *S, lraf_error *err);
 /* Stop and hand over the profile (*out; free it with
    lraf_profile_free).  lraf_close frees a profile still running.  While

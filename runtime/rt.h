@@ -33,7 +33,27 @@ typedef struct rt_thread {
   int64_t deferred;    /* counted, not yet charged to acct (rt_defer.c) */
   struct rt_thread *dnext;  /* next in S->deferred */
   int dlisted;         /* in S->deferred */
+  /* the script's own debug hook on this thread (rt_debug.c): its mask
+     (LUA_MASK*) and count as debug.sethook set them or the creating
+     thread had them, and when the next count event is due */
+  int hookmask, hookcount;
+  int64_t hooknext;
+  int hookarmed;       /* hooknext is set */
+  int followed;        /* the collector (S->collector) follows it */
 } rt_thread;
+
+/* A collector of calls and returns that shares the threads' debug hook
+   with the script's own hooks (rt_debug.c dispatches): the stock
+   target's profile (rt_profile.c). */
+typedef struct rt_collector {
+  /* A call, tail call or return of followed thread L; also the thread's
+     Lua hook itself while the script sets none there. */
+  void (*event)(lua_State *L, lua_Debug *ar);
+  /* The script's hook function at the top of L is about to be called
+     for ar's event, and has returned: it is a frame of its own. */
+  void (*enter)(lua_State *L, lua_Debug *ar);
+  void (*leave)(lua_State *L);
+} rt_collector;
 
 /* A living coroutine's record and its account (kept apart so that the
    account can be released after lua_close has freed the record). */
@@ -110,6 +130,7 @@ struct lraf_state {
   int64_t dsum;          /* their deferred counts together */
   lua_Integer *vmcounter;  /* the lraf VM's counter (RW_LRAVM), or NULL */
   struct lraf_profile *profile;  /* the running profile (rt_profile.c) */
+  const rt_collector *collector; /* its hook's events, or NULL */
   struct rt_pflines *pflines;    /* ACCT counts for profiles (rt_pfvm.c) */
   char **allow_dirs;     /* sandbox: real paths of the allowed
                             directories (NULL-terminated) */
@@ -281,6 +302,14 @@ void rt_env_open(lua_State *L, lraf_state *S);
 /* Replace the debug library's introspection functions (stock target;
    call after the environment is open). */
 void rt_debug_open(lua_State *L);
+/* Give L1 the debug hook that its record asks for: the script's own
+   mask and count, with calls and returns when the collector follows
+   it; none when neither wants events.  Call it again for every thread
+   the collector follows when it stops. */
+void rt_hook_set(lua_State *L1);
+/* Whether L's debug hook was set by other code than lraf's (the host's
+   lua_sethook). */
+int rt_hook_foreign(lua_State *L);
 
 /* ---- rt_hmac.c: HMAC-SHA-256 of offline chunks ---- */
 #define RT_MAC_LEN 32
@@ -307,21 +336,23 @@ int rt_dump_known(lua_State *L, const char *s, size_t len);
 /* Replace string.dump. */
 void rt_dump_open(lua_State *L);
 
-/* ---- native/nat_wrap.c: charged wrappers (the models: nat_cost.h) ---- */
+/* ---- native/nat_open.c: installing charged wrappers (the models:
+   nat_cost.h; the wrapper: nat_wrap.c) ---- */
 /* With S->native: wrap the modelled built-ins and the C searchers. */
 void nat_open(lua_State *L, lraf_state *S);
 /* With native charging: wrap the modelled functions of the library
    table at t (lraf's own versions of lib's functions). */
 void nat_wrap_lib(lua_State *L, int t, const char *lib);
+/* When the function at idx is one of the closures of native charging (a
+   charging wrapper, a wrapped searcher or loader), push the function it
+   stands for, whose upvalues a script sees, and return 1; else 0. */
+int nat_wrapped(lua_State *L, int idx);
+/* nat_wrap.c: 1 when the function at idx is a charging wrapper. */
+int rt_is_wrapper(lua_State *L, int idx);
 /* nat_lpeg.c: for require's C searcher with native charging on: when the
    name at 1 is "lpeg" and the library has its metered LPeg, push its
    loader and "lraf:metered" and return 1; else 0. */
 int nat_lpeg_search(lua_State *L);
-int rt_is_wrapper(lua_State *L, int idx);
-/* When the function at idx is one of the closures above (a charging
-   wrapper, a wrapped searcher or loader), push the function it stands
-   for, whose upvalues a script sees, and return 1; else 0. */
-int nat_wrapped(lua_State *L, int idx);
 
 /* ---- rt_stop.c: where a call stopped (lraf_last_where) ---- */
 /* At the start of an outermost call: forget the last place. */

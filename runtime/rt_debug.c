@@ -15,10 +15,17 @@
 **     getlocal, setlocal, traceback count levels without them);
 **   - getlocal/setlocal of a frame of such a function skip r: index n
 **     at or above the rewritten frame size names slot n + 1;
-**   - hooks go through one dispatcher: call and return events of consume
-**     are dropped; a count hook of n is called each time the thread's
-**     own count (the accounting, in the default model the instructions
-**     the unmodified program runs) has advanced by n past its last call;
+**   - hooks go through one dispatcher (hookf), which is also where the
+**     stock target's profile gets its calls and returns on a thread
+**     with a hook of the script's (rt_collector, rt_profile.c): each
+**     thread's record keeps the script's own mask and count, and the
+**     Lua hook's mask adds calls and returns while the collector follows
+**     the thread (without a hook of the script's, the collector's hook
+**     function is the thread's Lua hook); call and return events of
+**     consume are dropped; a count hook of n is called each time the
+**     thread's own count (the accounting, in the default model the
+**     instructions the unmodified program runs) has advanced by n past
+**     its last call;
 **   - getregistry returns a table refreshed from the registry at each
 **     call without lraf's entries (light-userdata keys, the integer
 **     references lraf took before the script ran);
@@ -39,17 +46,12 @@
 #include <lualib.h>
 
 #include "rt.h"
+#include "rt_switch.h"
 
 static const char *const HOOKKEY = "_HOOKKEY";  /* as lua5.4's */
 static const char sizes_key = 0;     /* closure -> rewritten frame size */
 static const char shadow_key = 0;    /* the registry as scripts see it */
 static const char hidden_key = 0;    /* registry keys that are lraf's */
-static const char hookstate_key = 0; /* thread -> count-hook state */
-
-/* The per-thread state of a count hook. */
-typedef struct hookstate {
-  int64_t next;  /* thread count at which the next count event is due */
-} hookstate;
 
 /* ---------------------------------------------------------------- */
 /* Recognising lraf's parts                                          */
@@ -60,8 +62,8 @@ static int is_consume(lua_State *L, int idx) {
 }
 
 /* The number of upvalues a script sees for the function at idx.  A
-   native-charging wrapper (nat_wrap.c: of a built-in, a searcher, a
-   loader) stands for the function it wraps: its own upvalues (the cost
+   native-charging wrapper (nat_wrap.c, nat_open.c: of a built-in, a
+   searcher, a loader) stands for the function it wraps: its own upvalues (the cost
    box, the original) are lraf's. */
 static int visible_upvalues(lua_State *L, int idx) {
   lua_Debug ar;
@@ -450,23 +452,20 @@ static int64_t thread_count(lua_State *L) {
   return lraf_account_flushed(t->acct) + rt_live_run(S, L);
 }
 
-/* The count-hook state of L, created when create is set. */
-static hookstate *hook_state(lua_State *L, int create) {
-  hookstate *h = NULL;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &hookstate_key);
-  lua_pushthread(L);
-  if (lua_rawget(L, -2) == LUA_TUSERDATA) {
-    h = lua_touserdata(L, -1);
-  } else if (create) {
-    lua_pop(L, 1);
-    lua_pushthread(L);
-    h = lua_newuserdatauv(L, sizeof *h, 0);
-    h->next = thread_count(L) + lua_gethookcount(L);
-    lua_rawset(L, -3);
-    lua_pushnil(L);  /* in the place of the value looked up */
-  }
-  lua_pop(L, 2);
-  return h;
+/* The next count event of L (record t) is due count units from now. */
+static void arm(lua_State *L, rt_thread *t) {
+  t->hooknext = thread_count(L) + t->hookcount;
+  t->hookarmed = 1;
+}
+
+/* The collector's part of L's hook: whether it follows L now. */
+static int collecting(const lraf_state *S, const rt_thread *t) {
+  return S->collector != NULL && t->followed;
+}
+
+static int wanted_mask(const lraf_state *S, const rt_thread *t) {
+  return t->hookmask |
+         (collecting(S, t) ? LUA_MASKCALL | LUA_MASKRET : 0);
 }
 
 /* Call the thread's hook function with (event, line), the stack as
@@ -476,12 +475,14 @@ static hookstate *hook_state(lua_State *L, int create) {
    cell, or holds its value, and will write it back: so the cell gets
    its value from before the hook again, and what the hook was charged
    and has not flushed moves into S->base, where the next flush finds
-   it.  An error in the hook propagates after the same repair. */
-static void call_hook(lua_State *L, const char *event, int line) {
+   it.  An error in the hook propagates after the same repair.  A
+   collector that follows the thread sees the function as a frame. */
+static void call_hook(lua_State *L, lua_Debug *ar, const char *event) {
   rt_thread *t = rt_thread_of(L);
   lraf_state *S = t->S;
   int64_t v0;
-  int status;
+  int status, line = ar->event == LUA_HOOKLINE ? ar->currentline : -1;
+  const rt_collector *C = collecting(S, t) ? S->collector : NULL;
   if (lua_getfield(L, LUA_REGISTRYINDEX, HOOKKEY) != LUA_TTABLE) {
     lua_pop(L, 1);
     return;
@@ -492,6 +493,7 @@ static void call_hook(lua_State *L, const char *event, int line) {
     return;
   }
   if (S->cur != t) rt_switch(S, L, t, 0);
+  if (C != NULL) C->enter(L, ar);
   v0 = rt_counter_cell(S, L);
   lua_pushstring(L, event);
   if (line >= 0)
@@ -504,54 +506,87 @@ static void call_hook(lua_State *L, const char *event, int line) {
     S->base = v0 - (v1 - S->base);
     rt_counter_set_cell(S, L, v0);
   }
+  if (C != NULL && S->collector == C) C->leave(L);
   if (status != LUA_OK) lua_error(L);
   lua_pop(L, 1);
 }
 
-static void hookf(lua_State *L, lua_Debug *ar) {
+/* The count event: one call per `count` units of the thread's own
+   count.  next is in the program's own count; what the hook runs
+   shifts it: as in lua5.4, the hook's instructions count and the events
+   that fall inside the hook are lost. */
+static void count_event(lua_State *L, lua_Debug *ar, rt_thread *t) {
+  int64_t n = t->hookcount, now = thread_count(L), extra = 0;
+  if (!t->hookarmed) arm(L, t);
+  while (n > 0 && t->hooknext <= now) {
+    int64_t before = thread_count(L), c, next = t->hooknext;
+    call_hook(L, ar, "count");
+    if (t->hookcount == 0) return;
+    if (!t->hookarmed) arm(L, t);  /* the hook may have set a new one */
+    if (t->hooknext != next) return;
+    c = thread_count(L) - before;
+    extra += c;
+    t->hooknext += n - c % n;
+  }
+  if (t->hooknext > now) t->hooknext += extra;
+}
+
+/* The script's hook function for an event of its mask. */
+static void script_event(lua_State *L, lua_Debug *ar, rt_thread *t) {
   static const char *const names[] =
       {"call", "return", "line", "count", "tail call"};
+  int hidden = 0;
   if (!lua_checkstack(L, 6)) return;
-  if (lua_getfield(L, LUA_REGISTRYINDEX, HOOKKEY) != LUA_TTABLE) {
-    lua_pop(L, 1);
-    return;
-  }
-  lua_pushthread(L);
-  lua_rawget(L, -2);
-  if (!lua_isfunction(L, -1)) {
-    lua_pop(L, 2);
-    return;
-  }
-  lua_pop(L, 2);
   if (ar->event == LUA_HOOKCOUNT) {
-    /* one call per `count` units of the thread's own count; what the
-       hook itself runs is not part of it */
-    /* next is in the program's own count; what the hook runs shifts
-       it: as in lua5.4, the hook's instructions count and the events
-       that fall inside the hook are lost */
-    hookstate *h = hook_state(L, 1);
-    int64_t n = lua_gethookcount(L), now = thread_count(L), extra = 0;
-    while (n > 0 && h->next <= now) {
-      int64_t before = thread_count(L), c, next = h->next;
-      call_hook(L, names[LUA_HOOKCOUNT], -1);
-      if (lua_gethook(L) != hookf || !(lua_gethookmask(L) & LUA_MASKCOUNT))
-        break;
-      h = hook_state(L, 1);  /* the hook may have set a new one */
-      if (h->next != next) break;
-      c = thread_count(L) - before;
-      extra += c;
-      h->next += n - c % n;
-    }
-    if (h->next > now) h->next += extra;
-  } else {
-    int hidden = 0;
-    if (ar->event != LUA_HOOKLINE) {
-      lua_getinfo(L, "f", ar);
-      hidden = is_consume(L, -1);
-      lua_pop(L, 1);
-    }
-    if (!hidden) call_hook(L, names[ar->event], ar->currentline);
+    count_event(L, ar, t);
+    return;
   }
+  if (ar->event != LUA_HOOKLINE) {
+    lua_getinfo(L, "f", ar);
+    hidden = is_consume(L, -1);
+    lua_pop(L, 1);
+  }
+  if (!hidden) call_hook(L, ar, names[ar->event]);
+}
+
+/* The one debug hook lraf gives a thread: the collector's calls and
+   returns first, then the script's own hook function for the events
+   of its mask. */
+static void hookf(lua_State *L, lua_Debug *ar) {
+  static const int masks[] = {LUA_MASKCALL, LUA_MASKRET, LUA_MASKLINE,
+                              LUA_MASKCOUNT, LUA_MASKCALL};
+  rt_thread *t = rt_switch_thread(L, L);
+  lraf_state *S = t->S;
+  int mask = masks[ar->event];
+  if (lua_gethookmask(L) != wanted_mask(S, t)) {
+    /* inherited, or the collector stopped since */
+    rt_hook_set(L);
+    if (!(wanted_mask(S, t) & mask)) return;
+  }
+  if (collecting(S, t) && (mask & (LUA_MASKCALL | LUA_MASKRET)))
+    S->collector->event(L, ar);
+  if (t->hookmask & mask) script_event(L, ar, t);
+}
+
+/* Whether h is one of lraf's hook functions. */
+static int own_hook(const lraf_state *S, lua_Hook h) {
+  return h == hookf || (S->collector != NULL && h == S->collector->event);
+}
+
+/* A thread without a hook of the script's gets the collector's own hook
+   function, without the dispatcher in between. */
+void rt_hook_set(lua_State *L1) {
+  rt_thread *t = rt_thread_of(L1);
+  lraf_state *S = t->S;
+  int mask = wanted_mask(S, t);
+  lua_Hook h = t->hookmask == 0 && collecting(S, t) ? S->collector->event
+                                                    : hookf;
+  lua_sethook(L1, mask ? h : NULL, mask, t->hookcount);
+}
+
+int rt_hook_foreign(lua_State *L) {
+  lua_Hook h = lua_gethook(L);
+  return h != NULL && !own_hook(rt_state(L), h);
 }
 
 static int makemask(const char *smask, int count) {
@@ -574,18 +609,16 @@ static char *unmakemask(int mask, char *smask) {
 
 static int db_sethook(lua_State *L) {
   int arg, mask, count;
-  lua_Hook func;
   lua_State *L1 = getthread(L, &arg);
+  rt_thread *t1;
   if (lua_isnoneornil(L, arg + 1)) {
     lua_settop(L, arg + 1);
-    func = NULL;
     mask = 0;
     count = 0;
   } else {
     const char *smask = luaL_checkstring(L, arg + 2);
     luaL_checktype(L, arg + 1, LUA_TFUNCTION);
     count = (int)luaL_optinteger(L, arg + 3, 0);
-    func = hookf;
     mask = makemask(smask, count);
   }
   if (!luaL_getsubtable(L, LUA_REGISTRYINDEX, HOOKKEY)) {
@@ -599,38 +632,39 @@ static int db_sethook(lua_State *L) {
   lua_xmove(L1, L, 1);
   lua_pushvalue(L, arg + 1);
   lua_rawset(L, -3);
+  t1 = rt_thread_other(L, L1);
+  t1->hookmask = mask;
+  t1->hookcount = mask ? count : 0;  /* lua5.4: no mask, no hook */
   /* the count restarts from now, as lua5.4's does */
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &hookstate_key);
-  lua_pushthread(L1);
-  lua_xmove(L1, L, 1);
-  lua_pushnil(L);
-  lua_rawset(L, -3);
-  lua_sethook(L1, func, mask, count);
-  if (count > 0 && L1 == L) hook_state(L, 1);
+  t1->hookarmed = 0;
+  rt_hook_set(L1);
+  if (t1->hookcount > 0 && L1 == L) arm(L, t1);
   return 0;
 }
 
 static int db_gethook(lua_State *L) {
   int arg;
   lua_State *L1 = getthread(L, &arg);
+  rt_thread *t1 = rt_thread_other(L, L1);
   char buff[5];
-  int mask = lua_gethookmask(L1);
   lua_Hook hook = lua_gethook(L1);
-  if (hook == NULL) {
-    luaL_pushfail(L);
+  if (hook == NULL || (own_hook(t1->S, hook) && t1->hookmask == 0)) {
+    luaL_pushfail(L);  /* none, or only the collector's */
     return 1;
-  } else if (hook != hookf) {
+  } else if (!own_hook(t1->S, hook)) {
     lua_pushliteral(L, "external hook");
-  } else {
-    lua_getfield(L, LUA_REGISTRYINDEX, HOOKKEY);
-    checkstack(L, L1, 1);
-    lua_pushthread(L1);
-    lua_xmove(L1, L, 1);
-    lua_rawget(L, -2);
-    lua_remove(L, -2);
+    lua_pushstring(L, unmakemask(lua_gethookmask(L1), buff));
+    lua_pushinteger(L, lua_gethookcount(L1));
+    return 3;
   }
-  lua_pushstring(L, unmakemask(mask, buff));
-  lua_pushinteger(L, lua_gethookcount(L1));
+  lua_getfield(L, LUA_REGISTRYINDEX, HOOKKEY);
+  checkstack(L, L1, 1);
+  lua_pushthread(L1);
+  lua_xmove(L1, L, 1);
+  lua_rawget(L, -2);
+  lua_remove(L, -2);
+  lua_pushstring(L, unmakemask(t1->hookmask, buff));
+  lua_pushinteger(L, t1->hookcount);
   return 3;
 }
 
@@ -708,7 +742,6 @@ static const luaL_Reg funcs[] = {
 void rt_debug_open(lua_State *L) {
   const luaL_Reg *f;
   new_weak(L, &sizes_key);
-  new_weak(L, &hookstate_key);
   lua_newtable(L);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &shadow_key);
   /* the integer references taken so far are lraf's */

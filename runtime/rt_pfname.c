@@ -131,9 +131,12 @@ static void table_names(lua_State *L, int fidx, pf_best *b) {
    or module name (helper, mod.f), a field of a global table or of a
    table of the main chunk (Scheduler:schedule, with ':' when its first
    parameter is self), a local function of the main chunk, then the name
-   it was called by (a field, a local, an upvalue), else "function
-   <source:line>" as lua5.4's tracebacks write it. */
-int rt_pf_lua(lraf_profile *R, lua_State *L, lua_Debug *ar) {
+   it was called by (a field, a local, an upvalue; "hook" for a hook's
+   function), else "function <source:line>" as lua5.4's tracebacks
+   write it.  running: ar is a frame's (else the function is at the top
+   of L, about to be called by the script's hook dispatcher). */
+static int lua_fn(lraf_profile *R, lua_State *L, lua_Debug *ar,
+                  int running) {
   uint32_t h = (uint32_t)((uintptr_t)ar->source >> 4) * 31u +
                (uint32_t)ar->linedefined;
   int *slot = &R->lua[h % RT_PF_LUA_CACHE], fn = *slot;
@@ -147,13 +150,18 @@ int rt_pf_lua(lraf_profile *R, lua_State *L, lua_Debug *ar) {
     b.name[0] = '\0';
     if (ar->what[0] == 'm') {
       offer(&b, 0, "main chunk");
-    } else if (lua_checkstack(L, 8) && lua_getinfo(L, "nf", ar)) {
+    } else if (lua_checkstack(L, 8) &&
+               (running ? lua_getinfo(L, "nf", ar)
+                        : (lua_pushvalue(L, -1), 1))) {
       int fidx = lua_gettop(L);
       char name[128];
       if (module_name(L, name, sizeof name)) offer(&b, 1, name);
       else table_names(L, fidx, &b);
       lua_settop(L, fidx - 1);
-      if (b.rank == 99 && ar->name != NULL) offer(&b, 4, ar->name);
+      if (!running || strcmp(ar->namewhat, "hook") == 0)
+        offer(&b, 4, "hook");  /* called by a hook */
+      else if (b.rank == 99 && ar->name != NULL)
+        offer(&b, 4, ar->name);
     }
     if (b.rank == 99)
       snprintf(b.name, sizeof b.name, "function <%s:%d>", ar->short_src,
@@ -162,6 +170,26 @@ int rt_pf_lua(lraf_profile *R, lua_State *L, lua_Debug *ar) {
   }
   *slot = fn;
   return fn;
+}
+
+int rt_pf_lua(lraf_profile *R, lua_State *L, lua_Debug *ar) {
+  return lua_fn(R, L, ar, 1);
+}
+
+int rt_pf_hookfn(lraf_profile *R, lua_State *L) {
+  lua_Debug ar;
+  const void *p;
+  rt_pf_centry *e;
+  char name[128];
+  lua_pushvalue(L, -1);
+  lua_getinfo(L, ">S", &ar);
+  if (ar.what[0] != 'C') return lua_fn(R, L, &ar, 0);
+  p = lua_topointer(L, -1);
+  e = rt_pf_cfind(R, p);
+  if (e != NULL && e->cfn == lua_tocfunction(L, -1) && e->fn >= 0)
+    return e->fn;
+  return pf_func_id(R->P, "[C]", -1,
+                    module_name(L, name, sizeof name) ? name : "hook", 1);
 }
 
 /* The cache holds sets of RT_PF_C_WAYS entries, a function's set chosen
@@ -204,7 +232,8 @@ int rt_pf_c(lraf_profile *R, lua_State *L, lua_Debug *ar) {
   }
   if (e->fn >= 0) return e->fn;
   lua_getinfo(L, "n", ar);
-  return pf_func_id(R->P, "[C]", -1, ar->name ? ar->name : "?", 1);
+  return pf_func_id(R->P, "[C]", -1, strcmp(ar->namewhat, "hook") == 0
+                                     ? "hook" : ar->name ? ar->name : "?", 1);
 }
 
 /* ---- stacks and charges ---- */

@@ -15,6 +15,12 @@
 ** the lraf VM build the VM reports the same events from its own call and
 ** return paths instead, with per-line counts (rt_pfvm.c).
 **
+** The hook is shared with the script's own debug hooks (rt_collector):
+** on a thread where the script set one, rt_debug.c's dispatcher is the
+** Lua hook; it gives the collector the calls and returns, then calls
+** the script's hook function, which the collector makes a frame of its
+** own.  Elsewhere the collector's hook is the Lua hook itself.
+**
 ** Frames are matched by their CallInfo (lua_Debug.i_ci): frames that an
 ** error unwound without a return event are dropped at the next event of
 ** their thread.  A coroutine gets its own stack, rooted under the
@@ -91,11 +97,10 @@ static void event(lraf_profile *R, lua_State *L, lua_Debug *ar, int s) {
 /* Everything counted since the last event ran in the node that was on
    top after it (also when an error then unwound that frame). */
 static void hook(lua_State *L, lua_Debug *ar) {
-  lraf_state *S = rt_state(L);
-  lraf_profile *R = S->profile;
+  lraf_profile *R = rt_state(L)->profile;
   int s;
-  if (R == NULL) {  /* a coroutine hooked by a profile since stopped */
-    lua_sethook(L, NULL, 0, 0);
+  if (R == NULL) {  /* a thread the stopped collector did not reach */
+    rt_hook_set(L);
     return;
   }
   if ((s = rt_pf_stack(R, L)) < 0) return;
@@ -103,6 +108,38 @@ static void hook(lua_State *L, lua_Debug *ar) {
   event(R, L, ar, s);
   R->running = pf_top(R->P, s);
 }
+
+/* A script's hook function (at the top of L) is a frame of its own,
+   under the frame on top: the one a call hook ran for, the one a return
+   hook returns to, the one running a line or count hook. */
+static const char hook_frame = 0;
+
+static void hook_enter(lua_State *L, lua_Debug *ar) {
+  lraf_profile *R = rt_state(L)->profile;
+  int s, node;
+  (void)ar;
+  if ((s = rt_pf_stack(R, L)) < 0) return;
+  rt_pf_charge(R, L);
+  pf_enter(R->P, s, rt_pf_hookfn(R, L), &hook_frame);
+  if ((node = pf_site_wanted(R->P, s)) >= 0) {
+    lua_Debug here;
+    R->P->node[node].site = lua_getstack(L, 0, &here) &&
+                            lua_getinfo(L, "l", &here)
+                          ? here.currentline : -1;
+  }
+  R->running = pf_top(R->P, s);
+}
+
+static void hook_leave(lua_State *L) {
+  lraf_profile *R = rt_state(L)->profile;
+  int s;
+  if ((s = rt_pf_stack(R, L)) < 0) return;
+  rt_pf_charge(R, L);
+  pf_return(R->P, s, &hook_frame);
+  R->running = pf_top(R->P, s);
+}
+
+static const rt_collector collector = {hook, hook_enter, hook_leave};
 
 /* ---- the API ---- */
 
@@ -140,9 +177,9 @@ lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
   if (S->profile != NULL)
     return err_fail(err, LRAF_EARG, "lraf_profile_start: a profile is "
                     "already running on this state");
-  if (!vm_collects(S) && lua_gethook(L) != NULL)
+  if (!vm_collects(S) && rt_hook_foreign(L))
     return err_fail(err, LRAF_EARG, "lraf_profile_start: the state's main "
-                    "thread has a debug hook already");
+                    "thread has a debug hook that lraf did not set");
   R = calloc(1, sizeof *R);
   if (R == NULL || (R->P = pf_new(S->model)) == NULL) {
     free(R);
@@ -164,14 +201,29 @@ lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
     return LRAF_OK;
   }
   S->profile = R;
-  lua_sethook(L, hook, LUA_MASKCALL | LUA_MASKRET, 0);
+  S->collector = &collector;
+  S->main.followed = 1;
+  rt_hook_set(L);
   return LRAF_OK;
 }
 
 /* The collector stops: no more events. */
 static void unhook(lraf_state *S, lraf_profile *R) {
-  if (R->vm != NULL) rt_pfvm_stop(R);
-  else if (S->L != NULL) lua_sethook(S->L, NULL, 0, 0);
+  if (R->vm != NULL) {
+    rt_pfvm_stop(R);
+  } else {
+    size_t i;
+    S->collector = NULL;
+    S->main.followed = 0;
+    if (S->L != NULL) rt_hook_set(S->L);
+    for (i = 0; i < S->nlive; i++) {  /* the coroutines it followed */
+      rt_thread *t = S->live[i].t;
+      if (t->followed) {
+        t->followed = 0;
+        rt_hook_set(t->L);
+      }
+    }
+  }
   S->profile = NULL;
   unreserve(S, R);
 }

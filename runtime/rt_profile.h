@@ -40,6 +40,10 @@ int rt_pf_stack(lraf_profile *R, lua_State *L);
 /* The Lua function that ar describes (lua_getinfo "S" done; ar->i_ci
    set, for its name). */
 int rt_pf_lua(lraf_profile *R, lua_State *L, lua_Debug *ar);
+/* A script's hook function at the top of L (left there), about to be
+   called by the dispatcher of the script's hooks: named as a call by
+   a hook ("hook") is. */
+int rt_pf_hookfn(lraf_profile *R, lua_State *L);
 /* The cache entry of a C function (its closure or light pointer p), or
    NULL when it has none. */
 rt_pf_centry *rt_pf_cfind(lraf_profile *R, const void *p);

@@ -113,6 +113,18 @@ static void attach(lua_State *L, lraf_state *S, rt_thread *t,
   S->nlive++;
 }
 
+/* A coroutine starts with its creator's debug hook, as in Lua (the
+   script's hook function itself is not inherited: rt_debug.c). */
+static void inherit_hook(lua_State *L, lua_State *co, rt_thread *t) {
+  rt_thread *from = *extra(L);
+  int own = co != L && from != NULL && from->L == L;
+  t->hookmask = own ? from->hookmask : 0;
+  t->hookcount = own ? from->hookcount : 0;
+  t->hooknext = 0;
+  t->hookarmed = 0;
+  t->followed = own ? from->followed : 0;
+}
+
 rt_thread *rt_thread_new(lua_State *L, lua_State *co, lraf_manager *m) {
   lraf_state *S = rt_state(L);
   rt_thread *t;
@@ -128,6 +140,7 @@ rt_thread *rt_thread_new(lua_State *L, lua_State *co, lraf_manager *m) {
   t->deferred = 0;
   t->dnext = NULL;
   t->dlisted = 0;
+  inherit_hook(L, co, t);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &box_meta_key);
   lua_setmetatable(L, -2);
   attach(L, S, t, m);

@@ -3,12 +3,14 @@
 ** "lpeg" loads the LPeg built into the library (1.0.2 or 1.1.0, the
 ** installed lua-lpeg's release) from Debian's lua-lpeg source with
 ** runtime/native/lpeg/lpeg-steps-RELEASE.patch (fetched by
-** runtime/native/lpeg/fetch.sh, compiled when that succeeded: LRAF_LPEG).  Its
-** matcher calls the step hook here every 4096 steps and when a match
-** ends, and the hook charges the steps as native work, so a limit stops
-** a grammar that backtracks within 4096 steps.  The loader's data (the
-** second result of require) says "lraf:metered".  Without the sources,
-** or with native charging off, require finds Debian's lpeg.so.
+** runtime/native/lpeg/fetch.sh, compiled when that succeeded:
+** LRAF_LPEG).  Its matcher calls the step hook here every 4096 steps
+** and when a match ends, and so does every call that builds or compiles
+** patterns (its own steps only); the hook charges the steps as native
+** work, so a limit stops a grammar that backtracks within 4096 steps.
+** The loader's data (the second result of require) says
+** "lraf:metered".  Without the sources, or with native charging off,
+** require finds Debian's lpeg.so.
 */
 #include <string.h>
 

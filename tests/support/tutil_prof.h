@@ -51,4 +51,17 @@ int tutil_prof_find(const lraf_profile *P, const char *name, int line,
 /* P written in format (malloc'ed, NUL-terminated). */
 char *tutil_prof_text(const lraf_profile *P, const char *format);
 
+/* Checks each function's per-line counts in P's JSON output (when it
+   has them) against its self count; returns the sum of the self counts
+   (what: the case, for the messages). */
+int64_t tutil_prof_lines(const lraf_profile *P, const char *what);
+/* Every path of P's folded output starts at a function whose frame
+   name holds chunk (e.g. " (h:"): nothing is charged to the host. */
+void tutil_prof_roots(const lraf_profile *P, const char *chunk,
+                      const char *what);
+/* Every function of Q but the one defined on skip_line has the same
+   self count in P. */
+void tutil_prof_same(const lraf_profile *P, const lraf_profile *Q,
+                     int skip_line, const char *what);
+
 #endif

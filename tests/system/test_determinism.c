@@ -7,7 +7,9 @@
 ** what varied before: string-keyed tables iterated with pairs, sorts
 ** (Lua's pivot after a bad partition came from the clock), math.random,
 ** a memory stop (its count followed the script's and the report's path)
-** and a table keyed by tables left at the first match (addresses).
+** and a table keyed by tables left at the first match (addresses); a
+** script with its own debug hooks gets the same profile from both
+** targets.
 ** On the stock target Lua's string hash seed stays random, and table
 ** keys hash by address: the order-dependent cases run on the lraf VM
 ** only (docs/cost-model.md, "Determinism").  Runs $LRAF.
@@ -84,6 +86,22 @@ static const char prog_nested[] =
     "  for _, b in pairs(ts[(j % 12) + 1]) do s = s + a * b end end end\n"
     "print(s)\n";
 
+/* a script's own line, call and return hooks, in a coroutine too (the
+   profiles only: its hook functions are frames of their own) */
+static const char prog_hooks[] =
+    "local n = 0\n"
+    "local function work(k) local s = 0 for i = 1, k do s = s + i end\n"
+    "  return s end\n"
+    "local function count(e, l) n = n + 1 end\n"
+    "debug.sethook(count, 'crl')\n"
+    "local co = coroutine.wrap(function()\n"
+    "  debug.sethook(count, 'r')\n"
+    "  for i = 1, 5 do coroutine.yield(work(i)) end end)\n"
+    "for i = 1, 5 do co() end\n"
+    "local s = #string.rep('ab', 10)\n"
+    "debug.sethook()\n"
+    "print(n, s)\n";
+
 typedef struct prog {
   const char *name, *text;
   int order;        /* depends on pairs order: the lraf VM only */
@@ -117,6 +135,7 @@ static int setup(void **state) {
   have_setarch = system("setarch -R true >/dev/null 2>&1") == 0;
   for (i = 0; i < NPROGS; i++)
     if (tutil_sh_write(&sh, progs[i].name, progs[i].text) != 0) return -1;
+  if (tutil_sh_write(&sh, "hooks.lua", prog_hooks) != 0) return -1;
   snprintf(cmd, sizeof cmd,
            "cd '%s' && mkdir -p other " LONGDIR "/sub && "
            "for f in *.lua; do ln -sf \"$PWD/$f\" " LONGDIR "/sub/"
@@ -291,7 +310,7 @@ static void test_table_keys_aslr(void **state) {
 /* lraf profile (deterministic by default): the same folded profile. */
 static void test_profile_everywhere(void **state) {
   static const char *const scripts[] = {"pairs.lua", "sort.lua",
-                                        "random.lua"};
+                                        "random.lua", "hooks.lua"};
   size_t i;
   (void)state;
   for (i = 0; i < sizeof scripts / sizeof scripts[0]; i++) {
@@ -320,23 +339,28 @@ static void test_profile_everywhere(void **state) {
 }
 
 /* The two targets of the lraf VM build agree function by function on
-   corpus programs and the examples (lraf profile --vm stock). */
+   corpus programs, the examples and a script with its own debug hooks
+   (lraf profile --vm stock). */
 static void test_profile_targets_agree(void **state) {
   static const char *const scripts[] = {
       "examples/sort/quick.lua", "examples/sort/merge.lua",
       "tests/corpus/queens.lua", "tests/corpus/richards.lua",
-      "tests/corpus/closures.lua", "tests/corpus/coroutines.lua"};
+      "tests/corpus/closures.lua", "tests/corpus/coroutines.lua",
+      "hooks.lua"};
   size_t i;
   (void)state;
   if (!vm) skip();  /* the stock build has one target */
   for (i = 0; i < sizeof scripts / sizeof scripts[0]; i++) {
-    char *a, *b;
+    char *a, *b, file[PATH_MAX];
     size_t n;
-    assert_int_equal(tutil_sh_run(&sh, "'%s' profile --format folded %s",
-                                  lraf, scripts[i]), 0);
+    /* the repository's, or written by setup */
+    snprintf(file, sizeof file, "%s/%s",
+             strchr(scripts[i], '/') != NULL ? "." : sh.dir, scripts[i]);
+    assert_int_equal(tutil_sh_run(&sh, "'%s' profile --format folded '%s'",
+                                  lraf, file), 0);
     a = tutil_run_slurp(sh.out, &n);
     assert_int_equal(tutil_sh_run(&sh, "'%s' profile --vm stock --format "
-                                  "folded %s", lraf, scripts[i]), 0);
+                                  "folded '%s'", lraf, file), 0);
     b = tutil_run_slurp(sh.out, &n);
     assert_non_null(a);
     assert_non_null(b);

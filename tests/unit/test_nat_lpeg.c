@@ -9,7 +9,12 @@
 ** 1024 steps), the same in a full, a deterministic and a sandboxed
 ** state, and a longer subject exactly its extra steps' units more; and a
 ** quota stops an endless loop of such matches within one slice of 4096
-** steps, pcall or not.  Skipped, with the reason, in a
+** steps, pcall or not.  Building a pattern is charged exactly its
+** nodes' steps, and a script that builds and compiles patterns of
+** several sizes is charged the same in every fresh state, one after
+** another in a thread between other states' builds, in two threads at
+** once, through `lraf run` ($LRAF), and in every request of the request
+** pool's worker threads.  Skipped, with the reason, in a
 ** build without the metered LPeg (runtime/native/lpeg/fetch.sh failed).
 */
 #include <stdarg.h>
@@ -18,14 +23,17 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <lua.h>
 
+#include "tutil_pool.h"
 #include "tutil_rt.h"
 #include "tutil_run.h"
+#include "tutil_sh.h"
 
 /* runtime/native/nat_lpeg.c's rate: units per 1024 steps */
 #define STEP_RATE 512
@@ -282,6 +290,220 @@ static void test_quota_stops_the_match(void **state) {
   assert_true(total >= quota && total <= quota + slice + 1000);
 }
 
+/* The documented charge of n steps of building or walking trees, all in
+   one call: STEP_RATE per 1024, 4096 steps at a time as they go and the
+   rest when the call returns, each charge rounded up. */
+static int64_t build_charge(int64_t steps) {
+  return steps / SLICE_STEPS * per_1024(SLICE_STEPS, STEP_RATE) +
+         per_1024(steps % SLICE_STEPS, STEP_RATE);
+}
+
+/* lpeg.P(n) and lpeg.P of a string of n bytes build trees of 2n - 1
+   nodes, a step each: their charges differ from that of a one-node
+   pattern (the same call, charged alike) by exactly those steps'. */
+static void test_build_charge(void **state) {
+  static const char *const stmts[] = {"local p = lpeg.P(N)",
+                                      "local p = lpeg.P(s)"};
+  static const char setup[] =
+      "local lpeg = require 'lpeg'\nlocal s = string.rep('a', N)";
+  static const long long n[] = {2, 700, 2048, 2049, 3000, 10000};
+  size_t k, j;
+  (void)state;
+  need_metered();
+  for (j = 0; j < sizeof stmts / sizeof stmts[0]; j++) {
+    int64_t one = tutil_rt_native_charge(setup, stmts[j], 1);
+    for (k = 0; k < sizeof n / sizeof n[0]; k++) {
+      int64_t got = tutil_rt_native_charge(setup, stmts[j], n[k]) - one;
+      int64_t want = build_charge(2 * n[k] - 1) - build_charge(1);
+      printf("  %s, N = %lld: %lld units more than N = 1\n", stmts[j], n[k],
+             (long long)got);
+      if (got != want)
+        fail_msg("%s, N = %lld: %lld units more than N = 1, documented %lld",
+                 stmts[j], n[k], (long long)got, (long long)want);
+    }
+  }
+}
+
+/* Patterns of several sizes built, combined, made into a grammar and
+   compiled by a match each; a match-time capture builds patterns while
+   its match runs. */
+#define BUILDS_BODY "local n = 0\n" \
+  "for _, k in ipairs{1, 37, 700, 2500, 9000} do\n" \
+  "  local p = lpeg.P(string.rep('a', k))\n" \
+  "  local q = lpeg.P(k) * p + lpeg.S'xyz'^1\n" \
+  "  local g = lpeg.P{'S', S = lpeg.V'A' * lpeg.V'S' + lpeg.P(k % 50 + 1),\n" \
+  "                   A = p + 'b'}\n" \
+  "  local c = lpeg.Cmt(p, function(_, i) return lpeg.P(i) * q ~= nil end)\n" \
+  "  n = n + (q:match(string.rep('a', 2 * k)) or 0) + (g:match('b') or 0)\n" \
+  "  n = n + c:match(string.rep('a', k))\n" \
+  "end\n"
+#define BUILDS "local lpeg = require 'lpeg'\n" BUILDS_BODY "print(n)\n"
+
+/* Other work for a state between two of BUILDS: k patterns of
+   different sizes. */
+#define OTHER "local lpeg = require 'lpeg'\n" \
+  "for i = 1, %d do local p = lpeg.P(i * 13) * 'x' end\n"
+
+/* The native units of src in a fresh state with native charging. */
+static int64_t native_units(const char *src) {
+  lraf_options opt;
+  lraf_state *S;
+  lraf_error err;
+  int64_t n;
+  lraf_default_options(&opt);
+  opt.native = 1;
+  S = tutil_rt_new(&opt);
+  if (tutil_rt_run(S, src, &err) != LRAF_OK) fail_msg("%s", err.message);
+  n = lraf_native_units(S);
+  tutil_rt_close(S);
+  return n;
+}
+
+#define RUNS 6
+
+/* A thread's run: BUILDS in RUNS fresh states, each after a state that
+   builds other patterns (first + i of them). */
+typedef struct builds_run {
+  int first;
+  int64_t units[RUNS];
+} builds_run;
+
+static void *run_builds(void *arg) {
+  builds_run *r = arg;
+  char other[256];
+  int i;
+  for (i = 0; i < RUNS; i++) {
+    snprintf(other, sizeof other, OTHER, r->first + i);
+    (void)native_units(other);
+    r->units[i] = native_units(BUILDS);
+  }
+  return NULL;
+}
+
+static void expect_same(const builds_run *r, int64_t want, const char *how) {
+  int i;
+  for (i = 0; i < RUNS; i++)
+    if (r->units[i] != want)
+      fail_msg("%s: run %d charged %lld native units, run 0 of one thread "
+               "%lld", how, i, (long long)r->units[i], (long long)want);
+}
+
+/* The same charge in every fresh state: one after another in a thread,
+   then in two threads at once, whatever the states before built. */
+static void test_build_same_everywhere(void **state) {
+  builds_run one = {1, {0}}, two[2] = {{3, {0}}, {40, {0}}};
+  pthread_t t[2];
+  int i;
+  (void)state;
+  need_metered();
+  run_builds(&one);
+  printf("  one thread: %lld", (long long)one.units[0]);
+  for (i = 1; i < RUNS; i++) printf(", %lld", (long long)one.units[i]);
+  printf(" native units\n");
+  expect_same(&one, one.units[0], "one thread");
+  for (i = 0; i < 2; i++)
+    assert_int_equal(pthread_create(&t[i], NULL, run_builds, &two[i]), 0);
+  for (i = 0; i < 2; i++) assert_int_equal(pthread_join(t[i], NULL), 0);
+  expect_same(&two[0], one.units[0], "thread 1 of 2");
+  expect_same(&two[1], one.units[0], "thread 2 of 2");
+}
+
+/* `lraf run --native` charges BUILDS what the C API does. */
+static void test_build_same_in_lraf_run(void **state) {
+  tutil_sh sh;
+  char path[128], *report, *at;
+  int64_t api, run;
+  (void)state;
+  need_metered();
+  api = native_units(BUILDS);
+  assert_int_equal(tutil_sh_init(&sh, "lpeg"), 0);
+  tutil_sh_put(&sh, "builds.lua", BUILDS);
+  assert_int_equal(tutil_sh_lraf_run(&sh, "run --native --report r.json "
+                                     "builds.lua"), 0);
+  snprintf(path, sizeof path, "%s/r.json", sh.dir);
+  report = tutil_sh_read(path);
+  at = strstr(report, "\"native_units\": ");
+  assert_non_null(at);
+  run = strtoll(at + strlen("\"native_units\": "), NULL, 10);
+  printf("  C API %lld, lraf run %lld native units\n", (long long)api,
+         (long long)run);
+  free(report);
+  assert_int_equal(tutil_sh_cleanup(&sh), 0);
+  assert_int_equal(run, api);
+}
+
+/* BUILDS as a handler of lraf serve's request pool */
+#define HANDLER "local lpeg = require 'lpeg'\n" \
+  "return function(req)\n" BUILDS_BODY "return 200, tostring(n)\nend\n"
+
+typedef struct pool_run {
+  int first;
+  lraf_pool *pool;
+  lraf_manager *tenant;
+  int64_t native[RUNS];
+  int worker[RUNS];
+} pool_run;
+
+/* A handler that builds k patterns of other sizes */
+#define OTHER_HANDLER "local lpeg = require 'lpeg'\n" \
+  "return function(req)\n" \
+  "  for i = 1, %d do local p = lpeg.P(i * 13) * 'x' end\n" \
+  "  return 200, 'other'\n" \
+  "end\n"
+
+/* RUNS requests of HANDLER, each after one of OTHER_HANDLER (first + i
+   patterns). */
+static void *run_requests(void *arg) {
+  pool_run *r = arg;
+  lraf_response res;
+  char other[256], name[32];
+  int i;
+  for (i = 0; i < RUNS; i++) {
+    snprintf(other, sizeof other, OTHER_HANDLER, r->first + i);
+    snprintf(name, sizeof name, "other%d", r->first + i);
+    tutil_pool_run(r->pool, r->tenant, "t", name, other, -1, NULL, &res);
+    lraf_response_free(&res);
+    tutil_pool_run(r->pool, r->tenant, "t", "builds", HANDLER, -1, NULL,
+                   &res);
+    if (res.status != 200) fail_msg("status %d: %s", res.status, res.body);
+    r->native[i] = res.native;
+    r->worker[i] = res.worker;
+    lraf_response_free(&res);
+  }
+  return NULL;
+}
+
+/* The request pool's worker threads charge every request the same,
+   whatever their states ran before (the rule of reuse: each request as
+   in a fresh state), two clients at once. */
+static void test_build_same_in_pool(void **state) {
+  pool_run r[2];
+  pthread_t t[2];
+  lraf_manager *tenant = lraf_total_new();
+  lraf_pool *pool = tutil_pool_new(2, 1, 0);
+  int i, j;
+  (void)state;
+  need_metered();
+  assert_non_null(pool);
+  for (i = 0; i < 2; i++) {
+    r[i].first = 1 + 40 * i;
+    r[i].pool = pool;
+    r[i].tenant = tenant;
+    assert_int_equal(pthread_create(&t[i], NULL, run_requests, &r[i]), 0);
+  }
+  for (i = 0; i < 2; i++) assert_int_equal(pthread_join(t[i], NULL), 0);
+  lraf_pool_close(pool);
+  lraf_manager_release(tenant);
+  printf("  pool: %lld native units a request\n", (long long)r[0].native[0]);
+  assert_true(r[0].native[0] > 0);
+  for (i = 0; i < 2; i++)
+    for (j = 0; j < RUNS; j++)
+      if (r[i].native[j] != r[0].native[0])
+        fail_msg("client %d, request %d (worker %d): %lld native units, "
+                 "the first %lld", i, j, r[i].worker[j],
+                 (long long)r[i].native[j], (long long)r[0].native[0]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_which_lpeg),
@@ -289,6 +511,10 @@ int main(void) {
     cmocka_unit_test(test_documented_charge),
     cmocka_unit_test(test_charge_by_length),
     cmocka_unit_test(test_quota_stops_the_match),
+    cmocka_unit_test(test_build_charge),
+    cmocka_unit_test(test_build_same_everywhere),
+    cmocka_unit_test(test_build_same_in_lraf_run),
+    cmocka_unit_test(test_build_same_in_pool),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -153,73 +153,6 @@ static char *hook_program(const char *body, int on) {
   return s;
 }
 
-/* Sums each function's per-line counts in P's JSON output and checks
-   them against its self count; returns the sum of the self counts. */
-static int64_t check_lines(const lraf_profile *P, const char *what) {
-  char *json = tutil_prof_text(P, "json");
-  const char *p = json;
-  int64_t selfsum = 0;
-  while ((p = strstr(p, "{\"frame\": ")) != NULL) {
-    const char *end = strchr(p, '\n'), *q;
-    long long self, line, n, sum = 0;
-    assert_non_null(end);
-    q = strstr(p, "\"self\": ");
-    assert_true(q != NULL && q < end);
-    assert_int_equal(sscanf(q, "\"self\": %lld", &self), 1);
-    selfsum += self;
-    q = strstr(p, "\"lines\": [");
-    if (q != NULL && q < end) {
-      q += strlen("\"lines\": [");
-      while (sscanf(q, "[%lld, %lld]", &line, &n) == 2) {
-        sum += n;
-        q = strchr(q, ']') + 1;
-        if (*q == ',') q += 2;
-      }
-      if (sum != self)
-        fail_msg("%s: %.*s: lines sum to %lld", what, (int)(end - p), p,
-                 sum);
-    }
-    p = end;
-  }
-  free(json);
-  return selfsum;
-}
-
-/* Every path of the folded output starts at a function of the script
-   (chunk "h"): the main chunk, or a hook's function called after the
-   main chunk returned; nothing is charged to the host. */
-static void check_roots(const lraf_profile *P, const char *what) {
-  char *folded = tutil_prof_text(P, "folded");
-  char *line = folded, *next;
-  for (; *line != '\0'; line = next) {
-    char *semi;
-    next = strchr(line, '\n');
-    if (next != NULL) *next++ = '\0';
-    else next = line + strlen(line);
-    semi = strchr(line, ';');
-    if (semi != NULL) *semi = '\0';
-    if (strstr(line, " (h:") == NULL)
-      fail_msg("%s: a path outside the script: %s", what, line);
-  }
-  free(folded);
-}
-
-/* Every function of Q (the program unhooked) but the stand-in for
-   debug.sethook (line 1) has the same self count in P. */
-static void check_same(const lraf_profile *P, const lraf_profile *Q,
-                       const char *what) {
-  int i;
-  lraf_profile_func q, p;
-  for (i = 0; lraf_profile_function(Q, i, &q); i++) {
-    if (q.line == 1) continue;
-    if (!tutil_prof_find(P, q.name, q.line, &p))
-      fail_msg("%s: %s (line %d) is missing", what, q.name, q.line);
-    if (p.self != q.self)
-      fail_msg("%s: %s (line %d) ran %lld, unhooked %lld", what, q.name,
-               q.line, (long long)p.self, (long long)q.self);
-  }
-}
-
 static void test_own_hooks(void **state) {
   size_t i;
   (void)state;
@@ -232,13 +165,13 @@ static void test_own_hooks(void **state) {
     P = tutil_prof_run(NULL, on, "=h", &counted);
     Q = tutil_prof_run(NULL, off, "=h", NULL);
     if (lraf_profile_total(P) != counted ||
-        check_lines(P, c->what) != counted)
+        tutil_prof_lines(P, c->what) != counted)
       fail_msg("%s: total %lld, self counts %lld, counted %lld", c->what,
                (long long)lraf_profile_total(P),
-               (long long)check_lines(P, c->what), (long long)counted);
-    check_roots(P, c->what);
+               (long long)tutil_prof_lines(P, c->what), (long long)counted);
+    tutil_prof_roots(P, " (h:", c->what);
     /* the script's own functions: what they ran without the hooks */
-    check_same(P, Q, c->what);
+    tutil_prof_same(P, Q, 1, c->what);
     lraf_profile_free(P);
     lraf_profile_free(Q);
     free(on);

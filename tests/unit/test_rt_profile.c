@@ -3,8 +3,9 @@
 ** collector (rt_profile.c): self counts sum to exactly what the state
 ** counted while the profile ran, calls are counted per function
 ** (coroutines and callbacks from C included), inclusive counts cover
-** the callees; a second start, a start under a debug hook and a stop
-** without a start are refused; lraf_close frees a running profile.
+** the callees; a second start, a start under the host's own debug hook
+** and a stop without a start are refused (a script's own hook is not);
+** lraf_close frees a running profile.
 */
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,6 +68,11 @@ static void test_counts(void **state) {
   }
 }
 
+static void host_hook(lua_State *L, lua_Debug *ar) {
+  (void)L;
+  (void)ar;
+}
+
 static void test_refused(void **state) {
   lraf_state *S;
   lraf_profile *P;
@@ -78,19 +84,55 @@ static void test_refused(void **state) {
   assert_int_equal(lraf_profile_start(S, &err), LRAF_EARG);
   assert_int_equal(lraf_profile_stop(S, &P, &err), LRAF_OK);
   lraf_profile_free(P);
-  /* a debug hook on the main thread (stock only: the lraf VM needs
-     none) */
-  lua_sethook(lraf_lua(S), (lua_Hook)NULL, 0, 0);
+  /* a script's own debug hook shares the thread's hook with the
+     collector; the host's own lua_sethook is refused (stock only: the
+     lraf VM needs none) */
   assert_int_equal(lraf_run_string(S, "debug.sethook(function() end, 'c')",
                                    "=h", &err), LRAF_OK);
+  assert_int_equal(lraf_profile_start(S, &err), LRAF_OK);
+  assert_int_equal(lraf_profile_stop(S, &P, &err), LRAF_OK);
+  lraf_profile_free(P);
+  /* a coroutine the profile followed keeps only the hook it inherited
+     from the script's (calls) after it */
+  assert_int_equal(lraf_profile_start(S, &err), LRAF_OK);
+  assert_int_equal(lraf_run_string(S, "co = coroutine.create(function()\n"
+                                   "  coroutine.yield() end)\n"
+                                   "coroutine.resume(co)", "=c", &err),
+                   LRAF_OK);
+  assert_int_equal(lraf_profile_stop(S, &P, &err), LRAF_OK);
+  lraf_profile_free(P);
+  assert_int_equal(lua_getglobal(lraf_lua(S), "co"), LUA_TTHREAD);
+  assert_int_equal(lua_gethookmask(lua_tothread(lraf_lua(S), -1)),
+                   LUA_MASKCALL);
+  lua_pop(lraf_lua(S), 1);
+  /* the script's hook outlives the profile */
+  assert_int_equal(lraf_run_string(S, "local f, m = debug.gethook()\n"
+                                   "assert(f and m == 'c')", "=g", &err),
+                   LRAF_OK);
+  lua_sethook(lraf_lua(S), host_hook, LUA_MASKLINE, 0);
   if (!lraf_vm_builtin())
     assert_int_equal(lraf_profile_start(S, &err), LRAF_EARG);
+  lua_sethook(lraf_lua(S), NULL, 0, 0);
   lraf_close(S);
   /* a profile still running when the state closes */
   assert_int_equal(lraf_new(NULL, &S, &err), LRAF_OK);
   assert_int_equal(lraf_profile_start(S, &err), LRAF_OK);
   assert_int_equal(lraf_run_string(S, "for i = 1, 10 do end", "=r", &err),
                    LRAF_OK);
+  lraf_close(S);
+  /* ... with the script's hooks still set, on coroutines too, and
+     finalizers to run at the close */
+  assert_int_equal(lraf_new(NULL, &S, &err), LRAF_OK);
+  assert_int_equal(lraf_profile_start(S, &err), LRAF_OK);
+  assert_int_equal(lraf_run_string(S,
+      "local n = 0\n"
+      "local function h() n = n + 1 end\n"
+      "debug.sethook(h, 'crl', 3)\n"
+      "co = coroutine.create(function() debug.sethook(h, 'r')\n"
+      "  coroutine.yield() end)\n"
+      "coroutine.resume(co)\n"
+      "setmetatable({}, {__gc = function() n = n + 1 end})\n",
+      "=r", &err), LRAF_OK);
   lraf_close(S);
 }
 
