@@ -16,10 +16,12 @@
 **   - getlocal/setlocal of a frame of such a function skip r: index n
 **     at or above the rewritten frame size names slot n + 1;
 **   - hooks go through one dispatcher (hookf), which is also where the
-**     stock target's profile gets its calls and returns (rt_collector,
-**     rt_profile.c): each thread's record keeps the script's own mask
-**     and count, and the Lua hook's mask adds calls and returns while
-**     the collector follows the thread; call and return events of
+**     stock target's profile gets its calls and returns on a thread
+**     with a hook of the script's (rt_collector, rt_profile.c): each
+**     thread's record keeps the script's own mask and count, and the
+**     Lua hook's mask adds calls and returns while the collector follows
+**     the thread (without a hook of the script's, the collector's hook
+**     function is the thread's Lua hook); call and return events of
 **     consume are dropped; a count hook of n is called each time the
 **     thread's own count (the accounting, in the default model the
 **     instructions the unmodified program runs) has advanced by n past
@@ -44,6 +46,7 @@
 #include <lualib.h>
 
 #include "rt.h"
+#include "rt_switch.h"
 
 static const char *const HOOKKEY = "_HOOKKEY";  /* as lua5.4's */
 static const char sizes_key = 0;     /* closure -> rewritten frame size */
@@ -59,8 +62,8 @@ static int is_consume(lua_State *L, int idx) {
 }
 
 /* The number of upvalues a script sees for the function at idx.  A
-   native-charging wrapper (nat_wrap.c: of a built-in, a searcher, a
-   loader) stands for the function it wraps: its own upvalues (the cost
+   native-charging wrapper (nat_wrap.c, nat_open.c: of a built-in, a
+   searcher, a loader) stands for the function it wraps: its own upvalues (the cost
    box, the original) are lraf's. */
 static int visible_upvalues(lua_State *L, int idx) {
   lua_Debug ar;
@@ -528,46 +531,62 @@ static void count_event(lua_State *L, lua_Debug *ar, rt_thread *t) {
   if (t->hooknext > now) t->hooknext += extra;
 }
 
+/* The script's hook function for an event of its mask. */
+static void script_event(lua_State *L, lua_Debug *ar, rt_thread *t) {
+  static const char *const names[] =
+      {"call", "return", "line", "count", "tail call"};
+  int hidden = 0;
+  if (!lua_checkstack(L, 6)) return;
+  if (ar->event == LUA_HOOKCOUNT) {
+    count_event(L, ar, t);
+    return;
+  }
+  if (ar->event != LUA_HOOKLINE) {
+    lua_getinfo(L, "f", ar);
+    hidden = is_consume(L, -1);
+    lua_pop(L, 1);
+  }
+  if (!hidden) call_hook(L, ar, names[ar->event]);
+}
+
 /* The one debug hook lraf gives a thread: the collector's calls and
    returns first, then the script's own hook function for the events
    of its mask. */
 static void hookf(lua_State *L, lua_Debug *ar) {
-  static const char *const names[] =
-      {"call", "return", "line", "count", "tail call"};
   static const int masks[] = {LUA_MASKCALL, LUA_MASKRET, LUA_MASKLINE,
                               LUA_MASKCOUNT, LUA_MASKCALL};
-  rt_thread *t = rt_thread_of(L);
+  rt_thread *t = rt_switch_thread(L, L);
   lraf_state *S = t->S;
+  int mask = masks[ar->event];
   if (lua_gethookmask(L) != wanted_mask(S, t)) {
     /* inherited, or the collector stopped since */
     rt_hook_set(L);
-    if (!(wanted_mask(S, t) & masks[ar->event])) return;
+    if (!(wanted_mask(S, t) & mask)) return;
   }
-  if (collecting(S, t) && ar->event != LUA_HOOKLINE &&
-      ar->event != LUA_HOOKCOUNT)
+  if (collecting(S, t) && (mask & (LUA_MASKCALL | LUA_MASKRET)))
     S->collector->event(L, ar);
-  if (!(t->hookmask & masks[ar->event]) || !lua_checkstack(L, 6)) return;
-  if (ar->event == LUA_HOOKCOUNT) {
-    count_event(L, ar, t);
-  } else {
-    int hidden = 0;
-    if (ar->event != LUA_HOOKLINE) {
-      lua_getinfo(L, "f", ar);
-      hidden = is_consume(L, -1);
-      lua_pop(L, 1);
-    }
-    if (!hidden) call_hook(L, ar, names[ar->event]);
-  }
+  if (t->hookmask & mask) script_event(L, ar, t);
 }
 
+/* Whether h is one of lraf's hook functions. */
+static int own_hook(const lraf_state *S, lua_Hook h) {
+  return h == hookf || (S->collector != NULL && h == S->collector->event);
+}
+
+/* A thread without a hook of the script's gets the collector's own hook
+   function, without the dispatcher in between. */
 void rt_hook_set(lua_State *L1) {
   rt_thread *t = rt_thread_of(L1);
-  int mask = wanted_mask(t->S, t);
-  lua_sethook(L1, mask ? hookf : NULL, mask, t->hookcount);
+  lraf_state *S = t->S;
+  int mask = wanted_mask(S, t);
+  lua_Hook h = t->hookmask == 0 && collecting(S, t) ? S->collector->event
+                                                    : hookf;
+  lua_sethook(L1, mask ? h : NULL, mask, t->hookcount);
 }
 
 int rt_hook_foreign(lua_State *L) {
-  return lua_gethook(L) != NULL && lua_gethook(L) != hookf;
+  lua_Hook h = lua_gethook(L);
+  return h != NULL && !own_hook(rt_state(L), h);
 }
 
 static int makemask(const char *smask, int count) {
@@ -629,10 +648,10 @@ static int db_gethook(lua_State *L) {
   rt_thread *t1 = rt_thread_other(L, L1);
   char buff[5];
   lua_Hook hook = lua_gethook(L1);
-  if (hook == NULL || (hook == hookf && t1->hookmask == 0)) {
+  if (hook == NULL || (own_hook(t1->S, hook) && t1->hookmask == 0)) {
     luaL_pushfail(L);  /* none, or only the collector's */
     return 1;
-  } else if (hook != hookf) {
+  } else if (!own_hook(t1->S, hook)) {
     lua_pushliteral(L, "external hook");
     lua_pushstring(L, unmakemask(lua_gethookmask(L1), buff));
     lua_pushinteger(L, lua_gethookcount(L1));

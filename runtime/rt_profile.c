@@ -15,10 +15,11 @@
 ** the lraf VM build the VM reports the same events from its own call and
 ** return paths instead, with per-line counts (rt_pfvm.c).
 **
-** The hook is rt_debug.c's dispatcher, shared with the script's own
-** debug hooks (rt_collector): it gives the collector the calls and
-** returns of the threads it follows, then calls the script's hook
-** function, which the collector makes a frame of its own.
+** The hook is shared with the script's own debug hooks (rt_collector):
+** on a thread where the script set one, rt_debug.c's dispatcher is the
+** Lua hook; it gives the collector the calls and returns, then calls
+** the script's hook function, which the collector makes a frame of its
+** own.  Elsewhere the collector's hook is the Lua hook itself.
 **
 ** Frames are matched by their CallInfo (lua_Debug.i_ci): frames that an
 ** error unwound without a return event are dropped at the next event of
@@ -98,6 +99,10 @@ static void event(lraf_profile *R, lua_State *L, lua_Debug *ar, int s) {
 static void hook(lua_State *L, lua_Debug *ar) {
   lraf_profile *R = rt_state(L)->profile;
   int s;
+  if (R == NULL) {  /* a thread the stopped collector did not reach */
+    rt_hook_set(L);
+    return;
+  }
   if ((s = rt_pf_stack(R, L)) < 0) return;
   rt_pf_charge(R, L);
   event(R, L, ar, s);
@@ -197,7 +202,7 @@ lraf_status lraf_profile_start(lraf_state *S, lraf_error *err) {
   }
   S->profile = R;
   S->collector = &collector;
-  rt_thread_of(L)->followed = 1;
+  S->main.followed = 1;
   rt_hook_set(L);
   return LRAF_OK;
 }
@@ -207,8 +212,17 @@ static void unhook(lraf_state *S, lraf_profile *R) {
   if (R->vm != NULL) {
     rt_pfvm_stop(R);
   } else {
-    S->collector = NULL;  /* other threads drop it at their next event */
+    size_t i;
+    S->collector = NULL;
+    S->main.followed = 0;
     if (S->L != NULL) rt_hook_set(S->L);
+    for (i = 0; i < S->nlive; i++) {  /* the coroutines it followed */
+      rt_thread *t = S->live[i].t;
+      if (t->followed) {
+        t->followed = 0;
+        rt_hook_set(t->L);
+      }
+    }
   }
   S->profile = NULL;
   unreserve(S, R);

@@ -92,6 +92,19 @@ static void test_refused(void **state) {
   assert_int_equal(lraf_profile_start(S, &err), LRAF_OK);
   assert_int_equal(lraf_profile_stop(S, &P, &err), LRAF_OK);
   lraf_profile_free(P);
+  /* a coroutine the profile followed keeps only the hook it inherited
+     from the script's (calls) after it */
+  assert_int_equal(lraf_profile_start(S, &err), LRAF_OK);
+  assert_int_equal(lraf_run_string(S, "co = coroutine.create(function()\n"
+                                   "  coroutine.yield() end)\n"
+                                   "coroutine.resume(co)", "=c", &err),
+                   LRAF_OK);
+  assert_int_equal(lraf_profile_stop(S, &P, &err), LRAF_OK);
+  lraf_profile_free(P);
+  assert_int_equal(lua_getglobal(lraf_lua(S), "co"), LUA_TTHREAD);
+  assert_int_equal(lua_gethookmask(lua_tothread(lraf_lua(S), -1)),
+                   LUA_MASKCALL);
+  lua_pop(lraf_lua(S), 1);
   /* the script's hook outlives the profile */
   assert_int_equal(lraf_run_string(S, "local f, m = debug.gethook()\n"
                                    "assert(f and m == 'c')", "=g", &err),
