@@ -38,9 +38,10 @@
 # the quota error (rt_protect.c).  lraf_rewrite runs the same pipeline
 # offline and writes the chunk behind a marker and the cost-model id.
 #
-# Native charging (docs/cost-model.md) is runtime/native/ (nat_): nat_wrap.c
-# wraps the built-ins the models of nat_cost.c size (with nat_next.c,
-# nat_table.c, nat_audit.c, nat_hidden.c, nat_match.c), nat_lpeg.c is
+# Native charging (docs/cost-model.md) is runtime/native/ (nat_): nat_open.c
+# installs nat_wrap.c's wrapper over the built-ins the models of nat_cost.c
+# size (with nat_next.c, nat_table.c, nat_audit.c, nat_hidden.c,
+# nat_match.c) and charge in nat_units.c's units, nat_lpeg.c is
 # the metered LPeg; runtime/rt_alloc.c counts the rewriter's memory under
 # the memory limit.  The amplification suite is tests/amplify/*.lua, run
 # by test_amplify.

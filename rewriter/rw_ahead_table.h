@@ -6,7 +6,7 @@
 #ifndef RW_AHEAD_TABLE_H
 #define RW_AHEAD_TABLE_H
 
-#include "rw_emit.h"
+#include "rw_code.h"
 
 /* What the function has charged but not yet run (below 0: run but not
    yet paid) before each block's accounting code (c->ain): a block adds

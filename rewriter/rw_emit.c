@@ -13,7 +13,8 @@
 ** function carries a table of what it has charged ahead where a frame
 ** may be left (rw_ahead_table.c).  A loop that outgrows its jumps is widened
 ** and the code emitted again (rw_widen.c).  rw_finish.c makes the result
-** f's own.  rw_emit.h holds what these files share.
+** f's own.  rw_code.h holds what these files share, and rw_code.c the
+** output they put the code into.
 **
 ** An arithmetic op's MMBIN* runs only when the op falls back to a
 ** metamethod, and the count hook counts it only then.  The rewriter
@@ -35,6 +36,7 @@
 #include <string.h>
 
 #include "rw_ahead_table.h"
+#include "rw_code.h"
 #include "rw_emit.h"
 #include "rw_finish.h"
 #include "rw_lines.h"
@@ -43,68 +45,6 @@
 #include "rw_pay_elsewhere.h"
 #include "rw_sync.h"
 #include "rw_widen.h"
-
-/* ---- the output: growing the code and the records beside it ---- */
-
-/* *p resized to cap elements of size bytes (cap > 0): 0 when out of
-   memory (*p is then left as it was). */
-static int resize(void *p, int cap, size_t size) {
-  void *q = realloc(*(void **)p, (size_t)cap * size);
-  if (q == NULL) return 0;
-  *(void **)p = q;
-  return 1;
-}
-
-int rw_grow(rw_emitctx *c) {
-  rw_emitout *o = &c->o;
-  /* first guess: rewritten code is usually under three times longer.
-     The arrays grow by realloc, which moves large ones without copying
-     and leaves nothing behind; what a large one does not use is never
-     touched, so a generous guess costs no memory. */
-  int cap = o->cap ? o->cap * 2
-          : c->f->sizecode < (1 << 24) ? 3 * c->f->sizecode + 64 : 1 << 26;
-  if (o->oom) return 0;
-  if (cap > (1 << 26) || !resize(&o->code, cap, sizeof *o->code) ||
-      !resize(&o->line, cap, sizeof *o->line)) {
-    o->oom = 1;
-    return 0;
-  }
-  o->cap = cap;
-  return 1;
-}
-
-int rw_grow_jumps(rw_emitctx *c) {
-  rw_emitout *o = &c->o;
-  int cap = o->capjumps ? 2 * o->capjumps : c->f->sizecode + 16;
-  if (o->oom || cap > (1 << 26) ||
-      !resize(&o->jumps, cap, sizeof *o->jumps)) {
-    o->oom = 1;
-    return 0;
-  }
-  o->capjumps = cap;
-  return 1;
-}
-
-int rw_grow_leaves(rw_emitctx *c) {
-  rw_emitout *o = &c->o;
-  int cap = o->capleaves ? 2 * o->capleaves : 64;
-  if (o->oom || cap > (1 << 26) ||
-      !resize(&o->leaves, cap, sizeof *o->leaves)) {
-    o->oom = 1;
-    return 0;
-  }
-  o->capleaves = cap;
-  return 1;
-}
-
-/* Free o's arrays. */
-static void out_free(rw_emitout *o) {
-  free(o->code);
-  free(o->line);
-  free(o->jumps);
-  free(o->leaves);
-  memset(o, 0, sizeof *o);
-}
 
 /* The lraf VM has no r to keep in sync: nothing synced, flushed, lazy. */
 static int no_sync(const rw_cfg *cfg, rw_arena *a, rw_sync *s) {
@@ -418,7 +358,7 @@ lraf_status rw_emit(bc_proto *f, const rw_cfg *cfg, const rw_options *opt,
   else if (st != LRAF_OK)
     err_fail(err, st, "out of memory rewriting %s", path);
 done:  /* (what rw_finish made f's own is no longer in c.o) */
-  out_free(&c.o);
+  rw_code_free(&c.o);
   if (c.lc_on) {  /* the profile's tables (lines_pass, note_cost) */
     rw_lines_free(&c.blines);
     free(c.lc);

@@ -5,7 +5,7 @@
 #ifndef RW_FINISH_H
 #define RW_FINISH_H
 
-#include "rw_emit.h"
+#include "rw_code.h"
 
 /* Give c->f the emitted code, of which the main part (not the stubs)
    ends at main_end, with its line information, table of what is

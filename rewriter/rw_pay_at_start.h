@@ -5,7 +5,7 @@
 #ifndef RW_PAY_AT_START_H
 #define RW_PAY_AT_START_H
 
-#include "rw_emit.h"
+#include "rw_code.h"
 
 /* Add n to the counter (r already holds it when synced), write r back
    to the cell if flush, then the zero check if asked for; with

@@ -7,7 +7,7 @@
 #ifndef RW_PAY_ELSEWHERE_H
 #define RW_PAY_ELSEWHERE_H
 
-#include "rw_emit.h"
+#include "rw_code.h"
 
 /* For every block r that pays for itself (and what folds into it) with
    one checking ACCT, the block of its group (r or one folded into r with

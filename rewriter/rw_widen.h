@@ -5,7 +5,7 @@
 #ifndef RW_WIDEN_H
 #define RW_WIDEN_H
 
-#include "rw_emit.h"
+#include "rw_code.h"
 
 /* Trampoline JMPs that every run of a widened pc executes (the wide
    forms at rw_emit_wide_head). */

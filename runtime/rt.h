@@ -337,21 +337,23 @@ int rt_dump_known(lua_State *L, const char *s, size_t len);
 /* Replace string.dump. */
 void rt_dump_open(lua_State *L);
 
-/* ---- native/nat_wrap.c: charged wrappers (the models: nat_cost.h) ---- */
+/* ---- native/nat_open.c: installing charged wrappers (the models:
+   nat_cost.h; the wrapper: nat_wrap.c) ---- */
 /* With S->native: wrap the modelled built-ins and the C searchers. */
 void nat_open(lua_State *L, lraf_state *S);
 /* With native charging: wrap the modelled functions of the library
    table at t (lraf's own versions of lib's functions). */
 void nat_wrap_lib(lua_State *L, int t, const char *lib);
+/* When the function at idx is one of the closures of native charging (a
+   charging wrapper, a wrapped searcher or loader), push the function it
+   stands for, whose upvalues a script sees, and return 1; else 0. */
+int nat_wrapped(lua_State *L, int idx);
+/* nat_wrap.c: 1 when the function at idx is a charging wrapper. */
+int rt_is_wrapper(lua_State *L, int idx);
 /* nat_lpeg.c: for require's C searcher with native charging on: when the
    name at 1 is "lpeg" and the library has its metered LPeg, push its
    loader and "lraf:metered" and return 1; else 0. */
 int nat_lpeg_search(lua_State *L);
-int rt_is_wrapper(lua_State *L, int idx);
-/* When the function at idx is one of the closures above (a charging
-   wrapper, a wrapped searcher or loader), push the function it stands
-   for, whose upvalues a script sees, and return 1; else 0. */
-int nat_wrapped(lua_State *L, int idx);
 
 /* ---- rt_stop.c: where a call stopped (lraf_last_where) ---- */
 /* At the start of an outermost call: forget the last place. */

@@ -63,8 +63,8 @@ static int is_consume(lua_State *L, int idx) {
 }
 
 /* The number of upvalues a script sees for the function at idx.  A
-   native-charging wrapper (nat_wrap.c: of a built-in, a searcher, a
-   loader) stands for the function it wraps: its own upvalues (the cost
+   native-charging wrapper (nat_wrap.c, nat_open.c: of a built-in, a
+   searcher, a loader) stands for the function it wraps: its own upvalues (the cost
    box, the original) are lraf's. */
 static int visible_upvalues(lua_State *L, int idx) {
   lua_Debug ar;

@@ -15,7 +15,7 @@
 #include <lualib.h>
 
 #include "rt.h"
-#include "nat_cost.h"
+#include "nat_next.h"
 
 static const luaL_Reg sandbox_libs[] = {
   {LUA_GNAME, luaopen_base},

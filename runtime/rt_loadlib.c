@@ -13,6 +13,7 @@
 #include <lualib.h>
 
 #include "rt.h"
+#include "nat_audit.h"
 #include "nat_cost.h"
 
 /* Results of load/loadfile: the function (with env as its first

@@ -16,7 +16,8 @@
 #include <lauxlib.h>
 
 #include "rt.h"
-#include "nat_cost.h"
+#include "nat_wrap.h"
+#include "nat_audit.h"
 
 /* Steps of a dry run between two charges. */
 #define SLICE 65536

@@ -1,11 +1,13 @@
 /*
 ** nat_cost.c - the native cost model: the size of each charged
-** built-in's work, read from its arguments, and the calibrated units
-** per call and per 1024 units of size (tests/bench/native.c measures
-** them; docs/cost-model.md lists every charge and the bound it gives).
-** The sizes of next, the table functions on values with metatables and
-** the other built-ins the audit found are in nat_next.c, nat_table.c
-** and nat_audit.c.
+** built-in's work, read from its arguments, and the table of models
+** with the calibrated units per call and per 1024 units of size
+** (tests/bench/native.c measures them; docs/cost-model.md lists every
+** charge and the bound it gives).  The sizes of next, the table
+** functions on values with metatables, the hidden work and the other
+** built-ins the audit found are in nat_next.c, nat_table.c,
+** nat_hidden.c and nat_audit.c; the units a model charges for a size
+** are in nat_units.c.
 **
 ** Sizes are upper bounds of the work the stock function will do, read
 ** without running metamethods or raising errors.  Pattern functions run
@@ -14,36 +16,21 @@
 ** dry run is still searching; the stock function then runs only if the
 ** dry run finished.  A find or gsub that cannot backtrack and is bounded
 ** by AFTER_BOUND steps runs without a dry run and is charged after.
-**
-** The units a model charges for a size (nat_units) and the charging of
-** a dry run's steps as it goes (nat_steps) are here too.
 */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <lauxlib.h>
 
 #include "rt.h"
 #include "nat_match.h"
+#include "nat_audit.h"
+#include "nat_hidden.h"
+#include "nat_next.h"
+#include "nat_table.h"
 #include "nat_cost.h"
-
-/* ---- units: what a model charges for a size ---- */
-
-int64_t nat_units(const nat_model *m, int64_t size) {
-  double u;
-  if (size <= 0) return m->per_call;
-  if (size < ((int64_t)1 << 40))  /* per_k < 2^20: no overflow */
-    return m->per_call + (size * m->per_k + 1023) / 1024;
-  u = ceil((double)m->per_call + (double)size * (double)m->per_k / 1024.0);
-  return u >= (double)RT_CHARGE_MAX ? RT_CHARGE_MAX : (int64_t)u;
-}
-
-/* Charging a dry run's steps as it goes (the size functions here and in
-   the other nat_ files). */
-void nat_steps(lua_State *L, const nat_model *m, int64_t steps) {
-  if (steps > 0) rt_charge(L, nat_units(m, steps) - m->per_call);
-}
 
 /* ---- reading arguments without side effects ---- */
 

@@ -15,7 +15,7 @@
 #include <lauxlib.h>
 
 #include "rt.h"
-#include "nat_cost.h"
+#include "nat_hidden.h"
 
 /* The frames lua_getstack(L1, level) walks, at most level: L1 is probed
    at 2, 4, 8, ... levels, each probe charged (as frames of m) before it

@@ -21,7 +21,8 @@
 #include <lauxlib.h>
 
 #include "rt.h"
-#include "nat_cost.h"
+#include "nat_wrap.h"
+#include "nat_next.h"
 
 /* Lua 5.4's layout (lobject.h), as far as it is read here. */
 typedef union peek_val {
@@ -302,7 +303,7 @@ void nat_next_open(lua_State *L) {
   ns->ok = layout_ok(L);
   /* the charged next, and the stock one that it wraps */
   lua_getglobal(L, "next");
-  if (rt_is_wrapper(L, -1) && nat_wrapped(L, -1)) {
+  if (rt_is_wrapper(L, -1) && nat_wrap_original(L, -1)) {
     ns->next = lua_tocfunction(L, -1);
     lua_pop(L, 1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &next_key);

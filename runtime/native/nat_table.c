@@ -18,7 +18,7 @@
 #include <lauxlib.h>
 
 #include "rt.h"
-#include "nat_cost.h"
+#include "nat_table.h"
 
 /* Elements moved between two charges. */
 #define SLICE 1024

@@ -21,6 +21,7 @@
 
 #include "rt.h"
 #include "nat_cost.h"
+#include "nat_hidden.h"
 #include "tutil_rt.h"
 
 /* rec(d, f) calls f from d frames down (no tail calls). */

@@ -14,7 +14,12 @@
 ** several sizes is charged the same in every fresh state, one after
 ** another in a thread between other states' builds, in two threads at
 ** once, through `lraf run` ($LRAF), and in every request of the request
-** pool's worker threads.  Skipped, with the reason, in a
+** pool's worker threads.  A call that raises an error inside another
+** one (in a match-time capture or a grammar's __index, in a pcall or
+** in a coroutine that dies and is collected) leaves the outer call's
+** count as it was: the script is charged exactly what it is when the
+** failing call runs before the outer one instead, through the C API and
+** through `lraf run`.  Skipped, with the reason, in a
 ** build without the metered LPeg (runtime/native/lpeg/fetch.sh failed).
 */
 #include <stdarg.h>
@@ -408,28 +413,113 @@ static void test_build_same_everywhere(void **state) {
   expect_same(&two[1], one.units[0], "thread 2 of 2");
 }
 
-/* `lraf run --native` charges BUILDS what the C API does. */
-static void test_build_same_in_lraf_run(void **state) {
+/* The native units of src through `lraf run --native` (which must
+   succeed). */
+static int64_t lraf_run_units(const char *src) {
   tutil_sh sh;
   char path[128], *report, *at;
-  int64_t api, run;
-  (void)state;
-  need_metered();
-  api = native_units(BUILDS);
+  int64_t run;
   assert_int_equal(tutil_sh_init(&sh, "lpeg"), 0);
-  tutil_sh_put(&sh, "builds.lua", BUILDS);
+  tutil_sh_put(&sh, "script.lua", src);
   assert_int_equal(tutil_sh_lraf_run(&sh, "run --native --report r.json "
-                                     "builds.lua"), 0);
+                                     "script.lua"), 0);
   snprintf(path, sizeof path, "%s/r.json", sh.dir);
   report = tutil_sh_read(path);
   at = strstr(report, "\"native_units\": ");
   assert_non_null(at);
   run = strtoll(at + strlen("\"native_units\": "), NULL, 10);
-  printf("  C API %lld, lraf run %lld native units\n", (long long)api,
-         (long long)run);
   free(report);
   assert_int_equal(tutil_sh_cleanup(&sh), 0);
+  return run;
+}
+
+/* `lraf run --native` charges BUILDS what the C API does. */
+static void test_build_same_in_lraf_run(void **state) {
+  int64_t api, run;
+  (void)state;
+  need_metered();
+  api = native_units(BUILDS);
+  run = lraf_run_units(BUILDS);
+  printf("  C API %lld, lraf run %lld native units\n", (long long)api,
+         (long long)run);
   assert_int_equal(run, api);
+}
+
+/* LPeg calls that raise errors, in a coroutine that dies and in a
+   pcall: inner() runs them inside the outer call when NESTED, before
+   the outer call otherwise; drop() collects the dead coroutine, inside
+   the outer call (the collector stopped otherwise: the heap it charges
+   for is the same). */
+#define INNER "collectgarbage('stop')\n" \
+  "local lpeg = require 'lpeg'\n" \
+  "local P, V = lpeg.P, lpeg.V\n" \
+  "local co\n" \
+  "local function inner()\n" \
+  "  assert(not pcall(lpeg.S, {}))\n" \
+  "  co = coroutine.create(function() return lpeg.R('abc') end)\n" \
+  "  assert(not coroutine.resume(co))\n" \
+  "end\n" \
+  "local function drop() co = nil; collectgarbage() end\n" \
+  "if not NESTED then inner() end\n"
+
+/* Outer calls that count many steps after their Lua code ran inner() and
+   collected the dead coroutine: building a grammar of 200 rules (its
+   initial rule comes from __index), and matching a match-time capture
+   (its pattern compiled before the capture runs). */
+static const struct {
+  const char *what, *outer;
+} nested_rows[] = {
+  {"a grammar's __index",
+   "local g = {'S'}\n"
+   "for i = 1, 199 do\n"
+   "  g['r' .. i] = P'abcdefghij' * V('r' .. (i + 1)) + P'klmnopqrst'\n"
+   "end\n"
+   "g.r200 = P'u'\n"
+   "setmetatable(g, {__index = function(_, k)\n"
+   "  if NESTED then inner() end\n"
+   "  drop()\n"
+   "  return V'r1'\n"
+   "end})\n"
+   "print(lpeg.match(P(g), string.rep('abcdefghij', 199) .. 'u'))\n"},
+  {"a match-time capture",
+   "local big = P(string.rep('a', 700))\n"
+   "local c = lpeg.Cmt(big, function(_, i)\n"
+   "  if NESTED then inner() end\n"
+   "  drop()\n"
+   "  return i\n"
+   "end)\n"
+   "print(lpeg.match(c, string.rep('a', 700)))\n"},
+};
+
+/* An error inside an outer call leaves its count as it was: the script
+   is charged the same whether the failing calls run inside the outer
+   call or before it, through the C API and through `lraf run` (each
+   door against itself: collectgarbage is charged by the heap, which
+   differs between them), with no crash (under ASan: no use of the
+   collected coroutine). */
+static void test_error_inside_a_call(void **state) {
+  size_t k;
+  (void)state;
+  need_metered();
+  for (k = 0; k < sizeof nested_rows / sizeof nested_rows[0]; k++) {
+    char src[2][2048];
+    int64_t api[2], run[2];
+    int j;
+    for (j = 0; j < 2; j++) {
+      snprintf(src[j], sizeof src[j], "local NESTED = %s\n" INNER "%s",
+               j ? "true" : "false", nested_rows[k].outer);
+      api[j] = native_units(src[j]);
+      run[j] = lraf_run_units(src[j]);
+    }
+    printf("  %s: %lld native units before, %lld inside (lraf run %lld "
+           "and %lld)\n", nested_rows[k].what, (long long)api[0],
+           (long long)api[1], (long long)run[0], (long long)run[1]);
+    if (api[1] != api[0] || run[1] != run[0])
+      fail_msg("%s: errors inside the call charged %lld (lraf run %lld), "
+               "before it %lld (%lld)", nested_rows[k].what,
+               (long long)api[1], (long long)run[1], (long long)api[0],
+               (long long)run[0]);
+  }
 }
 
 /* BUILDS as a handler of lraf serve's request pool */
@@ -514,6 +604,7 @@ int main(void) {
     cmocka_unit_test(test_build_charge),
     cmocka_unit_test(test_build_same_everywhere),
     cmocka_unit_test(test_build_same_in_lraf_run),
+    cmocka_unit_test(test_error_inside_a_call),
     cmocka_unit_test(test_build_same_in_pool),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

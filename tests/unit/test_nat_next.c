@@ -24,6 +24,7 @@
 
 #include "rt.h"
 #include "nat_cost.h"
+#include "nat_next.h"
 #include "tutil_rt.h"
 
 static lraf_state *native_state(void) {

@@ -23,6 +23,7 @@
 
 #include "rt.h"
 #include "nat_cost.h"
+#include "nat_table.h"
 #include "tutil_rt.h"
 
 static lraf_state *native_state(void) {
