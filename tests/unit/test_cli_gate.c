@@ -89,11 +89,11 @@ static const struct judged {
    CLI_REGRESSION, 1},
 };
 
-static void test_judge(void **state) {
+/* Fails unless each of the n rows is judged as it says. */
+static void expect_judged(const struct judged *rows, size_t n) {
   size_t k;
-  (void)state;
-  for (k = 0; k < sizeof judged / sizeof judged[0]; k++) {
-    const struct judged *j = &judged[k];
+  for (k = 0; k < n; k++) {
+    const struct judged *j = &rows[k];
     cli_gate g;
     cli_verdict v;
     gate_of(j->options, &g);
@@ -104,6 +104,11 @@ static void test_judge(void **state) {
                cli_verdict_name(v), cli_gate_fails(&g, v),
                cli_verdict_name(j->verdict), j->fails);
   }
+}
+
+static void test_judge(void **state) {
+  (void)state;
+  expect_judged(judged, sizeof judged / sizeof judged[0]);
 }
 
 /* Exactly at a threshold with decimals is within it; one unit more is
@@ -175,20 +180,8 @@ static void test_judge_huge(void **state) {
     {"--threshold 100", INT64_MIN, 0, CLI_SAME, 0},
     {"--threshold 99.999999", INT64_MIN, 0, CLI_REGRESSION, 1},
   };
-  size_t k;
   (void)state;
-  for (k = 0; k < sizeof rows / sizeof rows[0]; k++) {
-    const struct judged *j = &rows[k];
-    cli_gate g;
-    cli_verdict v;
-    gate_of(j->options, &g);
-    v = cli_gate_judge(&g, j->before, j->after);
-    if (v != j->verdict || cli_gate_fails(&g, v) != j->fails)
-      fail_msg("'%s' %lld -> %lld: %s (fails %d), want %s (fails %d)",
-               j->options, (long long)j->before, (long long)j->after,
-               cli_verdict_name(v), cli_gate_fails(&g, v),
-               cli_verdict_name(j->verdict), j->fails);
-  }
+  expect_judged(rows, sizeof rows / sizeof rows[0]);
 }
 
 /* A threshold the gate cannot hold exactly is refused, with the option
