@@ -87,12 +87,13 @@ static int await_word(sv_pending *p) {
 
 /* Commit everything queued (up to SV_BATCH records) as the leader, self:
    the queue's lock is held on entry and on return, and dropped while
-   the store writes and while the batch's other appends are told. */
-static void commit_queued(lraf_ledger *l, sv_pending *self) {
+   the store writes and while the batch's other appends are told.
+   1 when self was in the batch. */
+static int commit_queued(lraf_ledger *l, sv_pending *self) {
   const lraf_record *batch[SV_BATCH];
   sv_pending *taken[SV_BATCH];
   int new_key[SV_BATCH], stored[SV_BATCH];
-  int n = 0, i;
+  int n = 0, i, mine = 0;
   lraf_error err;
   lraf_status code;
   double t0;
@@ -135,7 +136,9 @@ static void commit_queued(lraf_ledger *l, sv_pending *self) {
   /* each of the others waits for this word before it leaves */
   for (i = 0; i < n; i++)
     if (taken[i] != self) tell(taken[i], 1);
+    else mine = 1;
   pthread_mutex_lock(&l->lock);
+  return mine;
 }
 
 lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
@@ -295,8 +298,7 @@ static lraf_status append(lraf_ledger *l, const lraf_record *r, int new_key,
       break;
     }
     if (!l->committing) {
-      commit_queued(l, &p);
-      if (p.taken) {   /* its own batch: written */
+      if (commit_queued(l, &p)) {   /* its own batch: written */
         pthread_mutex_unlock(&l->lock);
         break;
       }
