@@ -283,7 +283,49 @@ lraf_manager *sv_lease_new(sv_store *s, pthread_mutex_t *store_lock,
 /* Give back what m leased and did not use. */
 void sv_lease_return(lraf_manager *m);
 
+/* ---- sv_pool.c ---- */
+typedef struct sv_job sv_job;
+/* lraf_pool_run, and then after(ud, j) in the worker's thread once the
+   request has run: its caller is answered when after returns 1, or else
+   when sv_pool_done(j) is called (from any thread). */
+void sv_pool_run_then(lraf_pool *p, const lraf_request *req,
+                      lraf_response *res, int (*after)(void *ud, sv_job *j),
+                      void *ud);
+void sv_pool_done(sv_job *j);
+
 /* ---- sv_ledger.c ---- */
+/* A record queued for a group commit, in its appender's storage until
+   the commit answers it.  Its fields are sv_ledger.c's; its appender
+   reads the outcome with sv_ledger_result. */
+typedef struct sv_pending {
+  lraf_record r;               /* the caller's, its defaults filled in */
+  int new_key;                 /* its key is new (lraf_ledger_record_new) */
+  int taken;                   /* in a batch (under the queue's lock) */
+  int stored;                  /* the outcome, set with the batch's end */
+  lraf_status code;
+  char message[256];
+  void (*then)(void *ud);      /* sv_ledger_queue's: called when answered */
+  void *ud;
+  pthread_mutex_t m;           /* done and lead (an append that waits) */
+  pthread_cond_t wake;
+  int done;                    /* another's batch held it, and is done */
+  int lead;                    /* it writes the next batch */
+  struct sv_pending *next;
+} sv_pending;
+
+/* Queue r (the strings it points to stay the caller's until then) for
+   l's next group commit without waiting for it: then(ud) is called
+   once p is answered, from the thread that committed it (at process
+   durability, the caller's own, before this returns).  LRAF_OK, or an
+   error when r is not as lraf_record says (then is not called). */
+lraf_status sv_ledger_queue(lraf_ledger *l, sv_pending *p,
+                            const lraf_record *r, int new_key,
+                            void (*then)(void *ud), void *ud,
+                            lraf_error *err);
+/* p's outcome once answered: LRAF_OK with *stored (0: its key was
+   taken), or the commit's error. */
+lraf_status sv_ledger_result(const sv_pending *p, int *stored,
+                             lraf_error *err);
 /* Whether l's quotas are leased from a store shared by many hosts
    (PostgreSQL), rather than kept by this host's records. */
 int sv_ledger_shared(const lraf_ledger *l);

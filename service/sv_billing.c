@@ -5,6 +5,9 @@
 ** and its random request id), and count it for the tenant.  A request
 ** with a reservation takes it from the tenant's quota in the ledger
 ** before it runs, runs within it, and settles it with its record.
+** The worker that ran a request queues its record, and the request's
+** thread waits once: for the record's commit, not for the worker and
+** then for the commit.
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -94,43 +97,119 @@ static int new_id(char id[33]) {
   return 1;
 }
 
-/* Store bill's record for t under key, else under its own id (a
-   concurrent request stored the key first: LRAF_BILL_CLASH). */
-static lraf_status record(lraf_billing *b, const lraf_request *req,
-                          sv_tenant *t, const char *key, double now,
-                          lraf_bill *bill, lraf_error *err) {
-  const lraf_response *res = &bill->response;
-  char rkey[40];
-  char why[sizeof err->message];
+/* The body of a request stopped at its reservation. */
+static void say_reserved(lraf_response *res, int64_t n) {
+  char msg[120];
+  char *p;
+  int len = snprintf(msg, sizeof msg, "reservation exhausted: %" PRId64
+                     " instructions reserved (X-Lraf-Max-Instructions or "
+                     "the handler's contract)\n", n);
+  if ((p = malloc((size_t)len + 1)) == NULL) return;
+  memcpy(p, msg, (size_t)len + 1);
+  free(res->body);
+  res->body = p;
+  res->body_len = (size_t)len;
+}
+
+/* A request's run and its record: its caller's, shared with the worker
+   that runs it and queues the record (sv_pool_run_then). */
+typedef struct bill_run {
+  lraf_billing *b;
+  const lraf_request *req;     /* as asked */
+  sv_tenant *t;
+  const char *key;             /* "k:" and the client's key, or NULL */
+  double now;
+  int64_t limit;               /* the request's, as it ran */
+  lraf_bill *bill;
+  char rkey[40];               /* "r:" and the request id */
   lraf_record rec;
+  sv_pending pending;
+  lraf_status queued;          /* LRAF_OK: pending was queued */
+  lraf_error err;              /* sv_ledger_queue's */
+  sv_job *job;
+} bill_run;
+
+/* The bill of r's request once it ran (in its worker's thread). */
+static void settle(bill_run *r) {
+  lraf_bill *bill = r->bill;
+  bill->outcome = LRAF_BILL_RAN;
+  if (r->req->reserve > 0 && bill->response.instructions > r->limit &&
+      bill->response.code == LRAF_EQUOTA) {
+    /* stopped at its reservation: billed what it reserved */
+    bill->response.instructions = r->limit;
+    if (r->limit == r->req->reserve) say_reserved(&bill->response, r->limit);
+  }
+  bill->status = bill->response.status;
+  bill->instructions = bill->response.instructions;
+}
+
+/* r's record, under r->key, else under its request id. */
+static void fill_record(bill_run *r) {
+  const lraf_response *res = &r->bill->response;
+  lraf_record *rec = &r->rec;
+  snprintf(r->rkey, sizeof r->rkey, "r:%s", r->bill->request_id);
+  memset(rec, 0, sizeof *rec);
+  rec->key = r->key != NULL ? r->key : r->rkey;
+  rec->request_id = r->bill->request_id;
+  rec->tenant = r->t->name;
+  rec->handler = r->req->handler != NULL ? r->req->handler : "";
+  rec->model = res->model;
+  rec->outcome = lraf_outcome_name(res->outcome);
+  if (res->outcome == LRAF_OUTCOME_QUOTA && r->t->quota < 0 &&
+      r->t->rate > 0)
+    rec->outcome = lraf_outcome_name(LRAF_OUTCOME_RATE);
+  rec->instructions = res->instructions;
+  rec->native = res->native;
+  rec->memory_peak = res->memory_peak;
+  rec->status = res->status;
+  rec->wall = res->wall;
+  rec->cpu = res->cpu;
+  rec->started = res->started;
+  rec->event_time = r->now;
+  rec->ended = res->ended;
+  rec->reserved = r->bill->reserved;
+}
+
+/* The commit answered r's record: its caller may go on. */
+static void answered(void *ud) {
+  bill_run *r = ud;
+  sv_pool_done(r->job);
+}
+
+/* After r's request ran, in its worker: settle the bill and queue its
+   record.  1 when its caller may go on now, 0 when the commit will
+   say so. */
+static int ran(void *ud, sv_job *j) {
+  bill_run *r = ud;
   lraf_status st;
-  int stored = 0;
-  snprintf(rkey, sizeof rkey, "r:%s", bill->request_id);
-  memset(&rec, 0, sizeof rec);
-  rec.key = key != NULL ? key : rkey;
-  rec.request_id = bill->request_id;
-  rec.tenant = t->name;
-  rec.handler = req->handler != NULL ? req->handler : "";
-  rec.model = res->model;
-  rec.outcome = lraf_outcome_name(res->outcome);
-  if (res->outcome == LRAF_OUTCOME_QUOTA && t->quota < 0 && t->rate > 0)
-    rec.outcome = lraf_outcome_name(LRAF_OUTCOME_RATE);
-  rec.instructions = res->instructions;
-  rec.native = res->native;
-  rec.memory_peak = res->memory_peak;
-  rec.status = res->status;
-  rec.wall = res->wall;
-  rec.cpu = res->cpu;
-  rec.started = res->started;
-  rec.event_time = now;
-  rec.ended = res->ended;
-  rec.reserved = bill->reserved;
+  r->job = j;
+  settle(r);
+  if (r->b->ledger == NULL) return 1;
+  fill_record(r);
   /* a key of the request's own id is new: the ledger need not look */
-  st = key != NULL ? lraf_ledger_record(b->ledger, &rec, &stored, err)
-                   : lraf_ledger_record_new(b->ledger, &rec, &stored, err);
-  if (st == LRAF_OK && !stored && key != NULL) {
-    rec.key = rkey;
-    st = lraf_ledger_record_new(b->ledger, &rec, &stored, err);
+  st = sv_ledger_queue(r->b->ledger, &r->pending, &r->rec, r->key == NULL,
+                       answered, r, &r->err);
+  if (st == LRAF_OK) return 0;   /* r may be gone already */
+  r->queued = st;
+  return 1;
+}
+
+/* Once r's record is answered, in its caller's thread: when its key was
+   taken (a concurrent request stored the key first), store it under its
+   own id instead (LRAF_BILL_CLASH). */
+static lraf_status recorded(bill_run *r, lraf_error *err) {
+  lraf_billing *b = r->b;
+  lraf_bill *bill = r->bill;
+  char why[sizeof err->message];
+  lraf_status st = r->queued;
+  int stored = 0;
+  if (st != LRAF_OK)
+    sv_fail(err, st, "%s", r->err.message);
+  else
+    st = sv_ledger_result(&r->pending, &stored, err);
+  if (st == LRAF_OK && !stored && r->key != NULL) {
+    r->rec.key = r->rkey;
+    st = lraf_ledger_record_new(b->ledger, &r->rec, &stored, err);
     if (st == LRAF_OK && stored) {
       bill->outcome = LRAF_BILL_CLASH;
       bill->status = 409;
@@ -142,7 +221,7 @@ static lraf_status record(lraf_billing *b, const lraf_request *req,
     sv_fail(err, LRAF_EIO, "request id %s taken", bill->request_id);
   snprintf(why, sizeof why, "%s", err->message);
   if (bill->reserved > 0)   /* not billed: the reservation goes back */
-    lraf_ledger_release(b->ledger, t->name, bill->request_id, NULL);
+    lraf_ledger_release(b->ledger, r->t->name, bill->request_id, NULL);
   bill->outcome = LRAF_BILL_UNRECORDED;
   bill->status = 503;
   return sv_fail(err, LRAF_EIO, "the request ran but was not recorded: %s",
@@ -205,25 +284,12 @@ static lraf_status reserve(lraf_billing *b, sv_tenant *t, int64_t n,
   return LRAF_OK;
 }
 
-/* The body of a request stopped at its reservation. */
-static void say_reserved(lraf_response *res, int64_t n) {
-  char msg[120];
-  char *p;
-  int len = snprintf(msg, sizeof msg, "reservation exhausted: %" PRId64
-                     " instructions reserved (X-Lraf-Max-Instructions or "
-                     "the handler's contract)\n", n);
-  if ((p = malloc((size_t)len + 1)) == NULL) return;
-  memcpy(p, msg, (size_t)len + 1);
-  free(res->body);
-  res->body = p;
-  res->body_len = (size_t)len;
-}
-
 lraf_status lraf_billing_run(lraf_billing *b, const lraf_request *req,
                              const char *key, lraf_bill *bill,
                              lraf_error *err) {
   char kkey[208];
   lraf_request rq;
+  bill_run run;
   sv_tenant *t;
   lraf_status st = LRAF_OK;
   lraf_manager *m;
@@ -277,19 +343,17 @@ lraf_status lraf_billing_run(lraf_billing *b, const lraf_request *req,
        once recorded) */
     if (bill->reserved > 0) rq.tenant_manager = t->root;
   }
-  lraf_pool_run(b->pool, &rq, &bill->response);
+  memset(&run, 0, sizeof run);
+  run.b = b;
+  run.req = req;
+  run.t = t;
+  run.key = key != NULL ? kkey : NULL;
+  run.now = now;
+  run.limit = rq.limit;
+  run.bill = bill;
+  sv_pool_run_then(b->pool, &rq, &bill->response, ran, &run);
   lraf_manager_release(m);
-  bill->outcome = LRAF_BILL_RAN;
-  if (req->reserve > 0 && bill->response.instructions > rq.limit &&
-      bill->response.code == LRAF_EQUOTA) {
-    /* stopped at its reservation: billed what it reserved */
-    bill->response.instructions = rq.limit;
-    if (rq.limit == req->reserve) say_reserved(&bill->response, rq.limit);
-  }
-  bill->status = bill->response.status;
-  bill->instructions = bill->response.instructions;
-  if (b->ledger != NULL)
-    st = record(b, req, t, key != NULL ? kkey : NULL, now, bill, err);
+  if (b->ledger != NULL) st = recorded(&run, err);
   if (bill->reserved > 0 && bill->outcome != LRAF_BILL_UNRECORDED &&
       t->budget >= 0) {
     pthread_mutex_lock(&b->lock);

@@ -2,17 +2,20 @@
 ** sv_ledger.c - the usage ledger: the store named by a spec, the group
 ** commit, and tenant managers whose quota is kept in the ledger.
 **
-** Group commit: lraf_ledger_append queues its record; when no commit
-** is running, that append itself writes everything queued in one
-** transaction (one fsync) and then wakes each of its waiters with the
-** outcome; otherwise it waits for the running commit, after which the
-** first append still waiting writes the next batch.  Each append waits
-** on a lock and condition of its own, so a commit wakes only the
-** appends it answers and the next leader, and a woken append need not
-** take the queue's lock, which the commit's thread would still hold.
-** An append returns only once its record is durable, and no thread
-** hands the work over to another: on a busy machine each handover is a
-** wait for a core.
+** Group commit.  An append queues its record, and one commit writes
+** everything queued at that moment in one transaction (one fsync).
+** At power durability a thread of the ledger's own, lraf-commit,
+** writes every batch: it commits back to back while records are
+** queued, and answers each record of a batch when the batch is
+** durable, by waking the append that waits for it or by calling the
+** function its queuer left (sv_ledger_queue).  So a request's thread
+** waits once, for its answer, and the thread that ran it need not wait
+** for the disk at all.  At process durability a commit does not wait
+** for the disk, and the append that finds no commit running writes
+** the batch itself; the others wait for that commit, after which the
+** first append still waiting writes the next.  Each append waits on a
+** lock and condition of its own, so a commit wakes only the appends it
+** answers.
 */
 #include <inttypes.h>
 #include <math.h>
@@ -21,20 +24,6 @@
 #include <string.h>
 
 #include "sv.h"
-
-typedef struct sv_pending {
-  lraf_record r;               /* the caller's, its defaults filled in */
-  int new_key;                 /* its key is new (lraf_ledger_record_new) */
-  int taken;                   /* in a batch (under the queue's lock) */
-  int stored;                  /* the outcome, set with the batch's end */
-  lraf_status code;
-  char message[256];
-  pthread_mutex_t m;           /* done and lead */
-  pthread_cond_t wake;
-  int done;                    /* another's batch held it, and is done */
-  int lead;                    /* it writes the next batch */
-  struct sv_pending *next;
-} sv_pending;
 
 #define SV_BATCH 256   /* records per transaction at most */
 
@@ -45,6 +34,11 @@ struct lraf_ledger {
   pthread_mutex_t lock;        /* the queue */
   sv_pending *head, *tail;
   int committing;              /* an append is writing a batch */
+  int committer;               /* lraf-commit writes every batch */
+  int stop;                    /* lraf-commit: leave once the queue is
+                                  empty */
+  pthread_cond_t queued;       /* lraf-commit: a record was queued */
+  pthread_t commit_thread;
   lraf_manager **leases;       /* tenant managers on leases (retained) */
   int nleases;
   lraf_ledger_counts counts;   /* under lock */
@@ -85,10 +79,10 @@ static int await_word(sv_pending *p) {
   return done;
 }
 
-/* Commit everything queued (up to SV_BATCH records) as the leader, self:
-   the queue's lock is held on entry and on return, and dropped while
-   the store writes and while the batch's other appends are told.
-   1 when self was in the batch. */
+/* Commit everything queued (up to SV_BATCH records) as the leader, self
+   (NULL: lraf-commit): the queue's lock is held on entry and on return,
+   and dropped while the store writes and while the batch's other
+   appends are answered.  1 when self was in the batch. */
 static int commit_queued(lraf_ledger *l, sv_pending *self) {
   const lraf_record *batch[SV_BATCH];
   sv_pending *taken[SV_BATCH];
@@ -129,16 +123,33 @@ static int commit_queued(lraf_ledger *l, sv_pending *self) {
                err.message);
   }
   l->committing = 0;
-  /* the first still queued writes the next batch; told now, while it
-     cannot be taken and leave */
-  if (l->head != NULL) tell(l->head, 0);
+  /* without lraf-commit, the first still queued writes the next batch;
+     told now, while it cannot be taken and leave */
+  if (!l->committer && l->head != NULL) tell(l->head, 0);
   pthread_mutex_unlock(&l->lock);
-  /* each of the others waits for this word before it leaves */
+  /* each of the others waits for this word before it leaves, or leaves
+     it to then; after either, p may be gone */
   for (i = 0; i < n; i++)
-    if (taken[i] != self) tell(taken[i], 1);
-    else mine = 1;
+    if (taken[i] == self) mine = 1;
+    else if (taken[i]->then != NULL) taken[i]->then(taken[i]->ud);
+    else tell(taken[i], 1);
   pthread_mutex_lock(&l->lock);
   return mine;
+}
+
+/* lraf-commit: write what is queued, batch after batch, until the
+   ledger closes. */
+static void *commit_loop(void *arg) {
+  lraf_ledger *l = arg;
+  sv_thread_name("lraf-commit");
+  pthread_mutex_lock(&l->lock);
+  for (;;) {
+    while (l->head == NULL && !l->stop) pthread_cond_wait(&l->queued, &l->lock);
+    if (l->head == NULL) break;
+    commit_queued(l, NULL);
+  }
+  pthread_mutex_unlock(&l->lock);
+  return NULL;
 }
 
 lraf_status lraf_ledger_open(const char *spec, lraf_ledger **out,
@@ -183,6 +194,7 @@ lraf_status lraf_ledger_open_durable(const char *spec, lraf_durability d,
   pthread_mutex_init(&l->store_lock, NULL);
   pthread_mutex_init(&l->read_lock, NULL);
   pthread_mutex_init(&l->lock, NULL);
+  pthread_cond_init(&l->queued, NULL);
   if (strncmp(spec, "sqlite:", 7) == 0) {
     char path[4096];
     if ((size_t)snprintf(path, sizeof path, "%s-lraf-journal", spec + 7) >=
@@ -198,6 +210,14 @@ lraf_status lraf_ledger_open_durable(const char *spec, lraf_durability d,
       return st;
     }
     if (sv_drain_holds(l->drain)) sv_sqlite_behind_journal(s);
+  }
+  if (d == LRAF_DURABLE_POWER) {
+    if (pthread_create(&l->commit_thread, NULL, commit_loop, l) != 0) {
+      lraf_ledger_close(l);
+      return sv_fail(err, LRAF_EMEM, "ledger '%s': cannot start its "
+                     "commit thread", spec);
+    }
+    l->committer = 1;
   }
   *out = l;
   return LRAF_OK;
@@ -267,51 +287,97 @@ static lraf_status check(const lraf_record *r, lraf_error *err) {
   return LRAF_OK;
 }
 
-/* Queue r for the next group commit and wait for it; new_key: its key
-   is new. */
-static lraf_status append(lraf_ledger *l, const lraf_record *r, int new_key,
-                          int *stored, lraf_error *err) {
-  sv_pending p;
+/* Fill p with r, its defaults filled in, for a queue. */
+static lraf_status pending_of(sv_pending *p, const lraf_record *r,
+                              int new_key, lraf_error *err) {
   lraf_status st = check(r, err);
-  if (stored != NULL) *stored = 0;
   if (st != LRAF_OK) return st;
-  memset(&p, 0, sizeof p);
-  p.r = *r;
-  p.new_key = new_key;
-  if (p.r.outcome == NULL) p.r.outcome = default_outcome(r->status);
-  if (p.r.event_time == 0) p.r.event_time = r->started;
-  if (p.r.note == NULL) p.r.note = "";
-  p.r.ingest_time = 0;   /* the store's, or the journal's, time */
-  pthread_mutex_init(&p.m, NULL);
-  pthread_cond_init(&p.wake, NULL);
+  memset(p, 0, sizeof *p);
+  p->r = *r;
+  p->new_key = new_key;
+  if (p->r.outcome == NULL) p->r.outcome = default_outcome(r->status);
+  if (p->r.event_time == 0) p->r.event_time = r->started;
+  if (p->r.note == NULL) p->r.note = "";
+  p->r.ingest_time = 0;   /* the store's, or the journal's, time */
+  return LRAF_OK;
+}
+
+/* Put p at the end of the queue (its lock held); lraf-commit is woken
+   when the queue was empty, since otherwise it is writing and will
+   look again before it waits. */
+static void enqueue(lraf_ledger *l, sv_pending *p) {
+  if (l->tail) l->tail->next = p;
+  else l->head = p;
+  l->tail = p;
+  if (l->committer && l->head == p) pthread_cond_signal(&l->queued);
+}
+
+/* Queue p and wait until it is answered. */
+static void commit_waiting(lraf_ledger *l, sv_pending *p) {
+  pthread_mutex_init(&p->m, NULL);
+  pthread_cond_init(&p->wake, NULL);
   pthread_mutex_lock(&l->lock);
-  if (l->tail) l->tail->next = &p;
-  else l->head = &p;
-  l->tail = &p;
-  /* the first to find no commit running writes what is queued; the
-     others wait for that commit, and then the first of them leads the
-     next */
+  enqueue(l, p);
+  /* lraf-commit answers it; else the first to find no commit running
+     writes what is queued, the others wait for that commit, and then
+     the first of them leads the next */
   for (;;) {
-    if (p.taken) {   /* in another's batch: wait for its word */
+    if (p->taken || l->committer) {   /* another's batch: wait for word */
       pthread_mutex_unlock(&l->lock);
-      while (!await_word(&p)) {}
+      while (!await_word(p)) {}
       break;
     }
     if (!l->committing) {
-      if (commit_queued(l, &p)) {   /* its own batch: written */
+      if (commit_queued(l, p)) {   /* its own batch: written */
         pthread_mutex_unlock(&l->lock);
         break;
       }
       continue;   /* a batch was full before it */
     }
     pthread_mutex_unlock(&l->lock);
-    if (await_word(&p)) break;
+    if (await_word(p)) break;
     pthread_mutex_lock(&l->lock);
   }
-  pthread_cond_destroy(&p.wake);
-  pthread_mutex_destroy(&p.m);
-  if (p.code != LRAF_OK) return sv_fail(err, p.code, "%s", p.message);
-  if (stored != NULL) *stored = p.stored;
+  pthread_cond_destroy(&p->wake);
+  pthread_mutex_destroy(&p->m);
+}
+
+lraf_status sv_ledger_result(const sv_pending *p, int *stored,
+                             lraf_error *err) {
+  if (stored != NULL) *stored = 0;
+  if (p->code != LRAF_OK) return sv_fail(err, p->code, "%s", p->message);
+  if (stored != NULL) *stored = p->stored;
+  return LRAF_OK;
+}
+
+/* Queue r for the next group commit and wait for it; new_key: its key
+   is new. */
+static lraf_status append(lraf_ledger *l, const lraf_record *r, int new_key,
+                          int *stored, lraf_error *err) {
+  sv_pending p;
+  lraf_status st = pending_of(&p, r, new_key, err);
+  if (stored != NULL) *stored = 0;
+  if (st != LRAF_OK) return st;
+  commit_waiting(l, &p);
+  return sv_ledger_result(&p, stored, err);
+}
+
+lraf_status sv_ledger_queue(lraf_ledger *l, sv_pending *p,
+                            const lraf_record *r, int new_key,
+                            void (*then)(void *ud), void *ud,
+                            lraf_error *err) {
+  lraf_status st = pending_of(p, r, new_key, err);
+  if (st != LRAF_OK) return st;
+  if (!l->committer) {   /* process durability: no wait for the disk */
+    commit_waiting(l, p);
+    then(ud);
+    return LRAF_OK;
+  }
+  p->then = then;
+  p->ud = ud;
+  pthread_mutex_lock(&l->lock);
+  enqueue(l, p);
+  pthread_mutex_unlock(&l->lock);
   return LRAF_OK;
 }
 
@@ -557,11 +623,19 @@ void lraf_ledger_close(lraf_ledger *l) {
     lraf_manager_release(l->leases[i]);
   }
   free(l->leases);
+  if (l->committer) {   /* it answers what is queued, then leaves */
+    pthread_mutex_lock(&l->lock);
+    l->stop = 1;
+    pthread_cond_signal(&l->queued);
+    pthread_mutex_unlock(&l->lock);
+    pthread_join(l->commit_thread, NULL);
+  }
   /* records the store cannot take stay in the journal, for the next open */
   sv_drain_close(l->drain, NULL);
   l->store->ops->close(l->store);
   pthread_mutex_destroy(&l->store_lock);
   pthread_mutex_destroy(&l->read_lock);
   pthread_mutex_destroy(&l->lock);
+  pthread_cond_destroy(&l->queued);
   free(l);
 }

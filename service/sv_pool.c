@@ -1,7 +1,9 @@
 /*
 ** sv_pool.c - the request pool: a queue of requests and the worker
 ** threads that take them.  A caller of lraf_pool_run queues its request
-** and waits on a condition of its own until a worker has run it.
+** and waits on a condition of its own until a worker has run it, or,
+** with sv_pool_run_then, until what the worker then started (a record's
+** group commit) is done too.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,13 +20,16 @@ typedef struct sv_thread {
   lraf_pool *pool;
 } sv_thread;
 
-typedef struct sv_job {
+struct sv_job {
+  lraf_pool *pool;
   const lraf_request *req;
   lraf_response *res;
+  int (*after)(void *ud, sv_job *j);   /* sv_pool_run_then's, or NULL */
+  void *ud;
   int done;
   pthread_cond_t cond;
   struct sv_job *next;
-} sv_job;
+};
 
 struct lraf_pool {
   lraf_pool_options o;
@@ -65,10 +70,8 @@ static void *work(void *arg) {
     pthread_mutex_unlock(&p->lock);
     sv_request_run(w, j->req, j->res);
     j->res->worker = (int)(t - p->workers);
-    pthread_mutex_lock(&p->lock);
-    j->done = 1;
-    pthread_cond_signal(&j->cond);
-    pthread_mutex_unlock(&p->lock);
+    /* j is its caller's: once after has passed it on, it may be gone */
+    if (j->after == NULL || j->after(j->ud, j)) sv_pool_done(j);
   }
   sv_worker_free(w);
   return NULL;
@@ -139,11 +142,28 @@ lraf_status lraf_pool_new(const lraf_pool_options *o, lraf_pool **out,
   return LRAF_OK;
 }
 
+void sv_pool_done(sv_job *j) {
+  lraf_pool *p = j->pool;
+  pthread_mutex_lock(&p->lock);
+  j->done = 1;
+  pthread_cond_signal(&j->cond);
+  pthread_mutex_unlock(&p->lock);
+}
+
 void lraf_pool_run(lraf_pool *p, const lraf_request *req, lraf_response *res) {
+  sv_pool_run_then(p, req, res, NULL, NULL);
+}
+
+void sv_pool_run_then(lraf_pool *p, const lraf_request *req,
+                      lraf_response *res, int (*after)(void *ud, sv_job *j),
+                      void *ud) {
   sv_job j;
   memset(&j, 0, sizeof j);
+  j.pool = p;
   j.req = req;
   j.res = res;
+  j.after = after;
+  j.ud = ud;
   pthread_cond_init(&j.cond, NULL);
   pthread_mutex_lock(&p->lock);
   if (p->tail) p->tail->next = &j;
