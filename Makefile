@@ -369,7 +369,7 @@ MEMCHECK_TESTS := test_rt_accounts test_rt_load test_rt_sandbox test_rt_protect 
                   test_cli_run test_acct_manager test_acct_budget_threads \
                   test_bc_read_malformed test_rw_cfg_checks
 # service/: the request pool and the ledger
-MEMCHECK_TESTS += test_sv_pool test_sv_request test_sv_ledger
+MEMCHECK_TESTS += test_sv_pool test_sv_request test_sv_ledger test_sv_commit
 VALGRIND := valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
             --error-exitcode=9
 
