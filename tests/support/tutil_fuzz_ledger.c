@@ -266,7 +266,13 @@ static int same_row(sqlite3_stmt *st, const rec *r) {
 static int which_stored(fz *z, rec *const *cand, int n) {
   sqlite3 *db = NULL;
   sqlite3_stmt *st = NULL;
+  lraf_usage u;
+  lraf_error err;
   int i, found = -1;
+  /* a sum first: the ledger's journal may still hold the records, and a
+     sum waits until the database has every one (its own outcome, a sum
+     past int64 refused, does not matter here) */
+  lraf_ledger_usage(z->l, cand[0]->s[2], &u, &err);
   if (sqlite3_open_v2(z->path, &db, SQLITE_OPEN_READONLY, NULL) ==
           SQLITE_OK &&
       sqlite3_prepare_v2(db, "SELECT * FROM lraf_ledger WHERE key = ?1 AND"
