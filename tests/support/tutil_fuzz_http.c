@@ -16,7 +16,11 @@
 **     other than chunked, a length that is no plain number, then a
 **     second request after the body) gets refusals only (400, or
 **     libmicrohttpd's 413, 414, 431), nothing from a handler, and never
-**     an answer to the request after it;
+**     an answer to the request after it; when a header line before the
+**     framing starts with a NUL byte or a colon (no name),
+**     libmicrohttpd 0.9.75 ends the header block there and never sees
+**     the framing (docs/service.md leaves that to the gateway), so only
+**     the last holds;
 **   - no answer takes longer than 10 s, and the good request afterwards
 **     gets 200: the server is alive and serving.
 ** Traffic goes to 127.0.0.1 only.
@@ -270,9 +274,10 @@ static const char hidden[] = "GET /echo?v=smuggled HTTP/1.1\r\n"
    rest is sent raw, or (low bits 1) that byte 1 chooses an ambiguous
    framing; the rest is "TARGET\nHEADER\n...\n\nBODY".  Sets *framed
    when the request is well-framed HTTP/1.x, *ambiguous when its framing
-   is ambiguous. */
+   is ambiguous, *cut when a header line before it starts with a NUL
+   byte or a colon. */
 static void build(const uint8_t *data, size_t size, buf *req, int *framed,
-                  int *head, int *ambiguous) {
+                  int *head, int *ambiguous, int *cut) {
   static const char *const methods[] = {"GET", "POST", "GET", "POST",
                                         "HEAD", "PUT", "DELETE", NULL};
   unsigned f = data[0];
@@ -283,6 +288,7 @@ static void build(const uint8_t *data, size_t size, buf *req, int *framed,
   *framed = 1;
   *head = 0;
   *ambiguous = 0;
+  *cut = 0;
   if ((f & 3) == 1 && p < end) {  /* ambiguous framing */
     *ambiguous = 1;
     *framed = 0;
@@ -323,6 +329,7 @@ static void build(const uint8_t *data, size_t size, buf *req, int *framed,
       p++;
       break;
     }
+    if (*p == '\0' || *p == ':') *cut = 1;
     if ((f & 3) == 2) {         /* as given */
       put(req, p, (size_t)(nl - p + (nl < end)));
       *framed = 0;
@@ -349,9 +356,10 @@ static void build(const uint8_t *data, size_t size, buf *req, int *framed,
 /* NULL when every response in r is a refusal and none came from a
    handler; else what is wrong. */
 static const char *refusals_only(const buf *r) {
-  const char *s = r->p, *end = r->p + r->len;
+  const char *s = r->p, *end;
   int n = 0;
   if (r->len == 0) return NULL;   /* closed without an answer */
+  end = r->p + r->len;
   if (find(s, r->len, "X-Request-Id", 12) != NULL)   /* run's answers */
     return "a handler ran for a request of ambiguous framing";
   while ((s = find(s, (size_t)(end - s), "HTTP/1.", 7)) != NULL) {
@@ -364,6 +372,14 @@ static const char *refusals_only(const buf *r) {
   }
   return n > 0 ? NULL : "an answer to a request of ambiguous framing "
                         "without a status line";
+}
+
+/* NULL unless the request hidden after the body was answered. */
+static const char *hidden_unanswered(const buf *r) {
+  if (r->len > 0 && find(r->p, r->len, "X-Echo: smuggled", 16) != NULL)
+    return "the request hidden after the body of a request of ambiguous "
+           "framing was answered";
+  return NULL;
 }
 
 static int alive(int port, char *why, size_t n) {
@@ -400,9 +416,9 @@ int tutil_fuzz_http(int port, const uint8_t *data, size_t size, char *why,
   buf req = {0}, resp = {0};
   parsed p;
   const char *bad = NULL;
-  int framed = 0, head = 0, ambiguous = 0, rc, reset;
+  int framed = 0, head = 0, ambiguous = 0, cut = 0, rc, reset;
   if (size > 0) {
-    build(data, size, &req, &framed, &head, &ambiguous);
+    build(data, size, &req, &framed, &head, &ambiguous, &cut);
     rc = exchange(port, &req, &resp, &reset);
     free(req.p);
     if (rc != 0) {
@@ -411,7 +427,8 @@ int tutil_fuzz_http(int port, const uint8_t *data, size_t size, char *why,
       return broken(why, n, "cannot connect to 127.0.0.1:%d: %s", port,
                     strerror(connect_errno));
     }
-    if (ambiguous) bad = refusals_only(&resp);
+    if (ambiguous)
+      bad = cut ? hidden_unanswered(&resp) : refusals_only(&resp);
     if (reset && !framed) resp.len = 0;   /* what came may be cut */
     if (bad == NULL && resp.len > 0) bad = parse(&resp, head, &p);
     else if (framed) bad = "no response to a well-framed request";

@@ -152,7 +152,9 @@ static void rec_free(rec *r) {
   for (i = 0; i < 5; i++) free(r->s[i]);
 }
 
-static int64_t us(double s) { return (int64_t)(s * 1e6 + 0.5); }
+/* A time in microseconds, to the nearest (half away from zero, so -1 s
+   is -1,000,000 us). */
+static int64_t us(double s) { return (int64_t)llround(s * 1e6); }
 
 static const rec *stored(const fz *z, const char *tenant, const char *key) {
   int i;
@@ -261,18 +263,22 @@ static int same_row(sqlite3_stmt *st, const rec *r) {
   return 1;
 }
 
+/* Make the database hold every record appended: the ledger's journal
+   may still hold some, and a sum waits until the database has every one
+   (its own outcome, a sum past int64 refused, does not matter here). */
+static void settle(fz *z) {
+  lraf_usage u;
+  lraf_error err;
+  lraf_ledger_usage(z->l, NULL, &u, &err);
+}
+
 /* Which of the n candidates (one key) the table holds: its index, -1
    for none. */
 static int which_stored(fz *z, rec *const *cand, int n) {
   sqlite3 *db = NULL;
   sqlite3_stmt *st = NULL;
-  lraf_usage u;
-  lraf_error err;
   int i, found = -1;
-  /* a sum first: the ledger's journal may still hold the records, and a
-     sum waits until the database has every one (its own outcome, a sum
-     past int64 refused, does not matter here) */
-  lraf_ledger_usage(z->l, cand[0]->s[2], &u, &err);
+  settle(z);
   if (sqlite3_open_v2(z->path, &db, SQLITE_OPEN_READONLY, NULL) ==
           SQLITE_OK &&
       sqlite3_prepare_v2(db, "SELECT * FROM lraf_ledger WHERE key = ?1 AND"
@@ -451,6 +457,7 @@ static int check_table(fz *z) {
   sqlite3 *db = NULL;
   sqlite3_stmt *st = NULL;
   int rows = 0, rc = 0, step;
+  settle(z);
   if (sqlite3_open_v2(z->path, &db, SQLITE_OPEN_READONLY, NULL) !=
           SQLITE_OK ||
       sqlite3_prepare_v2(db, "SELECT * FROM lraf_ledger", -1, &st, NULL) !=
