@@ -472,7 +472,7 @@ fuzz-build: fuzz-deps
 	  CC=clang OPT=-O1 SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link"
 	$(MAKE) --no-print-directory $(FUZZ_BIN) BUILD=$(FUZZ_BUILD) LRAF_VM=0 CC=clang \
 	  OPT=-O1 SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link"
-	@if lravm/fetch.sh $(LRAVM_SRC); then \
+	@if [ -z "$(FUZZ_VM_BIN)" ]; then :; elif lravm/fetch.sh $(LRAVM_SRC); then \
 	  $(MAKE) --no-print-directory $(FUZZ_VM_BUILD)/liblraf.a \
 	    BUILD=$(FUZZ_VM_BUILD) LRAF_VM=1 CC=clang OPT=-O1 \
 	    SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" && \
