@@ -125,7 +125,7 @@ typedef struct bill_run {
   lraf_record rec;
   sv_pending pending;
   lraf_status queued;          /* LRAF_OK: pending was queued */
-  lraf_error err;              /* sv_ledger_queue's */
+  lraf_error *err;             /* the caller's */
   sv_job *job;
 } bill_run;
 
@@ -188,7 +188,7 @@ static int ran(void *ud, sv_job *j) {
   fill_record(r);
   /* a key of the request's own id is new: the ledger need not look */
   st = sv_ledger_queue(r->b->ledger, &r->pending, &r->rec, r->key == NULL,
-                       answered, r, &r->err);
+                       answered, r, r->err);
   if (st == LRAF_OK) return 0;   /* r may be gone already */
   r->queued = st;
   return 1;
@@ -197,16 +197,14 @@ static int ran(void *ud, sv_job *j) {
 /* Once r's record is answered, in its caller's thread: when its key was
    taken (a concurrent request stored the key first), store it under its
    own id instead (LRAF_BILL_CLASH). */
-static lraf_status recorded(bill_run *r, lraf_error *err) {
+static lraf_status recorded(bill_run *r) {
+  lraf_error *err = r->err;
   lraf_billing *b = r->b;
   lraf_bill *bill = r->bill;
   char why[sizeof err->message];
   lraf_status st = r->queued;
   int stored = 0;
-  if (st != LRAF_OK)
-    sv_fail(err, st, "%s", r->err.message);
-  else
-    st = sv_ledger_result(&r->pending, &stored, err);
+  if (st == LRAF_OK) st = sv_ledger_result(&r->pending, &stored, err);
   if (st == LRAF_OK && !stored && r->key != NULL) {
     r->rec.key = r->rkey;
     st = lraf_ledger_record_new(b->ledger, &r->rec, &stored, err);
@@ -351,9 +349,10 @@ lraf_status lraf_billing_run(lraf_billing *b, const lraf_request *req,
   run.now = now;
   run.limit = rq.limit;
   run.bill = bill;
+  run.err = err;
   sv_pool_run_then(b->pool, &rq, &bill->response, ran, &run);
   lraf_manager_release(m);
-  if (b->ledger != NULL) st = recorded(&run, err);
+  if (b->ledger != NULL) st = recorded(&run);
   if (bill->reserved > 0 && bill->outcome != LRAF_BILL_UNRECORDED &&
       t->budget >= 0) {
     pthread_mutex_lock(&b->lock);
