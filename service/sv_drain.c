@@ -34,7 +34,7 @@
 
 #define DR_BATCH 2048        /* records per store transaction at most */
 #define DR_ENOUGH 512        /* a pass starts at once with this many */
-#define DR_WAIT_NS 5000000L  /* else it waits this long for more */
+#define DR_WAIT_NS 50000000L /* else it waits this long for more */
 #define DR_FILE_MAX ((int64_t)16 << 20)
 #define DR_SYNC_EVERY 8192   /* records moved between two checkpoints */
 
