@@ -16,19 +16,24 @@
 ** serves at most CLIENTS / (a commit's time) requests per second: the
 ** fsync time of the temporary directory's disk, unloaded, is measured
 ** and the bound it would give printed, to set beside the commits' time
-** under the load.
+** under the load.  Where the time goes: the server's CPU per request
+** (its threads named lraf-worker, lraf-commit and lraf-ledger apart,
+** the rest being the HTTP side), the clients' CPU per request, and the
+** CPU one fdatasync costs.
 **
 **   usage: serve HANDLER_DIR [HANDLER QUERY]   ($LRAF: the command)
 **   env: CLIENTS (16), REQUESTS per client (1000), ROUNDS (3),
 **        PG (a postgresql:// connection string; unset: no PostgreSQL)
 ** Traffic goes to 127.0.0.1 only.
 */
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +44,13 @@
 static const char *const conf_name[NCONF] = {
   "metering off", "metering, no ledger", "metering + SQLite",
   "SQLite, process", "metering + PostgreSQL"
+};
+
+/* The server's CPU: all of it, and that of its threads by name. */
+enum { CPU_ALL, CPU_WORKER, CPU_COMMIT, CPU_DRAIN, CPU_HTTP, CPU_CLIENTS,
+       NCPU };
+static const char *const cpu_thread[CPU_HTTP] = {
+  NULL, "lraf-worker", "lraf-commit", "lraf-ledger"
 };
 
 static int clients, per_client, port;
@@ -100,15 +112,73 @@ static void commits_of(int port, double *commits, double *records,
   tutil_http_free(&r);
 }
 
+/* The user and system CPU seconds in a /proc stat file, or 0. */
+static double stat_seconds(const char *path) {
+  char line[1024], *p;
+  unsigned long ut, st;
+  FILE *f = fopen(path, "r");
+  size_t n;
+  if (f == NULL) return 0;
+  n = fread(line, 1, sizeof line - 1, f);
+  fclose(f);
+  line[n] = '\0';
+  /* fields 14 and 15, after the name in parentheses */
+  if ((p = strrchr(line, ')')) == NULL ||
+      sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+             &ut, &st) != 2)
+    return 0;
+  return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* The CPU seconds of process pid so far, and of its threads by name. */
+static void cpu_of(pid_t pid, double cpu[NCPU]) {
+  char path[128], name[64];
+  struct dirent *e;
+  DIR *d;
+  int k;
+  memset(cpu, 0, NCPU * sizeof *cpu);
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  cpu[CPU_ALL] = stat_seconds(path);
+  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+  if ((d = opendir(path)) == NULL) return;
+  while ((e = readdir(d)) != NULL) {
+    FILE *f;
+    if (e->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "/proc/%d/task/%.20s/comm", (int)pid,
+             e->d_name);
+    if ((f = fopen(path, "r")) == NULL) continue;
+    if (fgets(name, sizeof name, f) == NULL) name[0] = '\0';
+    fclose(f);
+    name[strcspn(name, "\n")] = '\0';
+    for (k = CPU_WORKER; k < CPU_HTTP; k++)
+      if (strcmp(name, cpu_thread[k]) == 0) {
+        snprintf(path, sizeof path, "/proc/%d/task/%.20s/stat", (int)pid,
+                 e->d_name);
+        cpu[k] += stat_seconds(path);
+      }
+  }
+  closedir(d);
+}
+
+/* This process's CPU seconds so far (the clients'). */
+static double own_cpu(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return (double)u.ru_utime.tv_sec + (double)u.ru_stime.tv_sec +
+         (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
 /* One run of configuration c: requests/s, p50 and p99 in ms, and the
-   ledger's commits, the records they held and their seconds (lg). */
+   ledger's commits, the records they held and their seconds (lg), and
+   the CPU microseconds per request (cpu). */
 static int measure(int c, const char *dir, const char *tmp, double *rps,
-                   double *p50, double *p99, double lg[3]) {
+                   double *p50, double *p99, double lg[3],
+                   double cpu[NCPU]) {
   char spec[160], log[160], cmd[200];
   const char *args[16];
   pthread_t th[256];
-  int n = 0, i, total = clients * per_client;
-  double t0, t1;
+  int n = 0, i, k, total = clients * per_client;
+  double t0, t1, cpu0[NCPU], own0;
   pid_t pid;
   /* each SQLite run starts from an empty ledger */
   snprintf(cmd, sizeof cmd, "rm -f %s/ledger.db %s/ledger.db-wal "
@@ -148,11 +218,19 @@ static int measure(int c, const char *dir, const char *tmp, double *rps,
     commits_of(port, &cm, &rc, &sc);
     lg[0] = -cm, lg[1] = -rc, lg[2] = -sc;
   }
+  cpu_of(pid, cpu0);
+  own0 = own_cpu();
   t0 = now();
   for (i = 0; i < clients; i++)
     pthread_create(&th[i], NULL, client, (void *)(long)i);
   for (i = 0; i < clients; i++) pthread_join(th[i], NULL);
   t1 = now();
+  cpu_of(pid, cpu);
+  cpu[CPU_CLIENTS] = own_cpu() - own0;
+  for (k = CPU_ALL; k < CPU_HTTP; k++) cpu[k] -= cpu0[k];
+  cpu[CPU_HTTP] = cpu[CPU_ALL] - cpu[CPU_WORKER] - cpu[CPU_COMMIT] -
+                  cpu[CPU_DRAIN];
+  for (k = 0; k < NCPU; k++) cpu[k] *= 1e6 / total;
   {
     double cm, rc, sc;
     commits_of(port, &cm, &rc, &sc);
@@ -167,10 +245,18 @@ static int measure(int c, const char *dir, const char *tmp, double *rps,
   return 0;
 }
 
-/* The median time of fdatasync after a 4 KiB write in dir, in ms. */
-static double fsync_ms(const char *dir) {
+/* This thread's CPU seconds so far. */
+static double thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The median time of fdatasync after a 4 KiB write in dir, in ms, and
+   the median CPU it took (cpu_ms). */
+static double fsync_ms(const char *dir, double *cpu_ms) {
   char path[200], page[4096];
-  double t[41], t0;
+  double t[41], u[41], t0, u0;
   int fd, i;
   snprintf(path, sizeof path, "%s/fsync.probe", dir);
   if ((fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600)) < 0) return -1;
@@ -178,13 +264,17 @@ static double fsync_ms(const char *dir) {
   for (i = 0; i < 41; i++) {
     if (pwrite(fd, page, sizeof page, 0) != (ssize_t)sizeof page) break;
     t0 = now();
+    u0 = thread_cpu();
     if (fdatasync(fd) != 0) break;
+    u[i] = (thread_cpu() - u0) * 1e3;
     t[i] = (now() - t0) * 1e3;
   }
   close(fd);
   unlink(path);
   if (i < 41) return -1;
   qsort(t, 41, sizeof *t, by_value);
+  qsort(u, 41, sizeof *u, by_value);
+  *cpu_ms = u[20];
   return t[20];
 }
 
@@ -196,9 +286,10 @@ static double median3(double *v, int n) {
 int main(int argc, char **argv) {
   static char buf[256];
   char tmp[] = "/tmp/lraf-bench-serve-XXXXXX", cmd[128];
-  int rounds, r, c, nconf;
+  int rounds, r, c, k, nconf;
   double rps[NCONF][16], p50[NCONF][16], p99[NCONF][16], m[NCONF][3];
-  double commits[NCONF], records[NCONF], seconds[NCONF], fs;
+  double cpu[NCONF][NCPU][16], mc[NCONF][NCPU];
+  double commits[NCONF], records[NCONF], seconds[NCONF], fs, fs_cpu;
   if (argc < 2) {
     fprintf(stderr, "usage: serve HANDLER_DIR [HANDLER QUERY]\n");
     return 2;
@@ -223,18 +314,20 @@ int main(int argc, char **argv) {
   memset(seconds, 0, sizeof seconds);
   for (r = 0; r < rounds; r++)
     for (c = 0; c < nconf; c++) {
-      double lg[3];
+      double lg[3], cr[NCPU];
       if (measure(c, argv[1], tmp, &rps[c][r], &p50[c][r], &p99[c][r],
-                  lg) != 0) {
+                  lg, cr) != 0) {
         fprintf(stderr, "serve bench: %s failed\n", conf_name[c]);
         return 1;
       }
       commits[c] += lg[0], records[c] += lg[1], seconds[c] += lg[2];
+      for (k = 0; k < NCPU; k++) cpu[c][k][r] = cr[k];
     }
   for (c = 0; c < nconf; c++) {
     m[c][0] = median3(rps[c], rounds);
     m[c][1] = median3(p50[c], rounds);
     m[c][2] = median3(p99[c], rounds);
+    for (k = 0; k < NCPU; k++) mc[c][k] = median3(cpu[c][k], rounds);
   }
   printf("%-22s %9s %8s %8s  %-16s %s\n", "", "req/s", "p50 ms", "p99 ms",
          "ratios to off", "records per commit");
@@ -249,12 +342,26 @@ int main(int argc, char **argv) {
              commits[c], seconds[c] / commits[c] * 1e3);
     printf("\n");
   }
-  fs = fsync_ms(tmp);
-  if (fs > 0)
-    printf("fdatasync in %s: %.2f ms (median of 41); %d clients each "
-           "waiting for one: at most %.0f req/s at power durability\n",
-           tmp, fs,
-           clients, clients / (fs * 1e-3));
+  printf("CPU per request, us (medians)  server   HTTP  workers  "
+         "lraf-commit  lraf-ledger  clients\n");
+  for (c = 0; c < nconf; c++) {
+    printf("%-30s %6.1f %6.1f %8.1f", conf_name[c], mc[c][CPU_ALL],
+           mc[c][CPU_HTTP], mc[c][CPU_WORKER]);
+    for (k = CPU_COMMIT; k <= CPU_DRAIN; k++)
+      if (mc[c][k] > 0) printf(" %12.1f", mc[c][k]);
+      else printf(" %12s", "-");
+    printf(" %8.1f\n", mc[c][CPU_CLIENTS]);
+  }
+  fs = fsync_ms(tmp, &fs_cpu);
+  if (fs > 0) {
+    printf("fdatasync in %s: %.2f ms, %.3f ms of CPU (medians of 41); %d "
+           "clients each waiting for one: at most %.0f req/s at power "
+           "durability\n", tmp, fs, fs_cpu, clients, clients / (fs * 1e-3));
+    if (commits[2] > 0)
+      printf("at %.1f records per commit, the fdatasync alone costs %.1f us "
+             "of CPU per request at power durability\n",
+             records[2] / commits[2], fs_cpu * 1e3 * commits[2] / records[2]);
+  }
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
   free(lat);
   return system(cmd) == 0 ? 0 : 1;
