@@ -21,12 +21,13 @@ typedef struct sv_thread {
 } sv_thread;
 
 struct sv_job {
-  lraf_pool *pool;
   const lraf_request *req;
   lraf_response *res;
   int (*after)(void *ud, sv_job *j);   /* sv_pool_run_then's, or NULL */
   void *ud;
-  int done;
+  int done;               /* under m */
+  pthread_mutex_t m;      /* its own, not the queue's: waking its caller
+                             does not wait behind the queue's users */
   pthread_cond_t cond;
   struct sv_job *next;
 };
@@ -143,11 +144,10 @@ lraf_status lraf_pool_new(const lraf_pool_options *o, lraf_pool **out,
 }
 
 void sv_pool_done(sv_job *j) {
-  lraf_pool *p = j->pool;
-  pthread_mutex_lock(&p->lock);
+  pthread_mutex_lock(&j->m);
   j->done = 1;
   pthread_cond_signal(&j->cond);
-  pthread_mutex_unlock(&p->lock);
+  pthread_mutex_unlock(&j->m);
 }
 
 void lraf_pool_run(lraf_pool *p, const lraf_request *req, lraf_response *res) {
@@ -159,20 +159,23 @@ void sv_pool_run_then(lraf_pool *p, const lraf_request *req,
                       void *ud) {
   sv_job j;
   memset(&j, 0, sizeof j);
-  j.pool = p;
   j.req = req;
   j.res = res;
   j.after = after;
   j.ud = ud;
+  pthread_mutex_init(&j.m, NULL);
   pthread_cond_init(&j.cond, NULL);
   pthread_mutex_lock(&p->lock);
   if (p->tail) p->tail->next = &j;
   else p->head = &j;
   p->tail = &j;
   pthread_cond_signal(&p->more);
-  while (!j.done) pthread_cond_wait(&j.cond, &p->lock);
   pthread_mutex_unlock(&p->lock);
+  pthread_mutex_lock(&j.m);
+  while (!j.done) pthread_cond_wait(&j.cond, &j.m);
+  pthread_mutex_unlock(&j.m);
   pthread_cond_destroy(&j.cond);
+  pthread_mutex_destroy(&j.m);
 }
 
 void lraf_response_free(lraf_response *res) {
