@@ -111,12 +111,17 @@ The request pool alone (`tests/bench/pool.c`, the stock target), then
 off, metering without a ledger, metering with the SQLite ledger at
 power durability (its journal fsynced before each response) and at
 process durability (`--ledger-durability process`: the journal
-written, not fsynced) and with the PostgreSQL ledger (a throwaway
-server), side by side, on a light and a heavier handler: requests/s,
-p50 and p99 latency, their ratios to metering off, how many records one
-commit held and how long a commit took under the load, and the fsync
-time of the disk unloaded, which bounds what 16 clients waiting for
-their records could get at power durability.
+written, not fsynced), at power durability in a tmpfs ("free flush":
+an fsync that returns at once) and with the PostgreSQL ledger (a
+throwaway server), side by side, on a light and a heavier handler:
+requests/s, p50 and p99 latency, their ratios to metering off, how
+many records one commit held and how long a commit took under the
+load; then each configuration's CPU per request, split into the
+server's workers, `lraf-commit`, `lraf-ledger` and the rest (the HTTP
+side), and the clients' own; and the time and CPU of an fsync on the
+disk unloaded, the bound the time sets on what 16 clients waiting for
+their records could get at power durability, and what the CPU comes
+to per request (docs/service.md, "What a durable record costs").
 EOF
     ;;
     manual) cat <<'EOF'

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: lraf serve with metering off, with metering and no
-# ledger, with the SQLite ledger and with the PostgreSQL ledger, side by
-# side (tests/bench/serve.c), on a light and a heavier handler; before
+# ledger, with the SQLite ledger (on the disk, and in a tmpfs) and with
+# the PostgreSQL ledger, side by side (tests/bench/serve.c), on a light and a heavier handler; before
 # that the request pool alone (tests/bench/pool.c).  lraf serve is the
 # lraf VM build (build/, what `make install` installs) when there is
 # one, else the stock target's.  PostgreSQL: a throwaway server (initdb
