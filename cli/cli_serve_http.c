@@ -421,6 +421,14 @@ typedef struct pairs {
                       handler does not see it */
 } pairs;
 
+/* Empty pairs (their arrays, 9 KiB, are filled as pairs come). */
+static void pairs_init(pairs *p, int headers, int secret) {
+  p->kv[0] = NULL;
+  p->n = 0;
+  p->headers = headers;
+  p->secret = secret;
+}
+
 static enum MHD_Result add_pair(void *cls, enum MHD_ValueKind kind,
                                 const char *key, const char *value) {
   pairs *p = cls;
@@ -632,10 +640,8 @@ static enum MHD_Result run_billed(srv *s, struct MHD_Connection *c,
     return text(c, 500, "the handler's contract cannot be read (see the "
                 "server's log)\n");
   }
-  memset(&q, 0, sizeof q);
-  memset(&h, 0, sizeof h);
-  h.headers = 1;
-  h.secret = s->auth.keys != NULL;
+  pairs_init(&q, 0, 0);
+  pairs_init(&h, 1, s->auth.keys != NULL);
   cli_mhd.get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_pair, &q);
   cli_mhd.get_connection_values(c, MHD_HEADER_KIND, add_pair, &h);
   memset(&rq, 0, sizeof rq);
