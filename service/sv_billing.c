@@ -87,13 +87,17 @@ lraf_status lraf_billing_open(const lraf_billing_options *o,
    adds each batch's records at the end of its index on keys, not at
    random places all over it. */
 static int new_id(char id[33]) {
-  unsigned char r[10];
+  static const char hex[] = "0123456789abcdef";
+  unsigned char b[16];
   uint64_t ms = (uint64_t)(sv_now() * 1e3);
   int i;
-  if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) return 0;
-  for (i = 0; i < 6; i++)
-    snprintf(id + 2 * i, 3, "%02x", (unsigned)(ms >> (40 - 8 * i)) & 0xff);
-  for (i = 0; i < 10; i++) snprintf(id + 12 + 2 * i, 3, "%02x", r[i]);
+  if (getrandom(b + 6, 10, 0) != 10) return 0;
+  for (i = 0; i < 6; i++) b[i] = (unsigned char)(ms >> (40 - 8 * i));
+  for (i = 0; i < 16; i++) {
+    id[2 * i] = hex[b[i] >> 4];
+    id[2 * i + 1] = hex[b[i] & 15];
+  }
+  id[32] = '\0';
   return 1;
 }
 
