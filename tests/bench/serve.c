@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -43,10 +44,10 @@
 
 #include "tutil_serve.h"
 
-#define NCONF 6
-#define CONF_FREE 4    /* SQLite in a tmpfs */
-#define CONF_PG 5
-#define TMPFS_MAGIC_NUMBER 0x01021994
+/* The configurations, in the order they run and are printed. */
+enum { CONF_OFF, CONF_NONE, CONF_POWER, CONF_PROCESS,
+       CONF_FREE,   /* SQLite at power durability in a tmpfs */
+       CONF_PG, NCONF };
 
 static const char *const conf_name[NCONF] = {
   "metering off", "metering, no ledger", "metering + SQLite",
@@ -180,7 +181,7 @@ static char *free_flush_dir(void) {
   static char dir[] = "/dev/shm/lraf-bench-serve-XXXXXX";
   struct statfs f;
   if (statfs("/dev/shm", &f) != 0 ||
-      (unsigned long)f.f_type != TMPFS_MAGIC_NUMBER)
+      (unsigned long)f.f_type != TMPFS_MAGIC)
     return NULL;
   return mkdtemp(dir);
 }
@@ -209,11 +210,11 @@ static int measure(int c, const char *dir, const char *tmp,
   args[n++] = "0";
   args[n++] = "--workers";
   args[n++] = "2";
-  if (c == 0) args[n++] = "--no-metering";
+  if (c == CONF_OFF) args[n++] = "--no-metering";
   args[n++] = "--ledger";
-  args[n++] = c == 2 || c == 3 || c == CONF_FREE ? spec :
+  args[n++] = c == CONF_POWER || c == CONF_PROCESS || c == CONF_FREE ? spec :
               c == CONF_PG ? getenv("PG") : "none";
-  if (c == 3) {
+  if (c == CONF_PROCESS) {
     args[n++] = "--ledger-durability";
     args[n++] = "process";
   }
@@ -361,9 +362,9 @@ int main(int argc, char **argv) {
   for (c = 0; c < NCONF; c++) {
     if (!run[c]) continue;
     printf("%-22s %9.0f %8.3f %8.3f  %.2f  %.2f %.2f", conf_name[c],
-           m[c][0], m[c][1], m[c][2], m[c][0] / m[0][0], m[c][1] / m[0][1],
-           m[c][2] / m[0][2]);
-    if (c >= 2 && commits[c] > 0)
+           m[c][0], m[c][1], m[c][2], m[c][0] / m[CONF_OFF][0],
+           m[c][1] / m[CONF_OFF][1], m[c][2] / m[CONF_OFF][2]);
+    if (commits[c] > 0)
       printf("  %.1f (%.0f commits, %.2f ms each)", records[c] / commits[c],
              commits[c], seconds[c] / commits[c] * 1e3);
     printf("\n");
@@ -384,10 +385,11 @@ int main(int argc, char **argv) {
     printf("fdatasync in %s: %.2f ms, %.3f ms of CPU (medians of 41); %d "
            "clients each waiting for one: at most %.0f req/s at power "
            "durability\n", tmp, fs, fs_cpu, clients, clients / (fs * 1e-3));
-    if (commits[2] > 0)
+    if (commits[CONF_POWER] > 0)
       printf("at %.1f records per commit, the fdatasync alone costs %.1f us "
              "of CPU per request at power durability\n",
-             records[2] / commits[2], fs_cpu * 1e3 * commits[2] / records[2]);
+             records[CONF_POWER] / commits[CONF_POWER],
+             fs_cpu * 1e3 * commits[CONF_POWER] / records[CONF_POWER]);
   }
   if (!run[CONF_FREE])
     printf("SQLite, free flush: skipped (/dev/shm is no tmpfs)\n");
